@@ -1,0 +1,1 @@
+//! Text encodings of IDs (skeleton).

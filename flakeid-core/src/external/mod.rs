@@ -1,0 +1,2 @@
+//! Integrations with other crates.
+pub(crate) mod serde_support;

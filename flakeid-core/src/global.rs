@@ -1,0 +1,1 @@
+//! The process-wide default generator (skeleton).

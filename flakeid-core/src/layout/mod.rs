@@ -1,0 +1,54 @@
+//! ID layouts: how an ID is split into a time field, a node field and a
+//! sequence field.
+//!
+//! The [`Layout`] trait is everything a [`Generator`](crate::Generator)
+//! needs to know about a layout. [`BitLayout`] implements it for the
+//! Snowflake family (bit fields in a 63-bit or 53-bit domain); decimal
+//! layouts and 128-bit flakes implement the same trait.
+
+mod bits;
+pub mod presets;
+
+pub use bits::{BitLayout, BitLayoutBuilder, FieldOrder, NodeField};
+
+use core::fmt::Debug;
+
+/// The three parts every time-ordered ID is made of, as raw field values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Parts {
+    /// Time since the layout's epoch, in ticks of [`Layout::tick_millis`].
+    pub tick: u64,
+    /// The node (worker, machine, shard …) that generated the ID.
+    pub node: u64,
+    /// The position of the ID within its tick.
+    pub sequence: u64,
+}
+
+/// What a generator needs to know about an ID layout.
+///
+/// Implementations must uphold:
+/// * `compose` is strictly increasing in `(tick, sequence)` for a fixed
+///   node (time-ordered IDs from one generator are increasing);
+/// * `decompose(compose(t, n, s)) == Parts { tick: t, node: n, sequence: s }`
+///   for every `t <= max_tick()`, `n <= max_node()`, `s < sequences_per_tick()`;
+/// * every composed ID except `compose(0, n, 0)` is within the layout's
+///   domain and non-zero (a generator never issues `(tick 0, sequence 0)`).
+pub trait Layout: Send + Sync + Debug + 'static {
+    /// The integer an ID is: `u64` for 64-bit layouts, `u128` for 128-bit flakes.
+    type Raw: Copy + Ord + Debug + Send + Sync + 'static;
+
+    /// Length of one tick, in milliseconds (1 for most layouts, 10 for Sonyflake, 1000 for LSID).
+    fn tick_millis(&self) -> u64;
+    /// The layout's epoch, in milliseconds since the Unix epoch.
+    fn epoch_millis(&self) -> u64;
+    /// The largest tick the time field can hold; generating past it is an error.
+    fn max_tick(&self) -> u64;
+    /// How many sequence values one tick holds (`0..sequences_per_tick()`); at least 1.
+    fn sequences_per_tick(&self) -> u64;
+    /// The largest node value.
+    fn max_node(&self) -> u64;
+    /// Builds an ID from its parts. The caller guarantees each part is in range.
+    fn compose(&self, tick: u64, node: u64, sequence: u64) -> Self::Raw;
+    /// Splits an ID into its parts.
+    fn decompose(&self, id: Self::Raw) -> Parts;
+}

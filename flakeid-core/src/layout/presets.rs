@@ -1,0 +1,1 @@
+//! Preset layouts (skeleton).

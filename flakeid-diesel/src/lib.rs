@@ -1,0 +1,1 @@
+//! Flake IDs as Diesel column types.
