@@ -1,1 +1,46 @@
-//! Benchmarks.
+//! Benchmarks of flakeid's generator against its peers.
+//!
+//! The `compare` binary prints one table; see `BENCHMARKS.md` at the
+//! repository root for what each column measures and for results.
+//!
+//! * [`measure`] — generic measurements over any ID source; each checks
+//!   that what it measured is unique and increasing.
+//! * [`subjects`] — the compared generators (flakeid, ferroid, snowflaked,
+//!   uuid v7, ulid) and how each is driven.
+//! * [`report`] — rounds of measurements, the machine description and the table.
+
+pub mod measure;
+pub mod report;
+pub mod subjects;
+
+use flakeid_core::{ConfigError, GenerateError};
+
+/// Why a benchmark run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A generator issued an ID not greater than the one before it.
+    #[error("ID {next} issued after {previous} (call {position}) is not greater")]
+    NotIncreasing {
+        /// The earlier ID.
+        previous: String,
+        /// The later ID.
+        next: String,
+        /// Index of the later ID in its run.
+        position: u64,
+    },
+    /// Two threads received the same ID.
+    #[error("ID {0} was issued twice")]
+    Duplicate(String),
+    /// A measuring thread panicked.
+    #[error("a measuring thread panicked")]
+    ThreadPanicked,
+    /// flakeid failed to issue an ID.
+    #[error("flakeid failed to issue an ID: {0}")]
+    Generate(#[from] GenerateError),
+    /// flakeid rejected its configuration.
+    #[error("flakeid rejected the configuration: {0}")]
+    Config(#[from] ConfigError),
+    /// A command-line argument or size was unusable.
+    #[error("{0}")]
+    Argument(String),
+}

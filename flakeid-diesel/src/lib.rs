@@ -1,1 +1,98 @@
-//! Flake IDs as Diesel column types.
+//! Flake IDs as first-class [Diesel](https://diesel.rs) 2.3 keys.
+//!
+//! Declare an ID type once; with `flakeid-diesel` among your dependencies,
+//! `#[flake_id]` makes it a Diesel column type for `BigInt` (PostgreSQL,
+//! MySQL/MariaDB, SQLite) and, on MySQL, for `Unsigned<BigInt>`:
+//!
+//! ```
+//! # #[cfg(feature = "sqlite")] {
+//! use diesel::prelude::*;
+//! use flakeid_diesel::flake_id;
+//!
+//! #[flake_id]
+//! pub struct UserId(i64);
+//!
+//! diesel::table! {
+//!     users (id) {
+//!         id -> BigInt,
+//!         name -> Text,
+//!     }
+//! }
+//!
+//! #[derive(Queryable, Selectable, Insertable, Debug, PartialEq)]
+//! #[diesel(table_name = users)]
+//! struct User {
+//!     id: UserId,
+//!     name: String,
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # flakeid_diesel::flakeid_core::global::init_for_doctest();
+//! let mut conn = SqliteConnection::establish(":memory:")?;
+//! diesel::sql_query("CREATE TABLE users (id BIGINT PRIMARY KEY NOT NULL, name TEXT NOT NULL)")
+//!     .execute(&mut conn)?;
+//!
+//! // The application assigns the key before the insert: nothing to read back.
+//! let alice = User { id: UserId::generate(), name: "alice".into() };
+//! diesel::insert_into(users::table).values(&alice).execute(&mut conn)?;
+//!
+//! let found: User = users::table.find(alice.id).select(User::as_select()).first(&mut conn)?;
+//! assert_eq!(found, alice);
+//! # Ok(()) }
+//! # }
+//! ```
+//!
+//! # What an ID type gets
+//!
+//! * `ToSql`/`FromSql`/`AsExpression`/`Queryable` for `BigInt` on every
+//!   backend, `Nullable<BigInt>` through Diesel's `Option` impls, and
+//!   `Unsigned<BigInt>` on MySQL (feature `mysql`). So the type works as a
+//!   primary key, a foreign key, an `Option<_>` foreign key, in
+//!   `Identifiable`/`Associations` (`belonging_to`, `grouped_by`), in `find`,
+//!   `eq`, `eq_any` and `RETURNING`, with sync Diesel and `diesel-async`.
+//! * Values read back are validated: `0`, negative numbers and values above
+//!   the layout's largest ID fail with a [`flakeid_core::IdError`] naming the
+//!   value, returned as `diesel::result::Error::DeserializationError`.
+//!
+//! # Assigning IDs
+//!
+//! Diesel has no insert hooks, so the application assigns the key when it
+//! builds the row: `NewUser { id: UserId::generate(), .. }`. `#[flake_id]`
+//! above an `Insertable` struct also generates `NewUser::new(..)` (all
+//! fields but the key, in order) and `NewUser::try_new(..)`, which assign a
+//! fresh key. ID types deliberately do not implement `Default`: a
+//! `#[serde(default)]` or `..Default::default()` would then mint IDs
+//! silently, e.g. for a request that forgot to send one.
+//!
+//! For many rows, take IDs from the generator's batch API and insert with
+//! one `insert_into(..).values(&rows)`: children can reference the parents'
+//! IDs at once, nothing is read back. Mind the bind-parameter limits
+//! (PostgreSQL 65 535, SQLite 32 766 per statement): rows × columns must
+//! stay under them, else insert in chunks (`rows.chunks(n)`).
+//!
+//! # Features
+//!
+//! `postgres`, `mysql`, `sqlite` enable Diesel's backends (not its
+//! connections: choose `diesel/postgres`, `diesel/mysql` or `diesel-async`
+//! in your application). Any combination works.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+
+mod convert;
+mod macros;
+
+pub use flakeid_core;
+pub use flakeid_core::FlakeId;
+#[doc(no_inline)]
+pub use flakeid_core::flake_id;
+
+/// Items used by code that `#[flake_id]` generates. Not a public API: no
+/// semver guarantees.
+#[doc(hidden)]
+pub mod __private {
+    pub use ::diesel;
+    pub use ::flakeid_core;
+
+    pub use crate::__flakeid_diesel_impl_id as impl_id;
+    pub use crate::convert::{from_i64, from_u64, to_u64};
+}

@@ -9,7 +9,7 @@
 mod bits;
 pub mod presets;
 
-pub use bits::{BitLayout, BitLayoutBuilder, FieldOrder, NodeField};
+pub use bits::{BitLayout, BitLayoutBuilder, Domain, FieldOrder, NodeField};
 
 use core::fmt::Debug;
 

@@ -1,1 +1,309 @@
-//! Preset layouts (skeleton).
+//! Ready-made [`BitLayout`]s for well-known ID schemes.
+//!
+//! Every preset is a `const fn`: it costs nothing to call, and can
+//! initialise a `static`. All presets fit [`Domain::BigInt`]
+//! (`1..=2^63-1`, a positive signed BIGINT) except [`js_safe`], which fits
+//! [`Domain::JsSafe`] (`1..=2^53-1`).
+//!
+//! | preset | time | node | sequence | order | IDs per node | nodes | time runs out |
+//! |---|---|---|---|---|---|---|---|
+//! | [`twitter`] | 41 × 1 ms | 5 datacenter + 5 worker | 12 | time·node·seq | 4,096/ms | 1,024 | 2080-07-10T17:30:30.209Z |
+//! | [`discord`] | 41 × 1 ms | 5 worker + 5 process | 12 | time·node·seq | 4,096/ms | 1,024 | 2084-09-06T15:47:35.552Z |
+//! | [`instagram`] | 40 × 1 ms | 13 shard | 10 | time·node·seq | 1,024/ms | 8,192 | 2046-06-27T17:00:49.497Z |
+//! | [`sonyflake`] | 39 × 10 ms | 16 machine | 8 | time·seq·node | 25,600/s | 65,536 | 2188-11-16T03:28:58.880Z |
+//! | [`tsid`] | 41 × 1 ms | 10 node | 12 | time·node·seq | 4,096/ms | 1,024 | 2089-09-06T15:47:35.552Z |
+//! | [`lsid`] | 31 × 1 s | 16 machine | 16 | time·node·seq | 65,536/s | 65,536 | 2092-01-19T03:14:08Z |
+//! | [`js_safe`] | 41 × 1 ms | 4 node | 8 | time·node·seq | 256/ms | 16 | 2093-09-06T15:47:35.552Z |
+//!
+//! ```
+//! use flakeid_core::layout::{BitLayout, presets};
+//! static LAYOUT: BitLayout = presets::sonyflake();
+//! assert_eq!(LAYOUT.capacity_per_second(), 25_600.0);
+//! ```
+
+use crate::layout::bits::{BitLayout, Domain, FieldOrder, NodeField};
+
+/// Twitter's Snowflake epoch, 2010-11-04T01:42:54.657Z.
+pub const TWITTER_EPOCH_MILLIS: u64 = 1_288_834_974_657;
+/// Discord's epoch, 2015-01-01T00:00:00Z.
+pub const DISCORD_EPOCH_MILLIS: u64 = 1_420_070_400_000;
+/// Instagram's epoch as used by the `next_id()` PL/pgSQL function in their
+/// 2012 engineering post "Sharding & IDs at Instagram" (`our_epoch bigint :=
+/// 1314220021721`), 2011-08-24T21:07:01.721Z.
+pub const INSTAGRAM_EPOCH_MILLIS: u64 = 1_314_220_021_721;
+/// Sonyflake's default start time, 2014-09-01T00:00:00Z.
+pub const SONYFLAKE_EPOCH_MILLIS: u64 = 1_409_529_600_000;
+/// TSID's epoch, 2020-01-01T00:00:00Z.
+pub const TSID_EPOCH_MILLIS: u64 = 1_577_836_800_000;
+/// The epoch of [`lsid`] and [`js_safe`], 2024-01-01T00:00:00Z.
+pub const FLAKEID_EPOCH_MILLIS: u64 = 1_704_067_200_000;
+
+const TWITTER_NODE: &[NodeField] = &[NodeField::new("datacenter", 5), NodeField::new("worker", 5)];
+const DISCORD_NODE: &[NodeField] = &[NodeField::new("worker", 5), NodeField::new("process", 5)];
+const INSTAGRAM_NODE: &[NodeField] = &[NodeField::new("shard", 13)];
+const SONYFLAKE_NODE: &[NodeField] = &[NodeField::new("machine", 16)];
+const TSID_NODE: &[NodeField] = &[NodeField::new("node", 10)];
+const LSID_NODE: &[NodeField] = &[NodeField::new("machine", 16)];
+const JS_SAFE_NODE: &[NodeField] = &[NodeField::new("node", 4)];
+
+/// Twitter Snowflake: 41 bits of milliseconds since [`TWITTER_EPOCH_MILLIS`],
+/// 5 bits `datacenter` + 5 bits `worker`, 12 bits sequence.
+///
+/// Capacity: 4,096 IDs per millisecond per node (4,096,000/s), 1,024 nodes.
+/// The time bits run out at 2080-07-10T17:30:30.209Z.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// let l = presets::twitter();
+/// assert_eq!((l.time_bits(), l.node_bits(), l.sequence_bits()), (41, 10, 12));
+/// ```
+pub const fn twitter() -> BitLayout {
+    BitLayout::from_parts_unchecked(
+        41,
+        1,
+        TWITTER_EPOCH_MILLIS,
+        TWITTER_NODE,
+        12,
+        FieldOrder::NodeThenSequence,
+        Domain::BigInt,
+    )
+}
+
+/// Discord snowflakes: milliseconds since [`DISCORD_EPOCH_MILLIS`], 5 bits
+/// `worker`, 5 bits `process`, 12 bits increment.
+///
+/// Discord documents 42 time bits in an unsigned 64-bit integer. The top
+/// one of those stays 0 until 2084-09-06T15:47:35.552Z, so this preset
+/// uses 41 time bits: every Discord ID issued before then composes and
+/// decodes bit for bit the same, and every ID is a positive signed BIGINT.
+///
+/// Capacity: 4,096 IDs per millisecond per worker/process pair, 1,024
+/// pairs. The time bits run out at 2084-09-06T15:47:35.552Z.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// let l = presets::discord();
+/// let id = 175_928_847_299_117_063; // Discord's documented example
+/// let parts = l.decompose(id);
+/// assert_eq!(l.split_node(parts.node)?, [("worker", 1), ("process", 0)]);
+/// assert_eq!(parts.sequence, 7);
+/// # Ok::<(), flakeid_core::LayoutError>(())
+/// ```
+pub const fn discord() -> BitLayout {
+    BitLayout::from_parts_unchecked(
+        41,
+        1,
+        DISCORD_EPOCH_MILLIS,
+        DISCORD_NODE,
+        12,
+        FieldOrder::NodeThenSequence,
+        Domain::BigInt,
+    )
+}
+
+/// Instagram: milliseconds since [`INSTAGRAM_EPOCH_MILLIS`] (the epoch of
+/// their PL/pgSQL `next_id()` function; the prose of the same post uses
+/// 2011-01-01 for its worked example), 13 bits logical `shard`, 10 bits
+/// sequence (a per-shard database sequence mod 1024).
+///
+/// Instagram's post gives the time 41 bits, shifted left by 23 in a signed
+/// BIGINT: that is 64 bits, and IDs turn negative once the top time bit is
+/// set, 2^40 ms after the epoch. This preset uses 40 time bits, so every ID
+/// is positive and every ID Instagram's function issued before then
+/// composes and decodes bit for bit the same (time at bit 23, shard at bit
+/// 10).
+///
+/// Capacity: 1,024 IDs per millisecond per shard, 8,192 shards. The time
+/// bits run out at 2046-06-27T17:00:49.497Z.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// assert_eq!(presets::instagram().node_count(), 8192);
+/// assert_eq!(presets::instagram().compose(1, 0, 0), 1 << 23);
+/// ```
+pub const fn instagram() -> BitLayout {
+    BitLayout::from_parts_unchecked(
+        40,
+        1,
+        INSTAGRAM_EPOCH_MILLIS,
+        INSTAGRAM_NODE,
+        10,
+        FieldOrder::NodeThenSequence,
+        Domain::BigInt,
+    )
+}
+
+/// Sonyflake: 39 bits of 10 ms units since [`SONYFLAKE_EPOCH_MILLIS`], then
+/// 8 bits sequence, then 16 bits `machine` (time | sequence | machine).
+///
+/// Capacity: 256 IDs per 10 ms per machine (25,600/s), 65,536 machines.
+/// The time bits run out at 2188-11-16T03:28:58.880Z.
+///
+/// ```
+/// use flakeid_core::layout::{FieldOrder, presets};
+/// let l = presets::sonyflake();
+/// assert_eq!(l.order(), FieldOrder::SequenceThenNode);
+/// assert_eq!(l.compose(1, 2, 3), (1 << 24) | (3 << 16) | 2);
+/// ```
+pub const fn sonyflake() -> BitLayout {
+    BitLayout::from_parts_unchecked(
+        39,
+        10,
+        SONYFLAKE_EPOCH_MILLIS,
+        SONYFLAKE_NODE,
+        8,
+        FieldOrder::SequenceThenNode,
+        Domain::BigInt,
+    )
+}
+
+/// TSID-like: milliseconds since [`TSID_EPOCH_MILLIS`], 10 bits `node`,
+/// 12 bits counter (TSID's 1,024-node setting).
+///
+/// TSID itself uses 42 time bits in 64 bits; its top bit stays 0 until
+/// 2089-09-06T15:47:35.552Z. This preset uses 41 time bits so every ID is a
+/// positive signed BIGINT; until that date its IDs have TSID's bit layout.
+/// TSID starts each millisecond's counter at a random value; a flakeid
+/// generator counts from 0, which keeps the full 4,096 IDs per millisecond.
+///
+/// Capacity: 4,096 IDs per millisecond per node, 1,024 nodes. The time bits
+/// run out at 2089-09-06T15:47:35.552Z.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// assert_eq!(presets::tsid().max_id(), i64::MAX as u64);
+/// ```
+pub const fn tsid() -> BitLayout {
+    BitLayout::from_parts_unchecked(
+        41,
+        1,
+        TSID_EPOCH_MILLIS,
+        TSID_NODE,
+        12,
+        FieldOrder::NodeThenSequence,
+        Domain::BigInt,
+    )
+}
+
+/// LSID ("time + machine + increment"): seconds since
+/// [`FLAKEID_EPOCH_MILLIS`] (2024-01-01T00:00:00Z), 16 bits `machine`,
+/// 16 bits increment.
+///
+/// The scheme as described has 32 bits of seconds, 64 bits in all; the top
+/// bit would make IDs negative as signed BIGINTs after 68 years, so this
+/// preset keeps 31 bits of seconds (68 years from its epoch).
+///
+/// Capacity: 65,536 IDs per second per machine, 65,536 machines. The time
+/// bits run out at 2092-01-19T03:14:08Z.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// assert_eq!(presets::lsid().capacity_per_second(), 65_536.0);
+/// ```
+pub const fn lsid() -> BitLayout {
+    BitLayout::from_parts_unchecked(
+        31,
+        1000,
+        FLAKEID_EPOCH_MILLIS,
+        LSID_NODE,
+        16,
+        FieldOrder::NodeThenSequence,
+        Domain::BigInt,
+    )
+}
+
+/// JavaScript-safe: 41 bits of milliseconds since [`FLAKEID_EPOCH_MILLIS`]
+/// (2024-01-01T00:00:00Z), 4 bits `node`, 8 bits sequence; 53 bits in all,
+/// so every ID is at most `2^53-1` (`Number.MAX_SAFE_INTEGER`) and survives
+/// a JSON number in JavaScript.
+///
+/// Capacity: 256 IDs per millisecond per node (256,000/s), 16 nodes. The
+/// time bits run out at 2093-09-06T15:47:35.552Z.
+///
+/// ```
+/// use flakeid_core::layout::{Domain, presets};
+/// let l = presets::js_safe();
+/// assert_eq!(l.domain(), Domain::JsSafe);
+/// assert_eq!(l.max_id(), 9_007_199_254_740_991);
+/// ```
+pub const fn js_safe() -> BitLayout {
+    BitLayout::from_parts_unchecked(
+        41,
+        1,
+        FLAKEID_EPOCH_MILLIS,
+        JS_SAFE_NODE,
+        8,
+        FieldOrder::NodeThenSequence,
+        Domain::JsSafe,
+    )
+}
+
+/// A preset's constructor.
+pub type Preset = fn() -> BitLayout;
+
+/// All presets with their function's name, for tools and tests that list them.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// let (name, make) = presets::ALL[0];
+/// assert_eq!((name, make()), ("twitter", presets::twitter()));
+/// ```
+pub const ALL: &[(&str, Preset)] = &[
+    ("twitter", twitter),
+    ("discord", discord),
+    ("instagram", instagram),
+    ("sonyflake", sonyflake),
+    ("tsid", tsid),
+    ("lsid", lsid),
+    ("js_safe", js_safe),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Each preset must be exactly what the validating builder produces.
+    #[test]
+    fn presets_pass_builder_validation() {
+        for (name, preset) in ALL {
+            let p = preset();
+            let rebuilt = BitLayout::builder()
+                .time_bits(p.time_bits() as u8)
+                .tick(p.tick())
+                .epoch(p.epoch())
+                .node_fields(p.node_fields().iter().cloned())
+                .sequence_bits(p.sequence_bits() as u8)
+                .order(p.order())
+                .domain(p.domain())
+                .build()
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(rebuilt, p, "{name}");
+            assert_eq!(
+                p.total_bits(),
+                p.domain().bits(),
+                "{name} uses its whole domain"
+            );
+        }
+    }
+
+    fn ends(l: &BitLayout) -> u64 {
+        l.end_millis()
+    }
+
+    #[test]
+    fn documented_capacities_and_ends() {
+        assert_eq!(ends(&twitter()), 3_487_858_230_209);
+        assert_eq!(ends(&discord()), 3_619_093_655_552);
+        assert_eq!(ends(&instagram()), 2_413_731_649_497);
+        assert_eq!(ends(&sonyflake()), 6_907_087_738_880);
+        assert_eq!(ends(&tsid()), 3_776_860_055_552);
+        assert_eq!(ends(&lsid()), 3_851_550_848_000);
+        assert_eq!(ends(&js_safe()), 3_903_090_455_552);
+        assert_eq!(twitter().capacity_per_second(), 4_096_000.0);
+        assert_eq!(instagram().capacity_per_tick(), 1024);
+        assert_eq!(sonyflake().tick(), Duration::from_millis(10));
+        assert_eq!(lsid().tick(), Duration::from_secs(1));
+        assert_eq!(js_safe().capacity_per_second(), 256_000.0);
+    }
+}

@@ -1,7 +1,137 @@
-//! SeaORM-specific model expansion. (skeleton)
+//! SeaORM-specific model expansion.
+//!
+//! On the key field's `#[sea_orm(primary_key)]` it adds
+//! `auto_increment = false` (otherwise SeaORM drops the key from the
+//! `INSERT` and emits `IDENTITY` / `AUTO_INCREMENT`) and, unless a
+//! `column_type` is given, `column_type = "custom(\"bigint\")"`: SeaORM
+//! writes `BigInteger` as `integer` on SQLite, which would make the key an
+//! alias of the rowid, so an `INSERT` without a key would store a rowid
+//! instead of failing.
+//!
+//! After the struct it emits `impl ActiveModelBehavior for ActiveModel` whose
+//! `before_save` assigns an ID on insert, unless `behavior = manual` is given.
 use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
 
-pub(crate) fn expand_model(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
-    let _ = input;
-    Ok(TokenStream::new())
+/// `#[flake_id(behavior = manual)]` or `#[flake_id(behavior = generated)]`.
+fn parse_args(args: &TokenStream) -> syn::Result<bool> {
+    let mut generated = true;
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("behavior") {
+            let value: syn::Ident = meta.value()?.parse()?;
+            match value.to_string().as_str() {
+                "manual" => generated = false,
+                "generated" => generated = true,
+                _ => {
+                    return Err(syn::Error::new(
+                        value.span(),
+                        "expected `behavior = manual` (you implement `ActiveModelBehavior` and \
+                         call `FlakeActiveModel::assign_id_before_save`) or `behavior = generated`",
+                    ));
+                }
+            }
+            Ok(())
+        } else {
+            Err(meta.error(
+                "unknown #[flake_id] argument on a SeaORM model; the only one is \
+                 `behavior = manual`",
+            ))
+        }
+    });
+    syn::parse::Parser::parse2(parser, args.clone())?;
+    Ok(generated)
+}
+
+/// Rewrites the model in place if needed and returns items emitted after it.
+pub(crate) fn expand_model(
+    input: &mut syn::DeriveInput,
+    cx: &super::ModelContext<'_>,
+) -> syn::Result<TokenStream> {
+    let generate_behavior = parse_args(cx.args)?;
+    let syn::Data::Struct(data) = &mut input.data else {
+        return Ok(TokenStream::new());
+    };
+    let Some(field) = data.fields.iter_mut().nth(cx.key.index) else {
+        return Ok(TokenStream::new());
+    };
+    mark_key(field)?;
+
+    let orm = cx.orm;
+    if !generate_behavior {
+        return Ok(TokenStream::new());
+    }
+    Ok(quote! {
+        #[#orm::__private::async_trait::async_trait]
+        impl #orm::__private::sea_orm::ActiveModelBehavior for ActiveModel {
+            async fn before_save<C>(
+                self,
+                _db: &C,
+                insert: bool,
+            ) -> ::core::result::Result<Self, #orm::__private::sea_orm::DbErr>
+            where
+                C: #orm::__private::sea_orm::ConnectionTrait,
+            {
+                #orm::__private::before_save(self, insert)
+            }
+        }
+    })
+}
+
+/// Adds `auto_increment = false` (and the column type) to the key's
+/// `#[sea_orm(primary_key, ..)]`.
+fn mark_key(field: &mut syn::Field) -> syn::Result<()> {
+    let mut has_column_type = false;
+    let mut has_auto_increment = false;
+    let mut key_attr = None;
+    for (i, attr) in field.attrs.iter().enumerate() {
+        if !attr.path().is_ident("sea_orm") {
+            continue;
+        }
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        let metas = list.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        )?;
+        for meta in &metas {
+            let path = meta.path();
+            if path.is_ident("primary_key") {
+                key_attr = Some(i);
+            } else if path.is_ident("column_type") {
+                has_column_type = true;
+            } else if path.is_ident("auto_increment") {
+                let is_false = matches!(
+                    meta,
+                    syn::Meta::NameValue(syn::MetaNameValue {
+                        value: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }),
+                        ..
+                    }) if !b.value
+                );
+                if !is_false {
+                    return Err(syn::Error::new(
+                        meta.span(),
+                        "#[flake_id] keys are assigned by the application, not the database: \
+                         remove `auto_increment` (it is set to false for you)",
+                    ));
+                }
+                has_auto_increment = true;
+            }
+        }
+    }
+    let Some(i) = key_attr else {
+        return Ok(());
+    };
+    let syn::Meta::List(list) = &mut field.attrs[i].meta else {
+        return Ok(());
+    };
+    let mut tokens = list.tokens.clone();
+    if !has_auto_increment {
+        tokens.extend(quote!(, auto_increment = false));
+    }
+    if !has_column_type {
+        tokens.extend(quote!(, column_type = "custom(\"bigint\")"));
+    }
+    list.tokens = tokens;
+    Ok(())
 }

@@ -1,0 +1,160 @@
+//! Base62: IDs as 11 characters of `0-9A-Za-z`.
+//!
+//! The alphabet is in ASCII order (`0` < `9` < `A` < `Z` < `a` < `z`) and
+//! [`encode`] always writes [`WIDTH`] characters, padding with `0` on the
+//! left, so encoded IDs sort as strings exactly like the numbers do.
+//! (Some base62 libraries use `0-9a-zA-Z`; their strings are not
+//! interchangeable with these.)
+//!
+//! ```
+//! use flakeid_core::encoding::base62;
+//! let s = base62::encode(175_928_847_299_117_063);
+//! assert_eq!(s, "0Czks0tP37X");
+//! assert_eq!(base62::decode(&s)?, 175_928_847_299_117_063);
+//! # Ok::<(), flakeid_core::DecodeError>(())
+//! ```
+
+use crate::DecodeError;
+use crate::encoding::excerpt;
+
+/// Characters of an encoded `u64`: `62^11 > 2^64 > 62^10`.
+pub const WIDTH: usize = 11;
+
+/// The 62 digits, in ASCII (and value) order.
+pub const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+const NAME: &str = "base62";
+
+/// Encodes `value` as exactly [`WIDTH`] ASCII bytes, without allocating.
+///
+/// ```
+/// use flakeid_core::encoding::base62;
+/// assert_eq!(&base62::encode_array(61), b"0000000000z");
+/// assert_eq!(&base62::encode_array(u64::MAX), b"LygHa16AHYF");
+/// ```
+pub const fn encode_array(value: u64) -> [u8; WIDTH] {
+    let mut out = [b'0'; WIDTH];
+    let mut v = value;
+    let mut i = WIDTH;
+    while i > 0 {
+        i -= 1;
+        out[i] = ALPHABET[(v % 62) as usize];
+        v /= 62;
+    }
+    out
+}
+
+/// Encodes `value` as an 11-character string.
+///
+/// ```
+/// use flakeid_core::encoding::base62;
+/// assert_eq!(base62::encode(0), "00000000000");
+/// assert_eq!(base62::encode(62), "00000000010");
+/// assert!(base62::encode(9) < base62::encode(10)); // fixed width keeps the order
+/// ```
+pub fn encode(value: u64) -> String {
+    encode_array(value).iter().map(|&b| b as char).collect()
+}
+
+/// The value of one base62 digit.
+const fn digit(c: u8) -> Option<u64> {
+    match c {
+        b'0'..=b'9' => Some((c - b'0') as u64),
+        b'A'..=b'Z' => Some((c - b'A') as u64 + 10),
+        b'a'..=b'z' => Some((c - b'a') as u64 + 36),
+        _ => None,
+    }
+}
+
+/// Decodes 1 to [`WIDTH`] base62 digits (shorter input is read as if padded
+/// with `0` on the left). Case matters: `a` and `A` are different digits.
+///
+/// # Errors
+/// [`DecodeError`] naming the input for empty or too long input, a
+/// character outside `0-9A-Za-z` (with its position), or a value above
+/// `u64::MAX`.
+///
+/// ```
+/// use flakeid_core::{DecodeError, encoding::base62};
+/// assert_eq!(base62::decode("z")?, 61);
+/// assert!(matches!(base62::decode("12-4"), Err(DecodeError::InvalidChar { character: '-', position: 2, .. })));
+/// assert!(matches!(base62::decode("zzzzzzzzzzz"), Err(DecodeError::Overflow { .. })));
+/// # Ok::<(), DecodeError>(())
+/// ```
+pub fn decode(input: &str) -> Result<u64, DecodeError> {
+    if input.is_empty() {
+        return Err(DecodeError::Empty { encoding: NAME });
+    }
+    let mut value: u64 = 0;
+    for (position, c) in input.chars().enumerate() {
+        let d = u8::try_from(c)
+            .ok()
+            .and_then(digit)
+            .ok_or_else(|| DecodeError::InvalidChar {
+                encoding: NAME,
+                input: excerpt(input),
+                character: c,
+                position,
+            })?;
+        if position >= WIDTH {
+            return Err(DecodeError::TooLong {
+                encoding: NAME,
+                input: excerpt(input),
+                len: input.chars().count(),
+                max: WIDTH,
+            });
+        }
+        value = value
+            .checked_mul(62)
+            .and_then(|v| v.checked_add(d))
+            .ok_or_else(|| DecodeError::Overflow {
+                encoding: NAME,
+                input: excerpt(input),
+            })?;
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edges() {
+        for v in [
+            0,
+            1,
+            61,
+            62,
+            1 << 53,
+            i64::MAX as u64,
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
+            assert_eq!(decode(&encode(v)), Ok(v), "{v}");
+        }
+        assert_eq!(encode(u64::MAX), "LygHa16AHYF");
+        assert_eq!(
+            decode("LygHa16AHYG"),
+            Err(DecodeError::Overflow {
+                encoding: NAME,
+                input: "LygHa16AHYG".into()
+            })
+        );
+    }
+
+    #[test]
+    fn errors_name_input() {
+        assert_eq!(decode(""), Err(DecodeError::Empty { encoding: NAME }));
+        let e = decode("000000000000").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "base62 string \"000000000000\" is 12 digits long; at most 11 are allowed"
+        );
+        let e = decode("ab é").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid character ' ' at position 2 in base62 string \"ab é\""
+        );
+    }
+}

@@ -1,0 +1,137 @@
+//! The process-wide generator, each scenario in a child process of its own
+//! with exactly the environment it needs (so tests never race on process
+//! environment or on the one global generator).
+
+use std::process::Command;
+
+use flakeid_core::layout::presets;
+use flakeid_core::{ConfigError, GeneratorBuilder, global};
+
+const CHILD: &str = "FLAKEID_TEST_GLOBAL_CHILD";
+
+fn is_child() -> bool {
+    std::env::var_os(CHILD).is_some()
+}
+
+/// Runs test `name` of this binary in a child process with `vars` as the
+/// only `FLAKEID_*` variables, requires it to pass, and returns its stderr.
+fn run_child(name: &str, vars: &[(&str, &str)]) -> String {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = Command::new(exe);
+    cmd.args([name, "--exact", "--test-threads=1", "--nocapture"]);
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("FLAKEID_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.envs(vars.iter().copied()).env(CHILD, "1");
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child {name} failed:\n{stdout}\n{stderr}"
+    );
+    stderr.into_owned()
+}
+
+#[test]
+fn lazily_configures_from_the_environment() {
+    if !is_child() {
+        run_child(
+            "lazily_configures_from_the_environment",
+            &[("FLAKEID_NODE_ID", "5"), ("FLAKEID_LAYOUT", "discord")],
+        );
+        return;
+    }
+    let g = global::generator().unwrap();
+    assert_eq!(g.node(), 5);
+    assert_eq!(g.layout(), &presets::discord());
+    assert!(std::ptr::eq(g, global::generator().unwrap()));
+    let id = g.next_id().unwrap();
+    assert_eq!(g.layout().decompose(id).node, 5);
+}
+
+#[test]
+fn lazy_error_is_stored_and_init_can_replace_it() {
+    if !is_child() {
+        run_child("lazy_error_is_stored_and_init_can_replace_it", &[]);
+        return;
+    }
+    assert_eq!(global::generator().unwrap_err(), ConfigError::MissingNodeId);
+    assert_eq!(global::generator().unwrap_err(), ConfigError::MissingNodeId);
+    let g = global::init(GeneratorBuilder::new(presets::tsid(), 9)).unwrap();
+    assert!(std::ptr::eq(g, global::generator().unwrap()));
+    assert_eq!(g.node(), 9);
+}
+
+#[test]
+fn init_is_idempotent_for_the_same_configuration_only() {
+    if !is_child() {
+        run_child("init_is_idempotent_for_the_same_configuration_only", &[]);
+        return;
+    }
+    let first = global::init(GeneratorBuilder::new(presets::twitter(), 3)).unwrap();
+    let id = first.next_id().unwrap();
+    let again = global::init(GeneratorBuilder::new(presets::twitter(), 3)).unwrap();
+    assert!(std::ptr::eq(first, again));
+    assert!(
+        again.next_id().unwrap() > id,
+        "the running generator keeps its state"
+    );
+    assert_eq!(
+        global::init(GeneratorBuilder::new(presets::twitter(), 4)).unwrap_err(),
+        ConfigError::AlreadyInitialized
+    );
+    assert_eq!(
+        global::init(GeneratorBuilder::new(presets::discord(), 3)).unwrap_err(),
+        ConfigError::AlreadyInitialized
+    );
+    // A builder error is reported as such, not as "already initialised".
+    assert_eq!(
+        global::init(GeneratorBuilder::new(presets::twitter(), 5000)).unwrap_err(),
+        ConfigError::NodeOutOfRange {
+            node: 5000,
+            max: 1023
+        }
+    );
+}
+
+#[test]
+fn init_from_env_reports_bad_values() {
+    if !is_child() {
+        run_child(
+            "init_from_env_reports_bad_values",
+            &[("FLAKEID_NODE_ID", "2000"), ("FLAKEID_LAYOUT", "twitter")],
+        );
+        return;
+    }
+    assert_eq!(
+        global::init_from_env().unwrap_err(),
+        ConfigError::NodeOutOfRange {
+            node: 2000,
+            max: 1023
+        }
+    );
+    assert_eq!(
+        global::generator().unwrap_err(),
+        ConfigError::NodeOutOfRange {
+            node: 2000,
+            max: 1023
+        }
+    );
+}
+
+#[test]
+fn dev_mode_announces_its_random_node() {
+    if !is_child() {
+        let stderr = run_child(
+            "dev_mode_announces_its_random_node",
+            &[("FLAKEID_DEV_MODE", "1")],
+        );
+        assert!(stderr.contains("random node ID"), "{stderr}");
+        return;
+    }
+    let g = global::init_from_env().unwrap();
+    assert!(g.node() <= 1023);
+}

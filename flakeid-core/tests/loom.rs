@@ -1,0 +1,155 @@
+//! Model check of the generator's compare-and-swap path.
+//!
+//! With `RUSTFLAGS="--cfg loom"` the generator's atomics come from `loom`
+//! and `loom::model` explores every interleaving of the threads below:
+//!
+//! ```text
+//! RUSTFLAGS="--cfg loom" cargo test -p flakeid-core --test loom --release --target-dir target/loom
+//! ```
+//!
+//! Without `--cfg loom` the same scenarios run on real threads, repeatedly,
+//! as a stress test.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use flakeid_core::{
+    Clock, ClockRegression, Generator, GeneratorBuilder, Layout, ManualClock, Parts,
+    SequenceExhaustion,
+};
+
+#[cfg(loom)]
+use loom::thread;
+#[cfg(not(loom))]
+use std::thread;
+
+#[cfg(loom)]
+fn model<F: Fn() + Sync + Send + 'static>(f: F) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let executions = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&executions);
+    loom::model(move || {
+        counter.fetch_add(1, Ordering::Relaxed);
+        f();
+    });
+    let n = executions.load(Ordering::Relaxed);
+    println!("loom explored {n} interleavings");
+    assert!(n > 10, "loom explored only {n} interleavings");
+}
+
+#[cfg(not(loom))]
+fn model<F: Fn() + Sync + Send + 'static>(f: F) {
+    for _ in 0..500 {
+        f();
+    }
+}
+
+const EPOCH: u64 = 1_000;
+
+/// Two sequence numbers per tick, so that two threads taking two IDs each
+/// always exhaust a tick and roll over.
+#[derive(Debug)]
+struct TwoPerTick;
+
+impl Layout for TwoPerTick {
+    type Raw = u64;
+    fn tick_millis(&self) -> u64 {
+        1
+    }
+    fn epoch_millis(&self) -> u64 {
+        EPOCH
+    }
+    fn max_tick(&self) -> u64 {
+        1 << 40
+    }
+    fn sequences_per_tick(&self) -> u64 {
+        2
+    }
+    fn max_node(&self) -> u64 {
+        0
+    }
+    fn compose(&self, tick: u64, _node: u64, sequence: u64) -> u64 {
+        tick * 2 + sequence
+    }
+    fn decompose(&self, id: u64) -> Parts {
+        Parts {
+            tick: id / 2,
+            node: 0,
+            sequence: id % 2,
+        }
+    }
+}
+
+type Gen = Generator<TwoPerTick, Arc<ManualClock>>;
+
+fn generator(exhaustion: SequenceExhaustion) -> (Arc<Gen>, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(EPOCH + 10));
+    let g = GeneratorBuilder::new(TwoPerTick, 0)
+        .clock(clock.clone())
+        .sequence_exhaustion(exhaustion)
+        .clock_regression(ClockRegression::Fail)
+        .build()
+        .unwrap();
+    (Arc::new(g), clock)
+}
+
+fn check(per_thread: Vec<Vec<u64>>) {
+    for ids in &per_thread {
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{per_thread:?}");
+    }
+    let mut all: Vec<u64> = per_thread.into_iter().flatten().collect();
+    let n = all.len();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), n, "duplicate ID");
+    assert!(all[0] > 0);
+}
+
+/// Waiting policy: the manual clock advances when a thread waits.
+#[test]
+fn concurrent_next_id_is_unique_and_increasing() {
+    model(|| {
+        let (g, _clock) = generator(SequenceExhaustion::Wait);
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let g = Arc::clone(&g);
+                thread::spawn(move || vec![g.next_id().unwrap(), g.next_id().unwrap()])
+            })
+            .collect();
+        let mut per_thread: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        per_thread.push(vec![g.next_id().unwrap()]);
+        check(per_thread);
+    });
+}
+
+/// Run-ahead with a clock that stands still; a batch races single IDs.
+#[test]
+fn concurrent_batch_and_ids_do_not_overlap() {
+    model(|| {
+        let (g, clock) = generator(SequenceExhaustion::RunAhead {
+            max_lead: Duration::from_millis(10),
+        });
+        let g2 = Arc::clone(&g);
+        let batch = thread::spawn(move || g2.next_batch(3).unwrap().collect::<Vec<_>>());
+        let g3 = Arc::clone(&g);
+        let single = thread::spawn(move || vec![g3.next_id().unwrap(), g3.next_id().unwrap()]);
+        let per_thread = vec![batch.join().unwrap(), single.join().unwrap()];
+        assert_eq!(clock.now_millis(), EPOCH + 10, "no waiting within the lead");
+        check(per_thread);
+    });
+}
+
+/// Three threads, one ID each, racing for a tick of two sequence numbers.
+#[test]
+fn three_threads_share_a_two_id_tick() {
+    model(|| {
+        let (g, _clock) = generator(SequenceExhaustion::Wait);
+        let handles: Vec<_> = (0..3)
+            .map(|_| {
+                let g = Arc::clone(&g);
+                thread::spawn(move || vec![g.next_id().unwrap()])
+            })
+            .collect();
+        check(handles.into_iter().map(|h| h.join().unwrap()).collect());
+    });
+}

@@ -1,0 +1,9 @@
+use flakeid_core::flake_id;
+
+#[flake_id(genrator = my_generator)]
+pub struct UserId(i64);
+
+#[flake_id(generator = my_generator, generator = my_generator)]
+pub struct PostId(i64);
+
+fn main() {}

@@ -1,0 +1,190 @@
+//! Assigning IDs before the `INSERT`: [`FlakeActiveModel`] for one row,
+//! [`FlakeEntity`] for `Entity::insert` / `insert_many`.
+//!
+//! Both are implemented for every entity whose primary key type is an ID
+//! type; nothing needs to be written per entity.
+//!
+//! | Insert path | Who assigns the ID |
+//! |---|---|
+//! | `ActiveModel::insert`, `save` | the `before_save` hook `#[flake_id]` generates |
+//! | `Entity::insert(am).exec` | [`FlakeEntity::insert_with_id`] (hooks do not run here) |
+//! | `Entity::insert_many(..).exec` | [`FlakeEntity::insert_many_with_ids`] |
+//! | JSON without an `id` | [`FlakeActiveModel::from_json_for_insert`], then `insert` |
+//!
+//! An ID that is already set is kept.
+
+use flakeid_core::FlakeId;
+use sea_orm::{
+    ActiveModelTrait, ActiveValue, DbErr, EntityName, EntityTrait, Insert, InsertMany,
+    IntoActiveModel, Iterable, PrimaryKeyToColumn, PrimaryKeyTrait, Value,
+};
+
+use crate::Error;
+
+/// The primary key type of an ActiveModel's entity.
+pub type KeyOf<A> =
+    <<<A as ActiveModelTrait>::Entity as EntityTrait>::PrimaryKey as PrimaryKeyTrait>::ValueType;
+
+/// An ActiveModel whose primary key is a flake ID.
+///
+/// Implemented for every ActiveModel whose entity's primary key type is an
+/// ID type (`#[flake_id] pub struct UserId(i64);`).
+pub trait FlakeActiveModel: ActiveModelTrait + Sized {
+    /// The ID type of the primary key.
+    type Id: FlakeId;
+
+    /// Returns the key, first setting it to a fresh ID if it is not set.
+    ///
+    /// Use it to know a row's ID before it is written, e.g. to build rows
+    /// that reference each other and write them in one transaction.
+    ///
+    /// # Errors
+    /// [`Error::Generate`] if no ID can be generated,
+    /// [`Error::InvalidKeyValue`] if the key holds a value that is not an ID.
+    fn assign_id(&mut self) -> Result<Self::Id, DbErr>;
+
+    /// `self` with its key set to a fresh ID unless it already has one.
+    ///
+    /// # Errors
+    /// As [`FlakeActiveModel::assign_id`].
+    fn with_id(mut self) -> Result<Self, DbErr> {
+        self.assign_id()?;
+        Ok(self)
+    }
+
+    /// What the generated `before_save` hook does: on insert, assigns an ID
+    /// if the key is not set. Call it from your own `before_save` when the
+    /// model is declared with `#[flake_id(behavior = manual)]`.
+    ///
+    /// # Errors
+    /// As [`FlakeActiveModel::assign_id`].
+    fn assign_id_before_save(mut self, insert: bool) -> Result<Self, DbErr> {
+        if insert {
+            self.assign_id()?;
+        }
+        Ok(self)
+    }
+
+    /// Builds an ActiveModel for a new row from JSON, like SeaORM's
+    /// `ActiveModel::from_json`, but accepting a document without the key
+    /// (or with `"id": null`): the key is then left unset, so `insert` or
+    /// `save` assigns a fresh ID. A key present in the document is kept.
+    ///
+    /// # Errors
+    /// [`Error::Json`] naming the field for a value that does not fit it,
+    /// e.g. an ID given as a float, a negative number, a number above the
+    /// largest ID, or text that is not a decimal integer.
+    #[cfg(feature = "with-json")]
+    fn from_json_for_insert(json: serde_json::Value) -> Result<Self, DbErr>
+    where
+        Self: sea_orm::TryIntoModel<<Self::Entity as EntityTrait>::Model>,
+        <Self::Entity as EntityTrait>::Model: IntoActiveModel<Self>,
+        for<'de> <Self::Entity as EntityTrait>::Model: serde::Deserialize<'de> + serde::Serialize,
+    {
+        crate::json::from_json_for_insert(json)
+    }
+}
+
+impl<A> FlakeActiveModel for A
+where
+    A: ActiveModelTrait,
+    KeyOf<A>: FlakeId,
+{
+    type Id = KeyOf<A>;
+
+    fn assign_id(&mut self) -> Result<Self::Id, DbErr> {
+        let column = key_column::<A>()?;
+        match self.get(column) {
+            ActiveValue::Set(value) | ActiveValue::Unchanged(value) => key_from_value::<A>(&value),
+            ActiveValue::NotSet => {
+                let id = KeyOf::<A>::try_generate().map_err(|source| Error::Generate {
+                    id_type: KeyOf::<A>::NAME,
+                    table: table_name::<A>(),
+                    source,
+                })?;
+                self.try_set(column, Value::BigInt(Some(id.get())))?;
+                Ok(id)
+            }
+        }
+    }
+}
+
+/// The single key column of `A`'s entity.
+pub(crate) fn key_column<A: ActiveModelTrait>() -> Result<<A::Entity as EntityTrait>::Column, DbErr>
+{
+    let mut keys = <A::Entity as EntityTrait>::PrimaryKey::iter();
+    match (keys.next(), keys.next()) {
+        (Some(key), None) => Ok(key.into_column()),
+        _ => Err(Error::NotSingleKey {
+            table: table_name::<A>(),
+        }
+        .into()),
+    }
+}
+
+pub(crate) fn table_name<A: ActiveModelTrait>() -> String {
+    A::Entity::default().table_name().to_owned()
+}
+
+fn key_from_value<A>(value: &Value) -> Result<KeyOf<A>, DbErr>
+where
+    A: ActiveModelTrait,
+    KeyOf<A>: FlakeId,
+{
+    let id = match *value {
+        Value::BigInt(Some(n)) => KeyOf::<A>::from_i64(n).ok(),
+        Value::BigUnsigned(Some(n)) => KeyOf::<A>::from_u64(n).ok(),
+        _ => None,
+    };
+    id.ok_or_else(|| {
+        Error::InvalidKeyValue {
+            id_type: KeyOf::<A>::NAME,
+            table: table_name::<A>(),
+            value: format!("{value:?}"),
+        }
+        .into()
+    })
+}
+
+/// `Entity::insert` / `insert_many` with IDs assigned first.
+///
+/// SeaORM runs no `ActiveModelBehavior` hook for these, so an ActiveModel
+/// without a key would reach the database without one. Build the insert
+/// through these functions instead: keys that are not set get a fresh ID,
+/// keys that are set are kept.
+///
+/// Implemented for every entity whose primary key type is an ID type.
+pub trait FlakeEntity: EntityTrait {
+    /// [`EntityTrait::insert`] after [`FlakeActiveModel::assign_id`].
+    ///
+    /// # Errors
+    /// As [`FlakeActiveModel::assign_id`].
+    fn insert_with_id<M>(model: M) -> Result<Insert<Self::ActiveModel>, DbErr>
+    where
+        M: IntoActiveModel<Self::ActiveModel>,
+        Self::ActiveModel: FlakeActiveModel,
+    {
+        let am = model.into_active_model().with_id()?;
+        Ok(Self::insert(am))
+    }
+
+    /// [`EntityTrait::insert_many`] after [`FlakeActiveModel::assign_id`] on
+    /// each model. Nothing is built if any model fails.
+    ///
+    /// # Errors
+    /// As [`FlakeActiveModel::assign_id`].
+    fn insert_many_with_ids<M, I>(models: I) -> Result<InsertMany<Self::ActiveModel>, DbErr>
+    where
+        M: IntoActiveModel<Self::ActiveModel>,
+        I: IntoIterator<Item = M>,
+        Self::ActiveModel: FlakeActiveModel,
+    {
+        let ams = models
+            .into_iter()
+            .map(|m| m.into_active_model().with_id())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self::insert_many(ams))
+    }
+}
+
+impl<E: EntityTrait> FlakeEntity for E {}

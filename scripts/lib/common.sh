@@ -1,0 +1,86 @@
+# Shared helpers for scripts/test.sh and scripts/build-images.sh.
+# Sourced, not executed.
+
+# Local images built by scripts/build-images.sh and selected by scripts/test.sh.
+FLAKEID_BASE_IMAGE="${FLAKEID_BASE_IMAGE:-flakeid-db-base:bookworm}"
+FLAKEID_LOCAL_POSTGRES_IMAGE="${FLAKEID_LOCAL_POSTGRES_IMAGE:-flakeid-postgres:15}"
+FLAKEID_LOCAL_MARIADB_IMAGE="${FLAKEID_LOCAL_MARIADB_IMAGE:-flakeid-mariadb:10.11}"
+# Label every test container carries, so leftovers can be found and removed.
+FLAKEID_CONTAINER_LABEL="org.flakeid.tests=1"
+
+export _flakeid_t0="${_flakeid_t0:-$(date +%s)}"
+
+log() {
+    printf '[%s +%4ss] %s\n' "$(date +%H:%M:%S)" "$(( $(date +%s) - _flakeid_t0 ))" "$*" >&2
+}
+
+die() {
+    log "ERROR: $*"
+    exit 1
+}
+
+# Runs a named phase and records how long it took.
+PHASE_TIMES=()
+phase() {
+    local name=$1
+    shift
+    local start end status
+    start=$(date +%s)
+    log "== $name"
+    set +e
+    "$@"
+    status=$?
+    set -e
+    end=$(date +%s)
+    PHASE_TIMES+=("$(printf '%-28s %5ss  (exit %s)' "$name" "$((end - start))" "$status")")
+    log "== $name: $((end - start))s (exit $status)"
+    return "$status"
+}
+
+print_phase_times() {
+    local line
+    [ "${#PHASE_TIMES[@]}" -gt 0 ] || return 0
+    log "phase timings:"
+    for line in "${PHASE_TIMES[@]}"; do
+        printf '    %s\n' "$line" >&2
+    done
+}
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        die "need root (or sudo) to run: $*"
+    fi
+}
+
+# Installs the given Debian packages unless all are already installed.
+_apt_updated=0
+ensure_apt_packages() {
+    local missing=() pkg
+    for pkg in "$@"; do
+        if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+            missing+=("$pkg")
+        fi
+    done
+    [ "${#missing[@]}" -eq 0 ] && return 0
+    command -v apt-get >/dev/null 2>&1 ||
+        die "missing packages (${missing[*]}) and no apt-get to install them; install them by hand"
+    log "installing Debian packages: ${missing[*]}"
+    local aptlog
+    aptlog=$(mktemp -t flakeid-apt.XXXXXX)
+    if [ "$_apt_updated" -eq 0 ]; then
+        as_root apt-get update -qq >"$aptlog" 2>&1 || { cat "$aptlog" >&2; die "apt-get update failed"; }
+        _apt_updated=1
+    fi
+    as_root env DEBIAN_FRONTEND=noninteractive NEEDRESTART_SUSPEND=1 \
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$aptlog" 2>&1 ||
+        { cat "$aptlog" >&2; die "apt-get install ${missing[*]} failed"; }
+    rm -f "$aptlog"
+}
+
+engine_reachable() {
+    command -v docker >/dev/null 2>&1 && timeout 20 docker info >/dev/null 2>&1
+}

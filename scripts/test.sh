@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The one test command: ./scripts/test.sh [cargo test arguments, default --workspace]
+#
+# Runs every test of the workspace against real PostgreSQL and MariaDB/MySQL
+# servers. On a fresh Debian machine it installs what is missing (Docker
+# engine, debootstrap, libpq/libmysqlclient headers), starts the Docker engine,
+# builds the database images from Debian packages (no registry needed), runs
+# the tests, and stops what it started. On a machine where Docker already runs
+# it only builds the images if missing and runs the tests.
+#
+# Environment:
+#   FLAKEID_TEST_POSTGRES_URL / FLAKEID_TEST_MYSQL_URL
+#       admin URLs of existing servers; when both are set Docker is not used.
+#   FLAKEID_TEST_POSTGRES_IMAGE / FLAKEID_TEST_MYSQL_IMAGE
+#       images to run instead of the locally built ones (e.g. postgres:16, mysql:8.4, mariadb:11).
+#   FLAKEID_KEEP_DOCKERD=1  leave a Docker engine this script started running.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+# shellcheck source=lib/common.sh
+. "$here/lib/common.sh"
+cd "$repo"
+
+logdir="$repo/target/test-logs"
+mkdir -p "$logdir"
+started_dockerd_pid=""
+use_docker=1
+# Lets cleanup find exactly the containers of this run.
+export FLAKEID_TEST_RUN_ID="${FLAKEID_TEST_RUN_ID:-$(date +%s)-$$}"
+
+if [ -n "${FLAKEID_TEST_POSTGRES_URL:-}" ] && [ -n "${FLAKEID_TEST_MYSQL_URL:-}" ]; then
+    use_docker=0
+fi
+
+start_engine() {
+    if engine_reachable; then
+        log "container engine reachable: $(docker version --format 'server {{.Server.Version}}' 2>/dev/null || echo '?')"
+        return 0
+    fi
+    if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; then
+        ensure_apt_packages docker.io
+    fi
+    command -v dockerd >/dev/null 2>&1 ||
+        die "no Docker engine reachable and dockerd not installed; start Docker or install docker.io"
+    [ "$(id -u)" -eq 0 ] || die "no Docker engine reachable; starting dockerd needs root (or start Docker yourself)"
+    log "starting dockerd (log: $logdir/dockerd.log)"
+    # Own session: a Ctrl-C in the terminal reaches this script, which then stops it.
+    setsid dockerd >"$logdir/dockerd.log" 2>&1 </dev/null &
+    started_dockerd_pid=$!
+    local i
+    for i in $(seq 1 120); do
+        if docker info >/dev/null 2>&1; then
+            log "dockerd ready (pid $started_dockerd_pid) after ~$((i / 2))s"
+            return 0
+        fi
+        kill -0 "$started_dockerd_pid" 2>/dev/null || {
+            tail -n 20 "$logdir/dockerd.log" >&2
+            started_dockerd_pid=""
+            die "dockerd exited during start-up; see $logdir/dockerd.log"
+        }
+        sleep 0.5
+    done
+    die "dockerd did not become ready within 60s; see $logdir/dockerd.log"
+}
+
+build_images() {
+    if [ -n "${FLAKEID_TEST_POSTGRES_IMAGE:-}" ] && [ -n "${FLAKEID_TEST_MYSQL_IMAGE:-}" ]; then
+        log "using images from the environment: $FLAKEID_TEST_POSTGRES_IMAGE, $FLAKEID_TEST_MYSQL_IMAGE"
+        return 0
+    fi
+    if ! command -v debootstrap >/dev/null 2>&1 && ! command -v apt-get >/dev/null 2>&1; then
+        log "cannot build local images here (no debootstrap/apt-get): the tests will pull the official images"
+        return 0
+    fi
+    "$here/build-images.sh" || return 1
+    export FLAKEID_TEST_POSTGRES_IMAGE="${FLAKEID_TEST_POSTGRES_IMAGE:-$FLAKEID_LOCAL_POSTGRES_IMAGE}"
+    export FLAKEID_TEST_MYSQL_IMAGE="${FLAKEID_TEST_MYSQL_IMAGE:-$FLAKEID_LOCAL_MARIADB_IMAGE}"
+}
+
+install_build_deps() {
+    # Diesel's postgres and mysql backends link libpq and libmysqlclient.
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+        log "not a Debian system: make sure libpq, libmysqlclient and pkg-config are installed"
+        return 0
+    fi
+    ensure_apt_packages libpq-dev default-libmysqlclient-dev pkg-config
+}
+
+remove_leftover_containers() {
+    [ "$use_docker" -eq 1 ] && engine_reachable || return 0
+    local filter="label=org.flakeid.tests.run=$FLAKEID_TEST_RUN_ID" ids i
+    # Each test binary's watcher removes its containers when the binary exits;
+    # give them a moment, then remove whatever is left.
+    for i in $(seq 1 20); do
+        ids=$(docker ps -aq --filter "$filter")
+        [ -z "$ids" ] && return 0
+        sleep 0.5
+    done
+    log "removing leftover test containers: $(echo $ids)"
+    # shellcheck disable=SC2086
+    docker rm -fv $ids >/dev/null || true
+}
+
+stop_engine() {
+    [ -n "$started_dockerd_pid" ] || return 0
+    if [ "${FLAKEID_KEEP_DOCKERD:-0}" = 1 ]; then
+        log "leaving dockerd (pid $started_dockerd_pid) running (FLAKEID_KEEP_DOCKERD=1)"
+        return 0
+    fi
+    log "stopping dockerd (pid $started_dockerd_pid)"
+    kill -TERM "$started_dockerd_pid" 2>/dev/null || true
+    local i
+    for i in $(seq 1 60); do
+        kill -0 "$started_dockerd_pid" 2>/dev/null || { started_dockerd_pid=""; return 0; }
+        sleep 0.5
+    done
+    log "dockerd did not stop within 30s; killing it"
+    kill -KILL "$started_dockerd_pid" 2>/dev/null || true
+    started_dockerd_pid=""
+}
+
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    remove_leftover_containers || true
+    stop_engine || true
+    print_phase_times
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+run_tests() {
+    local failed=0
+    # Arguments replace `--workspace`, e.g. `./scripts/test.sh -p flakeid-tests --test harness`.
+    [ "$#" -gt 0 ] || set -- --workspace
+    log "cargo test $*"
+    cargo test "$@" || failed=1
+    # Further test commands (e.g. a loom run) go here; each one's failure fails the run.
+    return "$failed"
+}
+
+if [ "$use_docker" -eq 1 ]; then
+    phase "container engine" start_engine
+    phase "database images" build_images
+else
+    log "FLAKEID_TEST_POSTGRES_URL and FLAKEID_TEST_MYSQL_URL set: not using Docker"
+fi
+phase "build dependencies" install_build_deps
+log "FLAKEID_TEST_POSTGRES_IMAGE=${FLAKEID_TEST_POSTGRES_IMAGE:-<default>} FLAKEID_TEST_MYSQL_IMAGE=${FLAKEID_TEST_MYSQL_IMAGE:-<default>}"
+status=0
+phase "tests" run_tests "$@" || status=$?
+if [ "$status" -eq 0 ]; then log "all tests passed"; else log "TESTS FAILED"; fi
+exit "$status"

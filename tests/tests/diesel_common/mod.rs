@@ -1,0 +1,298 @@
+//! Schema, ID types and models shared by the Diesel integration tests.
+//!
+//! Each test binary includes this module and uses what its backends need.
+#![allow(dead_code, unreachable_pub)]
+
+use diesel::prelude::*;
+pub use flakeid_core::FlakeId;
+use flakeid_core::flake_id;
+
+#[flake_id]
+pub struct UserId(i64);
+
+#[flake_id]
+pub struct PostId(i64);
+
+#[flake_id]
+pub struct DepartmentId(i64);
+
+#[flake_id]
+pub struct EmployeeId(i64);
+
+#[flake_id]
+pub struct ParentId(i64);
+
+#[flake_id]
+pub struct ChildId(i64);
+
+diesel::table! {
+    users (id) {
+        id -> BigInt,
+        name -> Text,
+    }
+}
+
+diesel::table! {
+    posts (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        reviewer_id -> Nullable<BigInt>,
+        title -> Text,
+    }
+}
+
+diesel::table! {
+    departments (id) {
+        id -> BigInt,
+        name -> Text,
+        head_id -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    employees (id) {
+        id -> BigInt,
+        department_id -> BigInt,
+        name -> Text,
+    }
+}
+
+diesel::table! {
+    parents (id) {
+        id -> BigInt,
+        n -> BigInt,
+    }
+}
+
+diesel::table! {
+    children (id) {
+        id -> BigInt,
+        parent_id -> BigInt,
+    }
+}
+
+diesel::joinable!(posts -> users (user_id));
+diesel::joinable!(employees -> departments (department_id));
+diesel::joinable!(children -> parents (parent_id));
+diesel::allow_tables_to_appear_in_same_query!(
+    users,
+    posts,
+    departments,
+    employees,
+    parents,
+    children
+);
+
+#[flake_id]
+#[derive(Queryable, Selectable, Insertable, Identifiable, AsChangeset, Debug, Clone, PartialEq)]
+#[diesel(table_name = users)]
+pub struct User {
+    pub id: UserId,
+    pub name: String,
+}
+
+/// A borrowing insertable, as Diesel code usually writes them.
+#[flake_id]
+#[derive(Insertable, Debug)]
+#[diesel(table_name = users)]
+pub struct NewUser<'a> {
+    pub id: UserId,
+    pub name: &'a str,
+}
+
+#[flake_id]
+#[derive(
+    Queryable,
+    Selectable,
+    Insertable,
+    Identifiable,
+    Associations,
+    AsChangeset,
+    Debug,
+    Clone,
+    PartialEq,
+)]
+#[diesel(table_name = posts, belongs_to(User))]
+pub struct Post {
+    pub id: PostId,
+    pub user_id: UserId,
+    pub reviewer_id: Option<UserId>,
+    pub title: String,
+}
+
+#[flake_id]
+#[derive(Queryable, Selectable, Insertable, Identifiable, Debug, Clone, PartialEq)]
+#[diesel(table_name = departments)]
+pub struct Department {
+    pub id: DepartmentId,
+    pub name: String,
+    pub head_id: Option<EmployeeId>,
+}
+
+#[flake_id]
+#[derive(
+    Queryable, Selectable, Insertable, Identifiable, Associations, Debug, Clone, PartialEq,
+)]
+#[diesel(table_name = employees, belongs_to(Department))]
+pub struct Employee {
+    pub id: EmployeeId,
+    pub department_id: DepartmentId,
+    pub name: String,
+}
+
+#[flake_id]
+#[derive(Queryable, Selectable, Insertable, Debug, Clone, PartialEq)]
+#[diesel(table_name = parents)]
+pub struct Parent {
+    pub id: ParentId,
+    pub n: i64,
+}
+
+#[flake_id]
+#[derive(Queryable, Selectable, Insertable, Debug, Clone, PartialEq)]
+#[diesel(table_name = children)]
+pub struct Child {
+    pub id: ChildId,
+    pub parent_id: ParentId,
+}
+
+/// One `BIGINT` read with plain SQL (`SELECT .. AS v`).
+#[derive(QueryableByName, Debug, PartialEq)]
+pub struct Raw {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub v: i64,
+}
+
+/// One nullable `BIGINT` read with plain SQL.
+#[derive(QueryableByName, Debug, PartialEq)]
+pub struct RawNullable {
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    pub v: Option<i64>,
+}
+
+/// Two `BIGINT`s read with plain SQL (`SELECT .. AS a, .. AS b`).
+#[derive(QueryableByName, Debug, PartialEq)]
+pub struct RawPair {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub a: i64,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    pub b: Option<i64>,
+}
+
+/// Rows in a bulk test: 2 columns each, so 10 000 rows bind 20 000
+/// parameters, under every backend's limit (SQLite 32 766, PostgreSQL and
+/// MySQL 65 535) — one statement, no chunking.
+pub const BULK_ROWS: usize = 10_000;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Backend {
+    Postgres,
+    Mysql,
+    Sqlite,
+}
+
+/// The tables, in each backend's dialect. Foreign keys are table-level
+/// clauses: MySQL ignores column-level `REFERENCES`.
+pub fn schema(backend: Backend) -> Vec<String> {
+    let (text, deferred) = match backend {
+        Backend::Postgres | Backend::Sqlite => ("TEXT", " DEFERRABLE INITIALLY DEFERRED"),
+        // MySQL/MariaDB check foreign keys per statement; see the cycle tests.
+        Backend::Mysql => ("VARCHAR(200)", ""),
+    };
+    let mut ddl = vec![
+        format!("CREATE TABLE users (id BIGINT NOT NULL PRIMARY KEY, name {text} NOT NULL)"),
+        format!(
+            "CREATE TABLE posts (id BIGINT NOT NULL PRIMARY KEY, user_id BIGINT NOT NULL, \
+             reviewer_id BIGINT, title {text} NOT NULL, \
+             FOREIGN KEY (user_id) REFERENCES users (id), \
+             FOREIGN KEY (reviewer_id) REFERENCES users (id))"
+        ),
+        format!("CREATE TABLE parents (id BIGINT NOT NULL PRIMARY KEY, n BIGINT NOT NULL)"),
+        "CREATE TABLE children (id BIGINT NOT NULL PRIMARY KEY, parent_id BIGINT NOT NULL, \
+         FOREIGN KEY (parent_id) REFERENCES parents (id))"
+            .to_owned(),
+    ];
+    match backend {
+        // SQLite cannot add a constraint later: the forward reference is fine
+        // there since it resolves tables when checking, not when creating.
+        Backend::Sqlite => ddl.extend([
+            format!(
+                "CREATE TABLE departments (id BIGINT NOT NULL PRIMARY KEY, name {text} NOT NULL, \
+                 head_id BIGINT, FOREIGN KEY (head_id) REFERENCES employees (id){deferred})"
+            ),
+            format!(
+                "CREATE TABLE employees (id BIGINT NOT NULL PRIMARY KEY, department_id BIGINT NOT NULL, \
+                 name {text} NOT NULL, \
+                 FOREIGN KEY (department_id) REFERENCES departments (id){deferred})"
+            ),
+        ]),
+        Backend::Postgres | Backend::Mysql => ddl.extend([
+            format!(
+                "CREATE TABLE departments (id BIGINT NOT NULL PRIMARY KEY, name {text} NOT NULL, \
+                 head_id BIGINT)"
+            ),
+            format!(
+                "CREATE TABLE employees (id BIGINT NOT NULL PRIMARY KEY, department_id BIGINT NOT NULL, \
+                 name {text} NOT NULL, \
+                 FOREIGN KEY (department_id) REFERENCES departments (id){deferred})"
+            ),
+            format!(
+                "ALTER TABLE departments ADD CONSTRAINT departments_head_fk \
+                 FOREIGN KEY (head_id) REFERENCES employees (id){deferred}"
+            ),
+        ]),
+    }
+    ddl
+}
+
+/// `n` fresh IDs from one call to the generator's batch API.
+pub fn batch<I: flakeid_core::FlakeId>(n: usize) -> Vec<I> {
+    let generator = I::generator().expect("the ID type's generator is configured");
+    generator
+        .next_batch(n)
+        .expect("the generator issues a batch")
+        .map(|raw| I::from_u64(raw).expect("issued IDs are valid"))
+        .collect()
+}
+
+/// `err` is the deserialization error of an invalid stored ID, naming it.
+pub fn assert_invalid_id_error(err: diesel::result::Error, value: &str) {
+    match err {
+        diesel::result::Error::DeserializationError(e) => {
+            let message = e.to_string();
+            assert!(
+                e.downcast_ref::<flakeid_core::IdError>().is_some(),
+                "not an IdError: {message}"
+            );
+            assert!(message.contains(value), "{message:?} does not name {value}");
+        }
+        other => panic!("expected a deserialization error for {value}, got {other:?}"),
+    }
+}
+
+/// Configures the process-wide generator; every test calls it (repeating
+/// an identical configuration is allowed).
+pub fn init_generator() {
+    flakeid_core::global::init(flakeid_core::GeneratorBuilder::new(
+        flakeid_core::layout::presets::twitter(),
+        1,
+    ))
+    .expect("configure the global generator");
+}
+
+/// A generator with the JavaScript-safe layout: its IDs stay below 2^53.
+pub fn js_safe_generator() -> Result<&'static flakeid_core::Generator, flakeid_core::ConfigError> {
+    static GENERATOR: std::sync::OnceLock<
+        Result<flakeid_core::Generator, flakeid_core::ConfigError>,
+    > = std::sync::OnceLock::new();
+    GENERATOR
+        .get_or_init(|| {
+            flakeid_core::GeneratorBuilder::new(flakeid_core::layout::presets::js_safe(), 1).build()
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// An ID type whose layout ends at 2^53 - 1.
+#[flake_id(generator = js_safe_generator)]
+pub struct SmallId(i64);

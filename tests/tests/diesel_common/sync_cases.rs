@@ -1,0 +1,425 @@
+// Tests run on every backend with sync Diesel. Included into one module per
+// backend, which provides `BACKEND`, `Conn` and `connect()`.
+
+#[test]
+fn primary_key_is_stored_as_assigned_and_found() {
+    let (_db, mut conn) = connect();
+    let user = User::new("alice".to_owned());
+    diesel::insert_into(users::table)
+        .values(&user)
+        .execute(&mut conn)
+        .expect("insert");
+
+    let stored: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM users")
+        .load(&mut conn)
+        .expect("plain select");
+    assert_eq!(stored, vec![Raw { v: i64::from(user.id) }]);
+    let found = users::table
+        .find(user.id)
+        .select(User::as_select())
+        .first(&mut conn)
+        .expect("find by id");
+    assert_eq!(found, user);
+}
+
+#[test]
+fn insertable_constructor_assigns_a_fresh_id() {
+    let (_db, mut conn) = connect();
+    let bob = NewUser::new("bob");
+    let carol = NewUser::try_new("carol").expect("an ID is issued");
+    let (bob_id, carol_id) = (bob.id, carol.id);
+    assert!(bob_id < carol_id, "IDs increase: {bob_id} then {carol_id}");
+    diesel::insert_into(users::table)
+        .values(&vec![bob, carol])
+        .execute(&mut conn)
+        .expect("insert");
+
+    let stored: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM users ORDER BY name")
+        .load(&mut conn)
+        .expect("plain select");
+    let expected: Vec<Raw> = [bob_id, carol_id]
+        .into_iter()
+        .map(|id| Raw { v: id.into() })
+        .collect();
+    assert_eq!(stored, expected);
+}
+
+#[test]
+fn foreign_key_and_nullable_foreign_key_round_trip() {
+    let (_db, mut conn) = connect();
+    let author = User::new("author".to_owned());
+    let reviewer = User::new("reviewer".to_owned());
+    diesel::insert_into(users::table)
+        .values(&vec![author.clone(), reviewer.clone()])
+        .execute(&mut conn)
+        .expect("insert users");
+    let reviewed = Post::new(author.id, Some(reviewer.id), "reviewed".to_owned());
+    let draft = Post::new(author.id, None, "draft".to_owned());
+    diesel::insert_into(posts::table)
+        .values(&vec![reviewed.clone(), draft.clone()])
+        .execute(&mut conn)
+        .expect("insert posts");
+
+    let stored: Vec<RawPair> =
+        diesel::sql_query("SELECT user_id AS a, reviewer_id AS b FROM posts ORDER BY title")
+            .load(&mut conn)
+            .expect("plain select");
+    assert_eq!(
+        stored,
+        vec![
+            RawPair { a: author.id.into(), b: None },
+            RawPair { a: author.id.into(), b: Some(reviewer.id.into()) },
+        ]
+    );
+    let loaded: Vec<Post> = posts::table
+        .order(posts::title)
+        .select(Post::as_select())
+        .load(&mut conn)
+        .expect("load posts");
+    assert_eq!(loaded, vec![draft, reviewed.clone()]);
+    let by_reviewer: Vec<PostId> = posts::table
+        .filter(posts::reviewer_id.eq(reviewer.id))
+        .select(posts::id)
+        .load(&mut conn)
+        .expect("filter on nullable foreign key");
+    assert_eq!(by_reviewer, vec![reviewed.id]);
+}
+
+#[test]
+fn belonging_to_and_grouped_by_match_children_to_parents() {
+    let (_db, mut conn) = connect();
+    let ann = User::new("ann".to_owned());
+    let ben = User::new("ben".to_owned());
+    let nobody = User::new("nobody".to_owned());
+    let users = vec![ann.clone(), ben.clone(), nobody.clone()];
+    diesel::insert_into(users::table)
+        .values(&users)
+        .execute(&mut conn)
+        .expect("insert users");
+    let posts = vec![
+        Post::new(ann.id, None, "a1".to_owned()),
+        Post::new(ben.id, Some(ann.id), "b1".to_owned()),
+        Post::new(ann.id, None, "a2".to_owned()),
+    ];
+    diesel::insert_into(posts::table)
+        .values(&posts)
+        .execute(&mut conn)
+        .expect("insert posts");
+
+    let loaded: Vec<Post> = Post::belonging_to(&users)
+        .order(posts::title)
+        .select(Post::as_select())
+        .load(&mut conn)
+        .expect("belonging_to");
+    let grouped: Vec<(String, Vec<String>)> = loaded
+        .grouped_by(&users)
+        .into_iter()
+        .zip(&users)
+        .map(|(posts, user)| (user.name.clone(), posts.into_iter().map(|p| p.title).collect()))
+        .collect();
+    assert_eq!(
+        grouped,
+        vec![
+            ("ann".to_owned(), vec!["a1".to_owned(), "a2".to_owned()]),
+            ("ben".to_owned(), vec!["b1".to_owned()]),
+            ("nobody".to_owned(), vec![]),
+        ]
+    );
+    let anns: Vec<PostId> = Post::belonging_to(&ann)
+        .select(posts::id)
+        .order(posts::id)
+        .load(&mut conn)
+        .expect("belonging_to one");
+    assert_eq!(anns, vec![posts[0].id, posts[2].id]);
+}
+
+#[test]
+fn join_on_flake_id_foreign_key_pairs_rows() {
+    let (_db, mut conn) = connect();
+    let ann = User::new("ann".to_owned());
+    diesel::insert_into(users::table)
+        .values(&ann)
+        .execute(&mut conn)
+        .expect("insert user");
+    let post = Post::new(ann.id, None, "joined".to_owned());
+    diesel::insert_into(posts::table)
+        .values(&post)
+        .execute(&mut conn)
+        .expect("insert post");
+
+    let joined: Vec<(User, Post)> = users::table
+        .inner_join(posts::table)
+        .select((User::as_select(), Post::as_select()))
+        .load(&mut conn)
+        .expect("join");
+    assert_eq!(joined, vec![(ann.clone(), post.clone())]);
+    let left: Vec<(UserId, Option<PostId>)> = users::table
+        .left_join(posts::table)
+        .select((users::id, posts::id.nullable()))
+        .load(&mut conn)
+        .expect("left join");
+    assert_eq!(left, vec![(ann.id, Some(post.id))]);
+}
+
+#[test]
+fn eq_any_selects_exactly_the_given_ids() {
+    let (_db, mut conn) = connect();
+    let users: Vec<User> = ["u0", "u1", "u2", "u3"]
+        .iter()
+        .map(|name| User::new((*name).to_owned()))
+        .collect();
+    diesel::insert_into(users::table)
+        .values(&users)
+        .execute(&mut conn)
+        .expect("insert");
+
+    let wanted = vec![users[3].id, users[1].id];
+    let names: Vec<String> = users::table
+        .filter(users::id.eq_any(&wanted))
+        .order(users::id)
+        .select(users::name)
+        .load(&mut conn)
+        .expect("eq_any");
+    assert_eq!(names, vec!["u1".to_owned(), "u3".to_owned()]);
+    let excluded: i64 = users::table
+        .filter(users::id.ne_all(wanted))
+        .count()
+        .get_result(&mut conn)
+        .expect("ne_all");
+    assert_eq!(excluded, 2);
+}
+
+#[test]
+fn as_changeset_updates_the_row_with_that_id() {
+    let (_db, mut conn) = connect();
+    let mut kept = User::new("kept".to_owned());
+    let other = User::new("other".to_owned());
+    diesel::insert_into(users::table)
+        .values(&vec![kept.clone(), other.clone()])
+        .execute(&mut conn)
+        .expect("insert");
+
+    kept.name = "renamed".to_owned();
+    let updated = diesel::update(&kept)
+        .set(&kept)
+        .execute(&mut conn)
+        .expect("update by identifiable");
+    assert_eq!(updated, 1);
+    diesel::delete(users::table.find(other.id))
+        .execute(&mut conn)
+        .expect("delete by id");
+
+    let stored: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM users")
+        .load(&mut conn)
+        .expect("plain select");
+    assert_eq!(stored, vec![Raw { v: kept.id.into() }]);
+    let name: String = users::table
+        .find(kept.id)
+        .select(users::name)
+        .first(&mut conn)
+        .expect("find");
+    assert_eq!(name, "renamed");
+}
+
+#[test]
+fn zero_id_in_database_is_a_deserialization_error_naming_it() {
+    let (_db, mut conn) = connect();
+    diesel::sql_query("INSERT INTO users (id, name) VALUES (0, 'zero')")
+        .execute(&mut conn)
+        .expect("plain insert");
+    let err = users::table
+        .select(User::as_select())
+        .load(&mut conn)
+        .expect_err("0 is not an ID");
+    assert_invalid_id_error(err, "0");
+}
+
+#[test]
+fn negative_id_in_database_is_a_deserialization_error_naming_it() {
+    let (_db, mut conn) = connect();
+    diesel::sql_query("INSERT INTO users (id, name) VALUES (-42, 'negative')")
+        .execute(&mut conn)
+        .expect("plain insert");
+    let err = users::table
+        .select(users::id)
+        .load::<UserId>(&mut conn)
+        .expect_err("-42 is not an ID");
+    assert_invalid_id_error(err, "-42");
+}
+
+#[test]
+fn invalid_nullable_foreign_key_is_a_deserialization_error() {
+    let (_db, mut conn) = connect();
+    let user = User::new("u".to_owned());
+    diesel::insert_into(users::table)
+        .values(&user)
+        .execute(&mut conn)
+        .expect("insert");
+    // The referenced row exists, so only the ID check can reject -7.
+    diesel::sql_query("INSERT INTO users (id, name) VALUES (-7, 'bad')")
+        .execute(&mut conn)
+        .expect("plain insert user");
+    diesel::sql_query(format!(
+        "INSERT INTO posts (id, user_id, reviewer_id, title) VALUES (1, {}, -7, 't')",
+        i64::from(user.id)
+    ))
+    .execute(&mut conn)
+    .expect("plain insert post");
+    let err = posts::table
+        .select(posts::reviewer_id)
+        .load::<Option<UserId>>(&mut conn)
+        .expect_err("-7 is not an ID");
+    assert_invalid_id_error(err, "-7");
+}
+
+#[test]
+fn department_employee_cycle_is_written_in_one_transaction() {
+    let (_db, mut conn) = connect();
+    let department = DepartmentId::generate();
+    let head = Employee::new(department, "head".to_owned());
+    let member = Employee::new(department, "member".to_owned());
+    conn.transaction(|conn| {
+        match BACKEND {
+            // Both foreign keys are DEFERRABLE INITIALLY DEFERRED: the rows
+            // can go in either order and are checked at COMMIT.
+            Backend::Postgres | Backend::Sqlite => {
+                diesel::insert_into(departments::table)
+                    .values(&Department {
+                        id: department,
+                        name: "research".to_owned(),
+                        head_id: Some(head.id),
+                    })
+                    .execute(conn)?;
+                diesel::insert_into(employees::table)
+                    .values(&vec![head.clone(), member.clone()])
+                    .execute(conn)?;
+            }
+            // MySQL checks every statement: the department goes in without a
+            // head, then gets it once the employee exists.
+            Backend::Mysql => {
+                diesel::insert_into(departments::table)
+                    .values(&Department {
+                        id: department,
+                        name: "research".to_owned(),
+                        head_id: None,
+                    })
+                    .execute(conn)?;
+                diesel::insert_into(employees::table)
+                    .values(&vec![head.clone(), member.clone()])
+                    .execute(conn)?;
+                diesel::update(departments::table.find(department))
+                    .set(departments::head_id.eq(head.id))
+                    .execute(conn)?;
+            }
+        }
+        diesel::result::QueryResult::Ok(())
+    })
+    .expect("the cycle commits");
+
+    let heads: Vec<RawPair> = diesel::sql_query("SELECT id AS a, head_id AS b FROM departments")
+        .load(&mut conn)
+        .expect("plain select departments");
+    assert_eq!(heads, vec![RawPair { a: department.into(), b: Some(head.id.into()) }]);
+    let staff: Vec<RawPair> = diesel::sql_query(
+        "SELECT e.department_id AS a, d.head_id AS b FROM employees e \
+         JOIN departments d ON d.id = e.department_id ORDER BY e.id",
+    )
+    .load(&mut conn)
+    .expect("plain select employees");
+    assert_eq!(
+        staff,
+        vec![
+            RawPair { a: department.into(), b: Some(head.id.into()) },
+            RawPair { a: department.into(), b: Some(head.id.into()) },
+        ]
+    );
+}
+
+#[test]
+fn bulk_insert_of_10000_rows_with_batch_ids_then_children_without_reading_back() {
+    let (_db, mut conn) = connect();
+    let parent_ids = batch::<ParentId>(BULK_ROWS);
+    let child_ids = batch::<ChildId>(BULK_ROWS);
+    let parents: Vec<Parent> = parent_ids
+        .iter()
+        .zip(0..)
+        .map(|(&id, n)| Parent { id, n })
+        .collect();
+    // Each child references a parent by the ID assigned above: no
+    // RETURNING, no re-read.
+    let children: Vec<Child> = child_ids
+        .iter()
+        .zip(parent_ids.iter().rev())
+        .map(|(&id, &parent_id)| Child { id, parent_id })
+        .collect();
+
+    let started = std::time::Instant::now();
+    let (inserted_parents, inserted_children) = conn
+        .transaction(|conn| {
+            let p = diesel::insert_into(parents::table)
+                .values(&parents)
+                .execute(conn)?;
+            let c = diesel::insert_into(children::table)
+                .values(&children)
+                .execute(conn)?;
+            diesel::result::QueryResult::Ok((p, c))
+        })
+        .expect("bulk insert");
+    eprintln!(
+        "{BACKEND:?} (sync): {BULK_ROWS} parents + {BULK_ROWS} children, two statements, in {:?}",
+        started.elapsed()
+    );
+    assert_eq!((inserted_parents, inserted_children), (BULK_ROWS, BULK_ROWS));
+
+    let count = |sql: &str, conn: &mut Conn| -> i64 {
+        let rows: Vec<Raw> = diesel::sql_query(sql).load(conn).expect("plain count");
+        rows[0].v
+    };
+    assert_eq!(count("SELECT COUNT(DISTINCT id) AS v FROM parents", &mut conn), 10_000);
+    assert_eq!(
+        count(
+            "SELECT COUNT(*) AS v FROM children c JOIN parents p ON p.id = c.parent_id",
+            &mut conn
+        ),
+        10_000
+    );
+    assert_eq!(
+        count("SELECT MIN(id) AS v FROM parents", &mut conn),
+        i64::from(parent_ids[0])
+    );
+    assert_eq!(
+        count("SELECT MAX(id) AS v FROM children", &mut conn),
+        i64::from(child_ids[BULK_ROWS - 1])
+    );
+    let first_child: Vec<RawPair> = diesel::sql_query(format!(
+        "SELECT p.n AS a, p.id AS b FROM children c JOIN parents p ON p.id = c.parent_id \
+         WHERE c.id = {}",
+        i64::from(child_ids[0])
+    ))
+    .load(&mut conn)
+    .expect("plain select");
+    assert_eq!(
+        first_child,
+        vec![RawPair { a: 9_999, b: Some(parent_ids[BULK_ROWS - 1].into()) }]
+    );
+}
+
+#[test]
+fn id_beyond_the_layout_is_a_deserialization_error_naming_it() {
+    let (_db, mut conn) = connect();
+    // 2^53: a valid BIGINT, one above the JavaScript-safe layout's largest ID.
+    diesel::sql_query("INSERT INTO users (id, name) VALUES (9007199254740992, 'big')")
+        .execute(&mut conn)
+        .expect("plain insert");
+    let err = users::table
+        .select(users::id)
+        .load::<SmallId>(&mut conn)
+        .expect_err("2^53 is beyond the layout");
+    assert_invalid_id_error(err, "9007199254740992");
+    // The same value is a valid ID for the 63-bit layout.
+    let ids: Vec<UserId> = users::table
+        .select(users::id)
+        .load(&mut conn)
+        .expect("valid for UserId");
+    assert_eq!(ids.len(), 1);
+}
