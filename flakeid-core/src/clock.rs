@@ -11,7 +11,7 @@
 //! * [`ManualClock`] moves only when told to; its [`Clock::wait_until`]
 //!   advances it, so tests that block are deterministic.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -122,21 +122,22 @@ impl MonotonicClock {
 impl Clock for MonotonicClock {
     #[inline]
     fn now_millis(&self) -> u64 {
+        // One relaxed load: usage is reported only when the ticker asks
+        // for it (the `PROBE` bit), so the common reading writes nothing.
         let v = NOW.0.load(Ordering::Relaxed);
-        if v & DORMANT == 0 {
-            // A read-mostly flag: stays in every reader's cache until the
-            // ticker clears it once per idle-check period.
-            if !USED.0.load(Ordering::Relaxed) {
-                USED.0.store(true, Ordering::Relaxed);
-            }
+        if v & FLAGS == 0 {
             return v;
         }
-        slow_now()
+        slow_now(v)
     }
 }
 
 /// Set in [`NOW`] while no ticker keeps it current (not started yet, or parked).
 const DORMANT: u64 = 1 << 63;
+/// Set in [`NOW`] by the ticker once per idle-check period and cleared by the
+/// next reader; still set at the next check means nobody read the time.
+const PROBE: u64 = 1 << 62;
+const FLAGS: u64 = DORMANT | PROBE;
 /// How many ticker periods without a reading before the ticker parks.
 const IDLE_CHECK_TICKS: u64 = 256;
 
@@ -146,10 +147,8 @@ const TICKER_PARKED: u8 = 1;
 #[repr(align(128))]
 struct Padded<T>(T);
 
-/// The published time, in Unix milliseconds, plus the [`DORMANT`] bit.
+/// The published time, in Unix milliseconds, plus the [`DORMANT`] and [`PROBE`] bits.
 static NOW: Padded<AtomicU64> = Padded(AtomicU64::new(DORMANT));
-/// Whether a reader has used the published time since the ticker last looked.
-static USED: Padded<AtomicBool> = Padded(AtomicBool::new(false));
 static TICKER: OnceLock<Ticker> = OnceLock::new();
 
 struct Ticker {
@@ -183,7 +182,7 @@ impl Anchor {
     fn now_millis(&self) -> u64 {
         self.wall_millis
             .saturating_add(self.elapsed_millis())
-            .min(DORMANT - 1)
+            .min(PROBE - 1)
     }
 }
 
@@ -207,32 +206,35 @@ fn ticker() -> &'static Ticker {
     })
 }
 
-/// Raises the published time to at least `fresh`; sets or keeps the dormant bit.
-fn publish(fresh: u64, dormant: Option<bool>) -> u64 {
+/// Raises the published time to at least `fresh`, then sets the flag bits
+/// in `set` and clears those in `clear` (other flag bits are kept).
+/// Returns the published word.
+fn publish(fresh: u64, set: u64, clear: u64) -> u64 {
     let mut cur = NOW.0.load(Ordering::Relaxed);
     loop {
-        let time = (cur & !DORMANT).max(fresh);
-        let bit = match dormant {
-            Some(true) => DORMANT,
-            Some(false) => 0,
-            None => cur & DORMANT,
-        };
+        let time = (cur & !FLAGS).max(fresh);
+        let new = time | ((cur & FLAGS & !clear) | set);
         match NOW
             .0
-            .compare_exchange_weak(cur, time | bit, Ordering::AcqRel, Ordering::Relaxed)
+            .compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Relaxed)
         {
-            Ok(_) => return time,
+            Ok(_) => return new,
             Err(actual) => cur = actual,
         }
     }
 }
 
+/// A reading that found a flag bit: answer the ticker's probe, or (dormant)
+/// compute the time directly and wake the ticker.
 #[cold]
 #[inline(never)]
-fn slow_now() -> u64 {
+fn slow_now(seen: u64) -> u64 {
+    if seen & DORMANT == 0 {
+        // Only the probe: report that the time is being read.
+        return NOW.0.fetch_and(!PROBE, Ordering::Relaxed) & !FLAGS;
+    }
     let t = ticker();
-    let time = publish(t.anchor.now_millis(), None);
-    USED.0.store(true, Ordering::Relaxed);
+    let time = publish(t.anchor.now_millis(), 0, PROBE) & !FLAGS;
     if t.state.swap(TICKER_AWAKE, Ordering::AcqRel) == TICKER_PARKED
         && let Some(thread) = &t.thread
     {
@@ -252,20 +254,22 @@ fn ticker_loop() {
     let mut since_check = 0u64;
     loop {
         let elapsed = t.anchor.elapsed_millis();
-        publish(t.anchor.now_millis(), Some(false));
+        let word = publish(t.anchor.now_millis(), 0, DORMANT);
         since_check += 1;
         if since_check >= IDLE_CHECK_TICKS {
             since_check = 0;
-            if !USED.0.swap(false, Ordering::AcqRel) {
+            if word & PROBE != 0 {
                 // Nobody read the time for a whole period: park until a reader
                 // finds the dormant bit and wakes us.
                 t.state.store(TICKER_PARKED, Ordering::SeqCst);
-                publish(t.anchor.now_millis(), Some(true));
+                publish(t.anchor.now_millis(), DORMANT, PROBE);
                 while t.state.load(Ordering::SeqCst) == TICKER_PARKED {
                     thread::park();
                 }
                 continue;
             }
+            // Ask again: the next reader clears the bit.
+            publish(0, PROBE, 0);
         }
         // Sleep to the next millisecond boundary of the anchor.
         let target = t.anchor.instant + Duration::from_millis(elapsed.saturating_add(1));

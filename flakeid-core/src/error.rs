@@ -130,6 +130,29 @@ pub enum LayoutError {
         /// The layout's largest ID.
         max: u64,
     },
+    /// A digit field of a decimal layout has no digits.
+    #[error("the {field} field needs at least 1 digit, got 0")]
+    ZeroDigits {
+        /// `"time"` or `"sequence"`.
+        field: &'static str,
+    },
+    /// A decimal layout's fields need more digits than the ID domain has.
+    #[error(
+        "{time} time + {sequence} sequence + {node} node digits do not fit the {domain} \
+         domain (largest ID {max})"
+    )]
+    TooManyDigits {
+        /// Digits of the time field.
+        time: u32,
+        /// Digits of the sequence field.
+        sequence: u32,
+        /// Digits of the node field.
+        node: u32,
+        /// The domain's name.
+        domain: &'static str,
+        /// The domain's largest ID.
+        max: u64,
+    },
 }
 
 /// A value that is not a valid ID (from a database, a string, JSON …).
@@ -330,7 +353,373 @@ pub enum ConfigError {
     /// The process-wide generator is already initialised with a different configuration.
     #[error("the process-wide generator is already initialised with a different configuration")]
     AlreadyInitialized,
+    /// The layout has too few sequence values per tick for the scheme.
+    #[error(
+        "the layout has {sequences_per_tick} sequence values per tick; this generator needs at least {needed}"
+    )]
+    TooFewSequences {
+        /// The layout's sequences per tick.
+        sequences_per_tick: u64,
+        /// The least the generator needs.
+        needed: u64,
+    },
     /// The layout could not be built from the configuration.
     #[error(transparent)]
     Layout(#[from] LayoutError),
+}
+
+/// A value that is not a valid [`Flake128`](crate::flake128::Flake128):
+/// zero, a part out of range, or a text or byte form that does not decode.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum Flake128Error {
+    /// The value is zero; flakes start at 1.
+    #[error("0 is not a valid Flake128: flakes start at 1")]
+    Zero,
+    /// A part given to `Flake128::from_parts` is larger than its field holds.
+    #[error("Flake128 {part} {value} does not fit its field: the largest is {max}")]
+    PartOutOfRange {
+        /// `"worker"` or `"sequence"`.
+        part: &'static str,
+        /// The value given.
+        value: u64,
+        /// The field's largest value.
+        max: u64,
+    },
+    /// A byte slice is not 16 bytes long.
+    #[error("a Flake128 is 16 bytes, got {len}")]
+    ByteLength {
+        /// The slice's length.
+        len: usize,
+    },
+    /// A text form is empty.
+    #[error("empty Flake128 {form} string")]
+    Empty {
+        /// `"hex"` or `"decimal"`.
+        form: &'static str,
+    },
+    /// A text form has the wrong length.
+    #[error("Flake128 {form} string {input:?} is {len} characters long; expected {expected}")]
+    Length {
+        /// `"hex"` or `"decimal"`.
+        form: &'static str,
+        /// The input (shortened to its first 64 characters).
+        input: String,
+        /// Its length in characters.
+        len: usize,
+        /// The expected length (the longest accepted length for decimal).
+        expected: usize,
+    },
+    /// A text form holds a character that is not allowed where it is.
+    #[error(
+        "invalid character {character:?} at position {position} in Flake128 {form} string {input:?} (expected {expected})"
+    )]
+    InvalidChar {
+        /// `"hex"` or `"decimal"`.
+        form: &'static str,
+        /// The input (shortened to its first 64 characters).
+        input: String,
+        /// The offending character.
+        character: char,
+        /// Its position, counted in characters from 0.
+        position: usize,
+        /// What was expected there.
+        expected: &'static str,
+    },
+    /// A decimal string has a leading zero (only the canonical form is accepted).
+    #[error("Flake128 decimal string {input:?} has a leading zero")]
+    LeadingZero {
+        /// The input (shortened to its first 64 characters).
+        input: String,
+    },
+    /// A decimal string is larger than `2^128 - 1`.
+    #[error("Flake128 decimal string {input:?} is larger than 2^128 - 1")]
+    Overflow {
+        /// The input (shortened to its first 64 characters).
+        input: String,
+    },
+}
+
+/// No worker ID could be derived from the machine's network interfaces.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum NodeSourceError {
+    /// The interface directory could not be read.
+    #[error("cannot read network interfaces in {path}: {message}")]
+    Unreadable {
+        /// The directory (normally `/sys/class/net`).
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
+    /// No interface other than loopback has a usable (non-zero) MAC address.
+    #[error(
+        "no network interface in {path} has a non-zero MAC address (loopback excluded); \
+         configure the worker ID explicitly"
+    )]
+    NoMacAddress {
+        /// The directory searched.
+        path: String,
+    },
+    /// A MAC address is not six colon-separated hex bytes.
+    #[error("{value:?} is not a MAC address (expected six colon-separated hex bytes)")]
+    InvalidMac {
+        /// The text that was read.
+        value: String,
+    },
+}
+
+/// An invalid short-key configuration, or a key or index outside it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ShortKeyError {
+    /// The alphabet has fewer than two characters.
+    #[error("a short-key alphabet needs at least 2 characters, got {len}")]
+    AlphabetTooShort {
+        /// The number of characters given.
+        len: usize,
+    },
+    /// The alphabet holds a character that is not printable ASCII.
+    #[error(
+        "short-key alphabet character {character:?} at position {position} is not printable ASCII"
+    )]
+    AlphabetNotAscii {
+        /// The offending character.
+        character: char,
+        /// Its position, counted in characters from 0.
+        position: usize,
+    },
+    /// The alphabet holds a character twice.
+    #[error("short-key alphabet character {character:?} appears twice")]
+    AlphabetDuplicate {
+        /// The repeated character.
+        character: char,
+    },
+    /// The key length is zero, or `alphabet^length` does not fit in 64 bits.
+    #[error(
+        "{alphabet}^{length} short keys do not fit in 64 bits (length must be 1 or more and the count at most 2^64 - 1)"
+    )]
+    TooManyKeys {
+        /// The alphabet's size.
+        alphabet: usize,
+        /// The key length.
+        length: u32,
+    },
+    /// The step is zero, not below `n`, or shares a factor with `n`.
+    #[error(
+        "step {step} is not coprime to {n} (gcd {gcd}) or not in 1..{n}: keys would repeat before all {n} are used"
+    )]
+    StepNotCoprime {
+        /// The step given.
+        step: u64,
+        /// The number of keys.
+        n: u64,
+        /// `gcd(step, n)` (`n` for a step of 0).
+        gcd: u64,
+    },
+    /// The offset (the first key) is not below `n`.
+    #[error("offset {offset} is not a key: keys are 0..{n}")]
+    OffsetOutOfRange {
+        /// The offset given.
+        offset: u64,
+        /// The number of keys.
+        n: u64,
+    },
+    /// An index is not below `n`: the key sequence would start repeating.
+    #[error("index {index} is past the last of the {n} unique keys")]
+    IndexOutOfRange {
+        /// The index given.
+        index: u64,
+        /// The number of keys.
+        n: u64,
+    },
+    /// A key value is not below `n`.
+    #[error("{key} is not a key: keys are 0..{n}")]
+    KeyOutOfRange {
+        /// The key given.
+        key: u64,
+        /// The number of keys.
+        n: u64,
+    },
+    /// A key string has the wrong length.
+    #[error("short key {input:?} is {len} characters long; expected {expected}")]
+    KeyLength {
+        /// The input (shortened to its first 64 characters).
+        input: String,
+        /// Its length in characters.
+        len: usize,
+        /// The configured key length.
+        expected: usize,
+    },
+    /// A key string holds a character outside the alphabet.
+    #[error("invalid character {character:?} at position {position} in short key {input:?}")]
+    KeyChar {
+        /// The input (shortened to its first 64 characters).
+        input: String,
+        /// The offending character.
+        character: char,
+        /// Its position, counted in characters from 0.
+        position: usize,
+    },
+    /// A block of indices handed to the allocator is empty, too long, or reaches past `n`.
+    #[error(
+        "block of {len} indices starting at {start} is invalid: it must hold 1..={max_len} indices below {n}"
+    )]
+    InvalidBlock {
+        /// The block's first index.
+        start: u64,
+        /// The block's length.
+        len: u64,
+        /// The longest block the allocator accepts.
+        max_len: u64,
+        /// The number of keys.
+        n: u64,
+    },
+    /// Every index has been handed out: no key is left that was not issued before.
+    #[error("all {n} short keys are used up")]
+    Exhausted {
+        /// The number of keys.
+        n: u64,
+    },
+}
+
+/// The allocator of short keys could not serve a key.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum AllocError<E: std::error::Error + 'static> {
+    /// The block source failed to reserve a block.
+    #[error("reserving a block of short-key indices failed: {0}")]
+    Refill(#[source] E),
+    /// The block source handed in a block the allocator cannot use.
+    #[error(transparent)]
+    Key(#[from] ShortKeyError),
+}
+
+/// A value outside a keyed permutation's domain, or an empty domain.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum PermuteError {
+    /// The value is 0 or larger than the domain's largest value.
+    #[error("{value} is outside the permutation's domain 1..={max}")]
+    OutOfDomain {
+        /// The value given.
+        value: u64,
+        /// The domain's largest value.
+        max: u64,
+    },
+    /// The domain's largest value is 0: the domain is empty.
+    #[error("a permutation domain 1..=max needs max >= 1, got 0")]
+    EmptyDomain,
+}
+
+/// A `DecimalId` could not be configured, issued or decoded
+/// (see [`decimal_id`](crate::decimal_id)).
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum DecimalIdError {
+    /// Launch ID 0 is reserved for tests and was not explicitly allowed.
+    #[error(
+        "launch_id 0 is reserved for tests; use a launch ID in 1..=99999 (or allow_test_launch_id() in tests)"
+    )]
+    TestLaunchId,
+    /// The launch ID does not fit its five digits.
+    #[error("launch_id {launch_id} is out of range: the largest is {max}")]
+    LaunchIdOutOfRange {
+        /// The launch ID given.
+        launch_id: u32,
+        /// The largest launch ID.
+        max: u32,
+    },
+    /// The generator ID source returned a value that does not fit five digits:
+    /// the system's generator IDs are used up.
+    #[error("generator_id {generator_id} is out of range: the largest is {max}")]
+    GeneratorIdOutOfRange {
+        /// The generator ID returned by the source.
+        generator_id: u32,
+        /// The largest generator ID.
+        max: u32,
+    },
+    /// The generator ID source returned a value this generator has used
+    /// already; issuing with it would repeat IDs.
+    #[error("generator_id {generator_id} was returned twice by the generator ID source")]
+    GeneratorIdRepeated {
+        /// The repeated generator ID.
+        generator_id: u32,
+    },
+    /// The generator ID source failed.
+    #[error("the generator ID source failed: {source}")]
+    Source {
+        /// The source's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
+    /// A counter is outside `1..=max`.
+    #[error("counter {counter} is out of range: counters are 1..={max}")]
+    CounterOutOfRange {
+        /// The counter.
+        counter: u64,
+        /// The largest counter.
+        max: u64,
+    },
+}
+
+/// A `TraceId` could not be configured, issued or decoded
+/// (see [`trace`](crate::trace)).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum TraceIdError {
+    /// The expected thread count is 0 or leaves no bit for the counter.
+    #[error("expected thread count {threads} is out of range: 1..={max}")]
+    ThreadCountOutOfRange {
+        /// The thread count given.
+        threads: u32,
+        /// The largest thread count.
+        max: u32,
+    },
+    /// The node number does not fit 16 bits.
+    #[error("node_no {node} is out of range: the largest is {max}")]
+    NodeOutOfRange {
+        /// The node number given.
+        node: u64,
+        /// The largest node number.
+        max: u64,
+    },
+    /// A part does not fit its field.
+    #[error("{part} {value} is out of range: the largest is {max}")]
+    PartOutOfRange {
+        /// `"timestamp"`, `"thread"` or `"counter"`.
+        part: &'static str,
+        /// The value given.
+        value: u64,
+        /// The field's largest value.
+        max: u64,
+    },
+    /// More threads use the generator at once than it has thread IDs for.
+    #[error("all {max_threads} thread IDs are in use; build the generator for more threads")]
+    TooManyThreads {
+        /// How many thread IDs the layout has.
+        max_threads: u32,
+    },
+    /// This thread issued its last counter value of the current second.
+    #[error(
+        "thread {thread} used all {max_counter} counter values of second {unix_second}; retry in {retry_after:?}"
+    )]
+    CounterExhausted {
+        /// The thread ID whose counter ran out.
+        thread: u32,
+        /// The Unix second (not wrapped) whose counter ran out.
+        unix_second: u64,
+        /// Counter values per thread per second.
+        max_counter: u32,
+        /// Time until the next second, by the generator's clock.
+        retry_after: core::time::Duration,
+    },
+    /// The value is not a TraceId: its reserved top bit is set or its counter is 0.
+    #[error("{id} is not a valid TraceId: {reason}")]
+    InvalidId {
+        /// The value.
+        id: u64,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
 }

@@ -14,6 +14,20 @@
 //! * [`encoding`] — base62 and Crockford base32 text forms.
 //! * [`global`] — the process-wide default generator used by
 //!   `UserId::generate()`.
+//! * [`flake128`] — 128-bit flakes (ms since 1970 + 48-bit worker from a
+//!   MAC address + 16-bit sequence), stored as 16 big-endian bytes.
+//! * [`shortkey`] — coprime-step short keys: fixed-length base-62 strings
+//!   served from blocks of indices.
+//! * [`permute`] — a keyed, reversible permutation of an ID domain for
+//!   public IDs that hide creation time and volume (obfuscation, not encryption).
+//! * [`layout::DecimalLayout`] — decimal digit fields (13 digits ms + 6
+//!   sequence + 1 server), run by the same [`Generator`];
+//!   [`layout::RandomStart`] — a random starting sequence per tick for any layout.
+//! * [`random_key`] — random low bits instead of a sequence (the
+//!   "nonsequential key"), with its collision probability.
+//! * [`decimal_id`] — DecimalId: `counter · 10^10 + generator_id · 10^5 +
+//!   launch_id`, not time-based.
+//! * [`trace`] — TraceId: wrapping 25-bit seconds, per-thread counters.
 //!
 //! # Generation guarantees
 //!
@@ -33,18 +47,28 @@
 extern crate self as flakeid_core;
 
 pub mod clock;
+pub mod decimal_id;
 pub mod encoding;
 mod error;
+pub mod flake128;
 pub mod generator;
 pub mod global;
 pub mod id;
 pub mod layout;
+pub mod permute;
+pub mod random_key;
+mod rng;
+pub mod shortkey;
+pub mod trace;
 
-#[cfg(feature = "serde")]
+#[cfg(any(feature = "serde", feature = "diesel", feature = "sea-orm"))]
 mod external;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
-pub use error::{ConfigError, DecodeError, GenerateError, IdError, LayoutError};
+pub use error::{
+    AllocError, ConfigError, DecimalIdError, DecodeError, Flake128Error, GenerateError, IdError,
+    LayoutError, NodeSourceError, PermuteError, ShortKeyError, TraceIdError,
+};
 pub use generator::{ClockRegression, Generator, GeneratorBuilder, SequenceExhaustion};
 pub use id::{Decoded, FlakeId};
 pub use layout::{BitLayout, Layout, Parts};

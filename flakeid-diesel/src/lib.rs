@@ -5,9 +5,8 @@
 //! MySQL/MariaDB, SQLite) and, on MySQL, for `Unsigned<BigInt>`:
 //!
 //! ```
-//! # #[cfg(feature = "sqlite")] {
 //! use diesel::prelude::*;
-//! use flakeid_diesel::flake_id;
+//! use flakeid_diesel::{FlakeId, flake_id};
 //!
 //! #[flake_id]
 //! pub struct UserId(i64);
@@ -27,7 +26,9 @@
 //! }
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # flakeid_diesel::flakeid_core::global::init_for_doctest();
+//! use flakeid_diesel::flakeid_core::{global, layout::presets, GeneratorBuilder};
+//! // Once at start-up: this process's node ID (unique among writers).
+//! global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
 //! let mut conn = SqliteConnection::establish(":memory:")?;
 //! diesel::sql_query("CREATE TABLE users (id BIGINT PRIMARY KEY NOT NULL, name TEXT NOT NULL)")
 //!     .execute(&mut conn)?;
@@ -39,7 +40,6 @@
 //! let found: User = users::table.find(alice.id).select(User::as_select()).first(&mut conn)?;
 //! assert_eq!(found, alice);
 //! # Ok(()) }
-//! # }
 //! ```
 //!
 //! # What an ID type gets
@@ -51,8 +51,9 @@
 //!   `Identifiable`/`Associations` (`belonging_to`, `grouped_by`), in `find`,
 //!   `eq`, `eq_any` and `RETURNING`, with sync Diesel and `diesel-async`.
 //! * Values read back are validated: `0`, negative numbers and values above
-//!   the layout's largest ID fail with a [`flakeid_core::IdError`] naming the
-//!   value, returned as `diesel::result::Error::DeserializationError`.
+//!   the layout's largest ID fail with `diesel::result::Error::DeserializationError`,
+//!   whose `source()` is a [`flakeid_core::IdError`] naming the value (Diesel's
+//!   own message names the field). Nothing panics on stored data.
 //!
 //! # Assigning IDs
 //!
@@ -64,11 +65,26 @@
 //! `#[serde(default)]` or `..Default::default()` would then mint IDs
 //! silently, e.g. for a request that forgot to send one.
 //!
-//! For many rows, take IDs from the generator's batch API and insert with
+//! For many rows, take IDs from the generator's batch API
+//! ([`Generator::next_batch`](flakeid_core::Generator::next_batch)) and insert with
 //! one `insert_into(..).values(&rows)`: children can reference the parents'
 //! IDs at once, nothing is read back. Mind the bind-parameter limits
-//! (PostgreSQL 65 535, SQLite 32 766 per statement): rows × columns must
+//! (PostgreSQL and MySQL 65 535, SQLite 32 766 per statement): rows × columns must
 //! stay under them, else insert in chunks (`rows.chunks(n)`).
+//!
+//! # Cyclic references
+//!
+//! Since keys exist before rows do, rows that reference each other (a
+//! department's head is one of its employees) can be written in one
+//! transaction without reading anything back:
+//!
+//! * PostgreSQL and SQLite: declare the foreign keys `DEFERRABLE INITIALLY
+//!   DEFERRED`; insert in any order, the keys are checked at `COMMIT`.
+//! * MySQL/MariaDB have no deferred constraints: insert the row whose
+//!   reference is nullable with `NULL`, insert the other rows, then
+//!   `UPDATE` the reference, all in the transaction. Prefer this to
+//!   `SET FOREIGN_KEY_CHECKS = 0`, which also skips checking every other
+//!   row written meanwhile and never re-checks them.
 //!
 //! # Features
 //!

@@ -20,7 +20,8 @@ macro_rules! __flakeid_diesel_impl_id {
             |v| v
         );
 
-        impl<__DB> $crate::__private::diesel::serialize::ToSql<
+        impl<__DB>
+            $crate::__private::diesel::serialize::ToSql<
                 $crate::__private::diesel::sql_types::BigInt,
                 __DB,
             > for $id
@@ -42,7 +43,8 @@ macro_rules! __flakeid_diesel_impl_id {
             }
         }
 
-        impl<__DB> $crate::__private::diesel::deserialize::FromSql<
+        impl<__DB>
+            $crate::__private::diesel::deserialize::FromSql<
                 $crate::__private::diesel::sql_types::BigInt,
                 __DB,
             > for $id
@@ -56,10 +58,12 @@ macro_rules! __flakeid_diesel_impl_id {
             fn from_sql(
                 bytes: <__DB as $crate::__private::diesel::backend::Backend>::RawValue<'_>,
             ) -> $crate::__private::diesel::deserialize::Result<Self> {
-                $crate::__private::from_i64(<i64 as $crate::__private::diesel::deserialize::FromSql<
-                    $crate::__private::diesel::sql_types::BigInt,
-                    __DB,
-                >>::from_sql(bytes)?)
+                $crate::__private::from_i64(
+                    <i64 as $crate::__private::diesel::deserialize::FromSql<
+                        $crate::__private::diesel::sql_types::BigInt,
+                        __DB,
+                    >>::from_sql(bytes)?,
+                )
             }
         }
 

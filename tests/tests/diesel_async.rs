@@ -102,7 +102,10 @@ mod mysql {
         .execute(&mut conn)
         .await
         .expect("create table");
-        let user = UnsignedUser { id: UserId::generate(), name: "unsigned".to_owned() };
+        let user = UnsignedUser {
+            id: UserId::generate(),
+            name: "unsigned".to_owned(),
+        };
         diesel::insert_into(unsigned_users::table)
             .values(&user)
             .execute(&mut conn)

@@ -52,7 +52,9 @@ pub struct Author {
 }
 
 #[flake_id]
-#[derive(Queryable, Selectable, Insertable, Identifiable, Associations, Debug, serde::Serialize)]
+#[derive(
+    Queryable, Selectable, Insertable, Identifiable, Associations, Debug, serde::Serialize,
+)]
 #[diesel(table_name = posts, belongs_to(Author))]
 pub struct Post {
     pub id: PostId,

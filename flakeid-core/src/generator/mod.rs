@@ -70,13 +70,14 @@ mod policy;
 mod state;
 mod sync;
 
+use core::any::{Any, TypeId};
 use core::fmt;
 use core::time::Duration;
 
 pub use batch::IdBatch;
 pub use policy::{ClockRegression, SequenceExhaustion};
 
-use self::state::{Blocked, Params, Reservation};
+use self::state::{Blocked, Params, Reservation, SATURATING};
 use self::sync::{AtomicU64, Ordering};
 use crate::{BitLayout, Clock, ConfigError, GenerateError, Layout, MonotonicClock};
 
@@ -103,9 +104,38 @@ pub struct Generator<L = BitLayout, C = MonotonicClock> {
     /// `ticks = (ms * tick_magic) >> tick_shift` for ms below 2^50 (no division).
     tick_magic: u64,
     tick_shift: u32,
+    shifts: ShiftCompose,
     exhaustion: SequenceExhaustion,
     regression: ClockRegression,
     catch_up: Duration,
+}
+
+/// `BitLayout::compose` for this generator's node, precomputed: the node
+/// part is constant, so an ID is two shifts and two ORs of the state word
+/// (no masks, no field-order match). Used only when `L` is [`BitLayout`].
+#[derive(Debug, Clone, Copy, Default)]
+struct ShiftCompose {
+    tick_shift: u32,
+    seq_shift: u32,
+    node_part: u64,
+}
+
+impl ShiftCompose {
+    fn for_layout<L: Layout>(layout: &L, node: u64) -> Self {
+        let Some(bits) = (layout as &dyn Any).downcast_ref::<BitLayout>() else {
+            return ShiftCompose::default();
+        };
+        let tick_shift = bits.node_bits() + bits.sequence_bits();
+        let (node_shift, seq_shift) = match bits.order() {
+            crate::layout::FieldOrder::NodeThenSequence => (bits.sequence_bits(), 0),
+            crate::layout::FieldOrder::SequenceThenNode => (0, bits.node_bits()),
+        };
+        ShiftCompose {
+            tick_shift,
+            seq_shift,
+            node_part: node << node_shift,
+        }
+    }
 }
 
 impl<L: Layout, C> fmt::Debug for Generator<L, C> {
@@ -265,6 +295,7 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         let tick_shift = 50 + l;
         let tick_magic =
             u64::try_from((1u128 << tick_shift) / u128::from(tick_millis) + 1).unwrap_or(u64::MAX);
+        let shifts = ShiftCompose::for_layout(&layout, self.node);
 
         let mut generator = Generator {
             state: PaddedState(AtomicU64::new(0)),
@@ -276,6 +307,7 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             tick_millis,
             tick_magic,
             tick_shift,
+            shifts,
             exhaustion: self.exhaustion,
             regression: self.regression,
             catch_up: self.catch_up,
@@ -401,6 +433,17 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// ```
     #[inline]
     pub fn next_id(&self) -> Result<L::Raw, GenerateError> {
+        match self.reserve_same_tick() {
+            Some(state) => Ok(self.compose_state(state)),
+            None => self.next_id_slow(),
+        }
+    }
+
+    /// Everything but the same-tick shortcut: a new tick, catching up,
+    /// waiting, policies, errors. Out of line so that the inlined fast path
+    /// needs no stack frame.
+    #[inline(never)]
+    fn next_id_slow(&self) -> Result<L::Raw, GenerateError> {
         loop {
             match self.reserve_one() {
                 Ok(state) => return Ok(self.compose_state(state)),
@@ -431,16 +474,64 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// ```
     #[inline]
     pub fn try_next_id(&self) -> Result<L::Raw, GenerateError> {
+        match self.reserve_same_tick() {
+            Some(state) => Ok(self.compose_state(state)),
+            None => self.try_next_id_slow(),
+        }
+    }
+
+    #[inline(never)]
+    fn try_next_id_slow(&self) -> Result<L::Raw, GenerateError> {
         match self.reserve_one() {
             Ok(state) => Ok(self.compose_state(state)),
             Err(o) => Err(Self::would_block(o)),
         }
     }
 
-    #[inline]
+    /// The ID of a state word (as returned by a reservation of one ID).
+    #[inline(always)]
     fn compose_state(&self, state: u64) -> L::Raw {
         let (tick, seq, _) = self.params.unpack(state);
+        // Decided at compile time: `TypeId`s of concrete types are constants.
+        if TypeId::of::<L>() == TypeId::of::<BitLayout>() {
+            let c = self.shifts;
+            let id = (((state & !SATURATING) >> self.params.seq_bits) << c.tick_shift)
+                | c.node_part
+                | ((state & self.params.seq_mask()) << c.seq_shift);
+            if let Some(&raw) = (&id as &dyn Any).downcast_ref::<L::Raw>() {
+                debug_assert!(raw == self.layout.compose(tick, self.node, seq));
+                return raw;
+            }
+        }
         self.layout.compose(tick, self.node, seq)
+    }
+
+    /// The clock's tick for the same-tick test: [`tick_at`](Self::tick_at)
+    /// except before the epoch, where it is a value no state word holds
+    /// (such readings take the general path).
+    #[inline(always)]
+    fn fast_tick(&self, now: u64) -> u64 {
+        if self.tick_millis == 1 {
+            now.wrapping_sub(self.epoch_millis)
+        } else {
+            self.tick_at(now)
+        }
+    }
+
+    /// The shortcut for the common call: the clock is still on the last
+    /// issued tick and the tick has sequence numbers left, so the next ID is
+    /// `last + 1`. One load, one clock reading, one CAS; anything else
+    /// (including a lost CAS) returns `None` for the general path.
+    #[inline(always)]
+    fn reserve_same_tick(&self) -> Option<u64> {
+        let last = self.state.0.load(Ordering::Relaxed);
+        let now = self.fast_tick(self.clock.now_millis());
+        let next = self.params.same_tick_next(last, now)?;
+        self.state
+            .0
+            .compare_exchange_weak(last, next, Ordering::Relaxed, Ordering::Relaxed)
+            .ok()
+            .map(|_| next)
     }
 
     /// Reserves `n` consecutive IDs in one atomic step, waiting as the

@@ -66,13 +66,18 @@ impl Params {
         }
     }
 
+    /// The sequence bits of a state word.
+    #[inline(always)]
+    pub(crate) fn seq_mask(&self) -> u64 {
+        (1u64 << self.seq_bits) - 1
+    }
+
     /// `(tick, sequence, saturating)` of a state word.
     #[inline]
     pub(crate) fn unpack(&self, state: u64) -> (u64, u64, bool) {
-        let mask = (1u64 << self.seq_bits) - 1;
         (
             (state & !SATURATING) >> self.seq_bits,
-            state & mask,
+            state & self.seq_mask(),
             state & SATURATING != 0,
         )
     }
@@ -80,6 +85,16 @@ impl Params {
     #[inline]
     pub(crate) fn pack(&self, tick: u64, seq: u64, saturating: bool) -> u64 {
         (u64::from(saturating) << 63) | (tick << self.seq_bits) | seq
+    }
+
+    /// The most common case of [`plan_one`](Self::plan_one): the clock is
+    /// on the last issued tick `now` and it has a sequence number left, so
+    /// the next state is `last + 1` (whether or not the run is saturating).
+    /// `None` means "ask `plan_one`", not "blocked".
+    #[inline(always)]
+    pub(crate) fn same_tick_next(&self, last: u64, now: u64) -> Option<u64> {
+        let (lt, ls, _) = self.unpack(last);
+        (lt == now && ls + 1 < self.seqs).then_some(last + 1)
     }
 
     /// [`plan`](Self::plan) for one ID, returning the new state word (which
@@ -243,6 +258,9 @@ mod tests {
                     let one = p.plan_one(last, now);
                     let full = p.plan(last, now, 1).map(|r| r.new_state);
                     assert_eq!(one, full, "seqs {seqs} last {:?} now {now}", p.unpack(last));
+                    if let Some(next) = p.same_tick_next(last, now) {
+                        assert_eq!(Ok(next), full, "same tick, last {:?} now {now}", p.unpack(last));
+                    }
                 }
             }
         }

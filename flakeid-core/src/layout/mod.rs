@@ -7,9 +7,15 @@
 //! layouts and 128-bit flakes implement the same trait.
 
 mod bits;
+pub mod decimal;
+pub mod flake128;
 pub mod presets;
+pub mod random_start;
 
 pub use bits::{BitLayout, BitLayoutBuilder, Domain, FieldOrder, NodeField};
+pub use decimal::{DecimalLayout, DecimalLayoutBuilder};
+pub use flake128::Flake128Layout;
+pub use random_start::RandomStart;
 
 use core::fmt::Debug;
 

@@ -42,11 +42,9 @@ pub(crate) fn expand_model(
     let vis = &input.vis;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let key_doc_new = format!(
-        "A row with a fresh `{key_ident}` from [`FlakeId::generate`]({core}::FlakeId::generate) \
-         and the other fields as given, in declaration order.\n\n# Panics\nWhen no ID can be \
-         issued (generator not configured, clock far behind); \
-         [`try_new`](Self::try_new) returns that as an error.",
-        core = core.to_string().replace(' ', ""),
+        "A row with a fresh `{key_ident}` (from `FlakeId::generate`) and the other fields as \
+         given, in declaration order.\n\n# Panics\nWhen no ID can be issued (generator not \
+         configured, clock far behind); [`try_new`](Self::try_new) returns that as an error."
     );
     let key_doc_try = format!(
         "A row with a fresh `{key_ident}` and the other fields as given, or why no ID could be \

@@ -51,8 +51,14 @@ async fn async_foreign_key_and_nullable_foreign_key_round_trip() {
     assert_eq!(
         stored,
         vec![
-            RawPair { a: author.id.into(), b: None },
-            RawPair { a: author.id.into(), b: Some(reviewer.id.into()) },
+            RawPair {
+                a: author.id.into(),
+                b: None
+            },
+            RawPair {
+                a: author.id.into(),
+                b: Some(reviewer.id.into())
+            },
         ]
     );
     let loaded: Vec<Post> = posts::table
@@ -99,7 +105,10 @@ async fn async_belonging_to_grouped_by_join_and_eq_any() {
         .collect();
     assert_eq!(
         titles,
-        vec![vec!["a1".to_owned(), "a2".to_owned()], vec!["b1".to_owned()]]
+        vec![
+            vec!["a1".to_owned(), "a2".to_owned()],
+            vec!["b1".to_owned()]
+        ]
     );
     let joined: Vec<(String, String)> = users::table
         .inner_join(posts::table)
@@ -173,7 +182,11 @@ async fn async_department_employee_cycle_is_written_in_one_transaction() {
             Backend::Mysql => None,
         };
         diesel::insert_into(departments::table)
-            .values(&Department { id: department, name: "research".to_owned(), head_id })
+            .values(&Department {
+                id: department,
+                name: "research".to_owned(),
+                head_id,
+            })
             .execute(conn)
             .await?;
         diesel::insert_into(employees::table)
@@ -195,13 +208,29 @@ async fn async_department_employee_cycle_is_written_in_one_transaction() {
         .load(&mut conn)
         .await
         .expect("plain select departments");
-    assert_eq!(heads, vec![RawPair { a: department.into(), b: Some(head.id.into()) }]);
+    assert_eq!(
+        heads,
+        vec![RawPair {
+            a: department.into(),
+            b: Some(head.id.into())
+        }]
+    );
     let members: Vec<Raw> =
         diesel::sql_query("SELECT department_id AS v FROM employees ORDER BY id")
             .load(&mut conn)
             .await
             .expect("plain select employees");
-    assert_eq!(members, vec![Raw { v: department.into() }, Raw { v: department.into() }]);
+    assert_eq!(
+        members,
+        vec![
+            Raw {
+                v: department.into()
+            },
+            Raw {
+                v: department.into()
+            }
+        ]
+    );
 }
 
 #[tokio::test]
@@ -249,5 +278,87 @@ async fn async_bulk_insert_of_10000_rows_with_batch_ids_then_children() {
         .load(&mut conn)
         .await
         .expect("plain max");
-    assert_eq!(last, vec![Raw { v: parent_ids[BULK_ROWS - 1].into() }]);
+    assert_eq!(
+        last,
+        vec![Raw {
+            v: parent_ids[BULK_ROWS - 1].into()
+        }]
+    );
+}
+
+#[tokio::test]
+async fn async_insertable_constructor_assigns_a_fresh_id() {
+    let (_db, mut conn) = connect().await;
+    let bob = NewUser::new("bob");
+    let bob_id = bob.id;
+    diesel::insert_into(users::table)
+        .values(&bob)
+        .execute(&mut conn)
+        .await
+        .expect("insert");
+
+    let stored: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM users WHERE name = 'bob'")
+        .load(&mut conn)
+        .await
+        .expect("plain select");
+    assert_eq!(stored, vec![Raw { v: bob_id.into() }]);
+}
+
+#[tokio::test]
+async fn async_negative_id_in_database_is_a_deserialization_error_naming_it() {
+    let (_db, mut conn) = connect().await;
+    diesel::sql_query("INSERT INTO users (id, name) VALUES (-42, 'negative')")
+        .execute(&mut conn)
+        .await
+        .expect("plain insert");
+    let err = users::table
+        .select(users::id)
+        .load::<UserId>(&mut conn)
+        .await
+        .expect_err("-42 is not an ID");
+    assert_invalid_id_error(err, "-42");
+}
+
+#[tokio::test]
+async fn async_id_beyond_the_layout_is_a_deserialization_error_naming_it() {
+    let (_db, mut conn) = connect().await;
+    diesel::sql_query("INSERT INTO users (id, name) VALUES (9007199254740992, 'big')")
+        .execute(&mut conn)
+        .await
+        .expect("plain insert");
+    let err = users::table
+        .select(users::id)
+        .load::<SmallId>(&mut conn)
+        .await
+        .expect_err("2^53 is beyond the layout");
+    assert_invalid_id_error(err, "9007199254740992");
+}
+
+#[tokio::test]
+async fn async_invalid_nullable_foreign_key_is_a_deserialization_error() {
+    let (_db, mut conn) = connect().await;
+    let user = User::new("u".to_owned());
+    diesel::insert_into(users::table)
+        .values(&user)
+        .execute(&mut conn)
+        .await
+        .expect("insert");
+    // The referenced row exists, so only the ID check can reject -7.
+    diesel::sql_query("INSERT INTO users (id, name) VALUES (-7, 'bad')")
+        .execute(&mut conn)
+        .await
+        .expect("plain insert user");
+    diesel::sql_query(format!(
+        "INSERT INTO posts (id, user_id, reviewer_id, title) VALUES (1, {}, -7, 't')",
+        i64::from(user.id)
+    ))
+    .execute(&mut conn)
+    .await
+    .expect("plain insert post");
+    let err = posts::table
+        .select(posts::reviewer_id)
+        .load::<Option<UserId>>(&mut conn)
+        .await
+        .expect_err("-7 is not an ID");
+    assert_invalid_id_error(err, "-7");
 }

@@ -255,19 +255,22 @@ pub fn batch<I: flakeid_core::FlakeId>(n: usize) -> Vec<I> {
         .collect()
 }
 
-/// `err` is the deserialization error of an invalid stored ID, naming it.
+/// `err` is the deserialization error of an invalid stored ID: Diesel
+/// reports the field, and its `source()` is the `IdError` naming the value.
 pub fn assert_invalid_id_error(err: diesel::result::Error, value: &str) {
-    match err {
-        diesel::result::Error::DeserializationError(e) => {
-            let message = e.to_string();
-            assert!(
-                e.downcast_ref::<flakeid_core::IdError>().is_some(),
-                "not an IdError: {message}"
-            );
+    let diesel::result::Error::DeserializationError(e) = err else {
+        panic!("expected a deserialization error for {value}, got {err:?}");
+    };
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*e);
+    while let Some(current) = cause {
+        if let Some(id_error) = current.downcast_ref::<flakeid_core::IdError>() {
+            let message = id_error.to_string();
             assert!(message.contains(value), "{message:?} does not name {value}");
+            return;
         }
-        other => panic!("expected a deserialization error for {value}, got {other:?}"),
+        cause = current.source();
     }
+    panic!("no IdError in the chain of {e:?}");
 }
 
 /// Configures the process-wide generator; every test calls it (repeating

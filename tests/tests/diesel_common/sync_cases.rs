@@ -13,7 +13,12 @@ fn primary_key_is_stored_as_assigned_and_found() {
     let stored: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM users")
         .load(&mut conn)
         .expect("plain select");
-    assert_eq!(stored, vec![Raw { v: i64::from(user.id) }]);
+    assert_eq!(
+        stored,
+        vec![Raw {
+            v: i64::from(user.id)
+        }]
+    );
     let found = users::table
         .find(user.id)
         .select(User::as_select())
@@ -67,8 +72,14 @@ fn foreign_key_and_nullable_foreign_key_round_trip() {
     assert_eq!(
         stored,
         vec![
-            RawPair { a: author.id.into(), b: None },
-            RawPair { a: author.id.into(), b: Some(reviewer.id.into()) },
+            RawPair {
+                a: author.id.into(),
+                b: None
+            },
+            RawPair {
+                a: author.id.into(),
+                b: Some(reviewer.id.into())
+            },
         ]
     );
     let loaded: Vec<Post> = posts::table
@@ -115,7 +126,12 @@ fn belonging_to_and_grouped_by_match_children_to_parents() {
         .grouped_by(&users)
         .into_iter()
         .zip(&users)
-        .map(|(posts, user)| (user.name.clone(), posts.into_iter().map(|p| p.title).collect()))
+        .map(|(posts, user)| {
+            (
+                user.name.clone(),
+                posts.into_iter().map(|p| p.title).collect(),
+            )
+        })
         .collect();
     assert_eq!(
         grouped,
@@ -319,7 +335,13 @@ fn department_employee_cycle_is_written_in_one_transaction() {
     let heads: Vec<RawPair> = diesel::sql_query("SELECT id AS a, head_id AS b FROM departments")
         .load(&mut conn)
         .expect("plain select departments");
-    assert_eq!(heads, vec![RawPair { a: department.into(), b: Some(head.id.into()) }]);
+    assert_eq!(
+        heads,
+        vec![RawPair {
+            a: department.into(),
+            b: Some(head.id.into())
+        }]
+    );
     let staff: Vec<RawPair> = diesel::sql_query(
         "SELECT e.department_id AS a, d.head_id AS b FROM employees e \
          JOIN departments d ON d.id = e.department_id ORDER BY e.id",
@@ -329,8 +351,14 @@ fn department_employee_cycle_is_written_in_one_transaction() {
     assert_eq!(
         staff,
         vec![
-            RawPair { a: department.into(), b: Some(head.id.into()) },
-            RawPair { a: department.into(), b: Some(head.id.into()) },
+            RawPair {
+                a: department.into(),
+                b: Some(head.id.into())
+            },
+            RawPair {
+                a: department.into(),
+                b: Some(head.id.into())
+            },
         ]
     );
 }
@@ -369,13 +397,19 @@ fn bulk_insert_of_10000_rows_with_batch_ids_then_children_without_reading_back()
         "{BACKEND:?} (sync): {BULK_ROWS} parents + {BULK_ROWS} children, two statements, in {:?}",
         started.elapsed()
     );
-    assert_eq!((inserted_parents, inserted_children), (BULK_ROWS, BULK_ROWS));
+    assert_eq!(
+        (inserted_parents, inserted_children),
+        (BULK_ROWS, BULK_ROWS)
+    );
 
     let count = |sql: &str, conn: &mut Conn| -> i64 {
         let rows: Vec<Raw> = diesel::sql_query(sql).load(conn).expect("plain count");
         rows[0].v
     };
-    assert_eq!(count("SELECT COUNT(DISTINCT id) AS v FROM parents", &mut conn), 10_000);
+    assert_eq!(
+        count("SELECT COUNT(DISTINCT id) AS v FROM parents", &mut conn),
+        10_000
+    );
     assert_eq!(
         count(
             "SELECT COUNT(*) AS v FROM children c JOIN parents p ON p.id = c.parent_id",
@@ -400,7 +434,10 @@ fn bulk_insert_of_10000_rows_with_batch_ids_then_children_without_reading_back()
     .expect("plain select");
     assert_eq!(
         first_child,
-        vec![RawPair { a: 9_999, b: Some(parent_ids[BULK_ROWS - 1].into()) }]
+        vec![RawPair {
+            a: 9_999,
+            b: Some(parent_ids[BULK_ROWS - 1].into())
+        }]
     );
 }
 

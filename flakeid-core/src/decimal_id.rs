@@ -1,0 +1,439 @@
+//! DecimalId: a legible, not time-based ID in three decimal fields.
+//!
+//! ```text
+//! decimal_id = counter · 10^10 + generator_id · 10^5 + launch_id
+//!
+//!                ID 14150009200065
+//!                   ccccggggglllll
+//!    counter (1415) ─┘    │    │
+//! generator_id (92) ──────┘    │
+//!    launch_id (65) ───────────┘
+//! ```
+//!
+//! | digits | field | range | source |
+//! |---|---|---|---|
+//! | 9 | counter | 1..=922,337,202 | this generator, in memory |
+//! | 5 | generator_id | 0..=99,999 | a persistent counter shared by the whole system ([`GeneratorIdSource`]) |
+//! | 5 | launch_id | 1..=99,999 (0 in tests only) | the deployment (the launch log) |
+//!
+//! The counter stops at 922,337,202 rather than 922,337,203 so that every
+//! generator ID up to 99,999 keeps IDs below `2^63 − 1`. Counters start at 1,
+//! so an ID is never 0.
+//!
+//! **Uniqueness**: a generator counts up within one `(generator_id,
+//! launch_id)` pair, and takes a new generator ID from the
+//! [`GeneratorIdSource`] at start and whenever its counter runs out (once
+//! every 922 million IDs, so the shared counter sees almost no contention).
+//! IDs are unique as long as no pair is ever handed to two generators.
+//!
+//! **Monotonicity**: per generator (sharded) — each generator's IDs
+//! increase, but generators interleave, and a new generator ID can be
+//! smaller than the previous one (the counter restarts at 1). IDs do not
+//! reveal time; the counter reveals how many IDs a generator issued.
+//!
+//! ```
+//! use flakeid_core::decimal_id::{DecimalIdGenerator, DecimalIdParts, InMemoryGeneratorIdSource};
+//!
+//! let source = InMemoryGeneratorIdSource::starting_at(92);
+//! let generator = DecimalIdGenerator::builder(65, source).build()?;
+//! let id = generator.next_id()?;
+//! assert_eq!(id, 10_009_200_065);
+//! assert_eq!(
+//!     DecimalIdParts::decompose(id)?,
+//!     DecimalIdParts { counter: 1, generator_id: 92, launch_id: 65 }
+//! );
+//! # Ok::<(), flakeid_core::DecimalIdError>(())
+//! ```
+
+use core::fmt;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::DecimalIdError;
+
+/// The largest counter value.
+pub const MAX_COUNTER: u64 = 922_337_202;
+/// The largest counter that keeps every DecimalId at most `2^53 − 1`
+/// (JavaScript's `Number.MAX_SAFE_INTEGER`); see
+/// [`DecimalIdGeneratorBuilder::max_counter`].
+pub const JS_SAFE_MAX_COUNTER: u64 = 900_718;
+/// The largest generator ID.
+pub const MAX_GENERATOR_ID: u32 = 99_999;
+/// The largest launch ID.
+pub const MAX_LAUNCH_ID: u32 = 99_999;
+
+const COUNTER_FACTOR: u64 = 10_000_000_000;
+const GENERATOR_FACTOR: u64 = 100_000;
+
+/// The three fields of a DecimalId.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DecimalIdParts {
+    /// Position within the generator ID's block, `1..=922,337,202`.
+    pub counter: u64,
+    /// The generator ID, `0..=99,999`.
+    pub generator_id: u32,
+    /// The launch ID, `1..=99,999` (0 in tests).
+    pub launch_id: u32,
+}
+
+impl DecimalIdParts {
+    /// The ID of these parts.
+    ///
+    /// # Errors
+    /// [`DecimalIdError::CounterOutOfRange`], [`DecimalIdError::GeneratorIdOutOfRange`]
+    /// or [`DecimalIdError::LaunchIdOutOfRange`] for a part that does not fit.
+    ///
+    /// ```
+    /// use flakeid_core::decimal_id::DecimalIdParts;
+    /// let id = DecimalIdParts { counter: 1415, generator_id: 92, launch_id: 65 }.compose()?;
+    /// assert_eq!(id, 14_150_009_200_065);
+    /// # Ok::<(), flakeid_core::DecimalIdError>(())
+    /// ```
+    pub fn compose(self) -> Result<u64, DecimalIdError> {
+        if !(1..=MAX_COUNTER).contains(&self.counter) {
+            return Err(DecimalIdError::CounterOutOfRange {
+                counter: self.counter,
+                max: MAX_COUNTER,
+            });
+        }
+        check_generator_id(self.generator_id)?;
+        if self.launch_id > MAX_LAUNCH_ID {
+            return Err(DecimalIdError::LaunchIdOutOfRange {
+                launch_id: self.launch_id,
+                max: MAX_LAUNCH_ID,
+            });
+        }
+        Ok(compose(self.counter, self.generator_id, self.launch_id))
+    }
+
+    /// The parts of an ID.
+    ///
+    /// # Errors
+    /// [`DecimalIdError::CounterOutOfRange`] when the counter digits are 0
+    /// (IDs below 10^10) or above 922,337,202 (which includes every value
+    /// above `2^63 − 1`).
+    ///
+    /// ```
+    /// use flakeid_core::decimal_id::DecimalIdParts;
+    /// let p = DecimalIdParts::decompose(14_150_009_200_065)?;
+    /// assert_eq!((p.counter, p.generator_id, p.launch_id), (1415, 92, 65));
+    /// assert!(DecimalIdParts::decompose(9_200_065).is_err()); // counter 0
+    /// # Ok::<(), flakeid_core::DecimalIdError>(())
+    /// ```
+    pub fn decompose(id: u64) -> Result<DecimalIdParts, DecimalIdError> {
+        let counter = id / COUNTER_FACTOR;
+        if !(1..=MAX_COUNTER).contains(&counter) {
+            return Err(DecimalIdError::CounterOutOfRange {
+                counter,
+                max: MAX_COUNTER,
+            });
+        }
+        // Both below 10^5, so they fit u32.
+        let generator_id = (id / GENERATOR_FACTOR % GENERATOR_FACTOR) as u32;
+        let launch_id = (id % GENERATOR_FACTOR) as u32;
+        Ok(DecimalIdParts {
+            counter,
+            generator_id,
+            launch_id,
+        })
+    }
+}
+
+/// The readable form `counter ggggg lllll`: the counter, then generator ID
+/// and launch ID zero-padded to five digits.
+///
+/// ```
+/// use flakeid_core::decimal_id::DecimalIdParts;
+/// let p = DecimalIdParts::decompose(14_150_009_200_065)?;
+/// assert_eq!(p.to_string(), "1415 00092 00065");
+/// # Ok::<(), flakeid_core::DecimalIdError>(())
+/// ```
+impl fmt::Display for DecimalIdParts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {:05} {:05}",
+            self.counter, self.generator_id, self.launch_id
+        )
+    }
+}
+
+#[inline]
+const fn compose(counter: u64, generator_id: u32, launch_id: u32) -> u64 {
+    counter * COUNTER_FACTOR + generator_id as u64 * GENERATOR_FACTOR + launch_id as u64
+}
+
+fn check_generator_id(generator_id: u32) -> Result<(), DecimalIdError> {
+    if generator_id > MAX_GENERATOR_ID {
+        return Err(DecimalIdError::GeneratorIdOutOfRange {
+            generator_id,
+            max: MAX_GENERATOR_ID,
+        });
+    }
+    Ok(())
+}
+
+/// Hands out generator IDs from a counter shared by the whole system
+/// (e.g. a database sequence); every call returns a value no generator of
+/// the same launch has had.
+///
+/// Called when a [`DecimalIdGenerator`] is built and each time its counter
+/// runs out; calls are serialised per generator and rare, so a database
+/// round trip is fine.
+pub trait GeneratorIdSource: Send + Sync {
+    /// What can go wrong when taking the next value.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The next generator ID.
+    ///
+    /// # Errors
+    /// Whatever prevents taking the next value (e.g. the database is down).
+    fn next_generator_id(&self) -> Result<u32, Self::Error>;
+}
+
+impl<S: GeneratorIdSource + ?Sized> GeneratorIdSource for Arc<S> {
+    type Error = S::Error;
+    fn next_generator_id(&self) -> Result<u32, S::Error> {
+        (**self).next_generator_id()
+    }
+}
+
+impl<S: GeneratorIdSource + ?Sized> GeneratorIdSource for &S {
+    type Error = S::Error;
+    fn next_generator_id(&self) -> Result<u32, S::Error> {
+        (**self).next_generator_id()
+    }
+}
+
+/// An in-memory [`GeneratorIdSource`] counting up from a start value; for
+/// tests and single-process use (share it with `Arc` or `&`).
+///
+/// ```
+/// use flakeid_core::decimal_id::{GeneratorIdSource, InMemoryGeneratorIdSource};
+/// let source = InMemoryGeneratorIdSource::starting_at(7);
+/// assert_eq!(source.next_generator_id(), Ok(7));
+/// assert_eq!(source.next_generator_id(), Ok(8));
+/// ```
+#[derive(Debug, Default)]
+pub struct InMemoryGeneratorIdSource {
+    next: AtomicU32,
+}
+
+impl InMemoryGeneratorIdSource {
+    /// A source whose first value is `first`.
+    pub const fn starting_at(first: u32) -> Self {
+        InMemoryGeneratorIdSource {
+            next: AtomicU32::new(first),
+        }
+    }
+}
+
+impl GeneratorIdSource for InMemoryGeneratorIdSource {
+    type Error = core::convert::Infallible;
+    fn next_generator_id(&self) -> Result<u32, Self::Error> {
+        // Saturates: past u32::MAX the generator reports "out of range".
+        Ok(self
+            .next
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+                Some(v.saturating_add(1))
+            })
+            .unwrap_or(u32::MAX))
+    }
+}
+
+/// Issues DecimalIds for one launch; lock-free while its counter lasts.
+///
+/// The state is one `AtomicU64` holding the current generator ID and the
+/// last issued counter, so `next_id` is one compare-and-swap. When the
+/// counter reaches its maximum, one thread (under a mutex) takes a new
+/// generator ID from the source while the others wait for it.
+pub struct DecimalIdGenerator<S> {
+    /// `generator_id << 32 | last issued counter` (0 = none yet).
+    state: AtomicU64,
+    launch_id: u32,
+    max_counter: u64,
+    source: S,
+    /// Generator IDs this generator has used; a repeat would repeat IDs.
+    refill: Mutex<Vec<u32>>,
+}
+
+impl<S> fmt::Debug for DecimalIdGenerator<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (generator_id, counter) = unpack(self.state.load(Ordering::Relaxed));
+        f.debug_struct("DecimalIdGenerator")
+            .field("launch_id", &self.launch_id)
+            .field("generator_id", &generator_id)
+            .field("last_counter", &counter)
+            .field("max_counter", &self.max_counter)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Configures a [`DecimalIdGenerator`].
+#[derive(Debug)]
+pub struct DecimalIdGeneratorBuilder<S> {
+    launch_id: u32,
+    source: S,
+    allow_test_launch_id: bool,
+    max_counter: u64,
+}
+
+#[inline]
+const fn pack(generator_id: u32, counter: u64) -> u64 {
+    ((generator_id as u64) << 32) | counter
+}
+
+#[inline]
+const fn unpack(state: u64) -> (u32, u64) {
+    ((state >> 32) as u32, state & 0xFFFF_FFFF)
+}
+
+impl<S: GeneratorIdSource> DecimalIdGenerator<S> {
+    /// Starts configuring a generator for `launch_id` taking generator IDs
+    /// from `source`.
+    pub fn builder(launch_id: u32, source: S) -> DecimalIdGeneratorBuilder<S> {
+        DecimalIdGeneratorBuilder {
+            launch_id,
+            source,
+            allow_test_launch_id: false,
+            max_counter: MAX_COUNTER,
+        }
+    }
+
+    /// The launch ID in every ID.
+    pub fn launch_id(&self) -> u32 {
+        self.launch_id
+    }
+
+    /// The generator ID in use.
+    pub fn generator_id(&self) -> u32 {
+        unpack(self.state.load(Ordering::Relaxed)).0
+    }
+
+    /// The source generator IDs come from.
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
+    /// A new ID.
+    ///
+    /// # Errors
+    /// When the counter has run out and no new generator ID can be had:
+    /// [`DecimalIdError::Source`] (the source failed; the next call tries
+    /// again), [`DecimalIdError::GeneratorIdOutOfRange`] (the system's
+    /// generator IDs are used up), [`DecimalIdError::GeneratorIdRepeated`].
+    pub fn next_id(&self) -> Result<u64, DecimalIdError> {
+        let mut last = self.state.load(Ordering::Acquire);
+        loop {
+            let (generator_id, counter) = unpack(last);
+            if counter >= self.max_counter {
+                self.refill(last)?;
+                last = self.state.load(Ordering::Acquire);
+                continue;
+            }
+            // Relaxed on success: uniqueness comes from this one atomic's
+            // modification order; Acquire pairs with the refill's Release.
+            match self.state.compare_exchange_weak(
+                last,
+                last + 1,
+                Ordering::Relaxed,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Ok(compose(counter + 1, generator_id, self.launch_id)),
+                Err(actual) => last = actual,
+            }
+        }
+    }
+
+    /// Takes a new generator ID if the state is still the exhausted `seen`.
+    #[cold]
+    fn refill(&self, seen: u64) -> Result<(), DecimalIdError> {
+        // A panicking source leaves the list intact (it is pushed to only
+        // after success), so a poisoned lock is safe to use.
+        let mut used = self.refill.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.state.load(Ordering::Acquire) != seen {
+            return Ok(()); // another thread refilled meanwhile
+        }
+        let generator_id = take_generator_id(&self.source, &used)?;
+        used.push(generator_id);
+        self.state.store(pack(generator_id, 0), Ordering::Release);
+        Ok(())
+    }
+}
+
+fn take_generator_id<S: GeneratorIdSource>(
+    source: &S,
+    used: &[u32],
+) -> Result<u32, DecimalIdError> {
+    let generator_id = source
+        .next_generator_id()
+        .map_err(|e| DecimalIdError::Source {
+            source: Box::new(e),
+        })?;
+    check_generator_id(generator_id)?;
+    if used.contains(&generator_id) {
+        return Err(DecimalIdError::GeneratorIdRepeated { generator_id });
+    }
+    Ok(generator_id)
+}
+
+impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
+    /// Accepts launch ID 0, which is reserved for tests.
+    pub fn allow_test_launch_id(mut self) -> Self {
+        self.allow_test_launch_id = true;
+        self
+    }
+
+    /// Takes a new generator ID after `max` IDs instead of 922,337,202
+    /// (`1..=922,337,202`). [`JS_SAFE_MAX_COUNTER`] keeps every ID at most
+    /// `2^53 − 1`; small values make the refill path testable.
+    pub fn max_counter(mut self, max: u64) -> Self {
+        self.max_counter = max;
+        self
+    }
+
+    /// Checks the configuration, takes the first generator ID from the
+    /// source and builds the generator.
+    ///
+    /// # Errors
+    /// [`DecimalIdError::TestLaunchId`], [`DecimalIdError::LaunchIdOutOfRange`],
+    /// [`DecimalIdError::CounterOutOfRange`] (for `max_counter`), and the
+    /// errors of taking a generator ID (see [`DecimalIdGenerator::next_id`]).
+    ///
+    /// ```
+    /// use flakeid_core::decimal_id::{DecimalIdGenerator, InMemoryGeneratorIdSource};
+    /// use flakeid_core::DecimalIdError;
+    ///
+    /// let source = InMemoryGeneratorIdSource::starting_at(0);
+    /// let e = DecimalIdGenerator::builder(0, &source).build().unwrap_err();
+    /// assert!(matches!(e, DecimalIdError::TestLaunchId));
+    /// let test_only = DecimalIdGenerator::builder(0, &source).allow_test_launch_id().build()?;
+    /// assert_eq!(test_only.next_id()?, 10_000_000_000); // counter 1, generator 0, launch 0
+    /// # Ok::<(), DecimalIdError>(())
+    /// ```
+    pub fn build(self) -> Result<DecimalIdGenerator<S>, DecimalIdError> {
+        if self.launch_id == 0 && !self.allow_test_launch_id {
+            return Err(DecimalIdError::TestLaunchId);
+        }
+        if self.launch_id > MAX_LAUNCH_ID {
+            return Err(DecimalIdError::LaunchIdOutOfRange {
+                launch_id: self.launch_id,
+                max: MAX_LAUNCH_ID,
+            });
+        }
+        if !(1..=MAX_COUNTER).contains(&self.max_counter) {
+            return Err(DecimalIdError::CounterOutOfRange {
+                counter: self.max_counter,
+                max: MAX_COUNTER,
+            });
+        }
+        let generator_id = take_generator_id(&self.source, &[])?;
+        Ok(DecimalIdGenerator {
+            state: AtomicU64::new(pack(generator_id, 0)),
+            launch_id: self.launch_id,
+            max_counter: self.max_counter,
+            source: self.source,
+            refill: Mutex::new(vec![generator_id]),
+        })
+    }
+}

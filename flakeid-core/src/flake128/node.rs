@@ -1,0 +1,141 @@
+//! Worker IDs for 128-bit flakes from the machine's MAC address.
+//!
+//! Boundary's flake uses a network interface's 48-bit MAC address as the
+//! worker ID, so machines need no configuration. [`mac_address`] reads the
+//! first suitable interface from Linux's `/sys/class/net`;
+//! [`mac_address_in`] reads another directory of the same shape (for tests
+//! or containers that mount it elsewhere). Interfaces are tried in name
+//! order, those backed by a device (a `device` entry: physical NICs) before
+//! virtual ones; loopback and all-zero addresses are skipped.
+//!
+//! A MAC address is only as unique as the machines are: cloned VMs,
+//! containers on bridges with generated addresses and misconfigured
+//! hardware can share one. When that can happen, give the worker ID
+//! explicitly (any unique 48-bit value) instead:
+//! `Generator::builder(Flake128Layout, worker)`.
+//!
+//! ```
+//! use flakeid_core::{flake128::node, layout::Flake128Layout, Generator};
+//!
+//! // A MAC address where one exists, an explicit worker ID otherwise.
+//! let worker = node::mac_address().unwrap_or(0x0000_0000_0001);
+//! let generator = Generator::builder(Flake128Layout, worker).build()?;
+//! assert_eq!(generator.node(), worker);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fs;
+use std::path::Path;
+
+use crate::NodeSourceError;
+
+/// Where Linux lists network interfaces.
+pub const SYS_CLASS_NET: &str = "/sys/class/net";
+
+/// `IFF_LOOPBACK` in an interface's `flags` file.
+const IFF_LOOPBACK: u64 = 0x8;
+
+/// The worker ID from the first non-loopback interface's MAC address in
+/// `/sys/class/net` (Linux).
+///
+/// # Errors
+/// [`NodeSourceError::Unreadable`] when the directory cannot be read (not
+/// Linux, or `/sys` not mounted), [`NodeSourceError::NoMacAddress`] when no
+/// interface has a usable address.
+pub fn mac_address() -> Result<u64, NodeSourceError> {
+    mac_address_in(Path::new(SYS_CLASS_NET))
+}
+
+/// [`mac_address`] reading interfaces from `dir` instead of `/sys/class/net`:
+/// one subdirectory per interface holding an `address` file
+/// (`aa:bb:cc:dd:ee:ff`), optionally a `flags` file (hex) and a `device` entry.
+///
+/// # Errors
+/// As [`mac_address`].
+///
+/// ```
+/// use flakeid_core::flake128::node;
+///
+/// let dir = std::env::temp_dir().join(format!("flakeid-doc-net-{}", std::process::id()));
+/// for (name, mac) in [("lo", "00:00:00:00:00:00"), ("eth0", "02:42:ac:11:00:02")] {
+///     std::fs::create_dir_all(dir.join(name))?;
+///     std::fs::write(dir.join(name).join("address"), format!("{mac}\n"))?;
+/// }
+/// assert_eq!(node::mac_address_in(&dir)?, 0x0242_ac11_0002);
+/// std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn mac_address_in(dir: &Path) -> Result<u64, NodeSourceError> {
+    let unreadable = |e: std::io::Error| NodeSourceError::Unreadable {
+        path: dir.display().to_string(),
+        message: e.to_string(),
+    };
+    let mut candidates: Vec<(bool, String, u64)> = Vec::new();
+    for entry in fs::read_dir(dir).map_err(unreadable)? {
+        let entry = entry.map_err(unreadable)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if name == "lo" || is_loopback(&path) {
+            continue;
+        }
+        // Interfaces without an address file (or unreadable ones) are skipped:
+        // they cannot give a worker ID, and another interface may.
+        let Ok(text) = fs::read_to_string(path.join("address")) else {
+            continue;
+        };
+        let Ok(mac) = parse_mac(text.trim()) else {
+            continue;
+        };
+        if mac == 0 {
+            continue;
+        }
+        let virtual_ = !path.join("device").exists();
+        candidates.push((virtual_, name, mac));
+    }
+    candidates.sort();
+    candidates
+        .first()
+        .map(|&(_, _, mac)| mac)
+        .ok_or_else(|| NodeSourceError::NoMacAddress {
+            path: dir.display().to_string(),
+        })
+}
+
+fn is_loopback(interface: &Path) -> bool {
+    fs::read_to_string(interface.join("flags"))
+        .ok()
+        .and_then(|f| u64::from_str_radix(f.trim().trim_start_matches("0x"), 16).ok())
+        .is_some_and(|flags| flags & IFF_LOOPBACK != 0)
+}
+
+/// Parses a MAC address written as six colon-separated hex bytes
+/// (`02:42:ac:11:00:02`, either case) into a 48-bit worker ID.
+///
+/// # Errors
+/// [`NodeSourceError::InvalidMac`] naming the text.
+///
+/// ```
+/// use flakeid_core::flake128::node;
+/// assert_eq!(node::parse_mac("02:42:AC:11:00:02")?, 0x0242_ac11_0002);
+/// assert!(node::parse_mac("02:42:ac:11:00").is_err());
+/// # Ok::<(), flakeid_core::NodeSourceError>(())
+/// ```
+pub fn parse_mac(text: &str) -> Result<u64, NodeSourceError> {
+    let invalid = || NodeSourceError::InvalidMac {
+        value: crate::encoding::excerpt(text),
+    };
+    let mut value = 0u64;
+    let mut count = 0;
+    for part in text.split(':') {
+        if part.len() != 2 || !part.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(invalid());
+        }
+        let byte = u8::from_str_radix(part, 16).map_err(|_| invalid())?;
+        value = (value << 8) | u64::from(byte);
+        count += 1;
+    }
+    if count != 6 {
+        return Err(invalid());
+    }
+    Ok(value)
+}
