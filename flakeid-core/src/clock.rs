@@ -24,6 +24,19 @@ pub trait Clock: Send + Sync + 'static {
     /// Milliseconds since the Unix epoch.
     fn now_millis(&self) -> u64;
 
+    /// A reading if one is at hand without extra work, else `None`.
+    ///
+    /// The generator's inlined fast path calls this and, on `None`, goes to
+    /// its out-of-line path, which calls [`now_millis`](Self::now_millis);
+    /// so an implementation keeps its rare expensive branch (and any call)
+    /// out of every caller's code. Must agree with `now_millis`. The
+    /// default is `Some(self.now_millis())`.
+    #[doc(hidden)]
+    #[inline]
+    fn try_now_millis(&self) -> Option<u64> {
+        Some(self.now_millis())
+    }
+
     /// Blocks the calling thread until `now_millis() >= target_millis`.
     ///
     /// The default sleeps for most of the remaining time and yields for the
@@ -49,6 +62,10 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
     fn now_millis(&self) -> u64 {
         (**self).now_millis()
     }
+    #[inline]
+    fn try_now_millis(&self) -> Option<u64> {
+        (**self).try_now_millis()
+    }
     fn wait_until(&self, target_millis: u64) {
         (**self).wait_until(target_millis)
     }
@@ -57,6 +74,10 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
 impl<C: Clock + ?Sized> Clock for &'static C {
     fn now_millis(&self) -> u64 {
         (**self).now_millis()
+    }
+    #[inline]
+    fn try_now_millis(&self) -> Option<u64> {
+        (**self).try_now_millis()
     }
     fn wait_until(&self, target_millis: u64) {
         (**self).wait_until(target_millis)
@@ -129,6 +150,12 @@ impl Clock for MonotonicClock {
             return v;
         }
         slow_now(v)
+    }
+
+    #[inline]
+    fn try_now_millis(&self) -> Option<u64> {
+        let v = NOW.0.load(Ordering::Relaxed);
+        (v & FLAGS == 0).then_some(v)
     }
 }
 

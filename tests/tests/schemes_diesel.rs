@@ -9,11 +9,11 @@ mod schemes_common;
 
 use diesel::prelude::*;
 use diesel::sql_types::{Integer, Text};
+use schemes_common::WideId;
 use schemes_common::{
     DiscordId, InstagramId, JsSafeId, JsSafeSecondsId, LsidId, NonsequentialId, SonyflakeId,
     TsidId, TwitterId,
 };
-use schemes_common::{Scheme, WideId, cast_to_text};
 
 #[derive(QueryableByName, Debug, PartialEq)]
 struct TextRow {
@@ -21,6 +21,19 @@ struct TextRow {
     id_text: String,
     #[diesel(sql_type = Text)]
     copy_text: String,
+}
+
+/// An error and its sources, as one line (Diesel's field error names the
+/// field; its source says what was wrong).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 /// Runs `sql` on a fresh connection (schema set-up).
@@ -107,7 +120,7 @@ macro_rules! scheme_tables {
             use diesel::prelude::*;
             use flakeid_core::FlakeId;
 
-            use crate::schemes_common::{Scheme, check_typed_decode};
+            use crate::schemes_common::{Scheme, cast_to_text, check_typed_decode};
 
             const TABLE: &str = stringify!($table);
 
@@ -343,6 +356,24 @@ mod on_postgres {
         );
         eprintln!("on_postgres: {n} Flake128 uuid keys round-tripped through Diesel");
     }
+
+    /// The nil UUID stored by other means is not a flake.
+    #[test]
+    fn flake128_nil_uuid_is_rejected_on_read() {
+        use flakes::{UuidRow, flakes_uuid};
+        let (_db, mut conn) = connect();
+        execute(
+            &mut conn,
+            "CREATE TABLE flakes_uuid (id uuid NOT NULL PRIMARY KEY, pos INTEGER NOT NULL, parent uuid NULL);
+             INSERT INTO flakes_uuid VALUES ('00000000-0000-0000-0000-000000000000', 0, NULL)",
+        );
+        let err = flakes_uuid::table
+            .select(UuidRow::as_select())
+            .load(&mut conn)
+            .expect_err("nil is not a Flake128");
+        let err = error_chain(&err);
+        assert!(err.contains("0 is not a valid Flake128"), "{err}");
+    }
 }
 
 mod on_mariadb {
@@ -421,5 +452,40 @@ mod on_sqlite {
             "HEX(id)"
         );
         eprintln!("on_sqlite: {n} Flake128 BLOB keys round-tripped through Diesel");
+    }
+
+    /// Zero, or a blob that is not 16 bytes, stored by other means is an
+    /// error naming what is wrong, not a flake.
+    #[test]
+    fn flake128_blob_of_zero_or_wrong_length_is_rejected_on_read() {
+        use flakes::{BinaryRow, flakes_binary};
+        let (_db, mut conn) = connect();
+        execute(
+            &mut conn,
+            "CREATE TABLE flakes_binary (id BLOB NOT NULL PRIMARY KEY, pos INTEGER NOT NULL, parent BLOB NULL)",
+        );
+        for (value, message) in [
+            (
+                "X'00000000000000000000000000000000'",
+                "0 is not a valid Flake128",
+            ),
+            (
+                "X'000000000000000000000000000001'",
+                "a Flake128 is 16 bytes, got 15",
+            ),
+        ] {
+            execute(
+                &mut conn,
+                &format!(
+                    "DELETE FROM flakes_binary; INSERT INTO flakes_binary VALUES ({value}, 0, NULL)"
+                ),
+            );
+            let err = flakes_binary::table
+                .select(BinaryRow::as_select())
+                .load(&mut conn)
+                .expect_err("not a Flake128");
+            let err = error_chain(&err);
+            assert!(err.contains(message), "{value}: {err}");
+        }
     }
 }

@@ -195,6 +195,21 @@ mod flake {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
+/// `flakes` with the backend's 16-byte column type: PostgreSQL `uuid`,
+/// MySQL/MariaDB `BINARY(16)`, SQLite `BLOB`.
+async fn create_flakes_table(db: &DatabaseConnection) {
+    let column = match db.get_database_backend() {
+        DatabaseBackend::Postgres => "uuid",
+        DatabaseBackend::MySql => "BINARY(16)",
+        _ => "BLOB",
+    };
+    db.execute_unprepared(&format!(
+        "CREATE TABLE flakes (id {column} NOT NULL PRIMARY KEY, pos INTEGER NOT NULL, parent {column} NULL)"
+    ))
+    .await
+    .expect("create flakes");
+}
+
 /// Stores shuffled flakes in the backend's 16-byte column and checks that
 /// `ORDER BY id` (through SeaORM and plain SQL) and `WHERE id > ..` follow
 /// time order; returns the round trips.
@@ -205,16 +220,11 @@ async fn flake128_round_trip(db: &DatabaseConnection) -> usize {
     };
 
     let backend = db.get_database_backend();
-    let (column, as_text): (&str, fn(Flake128) -> String) = match backend {
-        DatabaseBackend::Postgres => ("uuid", |f| f.to_string()),
-        DatabaseBackend::MySql => ("BINARY(16)", schemes_common::flake_hex),
-        _ => ("BLOB", schemes_common::flake_hex),
+    create_flakes_table(db).await;
+    let as_text: fn(Flake128) -> String = match backend {
+        DatabaseBackend::Postgres => |f| f.to_string(),
+        _ => schemes_common::flake_hex,
     };
-    db.execute_unprepared(&format!(
-        "CREATE TABLE flakes (id {column} NOT NULL PRIMARY KEY, pos INTEGER NOT NULL, parent {column} NULL)"
-    ))
-    .await
-    .expect("create flakes");
 
     let shuffled = schemes_common::flake128_fixtures();
     let sorted = schemes_common::in_time_order(&shuffled);
@@ -323,6 +333,24 @@ macro_rules! scheme_tests {
                 let (_guard, db) = $connect.await;
                 let n = flake128_round_trip(&db).await;
                 eprintln!("{}: {n} Flake128 keys round-tripped through SeaORM", stringify!($db));
+            }
+
+            /// Sixteen zero bytes stored by other means are not a flake.
+            #[tokio::test]
+            async fn flake128_column_holding_zero_is_rejected_on_read() {
+                use sea_orm::EntityTrait;
+                let (_guard, db) = $connect.await;
+                create_flakes_table(&db).await;
+                let zero = if db.get_database_backend() == DatabaseBackend::Postgres {
+                    "'00000000-0000-0000-0000-000000000000'"
+                } else {
+                    "X'00000000000000000000000000000000'"
+                };
+                db.execute_unprepared(&format!("INSERT INTO flakes (id, pos, parent) VALUES ({zero}, 0, NULL)"))
+                    .await
+                    .expect("plain insert");
+                let err = flake::Entity::find().all(&db).await.expect_err("zero is not a Flake128");
+                assert!(err.to_string().contains("0 is not a valid Flake128"), "{err}");
             }
 
             /// A value stored by other means that the JavaScript-safe
@@ -473,6 +501,90 @@ async fn instagram_ids_made_by_a_plpgsql_default_decode_with_the_instagram_prese
         assert!(
             (before..=after).contains(&millis),
             "{millis} within [{before}, {after}]"
+        );
+    }
+}
+
+/// Article 003 also makes its decimal IDs inside MySQL, for fast batch
+/// inserts: seconds since its epoch followed by 9 digits taken from
+/// `uuid()`. Such IDs decode with a decimal layout of 1 s ticks and 9
+/// sequence digits. The article's SQL needs two fixes: its `right(..)` has a
+/// misplaced parenthesis, and without `LPAD` a value below 10^8 (about 2 %
+/// of them) gives fewer than 9 digits, so the ID's time would be read 10×
+/// too small.
+#[tokio::test]
+async fn article_003_ids_made_in_mariadb_sql_decode_with_a_decimal_layout() {
+    use flakeid_core::FlakeId;
+    use flakeid_core::layout::DecimalLayout;
+    use sea_orm::{EntityTrait, QueryOrder};
+
+    const EPOCH_SECONDS: u64 = 1_293_858_000; // the article's @epoch
+    let layout = DecimalLayout::builder()
+        .time_digits(10)
+        .sequence_digits(9)
+        .tick_millis(1000)
+        .epoch_millis(EPOCH_SECONDS * 1000)
+        .build()
+        .expect("seconds + 9 digits layout");
+
+    let (_guard, db) = mysql().await;
+    let schema = sea_orm::Schema::new(DatabaseBackend::MySql);
+    db.execute(&schema.create_table_from_entity(wide::Entity))
+        .await
+        .expect("create ids_wide");
+    let unix_seconds = || async {
+        let row = db
+            .query_one_raw(Statement::from_string(
+                DatabaseBackend::MySql,
+                "SELECT CAST(UNIX_TIMESTAMP() AS SIGNED)",
+            ))
+            .await
+            .expect("UNIX_TIMESTAMP()")
+            .expect("one row");
+        u64::try_from(row.try_get_by_index::<i64>(0).expect("seconds")).expect("after 1970")
+    };
+    let before = unix_seconds().await;
+    let id_sql = format!(
+        "CONCAT(UNIX_TIMESTAMP() - {EPOCH_SECONDS}, LPAD(RIGHT(CONV(SUBSTRING(UUID(), 1, 8), 16, 10), 9), 9, '0'))"
+    );
+    let values: Vec<String> = (0..8)
+        .map(|i| format!("({id_sql}, NULL, 'a{i}')"))
+        .collect();
+    db.execute_unprepared(&format!(
+        "INSERT INTO ids_wide (id, copy, label) VALUES {}",
+        values.join(", ")
+    ))
+    .await
+    .expect("insert IDs made in SQL");
+    let after = unix_seconds().await;
+
+    let rows = wide::Entity::find()
+        .order_by_asc(wide::Column::Label)
+        .all(&db)
+        .await
+        .expect("read through SeaORM");
+    assert_eq!(rows.len(), 8);
+    let text = db
+        .query_all_raw(Statement::from_string(
+            DatabaseBackend::MySql,
+            "SELECT CAST(id AS CHAR) FROM ids_wide ORDER BY label",
+        ))
+        .await
+        .expect("ids as text");
+    for (row, text) in rows.iter().zip(&text) {
+        let raw = row.id.get().unsigned_abs();
+        let parts = layout.decompose_checked(raw).expect("within the layout");
+        let seconds = EPOCH_SECONDS + parts.tick;
+        assert!(
+            (before..=after).contains(&seconds),
+            "{raw}: {seconds} within [{before}, {after}]"
+        );
+        assert!(parts.sequence < 1_000_000_000);
+        let stored: String = text.try_get_by_index(0).expect("text");
+        assert_eq!(
+            stored,
+            format!("{}{:09}", parts.tick, parts.sequence),
+            "digits of {raw}"
         );
     }
 }

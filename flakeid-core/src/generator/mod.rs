@@ -77,7 +77,7 @@ use core::time::Duration;
 pub use batch::IdBatch;
 pub use policy::{ClockRegression, SequenceExhaustion};
 
-use self::state::{Blocked, Params, Reservation, SATURATING};
+use self::state::{Blocked, Params, Reservation, SameTick};
 use self::sync::{AtomicU64, Ordering};
 use crate::{BitLayout, Clock, ConfigError, GenerateError, Layout, MonotonicClock};
 
@@ -105,6 +105,7 @@ pub struct Generator<L = BitLayout, C = MonotonicClock> {
     tick_magic: u64,
     tick_shift: u32,
     shifts: ShiftCompose,
+    same_tick: SameTick,
     exhaustion: SequenceExhaustion,
     regression: ClockRegression,
     catch_up: Duration,
@@ -279,6 +280,7 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         let params = Params {
             seqs,
             seq_bits,
+            seq_mask: Params::mask_of(seq_bits),
             max_tick,
             lead,
             // With one ID per tick every ID "uses up" its tick; catching up
@@ -308,6 +310,7 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             tick_magic,
             tick_shift,
             shifts,
+            same_tick: SameTick::new(&params, epoch_millis, tick_millis),
             exhaustion: self.exhaustion,
             regression: self.regression,
             catch_up: self.catch_up,
@@ -434,7 +437,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     #[inline]
     pub fn next_id(&self) -> Result<L::Raw, GenerateError> {
         match self.reserve_same_tick() {
-            Some(state) => Ok(self.compose_state(state)),
+            Some((tick, seq)) => Ok(self.compose(tick, seq)),
             None => self.next_id_slow(),
         }
     }
@@ -475,7 +478,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     #[inline]
     pub fn try_next_id(&self) -> Result<L::Raw, GenerateError> {
         match self.reserve_same_tick() {
-            Some(state) => Ok(self.compose_state(state)),
+            Some((tick, seq)) => Ok(self.compose(tick, seq)),
             None => self.try_next_id_slow(),
         }
     }
@@ -489,15 +492,19 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     }
 
     /// The ID of a state word (as returned by a reservation of one ID).
-    #[inline(always)]
+    #[inline]
     fn compose_state(&self, state: u64) -> L::Raw {
         let (tick, seq, _) = self.params.unpack(state);
+        self.compose(tick, seq)
+    }
+
+    /// This generator's ID for `(tick, seq)`.
+    #[inline(always)]
+    fn compose(&self, tick: u64, seq: u64) -> L::Raw {
         // Decided at compile time: `TypeId`s of concrete types are constants.
         if TypeId::of::<L>() == TypeId::of::<BitLayout>() {
             let c = self.shifts;
-            let id = (((state & !SATURATING) >> self.params.seq_bits) << c.tick_shift)
-                | c.node_part
-                | ((state & self.params.seq_mask()) << c.seq_shift);
+            let id = (tick << c.tick_shift) | c.node_part | (seq << c.seq_shift);
             if let Some(&raw) = (&id as &dyn Any).downcast_ref::<L::Raw>() {
                 debug_assert!(raw == self.layout.compose(tick, self.node, seq));
                 return raw;
@@ -506,32 +513,19 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         self.layout.compose(tick, self.node, seq)
     }
 
-    /// The clock's tick for the same-tick test: [`tick_at`](Self::tick_at)
-    /// except before the epoch, where it is a value no state word holds
-    /// (such readings take the general path).
-    #[inline(always)]
-    fn fast_tick(&self, now: u64) -> u64 {
-        if self.tick_millis == 1 {
-            now.wrapping_sub(self.epoch_millis)
-        } else {
-            self.tick_at(now)
-        }
-    }
-
     /// The shortcut for the common call: the clock is still on the last
     /// issued tick and the tick has sequence numbers left, so the next ID is
     /// `last + 1`. One load, one clock reading, one CAS; anything else
     /// (including a lost CAS) returns `None` for the general path.
     #[inline(always)]
-    fn reserve_same_tick(&self) -> Option<u64> {
+    fn reserve_same_tick(&self) -> Option<(u64, u64)> {
         let last = self.state.0.load(Ordering::Relaxed);
-        let now = self.fast_tick(self.clock.now_millis());
-        let next = self.params.same_tick_next(last, now)?;
+        let (next, tick, seq) = self.same_tick.next(last, self.clock.try_now_millis()?)?;
         self.state
             .0
             .compare_exchange_weak(last, next, Ordering::Relaxed, Ordering::Relaxed)
             .ok()
-            .map(|_| next)
+            .map(|_| (tick, seq))
     }
 
     /// Reserves `n` consecutive IDs in one atomic step, waiting as the

@@ -16,6 +16,8 @@ pub(crate) struct Params {
     pub(crate) seqs: u64,
     /// Bits of the sequence part of the state word.
     pub(crate) seq_bits: u32,
+    /// `2^seq_bits - 1`: selects the sequence of a state word.
+    pub(crate) seq_mask: u64,
     /// The largest tick the generator issues (layout limit and state limit).
     pub(crate) max_tick: u64,
     /// How many ticks ahead of the clock an ID's tick may be.
@@ -29,6 +31,80 @@ pub(crate) struct Params {
 
 /// The flag bit of the state word: the last tick was entered from a used-up tick.
 pub(crate) const SATURATING: u64 = 1 << 63;
+
+/// The constants of the generator's inlined shortcut, [`SameTick::next`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SameTick {
+    epoch_millis: u64,
+    /// One-millisecond ticks: the tick is `now - epoch`.
+    ms_ticks: bool,
+    /// Otherwise `tick = (ms * magic) >> 64`, exact for `ms < limit`
+    /// (see [`SameTick::magic`]); `limit` 0 turns the shortcut off.
+    limit: u64,
+    magic: u64,
+    seq_bits: u32,
+    seq_mask: u64,
+    /// The last sequence value of a tick, `S - 1`.
+    last_seq: u64,
+}
+
+impl SameTick {
+    /// Ticks longer than this take the general path.
+    const MAX_TICK_MILLIS: u64 = 1 << 14;
+
+    /// `floor(2^64 / tick_millis) + 1`: `(ms * magic) >> 64 == ms / tick_millis`
+    /// for `ms < 2^50` and `2 <= tick_millis <= 2^14`, because the error
+    /// `ms * (magic - 2^64 / tick_millis) / 2^64 < 2^50 / 2^64 <= 1 / tick_millis`.
+    pub(crate) fn magic(tick_millis: u64) -> u64 {
+        u64::try_from((1u128 << 64) / u128::from(tick_millis.max(2)) + 1).unwrap_or(u64::MAX)
+    }
+
+    pub(crate) fn new(p: &Params, epoch_millis: u64, tick_millis: u64) -> Self {
+        // A reading before the epoch wraps to at least `2^64 - epoch`: more
+        // than any tick and than `limit` when the layout ends before
+        // `u64::MAX` ms and the epoch is before 2^63 ms. Always true for
+        // real layouts; otherwise the shortcut is off.
+        let end = (p.max_tick.checked_add(1))
+            .and_then(|t| t.checked_mul(tick_millis))
+            .and_then(|ms| ms.checked_add(epoch_millis));
+        let enabled = end.is_some() && epoch_millis < 1 << 63;
+        SameTick {
+            epoch_millis,
+            ms_ticks: enabled && tick_millis == 1,
+            limit: if enabled && tick_millis <= Self::MAX_TICK_MILLIS {
+                1 << 50
+            } else {
+                0
+            },
+            magic: Self::magic(tick_millis),
+            seq_bits: p.seq_bits,
+            seq_mask: p.seq_mask,
+            last_seq: p.seqs - 1,
+        }
+    }
+
+    /// The most common case of [`Params::plan_one`]: the clock (Unix ms
+    /// `now`) is still in the last issued tick and the tick has a sequence
+    /// number left, so the next state is `last + 1` (saturating or not).
+    /// Returns `(new state, tick, sequence)`; `None` means "ask `plan_one`",
+    /// not "blocked".
+    #[inline(always)]
+    pub(crate) fn next(&self, last: u64, now: u64) -> Option<(u64, u64, u64)> {
+        // The clock's tick depends on the clock reading only, so it is
+        // computed alongside the state word's tick, not after it.
+        let ms = now.wrapping_sub(self.epoch_millis);
+        let now_tick = if self.ms_ticks {
+            ms
+        } else if ms < self.limit {
+            ((u128::from(ms) * u128::from(self.magic)) >> 64) as u64
+        } else {
+            return None;
+        };
+        let tick = (last & !SATURATING) >> self.seq_bits;
+        let seq = last & self.seq_mask;
+        ((tick == now_tick) & (seq < self.last_seq)).then_some((last + 1, tick, seq + 1))
+    }
+}
 
 /// A successful plan: the first reserved `(tick, sequence)` and the new state word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,10 +142,9 @@ impl Params {
         }
     }
 
-    /// The sequence bits of a state word.
-    #[inline(always)]
-    pub(crate) fn seq_mask(&self) -> u64 {
-        (1u64 << self.seq_bits) - 1
+    /// `seq_mask` for `seq_bits` (at most 61).
+    pub(crate) const fn mask_of(seq_bits: u32) -> u64 {
+        (1u64 << seq_bits) - 1
     }
 
     /// `(tick, sequence, saturating)` of a state word.
@@ -77,7 +152,7 @@ impl Params {
     pub(crate) fn unpack(&self, state: u64) -> (u64, u64, bool) {
         (
             (state & !SATURATING) >> self.seq_bits,
-            state & self.seq_mask(),
+            state & self.seq_mask,
             state & SATURATING != 0,
         )
     }
@@ -85,16 +160,6 @@ impl Params {
     #[inline]
     pub(crate) fn pack(&self, tick: u64, seq: u64, saturating: bool) -> u64 {
         (u64::from(saturating) << 63) | (tick << self.seq_bits) | seq
-    }
-
-    /// The most common case of [`plan_one`](Self::plan_one): the clock is
-    /// on the last issued tick `now` and it has a sequence number left, so
-    /// the next state is `last + 1` (whether or not the run is saturating).
-    /// `None` means "ask `plan_one`", not "blocked".
-    #[inline(always)]
-    pub(crate) fn same_tick_next(&self, last: u64, now: u64) -> Option<u64> {
-        let (lt, ls, _) = self.unpack(last);
-        (lt == now && ls + 1 < self.seqs).then_some(last + 1)
     }
 
     /// [`plan`](Self::plan) for one ID, returning the new state word (which
@@ -226,6 +291,7 @@ mod tests {
         Params {
             seqs,
             seq_bits,
+            seq_mask: Params::mask_of(seq_bits),
             max_tick: 1_000,
             lead,
             catch_up,
@@ -258,10 +324,78 @@ mod tests {
                     let one = p.plan_one(last, now);
                     let full = p.plan(last, now, 1).map(|r| r.new_state);
                     assert_eq!(one, full, "seqs {seqs} last {:?} now {now}", p.unpack(last));
-                    if let Some(next) = p.same_tick_next(last, now) {
-                        assert_eq!(Ok(next), full, "same tick, last {:?} now {now}", p.unpack(last));
+                }
+            }
+        }
+    }
+
+    /// The shortcut agrees with `plan` wherever it answers, and answers
+    /// wherever `plan` issues the next sequence number of the clock's tick.
+    #[test]
+    fn same_tick_agrees_with_plan() {
+        for (seqs, lead, catch_up, floor) in [(4, 0, 3, 0), (4, 2, 0, 5), (1, 0, 0, 3), (10, 1, 2, 7)] {
+            for (epoch, tick_millis) in [(0, 1), (5, 1), (7, 3), (100, 10)] {
+                let mut p = params(seqs, lead, catch_up);
+                p.floor = floor;
+                let fast = SameTick::new(&p, epoch, tick_millis);
+                let mut states = vec![p.initial_state()];
+                for t in 0..14 {
+                    for q in 0..seqs {
+                        for sat in [false, true] {
+                            states.push(p.pack(t, q, sat));
+                        }
                     }
                 }
+                let mut answered = 0;
+                for &last in &states {
+                    for now in 0..epoch + 16 * tick_millis {
+                        let tick = now.saturating_sub(epoch) / tick_millis;
+                        let full = p.plan(last, tick, 1).map(|r| r.new_state);
+                        let (lt, ls, _) = p.unpack(last);
+                        let expected = (now >= epoch && lt == tick && ls + 1 < seqs)
+                            .then(|| (last + 1, lt, ls + 1));
+                        let got = fast.next(last, now);
+                        assert_eq!(got, expected, "last {:?} now {now} epoch {epoch}", p.unpack(last));
+                        if let Some((next, t, q)) = got {
+                            answered += 1;
+                            assert_eq!(Ok(next), full, "last {:?} now {now}", p.unpack(last));
+                            assert_eq!(p.unpack(next), (t, q, p.unpack(last).2));
+                        }
+                    }
+                }
+                assert!(seqs == 1 || answered > 0);
+            }
+        }
+        // A layout whose last tick ends past u64::MAX ms: shortcut off.
+        let mut p = params(4, 0, 0);
+        p.max_tick = u64::MAX >> 3;
+        let fast = SameTick::new(&p, 0, 16);
+        assert_eq!(fast.next(p.pack(0, 0, false), 0), None);
+        // An epoch past 2^63 ms, a tick longer than 2^14 ms: shortcut off.
+        let p = params(4, 0, 0);
+        let fast = SameTick::new(&p, (1 << 63) + 5, 1);
+        assert_eq!(fast.next(p.pack(0, 0, false), (1 << 63) + 5), None);
+        let fast = SameTick::new(&p, 0, 86_400_000);
+        assert_eq!(fast.next(p.pack(0, 0, false), 0), None);
+    }
+
+    #[test]
+    fn same_tick_magic_divides_exactly() {
+        for tick_millis in [2u64, 3, 7, 10, 1000, 1024, 9999, 1 << 14] {
+            let magic = SameTick::magic(tick_millis);
+            let mut x = 0u64;
+            let mut probes = vec![0, 1, (1 << 50) - 1, (1 << 50) - 2, 1_700_000_000_000];
+            probes.extend((1..2000).map(|k| k * tick_millis - 1));
+            probes.extend((1..2000).map(|k| ((1 << 50) / tick_millis - k) * tick_millis - 1));
+            for _ in 0..100_000 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                probes.push(x >> 14);
+            }
+            for ms in probes {
+                let got = ((u128::from(ms) * u128::from(magic)) >> 64) as u64;
+                assert_eq!(got, ms / tick_millis, "ms {ms} tick {tick_millis}");
             }
         }
     }

@@ -147,6 +147,15 @@ impl Drop for TestDb {
         }
         let server = self.server;
         let name = std::mem::take(&mut self.name);
+        if runtime::on_fixture_thread() {
+            // Blocking here could stall the runtime that has to run the drop.
+            runtime::detach(async move {
+                if let Err(e) = server.admin.drop_database(&name).await {
+                    note(&format!("could not drop database {name}: {e}"));
+                }
+            });
+            return;
+        }
         let result = runtime::block_on(async move {
             let dropped =
                 tokio::time::timeout(Duration::from_secs(30), server.admin.drop_database(&name))

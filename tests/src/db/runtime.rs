@@ -8,10 +8,12 @@ use std::future::Future;
 use std::sync::LazyLock;
 use std::sync::mpsc;
 
+const THREAD_NAME: &str = "flakeid-tests-db";
+
 static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .thread_name("flakeid-tests-db")
+        .thread_name(THREAD_NAME)
         .enable_all()
         .build()
         .unwrap_or_else(|e| panic!("flakeid-tests: cannot build the fixture runtime: {e}"))
@@ -55,4 +57,18 @@ where
         },
         Err(_) => panic!("flakeid-tests: the fixture runtime stopped"),
     }
+}
+
+/// Whether the caller runs on the fixture runtime, where blocking on it
+/// would deadlock.
+pub(crate) fn on_fixture_thread() -> bool {
+    std::thread::current().name() == Some(THREAD_NAME)
+}
+
+/// Runs `fut` on the fixture runtime without waiting for it.
+pub(crate) fn detach<F>(fut: F)
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    drop(RUNTIME.spawn(fut));
 }

@@ -115,7 +115,6 @@ pub fn bit_layout_scheme(name: &'static str, layout: BitLayout, generator: &Gene
     let batch: Vec<u64> = generator
         .next_batch(GENERATED)
         .expect("the test generator issues IDs")
-        .into_iter()
         .collect();
     for raw in batch {
         let d = Decoded::new(&layout, raw);
