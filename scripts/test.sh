@@ -132,12 +132,18 @@ trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
 run_tests() {
-    local failed=0
+    local failed=0 full=0
     # Arguments replace `--workspace`, e.g. `./scripts/test.sh -p flakeid-tests --test harness`.
-    [ "$#" -gt 0 ] || set -- --workspace
+    [ "$#" -gt 0 ] || { full=1; set -- --workspace; }
     log "cargo test $*"
     cargo test "$@" || failed=1
-    # Further test commands (e.g. a loom run) go here; each one's failure fails the run.
+    if [ "$full" -eq 1 ]; then
+        # The generator's compare-and-swap path, model-checked over every
+        # interleaving by loom (its own target dir: `--cfg loom` rebuilds everything).
+        log "loom model check of the generator"
+        RUSTFLAGS="--cfg loom" cargo test -p flakeid-core --test loom --release \
+            --target-dir "$repo/target/loom" || failed=1
+    fi
     return "$failed"
 }
 

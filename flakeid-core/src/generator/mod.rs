@@ -77,8 +77,9 @@ use core::time::Duration;
 pub use batch::IdBatch;
 pub use policy::{ClockRegression, SequenceExhaustion};
 
-use self::state::{Blocked, Params, Reservation, SameTick};
+use self::state::{Blocked, Params, Reservation, SATURATING, SameTick};
 use self::sync::{AtomicU64, Ordering};
+use crate::layout::FieldOrder;
 use crate::{BitLayout, Clock, ConfigError, GenerateError, Layout, MonotonicClock};
 
 /// The catch-up window used unless [`GeneratorBuilder::catch_up_window`] says otherwise.
@@ -104,37 +105,46 @@ pub struct Generator<L = BitLayout, C = MonotonicClock> {
     /// `ticks = (ms * tick_magic) >> tick_shift` for ms below 2^50 (no division).
     tick_magic: u64,
     tick_shift: u32,
-    shifts: ShiftCompose,
     same_tick: SameTick,
     exhaustion: SequenceExhaustion,
     regression: ClockRegression,
     catch_up: Duration,
 }
 
-/// `BitLayout::compose` for this generator's node, precomputed: the node
-/// part is constant, so an ID is two shifts and two ORs of the state word
-/// (no masks, no field-order match). Used only when `L` is [`BitLayout`].
-#[derive(Debug, Clone, Copy, Default)]
-struct ShiftCompose {
-    tick_shift: u32,
+/// Where the state word keeps the sequence and tick, and which constant
+/// bits it carries (see `state.rs`). For a [`BitLayout`] the state word is
+/// shaped like the ID (the node field filled in), so that the state without
+/// its top bit *is* the ID: no compose step on the fast path.
+#[derive(Debug, Clone, Copy)]
+struct StateShape {
     seq_shift: u32,
-    node_part: u64,
+    tick_shift: u32,
+    fill: u64,
 }
 
-impl ShiftCompose {
-    fn for_layout<L: Layout>(layout: &L, node: u64) -> Self {
+impl StateShape {
+    fn for_layout<L: Layout>(layout: &L, node: u64, seq_bits: u32) -> Self {
         let Some(bits) = (layout as &dyn Any).downcast_ref::<BitLayout>() else {
-            return ShiftCompose::default();
+            return StateShape {
+                seq_shift: 0,
+                tick_shift: seq_bits,
+                fill: 0,
+            };
         };
-        let tick_shift = bits.node_bits() + bits.sequence_bits();
-        let (node_shift, seq_shift) = match bits.order() {
-            crate::layout::FieldOrder::NodeThenSequence => (bits.sequence_bits(), 0),
-            crate::layout::FieldOrder::SequenceThenNode => (0, bits.node_bits()),
-        };
-        ShiftCompose {
-            tick_shift,
-            seq_shift,
-            node_part: node << node_shift,
+        // `seq_bits == sequence_bits` (the sequence field holds
+        // `2^sequence_bits` values); the fields take at most 63 bits.
+        let tick_shift = bits.node_bits() + seq_bits;
+        match bits.order() {
+            FieldOrder::NodeThenSequence => StateShape {
+                seq_shift: 0,
+                tick_shift,
+                fill: node << seq_bits,
+            },
+            FieldOrder::SequenceThenNode => StateShape {
+                seq_shift: bits.node_bits(),
+                tick_shift,
+                fill: node,
+            },
         }
     }
 }
@@ -268,7 +278,8 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
                 sequences_per_tick: seqs,
             });
         }
-        let max_tick = layout.max_tick().min(Params::state_max_tick(seq_bits));
+        let shape = StateShape::for_layout(&layout, self.node, seq_bits);
+        let max_tick = layout.max_tick().min(Params::state_max_tick(shape.tick_shift));
         let tick_millis = layout.tick_millis().max(1);
         let epoch_millis = layout.epoch_millis();
         let to_ticks =
@@ -281,6 +292,9 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             seqs,
             seq_bits,
             seq_mask: Params::mask_of(seq_bits),
+            seq_shift: shape.seq_shift,
+            tick_shift: shape.tick_shift,
+            fill: shape.fill,
             max_tick,
             lead,
             // With one ID per tick every ID "uses up" its tick; catching up
@@ -297,8 +311,6 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         let tick_shift = 50 + l;
         let tick_magic =
             u64::try_from((1u128 << tick_shift) / u128::from(tick_millis) + 1).unwrap_or(u64::MAX);
-        let shifts = ShiftCompose::for_layout(&layout, self.node);
-
         let mut generator = Generator {
             state: PaddedState(AtomicU64::new(0)),
             layout,
@@ -309,7 +321,6 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             tick_millis,
             tick_magic,
             tick_shift,
-            shifts,
             same_tick: SameTick::new(&params, epoch_millis, tick_millis),
             exhaustion: self.exhaustion,
             regression: self.regression,
@@ -437,7 +448,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     #[inline]
     pub fn next_id(&self) -> Result<L::Raw, GenerateError> {
         match self.reserve_same_tick() {
-            Some((tick, seq)) => Ok(self.compose(tick, seq)),
+            Some((next, tick, seq)) => Ok(self.compose_next(next, tick, seq)),
             None => self.next_id_slow(),
         }
     }
@@ -478,7 +489,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     #[inline]
     pub fn try_next_id(&self) -> Result<L::Raw, GenerateError> {
         match self.reserve_same_tick() {
-            Some((tick, seq)) => Ok(self.compose(tick, seq)),
+            Some((next, tick, seq)) => Ok(self.compose_next(next, tick, seq)),
             None => self.try_next_id_slow(),
         }
     }
@@ -495,16 +506,16 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     #[inline]
     fn compose_state(&self, state: u64) -> L::Raw {
         let (tick, seq, _) = self.params.unpack(state);
-        self.compose(tick, seq)
+        self.compose_next(state, tick, seq)
     }
 
-    /// This generator's ID for `(tick, seq)`.
+    /// The ID of the state word `next`, whose tick and sequence are given.
     #[inline(always)]
-    fn compose(&self, tick: u64, seq: u64) -> L::Raw {
+    fn compose_next(&self, next: u64, tick: u64, seq: u64) -> L::Raw {
         // Decided at compile time: `TypeId`s of concrete types are constants.
         if TypeId::of::<L>() == TypeId::of::<BitLayout>() {
-            let c = self.shifts;
-            let id = (tick << c.tick_shift) | c.node_part | (seq << c.seq_shift);
+            // The state word is shaped like the ID (see `StateShape`).
+            let id = next & !SATURATING;
             if let Some(&raw) = (&id as &dyn Any).downcast_ref::<L::Raw>() {
                 debug_assert!(raw == self.layout.compose(tick, self.node, seq));
                 return raw;
@@ -518,14 +529,14 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// `last + 1`. One load, one clock reading, one CAS; anything else
     /// (including a lost CAS) returns `None` for the general path.
     #[inline(always)]
-    fn reserve_same_tick(&self) -> Option<(u64, u64)> {
+    fn reserve_same_tick(&self) -> Option<(u64, u64, u64)> {
         let last = self.state.0.load(Ordering::Relaxed);
         let (next, tick, seq) = self.same_tick.next(last, self.clock.try_now_millis()?)?;
         self.state
             .0
             .compare_exchange_weak(last, next, Ordering::Relaxed, Ordering::Relaxed)
             .ok()
-            .map(|_| (tick, seq))
+            .map(|_| (next, tick, seq))
     }
 
     /// Reserves `n` consecutive IDs in one atomic step, waiting as the

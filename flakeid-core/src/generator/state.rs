@@ -1,10 +1,14 @@
 //! The generator's state word and the pure decision of what to issue next.
 //!
 //! The state is the last issued `(tick, sequence)` packed as
-//! `saturating << 63 | tick << seq_bits | sequence`, where `seq_bits` is the
-//! number of bits needed for `sequences_per_tick - 1` and `saturating` says
-//! that `tick` was entered because the tick before it was used up (the
-//! caller is issuing IDs as fast as the layout allows). Deciding the next
+//! `saturating << 63 | tick << tick_shift | sequence << seq_shift | fill`,
+//! where the sequence takes `seq_bits` bits (enough for
+//! `sequences_per_tick - 1`) and `saturating` says that `tick` was entered
+//! because the tick before it was used up (the caller is issuing IDs as fast
+//! as the layout allows). Normally `seq_shift` is 0, `tick_shift` is
+//! `seq_bits` and `fill` 0; for bit layouts the state is shaped like the ID
+//! instead (`fill` is the node field), so that the state word without its
+//! top bit *is* the ID. Deciding the next
 //! reservation is a pure function of that word and the clock's tick, so it
 //! can be tested without threads and model-checked with loom.
 
@@ -18,6 +22,13 @@ pub(crate) struct Params {
     pub(crate) seq_bits: u32,
     /// `2^seq_bits - 1`: selects the sequence of a state word.
     pub(crate) seq_mask: u64,
+    /// Position of the sequence in the state word.
+    pub(crate) seq_shift: u32,
+    /// Position of the tick in the state word, at least `seq_shift + seq_bits`.
+    pub(crate) tick_shift: u32,
+    /// Constant bits below `tick_shift`, outside the sequence: the node
+    /// field of an ID-shaped state, else 0.
+    pub(crate) fill: u64,
     /// The largest tick the generator issues (layout limit and state limit).
     pub(crate) max_tick: u64,
     /// How many ticks ahead of the clock an ID's tick may be.
@@ -42,9 +53,11 @@ pub(crate) struct SameTick {
     /// (see [`SameTick::magic`]); `limit` 0 turns the shortcut off.
     limit: u64,
     magic: u64,
-    seq_bits: u32,
-    seq_mask: u64,
-    /// The last sequence value of a tick, `S - 1`.
+    tick_shift: u32,
+    seq_shift: u32,
+    /// The sequence field of a state word: `seq_mask << seq_shift`.
+    seq_field: u64,
+    /// The last sequence value of a tick, `S - 1`, in place.
     last_seq: u64,
 }
 
@@ -77,15 +90,17 @@ impl SameTick {
                 0
             },
             magic: Self::magic(tick_millis),
-            seq_bits: p.seq_bits,
-            seq_mask: p.seq_mask,
-            last_seq: p.seqs - 1,
+            tick_shift: p.tick_shift,
+            seq_shift: p.seq_shift,
+            seq_field: p.seq_mask << p.seq_shift,
+            last_seq: (p.seqs - 1) << p.seq_shift,
         }
     }
 
     /// The most common case of [`Params::plan_one`]: the clock (Unix ms
     /// `now`) is still in the last issued tick and the tick has a sequence
-    /// number left, so the next state is `last + 1` (saturating or not).
+    /// number left, so the next state is `last` with the sequence plus one
+    /// (saturating or not).
     /// Returns `(new state, tick, sequence)`; `None` means "ask `plan_one`",
     /// not "blocked".
     #[inline(always)]
@@ -100,9 +115,10 @@ impl SameTick {
         } else {
             return None;
         };
-        let tick = (last & !SATURATING) >> self.seq_bits;
-        let seq = last & self.seq_mask;
-        ((tick == now_tick) & (seq < self.last_seq)).then_some((last + 1, tick, seq + 1))
+        let tick = (last & !SATURATING) >> self.tick_shift;
+        let seq = last & self.seq_field;
+        ((tick == now_tick) & (seq < self.last_seq))
+            .then(|| (last + (1 << self.seq_shift), tick, (seq >> self.seq_shift) + 1))
     }
 }
 
@@ -126,10 +142,11 @@ pub(crate) enum Blocked {
 }
 
 impl Params {
-    /// The largest tick a state word can hold, less one so that `tick + 1`
-    /// never overflows.
-    pub(crate) fn state_max_tick(seq_bits: u32) -> u64 {
-        ((!SATURATING) >> seq_bits) - 1
+    /// The largest tick a state word with the tick at `tick_shift` can
+    /// hold. (`tick + 1` of any such tick still fits a `u64`; it is checked
+    /// against `max_tick` before it is packed.)
+    pub(crate) fn state_max_tick(tick_shift: u32) -> u64 {
+        (!SATURATING) >> tick_shift
     }
 
     /// The state word of a generator that has issued nothing: just below
@@ -151,15 +168,15 @@ impl Params {
     #[inline]
     pub(crate) fn unpack(&self, state: u64) -> (u64, u64, bool) {
         (
-            (state & !SATURATING) >> self.seq_bits,
-            state & self.seq_mask,
+            (state & !SATURATING) >> self.tick_shift,
+            (state >> self.seq_shift) & self.seq_mask,
             state & SATURATING != 0,
         )
     }
 
     #[inline]
     pub(crate) fn pack(&self, tick: u64, seq: u64, saturating: bool) -> u64 {
-        (u64::from(saturating) << 63) | (tick << self.seq_bits) | seq
+        (u64::from(saturating) << 63) | (tick << self.tick_shift) | (seq << self.seq_shift) | self.fill
     }
 
     /// [`plan`](Self::plan) for one ID, returning the new state word (which
@@ -173,10 +190,10 @@ impl Params {
             if now == lt || (saturating && lt >= now.saturating_sub(self.catch_up).max(self.floor))
             {
                 // Same tick, or a saturated run catching up: next sequence number.
-                return Ok(last + 1);
+                return Ok(last + (1 << self.seq_shift));
             }
             if now <= self.max_tick {
-                return Ok(now << self.seq_bits);
+                return Ok(self.pack(now, 0, false));
             }
         }
         self.plan_one_slow(last, now)
@@ -292,11 +309,35 @@ mod tests {
             seqs,
             seq_bits,
             seq_mask: Params::mask_of(seq_bits),
+            seq_shift: 0,
+            tick_shift: seq_bits,
+            fill: 0,
             max_tick: 1_000,
             lead,
             catch_up,
             floor: 0,
         }
+    }
+
+    /// `p` with a 3-bit node field kept in the state word, as for bit
+    /// layouts: above the sequence for a node below 4 (Twitter's order),
+    /// below it otherwise (Sonyflake's).
+    fn id_shaped(mut p: Params, node: u64) -> Params {
+        let node_at = if node < 4 {
+            p.seq_shift = 0;
+            p.seq_bits
+        } else {
+            p.seq_shift = 3;
+            0
+        };
+        p.tick_shift = p.seq_bits + 3;
+        p.fill = node << node_at;
+        for (t, q, sat) in [(0, 0, false), (9, p.seqs - 1, true), (13, 0, true)] {
+            let state = p.pack(t, q, sat);
+            assert_eq!(p.unpack(state), (t, q, sat));
+            assert_eq!((state >> node_at) & 7, node);
+        }
+        p
     }
 
     fn first(p: &Params, last: u64, now: u64, n: u64) -> (u64, u64) {
@@ -306,11 +347,21 @@ mod tests {
 
     #[test]
     fn plan_one_agrees_with_plan() {
-        for (seqs, lead, catch_up, floor) in
-            [(4, 0, 3, 0), (4, 2, 0, 5), (1, 0, 0, 3), (10, 1, 2, 7)]
-        {
+        for (seqs, lead, catch_up, floor, node) in [
+            (4, 0, 3, 0, None),
+            (4, 2, 0, 5, None),
+            (1, 0, 0, 3, None),
+            (10, 1, 2, 7, None),
+            (4, 0, 3, 0, Some(5)),
+            (4, 2, 1, 2, Some(3)),
+            (1, 0, 0, 3, Some(2)),
+            (10, 1, 2, 7, Some(7)),
+        ] {
             let mut p = params(seqs, lead, catch_up);
             p.floor = floor;
+            if let Some(node) = node {
+                p = id_shaped(p, node);
+            }
             let mut states = vec![p.initial_state()];
             for t in 0..14 {
                 for q in 0..seqs {
@@ -333,10 +384,20 @@ mod tests {
     /// wherever `plan` issues the next sequence number of the clock's tick.
     #[test]
     fn same_tick_agrees_with_plan() {
-        for (seqs, lead, catch_up, floor) in [(4, 0, 3, 0), (4, 2, 0, 5), (1, 0, 0, 3), (10, 1, 2, 7)] {
+        for (seqs, lead, catch_up, floor, node) in [
+            (4, 0, 3, 0, None),
+            (4, 2, 0, 5, None),
+            (1, 0, 0, 3, None),
+            (10, 1, 2, 7, None),
+            (4, 2, 0, 5, Some(6)),
+            (10, 1, 2, 7, Some(1)),
+        ] {
             for (epoch, tick_millis) in [(0, 1), (5, 1), (7, 3), (100, 10)] {
                 let mut p = params(seqs, lead, catch_up);
                 p.floor = floor;
+                if let Some(node) = node {
+                    p = id_shaped(p, node);
+                }
                 let fast = SameTick::new(&p, epoch, tick_millis);
                 let mut states = vec![p.initial_state()];
                 for t in 0..14 {
@@ -353,7 +414,7 @@ mod tests {
                         let full = p.plan(last, tick, 1).map(|r| r.new_state);
                         let (lt, ls, _) = p.unpack(last);
                         let expected = (now >= epoch && lt == tick && ls + 1 < seqs)
-                            .then(|| (last + 1, lt, ls + 1));
+                            .then(|| (p.pack(lt, ls + 1, p.unpack(last).2), lt, ls + 1));
                         let got = fast.next(last, now);
                         assert_eq!(got, expected, "last {:?} now {now} epoch {epoch}", p.unpack(last));
                         if let Some((next, t, q)) = got {

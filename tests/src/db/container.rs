@@ -155,7 +155,10 @@ const OWNER_LABEL: &str = "org.flakeid.tests.owner";
 /// and its watcher. Never dropped: the pipe to the watcher must stay open
 /// exactly as long as this process lives.
 static WATCHER: LazyLock<(String, Mutex<Option<Child>>)> = LazyLock::new(|| {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
     let owner = format!("{}-{nanos}", std::process::id());
     let child = spawn_watcher(&owner);
     (owner, Mutex::new(child))
