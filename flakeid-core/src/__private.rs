@@ -6,7 +6,56 @@
 pub use ::core;
 
 use crate::encoding::decimal;
-use crate::{FlakeId, IdError};
+use crate::{ConfigError, FlakeId, IdError, IdSource};
+
+/// What a `generator = path` function may return a reference to: any
+/// [`IdSource`], or a `dyn IdSource` chosen at run time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an ID source",
+    label = "returned by the `generator = ...` function",
+    note = "a `generator = ...` function returns `Result<&'static G, flakeid_core::ConfigError>` \
+            where `G` implements `flakeid_core::IdSource` (a `Generator`, `DecimalIdGenerator`, \
+            `TraceIdGenerator`, `RandomKeyGenerator` ...)"
+)]
+pub trait AsIdSource {
+    /// `self` as a trait object.
+    fn as_id_source(&'static self) -> &'static dyn IdSource;
+}
+
+impl<G: IdSource> AsIdSource for G {
+    fn as_id_source(&'static self) -> &'static dyn IdSource {
+        self
+    }
+}
+
+impl AsIdSource for dyn IdSource {
+    fn as_id_source(&'static self) -> &'static dyn IdSource {
+        self
+    }
+}
+
+/// `FlakeId::generator` of `#[flake_id(generator = path)]`: the function's
+/// result as a `dyn IdSource`.
+#[inline]
+pub fn id_source<G: AsIdSource + ?Sized>(
+    generator: Result<&'static G, ConfigError>,
+) -> Result<&'static dyn IdSource, ConfigError> {
+    generator.map(AsIdSource::as_id_source)
+}
+
+/// `FlakeId::generator` of `#[flake_id]`: the process-wide generator,
+/// configured from the environment on first use.
+#[inline]
+pub fn global_source() -> Result<&'static dyn IdSource, ConfigError> {
+    Ok(crate::global::generator()?)
+}
+
+/// `FlakeId::validator` of `#[flake_id]`: the process-wide generator if it
+/// is installed, without configuring it.
+#[inline]
+pub fn global_validator() -> Option<&'static dyn IdSource> {
+    crate::global::get().map(|g| g as &'static dyn IdSource)
+}
 
 /// `Display` for an ID: its decimal value.
 pub fn display<I: FlakeId>(id: &I, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -23,7 +72,7 @@ pub fn display<I: FlakeId>(id: &I, f: &mut core::fmt::Formatter<'_>) -> core::fm
 /// # struct Id(i64);
 /// # impl FlakeId for Id {
 /// #     const NAME: &'static str = "Id";
-/// #     fn generator() -> Result<&'static flakeid_core::Generator, flakeid_core::ConfigError> { Err(flakeid_core::ConfigError::MissingNodeId) }
+/// #     fn generator() -> Result<&'static dyn flakeid_core::IdSource, flakeid_core::ConfigError> { Err(flakeid_core::ConfigError::MissingNodeId) }
 /// #     fn __from_valid(v: i64) -> Self { Id(v) }
 /// #     fn get(self) -> i64 { self.0 }
 /// # }

@@ -114,7 +114,10 @@ impl<C: Clock + ?Sized> Clock for &'static C {
 ///   the clock is being read (a few microseconds of CPU per wake-up, about
 ///   0.1–0.5 % of one core). When nothing reads the clock for 0.25–0.5 s the
 ///   ticker parks itself, so an idle process pays nothing; the next reading
-///   computes the time directly (one `Instant::now()`) and wakes it.
+///   computes the time directly (one `Instant::now()`) and wakes it. To
+///   notice idleness without a write on every reading, the ticker sets a
+///   flag bit in the published word every 0.25 s and the next reading
+///   clears it.
 /// * If the ticker thread cannot be spawned every reading falls back to
 ///   `Instant::now()`: slower, equally correct.
 ///
@@ -428,6 +431,20 @@ mod tests {
             assert!(now >= last);
             last = now;
         }
+    }
+
+    #[test]
+    fn readings_answer_the_probe_and_carry_no_flag_bits() {
+        let clock = MonotonicClock::new();
+        let before = clock.now_millis();
+        // As the ticker does once per idle-check period.
+        publish(0, PROBE, 0);
+        let after = clock.now_millis();
+        assert!(after >= before && after & FLAGS == 0, "{before} {after}");
+        if let Some(fast) = clock.try_now_millis() {
+            assert!(fast >= after && fast & FLAGS == 0, "{after} {fast}");
+        }
+        assert!(clock.now_millis() >= after);
     }
 
     #[test]

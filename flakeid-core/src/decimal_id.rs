@@ -310,6 +310,11 @@ impl<S: GeneratorIdSource> DecimalIdGenerator<S> {
         unpack(self.state.load(Ordering::Relaxed)).0
     }
 
+    /// The largest counter before a new generator ID is taken.
+    pub fn max_counter(&self) -> u64 {
+        self.max_counter
+    }
+
     /// The source generator IDs come from.
     pub fn source(&self) -> &S {
         &self.source

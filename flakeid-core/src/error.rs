@@ -183,6 +183,19 @@ pub enum IdError {
         /// The largest valid ID.
         max: u64,
     },
+    /// The value is in range but breaks a rule of the ID type's scheme
+    /// (checked by [`IdSource::check`](crate::IdSource::check)), such as a
+    /// DecimalId whose counter is 0.
+    #[error("{value} is not a valid {type_name}: {source}")]
+    Field {
+        /// The ID type's name.
+        type_name: &'static str,
+        /// The value.
+        value: u64,
+        /// The field that is out of its range.
+        #[source]
+        source: FieldOutOfRange,
+    },
     /// A text form did not decode to a number.
     #[error("not a valid {type_name}: {source}")]
     Text {
@@ -192,6 +205,80 @@ pub enum IdError {
         #[source]
         source: DecodeError,
     },
+}
+
+/// A field of an ID outside the range its scheme allows (see
+/// [`IdSource::check`](crate::IdSource::check)).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("its {field} is {value}, outside {min}..={max}")]
+pub struct FieldOutOfRange {
+    /// The field's name (`"counter"`, `"launch_id"` …).
+    pub field: &'static str,
+    /// The field's value in the ID.
+    pub value: u64,
+    /// The smallest value the scheme allows.
+    pub min: u64,
+    /// The largest value the scheme allows.
+    pub max: u64,
+}
+
+/// An error of a scheme's own generator (a DecimalId generator's source
+/// failing, a TraceId thread's counter running out …), passed on by an
+/// [`IdSource`](crate::IdSource) as [`GenerateError::Scheme`].
+///
+/// The original error is its [`source`](std::error::Error::source) and can
+/// be recovered with [`downcast_ref`](Self::downcast_ref). Two values are
+/// equal when they share the same original error (clones of one another).
+#[derive(Debug, Clone)]
+pub struct SchemeError {
+    scheme: &'static str,
+    error: std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>,
+}
+
+impl SchemeError {
+    /// Wraps `error` of the generator of `scheme` (a short name such as `"DecimalId"`).
+    pub fn new(scheme: &'static str, error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        SchemeError {
+            scheme,
+            error: std::sync::Arc::new(error),
+        }
+    }
+
+    /// The scheme's name.
+    pub fn scheme(&self) -> &'static str {
+        self.scheme
+    }
+
+    /// The original error, if it is an `E`.
+    ///
+    /// ```
+    /// use flakeid_core::{SchemeError, TraceIdError};
+    /// let e = SchemeError::new("TraceId", TraceIdError::TooManyThreads { max_threads: 4 });
+    /// assert!(matches!(e.downcast_ref::<TraceIdError>(), Some(TraceIdError::TooManyThreads { .. })));
+    /// ```
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.error.downcast_ref::<E>()
+    }
+}
+
+impl PartialEq for SchemeError {
+    fn eq(&self, other: &Self) -> bool {
+        self.scheme == other.scheme && std::sync::Arc::ptr_eq(&self.error, &other.error)
+    }
+}
+
+impl Eq for SchemeError {}
+
+impl core::fmt::Display for SchemeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "the {} generator failed: {}", self.scheme, self.error)
+    }
+}
+
+impl std::error::Error for SchemeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.error)
+    }
 }
 
 /// A text form (decimal, base62, Crockford base32) that does not decode.
@@ -290,6 +377,9 @@ pub enum GenerateError {
         /// First Unix millisecond the layout cannot represent.
         end_millis: u64,
     },
+    /// A scheme's own generator failed (see [`SchemeError`]).
+    #[error(transparent)]
+    Scheme(#[from] SchemeError),
     /// The generator could not be configured (process-wide generator only).
     #[error(transparent)]
     Config(#[from] ConfigError),
@@ -766,9 +856,7 @@ pub enum OffsetRangeError {
         max_locations: u64,
     },
     /// The location used up its range: the value is at or past the range's end.
-    #[error(
-        "location {location} outgrew its range: {value} is not below the range's end {end}"
-    )]
+    #[error("location {location} outgrew its range: {value} is not below the range's end {end}")]
     Outgrown {
         /// The location.
         location: u64,

@@ -121,6 +121,22 @@ pub fn generator() -> Result<&'static Generator, ConfigError> {
     lazy_generator()
 }
 
+/// The process-wide generator if one is installed, without configuring
+/// it: no environment is read and nothing is printed. ID types of the
+/// process-wide generator check values read from a database with it (see
+/// [`FlakeId::validator`](crate::FlakeId::validator)).
+///
+/// ```
+/// use flakeid_core::{global, layout::presets, GeneratorBuilder};
+///
+/// let installed = global::init(GeneratorBuilder::new(presets::twitter(), 5))?;
+/// assert!(global::get().is_some_and(|g| std::ptr::eq(g, installed)));
+/// # Ok::<(), flakeid_core::ConfigError>(())
+/// ```
+pub fn get() -> Option<&'static Generator> {
+    GLOBAL.get()
+}
+
 #[cold]
 fn lazy_generator() -> Result<&'static Generator, ConfigError> {
     // The lock makes concurrent first calls configure (and report) once.

@@ -12,24 +12,23 @@ use std::borrow::Cow;
 use std::time::SystemTime;
 
 use crate::encoding::{base62, crockford};
-use crate::{BitLayout, ConfigError, Generator, IdError};
+use crate::{BitLayout, ConfigError, GenerateError, IdError, IdSource, Parts, SchemeError};
 
-/// An application-assigned, time-ordered 64-bit ID stored as a signed
-/// BIGINT in `1..=i64::MAX`.
+/// An application-assigned 64-bit ID stored as a signed BIGINT in
+/// `1..=i64::MAX`, drawn from an [`IdSource`].
 ///
 /// Implement it with `#[flake_id]`; by hand it looks like this:
 ///
 /// ```
-/// use std::sync::OnceLock;
-/// use flakeid_core::{ConfigError, FlakeId, Generator, IdError};
+/// use flakeid_core::{ConfigError, FlakeId, IdError, IdSource};
 ///
 /// #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 /// struct OrderId(i64);
 ///
 /// impl FlakeId for OrderId {
 ///     const NAME: &'static str = "OrderId";
-///     fn generator() -> Result<&'static Generator, ConfigError> {
-///         flakeid_core::global::generator()
+///     fn generator() -> Result<&'static dyn IdSource, ConfigError> {
+///         Ok(flakeid_core::global::generator()?)
 ///     }
 ///     fn __from_valid(value: i64) -> Self { OrderId(value) }
 ///     fn get(self) -> i64 { self.0 }
@@ -48,6 +47,49 @@ use crate::{BitLayout, ConfigError, Generator, IdError};
 /// assert_eq!("42".parse::<OrderId>()?.get(), 42);
 /// # Ok::<(), IdError>(())
 /// ```
+///
+/// # Any scheme
+///
+/// `#[flake_id(generator = path)]` takes IDs from any 64-bit scheme: `path`
+/// is a function returning `Result<&'static G, ConfigError>` for a `G`
+/// implementing [`IdSource`] — a [`Generator`](crate::Generator) of any
+/// layout, a [`DecimalIdGenerator`](crate::decimal_id::DecimalIdGenerator),
+/// a [`TraceIdGenerator`](crate::trace::TraceIdGenerator), a
+/// [`RandomKeyGenerator`](crate::random_key::RandomKeyGenerator). Values
+/// read from a database or parsed from text are then checked with that
+/// scheme's rules, and [`decode`](FlakeId::decode) names its fields:
+///
+/// ```
+/// use std::sync::OnceLock;
+/// use flakeid_core::decimal_id::{DecimalIdGenerator, InMemoryGeneratorIdSource};
+/// use flakeid_core::{flake_id, ConfigError, FlakeId};
+///
+/// type OrderIds = DecimalIdGenerator<InMemoryGeneratorIdSource>;
+///
+/// fn order_ids() -> Result<&'static OrderIds, ConfigError> {
+///     static G: OnceLock<OrderIds> = OnceLock::new();
+///     // Launch 65; generator IDs from a counter shared by the system (in memory here).
+///     Ok(G.get_or_init(|| {
+///         DecimalIdGenerator::builder(65, InMemoryGeneratorIdSource::starting_at(92))
+///             .build()
+///             .expect("a DecimalId generator")
+///     }))
+/// }
+///
+/// #[flake_id(generator = order_ids)]
+/// pub struct OrderId(i64);
+///
+/// let id = OrderId::try_generate()?;
+/// assert_eq!(id.get(), 10_009_200_065); // counter 1, generator 92, launch 65
+/// let d = id.decode()?;
+/// assert_eq!((d.field("counter"), d.field("generator_id"), d.field("launch_id")), (Some(1), Some(92), Some(65)));
+/// assert_eq!(d.to_string(), "10009200065 (counter 1, generator_id 92, launch_id 65)");
+///
+/// // A stored value whose counter is 0 is not a DecimalId.
+/// let e = OrderId::from_i64(9_200_065).unwrap_err();
+/// assert_eq!(e.to_string(), "9200065 is not a valid OrderId: its counter is 0, outside 1..=922337202");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an ID type",
     label = "not declared with `#[flake_id]`",
@@ -59,8 +101,23 @@ pub trait FlakeId:
     /// The type's name (`"UserId"`), used in error messages.
     const NAME: &'static str;
 
-    /// The generator IDs of this type come from, and whose layout decodes them.
-    fn generator() -> Result<&'static Generator, ConfigError>;
+    /// The source IDs of this type come from, and whose scheme checks and
+    /// decodes them.
+    fn generator() -> Result<&'static dyn IdSource, ConfigError>;
+
+    /// The source whose rules check values read from a database or parsed
+    /// from text, if one is available **without side effects**; `None`
+    /// checks against the plain domain `1..=i64::MAX`.
+    ///
+    /// By default [`generator`](FlakeId::generator) (when it succeeds). An
+    /// ID type of the process-wide generator (`#[flake_id]` without
+    /// `generator =`) uses the generator [`global::get`](crate::global::get)
+    /// returns: reading a row never configures the process-wide generator
+    /// from the environment, and before it is configured values are
+    /// checked against the plain domain.
+    fn validator() -> Option<&'static dyn IdSource> {
+        Self::generator().ok()
+    }
 
     /// Wraps a value that has already been validated. Not a public API:
     /// use [`FlakeId::from_i64`].
@@ -70,18 +127,15 @@ pub trait FlakeId:
     /// The ID as the `i64` stored in the database.
     fn get(self) -> i64;
 
-    /// The largest valid value: the generator's layout's
-    /// [`max_id`](BitLayout::max_id) when the generator is available,
-    /// otherwise `i64::MAX`.
+    /// The largest valid value: the [`validator`](FlakeId::validator)'s
+    /// [`max_id`](IdSource::max_id) when there is one, otherwise `i64::MAX`.
     fn max_value() -> u64 {
-        match Self::generator() {
-            Ok(g) => g.layout().max_id(),
-            Err(_) => i64::MAX as u64,
-        }
+        max_of(Self::validator())
     }
 
-    /// Checked conversion from a database or user value: `0`, negatives
-    /// and values above the layout's largest ID are errors naming the value.
+    /// Checked conversion from a database or user value: `0`, negatives,
+    /// values above [`max_value`](FlakeId::max_value) and values that break
+    /// the scheme's rules ([`IdSource::check`]) are errors naming the value.
     fn from_i64(value: i64) -> Result<Self, IdError> {
         if value < 0 {
             return Err(IdError::Negative {
@@ -99,22 +153,33 @@ pub trait FlakeId:
                 type_name: Self::NAME,
             });
         }
-        let max = Self::max_value();
-        match i64::try_from(value) {
-            Ok(v) if value <= max => Ok(Self::__from_valid(v)),
-            _ => Err(IdError::TooLarge {
+        let validator = Self::validator();
+        let max = max_of(validator);
+        let v = match i64::try_from(value) {
+            Ok(v) if value <= max => v,
+            _ => {
+                return Err(IdError::TooLarge {
+                    type_name: Self::NAME,
+                    value: u128::from(value),
+                    max,
+                });
+            }
+        };
+        if let Some(source) = validator {
+            source.check(value).map_err(|source| IdError::Field {
                 type_name: Self::NAME,
-                value: u128::from(value),
-                max,
-            }),
+                value,
+                source,
+            })?;
         }
+        Ok(Self::__from_valid(v))
     }
 
     /// A fresh ID from [`FlakeId::generator`].
     ///
     /// # Panics
-    /// When the process-wide generator is not configured (see
-    /// [`crate::global`]) or cannot issue an ID; use
+    /// When the generator is not available (for the process-wide one: not
+    /// configured, see [`crate::global`]) or cannot issue an ID; use
     /// [`FlakeId::try_generate`] to handle that as an error.
     fn generate() -> Self {
         match Self::try_generate() {
@@ -124,19 +189,26 @@ pub trait FlakeId:
     }
 
     /// A fresh ID, or why none could be issued.
-    fn try_generate() -> Result<Self, crate::GenerateError> {
+    fn try_generate() -> Result<Self, GenerateError> {
         let raw = Self::generator()?.next_id()?;
-        // A BitLayout's IDs are within 1..=2^63-1 (checked when it is built)
-        // and a generator never issues 0, so this cannot truncate.
-        debug_assert!(raw != 0 && raw <= i64::MAX as u64);
-        Ok(Self::__from_valid(raw as i64))
+        issued(raw)
     }
 
-    /// The ID's time, node and sequence, decoded with its generator's layout.
+    /// `n` fresh IDs, increasing for sources whose IDs increase. A
+    /// [`Generator`](crate::Generator) reserves them in one atomic step
+    /// ([`next_batch`](crate::Generator::next_batch)).
+    fn generate_many(n: usize) -> Result<Vec<Self>, GenerateError> {
+        Self::generator()?
+            .next_ids(n)?
+            .into_iter()
+            .map(issued)
+            .collect()
+    }
+
+    /// The ID's time (when the scheme records one) and fields, decoded by
+    /// its generator's scheme.
     fn decode(self) -> Result<Decoded, ConfigError> {
-        let g = Self::generator()?;
-        // A valid ID is within 1..=max_id, so decoding cannot fail.
-        Ok(Decoded::new(g.layout(), self.get().unsigned_abs()))
+        Ok(Self::generator()?.decode(self.get().unsigned_abs()))
     }
 
     /// The ID as 11 base62 characters (see [`crate::encoding::base62`]).
@@ -170,18 +242,53 @@ pub trait FlakeId:
     }
 }
 
-/// An ID split into its parts, with its creation time.
+/// The largest value an ID type accepts with `validator`.
+fn max_of(validator: Option<&'static dyn IdSource>) -> u64 {
+    validator.map_or(i64::MAX as u64, |s| s.max_id().min(i64::MAX as u64))
+}
+
+/// Wraps an ID a source issued; a source issuing 0 or a value above
+/// `i64::MAX` is reported rather than stored as a wrong value.
+fn issued<I: FlakeId>(raw: u64) -> Result<I, GenerateError> {
+    match i64::try_from(raw) {
+        Ok(v) if v > 0 => Ok(I::__from_valid(v)),
+        _ => {
+            let e = if raw == 0 {
+                IdError::Zero { type_name: I::NAME }
+            } else {
+                IdError::TooLarge {
+                    type_name: I::NAME,
+                    value: u128::from(raw),
+                    max: i64::MAX as u64,
+                }
+            };
+            Err(SchemeError::new(I::NAME, e).into())
+        }
+    }
+}
+
+/// An ID split into its named fields, with its creation time when the
+/// scheme records one.
+///
+/// Every [`IdSource`](crate::IdSource) decodes its IDs into a `Decoded`:
+///
+/// | scheme | `timestamp` | `parts` | `fields` |
+/// |---|---|---|---|
+/// | a [`Layout`](crate::Layout) run by a [`Generator`](crate::Generator) or [`RandomKeyGenerator`](crate::random_key::RandomKeyGenerator) | start of the ID's tick | tick, node, sequence | `tick`, the node subfields (or `node`), `sequence` |
+/// | [`DecimalIdGenerator`](crate::decimal_id::DecimalIdGenerator) | `None` (no time) | `None` | `counter`, `generator_id`, `launch_id` |
+/// | [`TraceIdGenerator`](crate::trace::TraceIdGenerator) | `None` (seconds wrap; see [`trace`](crate::trace)) | `None` | `timestamp` (Unix seconds mod 2^25), `node`, `thread`, `counter` |
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
 /// use flakeid_core::{Decoded, layout::presets};
 ///
 /// let d = Decoded::new(&presets::discord(), 175_928_847_299_117_063);
-/// assert_eq!(d.timestamp, UNIX_EPOCH + Duration::from_millis(1_462_015_105_796));
-/// assert_eq!((d.node_field("worker"), d.node_field("process"), d.sequence), (Some(1), Some(0), 7));
+/// assert_eq!(d.timestamp, Some(UNIX_EPOCH + Duration::from_millis(1_462_015_105_796)));
+/// assert_eq!((d.field("worker"), d.field("process"), d.field("sequence")), (Some(1), Some(0), Some(7)));
+/// assert_eq!(d.parts.map(|p| p.node), Some(32));
 /// assert_eq!(
 ///     d.to_string(),
-///     "175928847299117063 (2016-04-30T11:18:25.796Z, tick 41944705796, node 32 [worker=1 process=0], sequence 7)"
+///     "175928847299117063 (2016-04-30T11:18:25.796Z, tick 41944705796, worker 1, process 0, sequence 7)"
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -189,16 +296,13 @@ pub trait FlakeId:
 pub struct Decoded {
     /// The ID.
     pub id: u64,
-    /// The start of the tick the ID was issued in.
-    pub timestamp: SystemTime,
-    /// Ticks since the layout's epoch.
-    pub tick: u64,
-    /// The node field's value.
-    pub node: u64,
-    /// The node subfields' values by name, most significant first.
-    pub node_fields: Vec<(Cow<'static, str>, u64)>,
-    /// The position within the tick.
-    pub sequence: u64,
+    /// The start of the tick the ID was issued in, for schemes whose IDs
+    /// hold their full creation time.
+    pub timestamp: Option<SystemTime>,
+    /// Tick, node and sequence, for IDs of a [`Layout`](crate::Layout).
+    pub parts: Option<Parts>,
+    /// The ID's fields by name, time first.
+    pub fields: Vec<(Cow<'static, str>, u64)>,
 }
 
 impl Decoded {
@@ -208,27 +312,49 @@ impl Decoded {
     pub fn new(layout: &BitLayout, id: u64) -> Self {
         let parts = layout.decompose(id);
         let mut shift = layout.node_bits();
-        let node_fields = layout
-            .node_fields()
-            .iter()
-            .map(|f| {
-                shift -= f.bits() as u32;
-                (f.name_cow(), (parts.node >> shift) & f.max())
-            })
-            .collect();
+        let node_fields = layout.node_fields().iter().map(|f| {
+            shift -= f.bits() as u32;
+            (f.name_cow(), (parts.node >> shift) & f.max())
+        });
+        Decoded::from_layout_parts(id, Some(layout.timestamp(id)), parts, node_fields)
+    }
+
+    /// A `Decoded` of a layout's parts: fields `tick`, the node subfields,
+    /// `sequence`.
+    pub(crate) fn from_layout_parts(
+        id: u64,
+        timestamp: Option<SystemTime>,
+        parts: Parts,
+        node_fields: impl IntoIterator<Item = (Cow<'static, str>, u64)>,
+    ) -> Self {
+        let mut fields = vec![(Cow::Borrowed("tick"), parts.tick)];
+        fields.extend(node_fields);
+        fields.push((Cow::Borrowed("sequence"), parts.sequence));
         Decoded {
             id,
-            timestamp: layout.timestamp(id),
-            tick: parts.tick,
-            node: parts.node,
-            node_fields,
-            sequence: parts.sequence,
+            timestamp,
+            parts: Some(parts),
+            fields,
         }
     }
 
-    /// The value of the node subfield called `name`, if the layout has one.
-    pub fn node_field(&self, name: &str) -> Option<u64> {
-        self.node_fields
+    /// A `Decoded` of a scheme without layout parts.
+    pub(crate) fn from_fields(
+        id: u64,
+        timestamp: Option<SystemTime>,
+        fields: Vec<(Cow<'static, str>, u64)>,
+    ) -> Self {
+        Decoded {
+            id,
+            timestamp,
+            parts: None,
+            fields,
+        }
+    }
+
+    /// The value of the field called `name`, if the scheme has one.
+    pub fn field(&self, name: &str) -> Option<u64> {
+        self.fields
             .iter()
             .find(|(n, _)| n == name)
             .map(|&(_, v)| v)
@@ -236,22 +362,23 @@ impl Decoded {
 }
 
 impl Display for Decoded {
-    /// `ID (RFC 3339 UTC time, tick T, node N [name=value …], sequence S)`.
+    /// `ID (RFC 3339 UTC time, name value, …)`, the time only when the
+    /// scheme records one.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} (", self.id)?;
-        write_rfc3339(f, self.timestamp)?;
-        write!(f, ", tick {}, node {}", self.tick, self.node)?;
-        if !self.node_fields.is_empty() {
-            f.write_str(" [")?;
-            for (i, (name, value)) in self.node_fields.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(" ")?;
-                }
-                write!(f, "{name}={value}")?;
-            }
-            f.write_str("]")?;
+        let mut first = true;
+        if let Some(t) = self.timestamp {
+            write_rfc3339(f, t)?;
+            first = false;
         }
-        write!(f, ", sequence {})", self.sequence)
+        for (name, value) in &self.fields {
+            if !first {
+                f.write_str(", ")?;
+            }
+            first = false;
+            write!(f, "{name} {value}")?;
+        }
+        f.write_str(")")
     }
 }
 
@@ -303,7 +430,7 @@ mod tests {
     }
 
     #[test]
-    fn display_without_node_fields() {
+    fn display_without_node_fields_or_time() {
         let l = BitLayout::builder()
             .time_bits(41)
             .sequence_bits(12)
@@ -313,7 +440,9 @@ mod tests {
         let d = Decoded::new(&l, (1000 << 12) | 3);
         assert_eq!(
             d.to_string(),
-            "4096003 (1970-01-01T00:00:01.000Z, tick 1000, node 0, sequence 3)"
+            "4096003 (1970-01-01T00:00:01.000Z, tick 1000, sequence 3)"
         );
+        let untimed = Decoded::from_fields(7, None, vec![(Cow::Borrowed("counter"), 7)]);
+        assert_eq!(untimed.to_string(), "7 (counter 7)");
     }
 }

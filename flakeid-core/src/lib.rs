@@ -11,6 +11,8 @@
 //!   sequence exhaustion and clock regression.
 //! * [`id`] — the [`FlakeId`] trait that typed ID newtypes implement, and
 //!   [`Decoded`] parts of an ID.
+//! * [`source`] — [`IdSource`]: what an ID type draws from, implemented by
+//!   every 64-bit scheme's generator.
 //! * [`encoding`] — base62 and Crockford base32 text forms.
 //! * [`global`] — the process-wide default generator used by
 //!   `UserId::generate()`.
@@ -28,6 +30,9 @@
 //! * [`decimal_id`] — DecimalId: `counter · 10^10 + generator_id · 10^5 +
 //!   launch_id`, not time-based.
 //! * [`trace`] — TraceId: wrapping 25-bit seconds, per-thread counters.
+//! * [`offset_range`] — per-location offset ranges of a database sequence,
+//!   with detection when a location outgrows its range; its docs also cover
+//!   database-produced IDs, the baseline every scheme is compared with.
 //!
 //! # Generation guarantees
 //!
@@ -55,10 +60,12 @@ pub mod generator;
 pub mod global;
 pub mod id;
 pub mod layout;
+pub mod offset_range;
 pub mod permute;
 pub mod random_key;
 mod rng;
 pub mod shortkey;
+pub mod source;
 pub mod trace;
 
 #[cfg(any(feature = "serde", feature = "diesel", feature = "sea-orm"))]
@@ -67,11 +74,13 @@ mod external;
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use error::{
     AllocError, ConfigError, DecimalIdError, DecodeError, Flake128Error, GenerateError, IdError,
-    LayoutError, NodeSourceError, PermuteError, ShortKeyError, TraceIdError,
+    LayoutError, NodeSourceError, OffsetRangeError, PermuteError, ShortKeyError, TraceIdError,
 };
+pub use error::{FieldOutOfRange, SchemeError};
 pub use generator::{ClockRegression, Generator, GeneratorBuilder, SequenceExhaustion};
 pub use id::{Decoded, FlakeId};
 pub use layout::{BitLayout, Layout, Parts};
+pub use source::{DecodeLayout, IdSource};
 
 #[cfg(feature = "macros")]
 pub use flakeid_macros::flake_id;

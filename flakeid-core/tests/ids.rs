@@ -4,17 +4,18 @@ use std::sync::OnceLock;
 use std::time::{Duration, UNIX_EPOCH};
 
 use flakeid_core::layout::presets;
-use flakeid_core::{ConfigError, DecodeError, FlakeId, Generator, GeneratorBuilder, IdError};
+use flakeid_core::{ConfigError, DecodeError, FlakeId, Generator, GeneratorBuilder, IdError, IdSource};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct PostId(i64);
 
 impl FlakeId for PostId {
     const NAME: &'static str = "PostId";
-    fn generator() -> Result<&'static Generator, ConfigError> {
+    fn generator() -> Result<&'static dyn IdSource, ConfigError> {
         static G: OnceLock<Result<Generator, ConfigError>> = OnceLock::new();
         G.get_or_init(|| GeneratorBuilder::new(presets::discord(), 0b00001_00000).build())
             .as_ref()
+            .map(|g| g as &dyn IdSource)
             .map_err(Clone::clone)
     }
     fn __from_valid(value: i64) -> Self {
@@ -48,7 +49,7 @@ struct Unconfigured(i64);
 
 impl FlakeId for Unconfigured {
     const NAME: &'static str = "Unconfigured";
-    fn generator() -> Result<&'static Generator, ConfigError> {
+    fn generator() -> Result<&'static dyn IdSource, ConfigError> {
         Err(ConfigError::MissingNodeId)
     }
     fn __from_valid(value: i64) -> Self {
@@ -208,16 +209,17 @@ fn decode_uses_the_generators_layout() {
         .unwrap();
     assert_eq!(
         d.timestamp,
-        UNIX_EPOCH + Duration::from_millis(1_462_015_105_796)
+        Some(UNIX_EPOCH + Duration::from_millis(1_462_015_105_796))
     );
-    assert_eq!(d.node_field("worker"), Some(1));
-    assert_eq!(d.node_field("process"), Some(0));
-    assert_eq!(d.node_field("shard"), None);
-    assert_eq!(d.sequence, 7);
+    assert_eq!(d.field("worker"), Some(1));
+    assert_eq!(d.field("process"), Some(0));
+    assert_eq!(d.field("shard"), None);
+    assert_eq!(d.field("sequence"), Some(7));
+    assert_eq!(d.parts.map(|p| p.node), Some(32));
     assert_eq!(d.id, 175_928_847_299_117_063);
     assert_eq!(
         d.to_string(),
-        "175928847299117063 (2016-04-30T11:18:25.796Z, tick 41944705796, node 32 [worker=1 process=0], sequence 7)"
+        "175928847299117063 (2016-04-30T11:18:25.796Z, tick 41944705796, worker 1, process 0, sequence 7)"
     );
     assert_eq!(Unconfigured(5).decode(), Err(ConfigError::MissingNodeId));
 }
@@ -229,7 +231,7 @@ fn generated_ids_increase_and_carry_the_node() {
     assert!(b > a);
     let d = b.decode().unwrap();
     assert_eq!(
-        (d.node_field("worker"), d.node_field("process")),
+        (d.field("worker"), d.field("process")),
         (Some(1), Some(0))
     );
     assert!(matches!(

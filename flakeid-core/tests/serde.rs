@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use flakeid_core::layout::presets;
-use flakeid_core::{ConfigError, FlakeId, Generator, GeneratorBuilder, IdError};
+use flakeid_core::{ConfigError, FlakeId, Generator, GeneratorBuilder, IdError, IdSource};
 
 /// An ID type on the JavaScript-safe layout, so "too large" means above 2^53-1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -13,10 +13,11 @@ struct JsId(i64);
 
 impl FlakeId for JsId {
     const NAME: &'static str = "JsId";
-    fn generator() -> Result<&'static Generator, ConfigError> {
+    fn generator() -> Result<&'static dyn IdSource, ConfigError> {
         static G: OnceLock<Result<Generator, ConfigError>> = OnceLock::new();
         G.get_or_init(|| GeneratorBuilder::new(presets::js_safe(), 3).build())
             .as_ref()
+            .map(|g| g as &dyn IdSource)
             .map_err(Clone::clone)
     }
     fn __from_valid(value: i64) -> Self {

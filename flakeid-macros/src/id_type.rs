@@ -73,10 +73,23 @@ pub(crate) fn expand(args: TokenStream, mut input: syn::DeriveInput) -> syn::Res
         )]
     ));
 
-    let generator = match &args.generator {
+    let (generator, validator) = match &args.generator {
         // Spanned so a function of the wrong type is reported at the path.
-        Some(path) => quote_spanned!(path.span()=> #path()),
-        None => quote!(#core::global::generator()),
+        // The default validator (the generator) serves a custom source.
+        Some(path) => (
+            quote_spanned!(path.span()=> #core::__private::id_source(#path())),
+            quote!(),
+        ),
+        // Reading a row must not configure the process-wide generator.
+        None => (
+            quote!(#core::__private::global_source()),
+            quote! {
+                #[inline]
+                fn validator() -> ::core::option::Option<&'static dyn #core::IdSource> {
+                    #core::__private::global_validator()
+                }
+            },
+        ),
     };
     let error = quote!(#core::IdError);
     let result = quote!(::core::result::Result);
@@ -89,9 +102,11 @@ pub(crate) fn expand(args: TokenStream, mut input: syn::DeriveInput) -> syn::Res
             const NAME: &'static str = #name_str;
 
             #[inline]
-            fn generator() -> #result<&'static #core::Generator, #core::ConfigError> {
+            fn generator() -> #result<&'static dyn #core::IdSource, #core::ConfigError> {
                 #generator
             }
+
+            #validator
 
             #[inline]
             fn __from_valid(value: i64) -> Self {

@@ -34,7 +34,11 @@
 //!   `Eq`, `PartialOrd`, `Ord`, `Hash` (IDs order by creation time);
 //! * `impl FlakeId` — `UserId::generate()`, `decode()`, `from_i64()` … —
 //!   with IDs drawn from the process-wide generator
-//!   (`flakeid_core::global::generator()`);
+//!   (`flakeid_core::global::generator()`), or with
+//!   `#[flake_id(generator = path)]` from the `flakeid_core::IdSource` that
+//!   `path()` returns (`Result<&'static G, ConfigError>`: a `Generator` of
+//!   any layout, a `DecimalIdGenerator`, a `TraceIdGenerator` …), whose
+//!   scheme then also checks and decodes the type's values;
 //! * `Debug` (`UserId(1234567)`), `Display` and `FromStr` (decimal),
 //!   `TryFrom<i64>`, `TryFrom<u64>` (rejecting `0`, negatives and values the
 //!   layout cannot hold) and `From<UserId> for i64`;
@@ -76,7 +80,7 @@
 //! pub struct AuditId(i64);
 //!
 //! let id = AuditId::try_generate()?;
-//! assert_eq!(id.decode()?.node, 42);
+//! assert_eq!(id.decode()?.parts.map(|p| p.node), Some(42));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -10,6 +10,9 @@ mod schemes_common;
 use diesel::prelude::*;
 use diesel::sql_types::{Integer, Text};
 use schemes_common::WideId;
+use schemes_common::extra::{
+    DecimalRandomId, DecimalSequenceId, LegibleId, RandomStartId, TraceKey,
+};
 use schemes_common::{
     DiscordId, InstagramId, JsSafeId, JsSafeSecondsId, LsidId, NonsequentialId, SonyflakeId,
     TsidId, TwitterId,
@@ -164,6 +167,11 @@ scheme_tables! {
     js_safe: JsSafeId, ids_js_safe;
     js_safe_seconds: JsSafeSecondsId, ids_js_safe_seconds;
     nonsequential: NonsequentialId, ids_nonsequential;
+    decimal_sequence: DecimalSequenceId, ids_decimal_sequence;
+    decimal_random: DecimalRandomId, ids_decimal_random;
+    decimal_id: LegibleId, ids_decimal_id;
+    trace_id: TraceKey, ids_trace_id;
+    random_start: RandomStartId, ids_random_start;
     wide: WideId, ids_wide;
 }
 
@@ -191,8 +199,10 @@ macro_rules! presets_round_trip {
     }};
 }
 
-/// Runs every scheme that is not a bit-layout preset through the `WideId`
-/// table, dropped between schemes; evaluates to the number of round trips.
+/// Runs every scheme that is not a bit-layout preset through its own typed
+/// table (checked with the scheme's rules on read, decoded by the ID type),
+/// and permuted public IDs through the `WideId` table, dropped between
+/// schemes; evaluates to the number of round trips.
 macro_rules! extra_round_trip {
     ($conn:expr, $f:ident) => {{
         let conn = $conn;
@@ -200,10 +210,45 @@ macro_rules! extra_round_trip {
         assert!(!schemes.is_empty(), "the non-bit-layout schemes are listed");
         let mut n = 0;
         for scheme in schemes {
-            n += wide::$f(conn, &scheme, false);
-            execute(conn, "DROP TABLE ids_wide");
+            n += match scheme.name {
+                "decimal_time_sequence_server" => decimal_sequence::$f(conn, &scheme, true),
+                "decimal_time_random_server" => decimal_random::$f(conn, &scheme, true),
+                "decimal_id" => decimal_id::$f(conn, &scheme, true),
+                "trace_id" => trace_id::$f(conn, &scheme, true),
+                "twitter_random_start" => random_start::$f(conn, &scheme, true),
+                _ => {
+                    let n = wide::$f(conn, &scheme, false);
+                    execute(conn, "DROP TABLE ids_wide");
+                    n
+                }
+            };
         }
         n
+    }};
+}
+
+/// A DecimalId stored by other means whose counter is 0 breaks the
+/// scheme's rules: reading it is an error naming the value.
+macro_rules! decimal_id_counter_zero_is_rejected {
+    ($conn:expr) => {{
+        let conn = $conn;
+        execute(
+            conn,
+            "CREATE TABLE ids_decimal_id (id BIGINT NOT NULL PRIMARY KEY, copy BIGINT NULL, label TEXT NOT NULL)",
+        );
+        execute(
+            conn,
+            "INSERT INTO ids_decimal_id (id, copy, label) VALUES (9200065, NULL, 'counter 0')",
+        );
+        let err = decimal_id::ids_decimal_id::table
+            .select(decimal_id::Row::as_select())
+            .load(conn)
+            .expect_err("counter 0 is not a DecimalId");
+        let err = error_chain(&err);
+        assert!(
+            err.contains("9200065 is not a valid LegibleId: its counter is 0"),
+            "{err}"
+        );
     }};
 }
 
@@ -344,6 +389,12 @@ mod on_postgres {
     }
 
     #[test]
+    fn decimal_id_with_counter_zero_is_rejected_on_read() {
+        let (_db, mut conn) = connect();
+        decimal_id_counter_zero_is_rejected!(&mut conn);
+    }
+
+    #[test]
     fn flake128_uuid_keys_order_by_time_in_the_database() {
         let (_db, mut conn) = connect();
         let n = flake128_round_trip!(
@@ -401,6 +452,12 @@ mod on_mariadb {
     }
 
     #[test]
+    fn decimal_id_with_counter_zero_is_rejected_on_read() {
+        let (_db, mut conn) = connect();
+        decimal_id_counter_zero_is_rejected!(&mut conn);
+    }
+
+    #[test]
     fn flake128_binary16_keys_order_by_time_in_the_database() {
         let (_db, mut conn) = connect();
         let n = flake128_round_trip!(
@@ -438,6 +495,12 @@ mod on_sqlite {
         let (_db, mut conn) = connect();
         let n = extra_round_trip!(&mut conn, sqlite);
         eprintln!("on_sqlite: {n} other-scheme IDs round-tripped through Diesel");
+    }
+
+    #[test]
+    fn decimal_id_with_counter_zero_is_rejected_on_read() {
+        let (_db, mut conn) = connect();
+        decimal_id_counter_zero_is_rejected!(&mut conn);
     }
 
     #[test]

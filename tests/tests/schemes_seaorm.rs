@@ -10,6 +10,9 @@ use schemes_common::{
     DiscordId, InstagramId, JsSafeId, JsSafeSecondsId, LsidId, NonsequentialId, SonyflakeId,
     TsidId, TwitterId,
 };
+use schemes_common::extra::{
+    DecimalRandomId, DecimalSequenceId, LegibleId, RandomStartId, TraceKey,
+};
 use schemes_common::{Scheme, WideId, cast_to_text};
 use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, Statement};
 
@@ -102,6 +105,11 @@ scheme_tables! {
     js_safe: JsSafeId, "ids_js_safe";
     js_safe_seconds: JsSafeSecondsId, "ids_js_safe_seconds";
     nonsequential: NonsequentialId, "ids_nonsequential";
+    decimal_sequence: DecimalSequenceId, "ids_decimal_sequence";
+    decimal_random: DecimalRandomId, "ids_decimal_random";
+    decimal_id: LegibleId, "ids_decimal_id";
+    trace_id: TraceKey, "ids_trace_id";
+    random_start: RandomStartId, "ids_random_start";
     wide: WideId, "ids_wide";
 }
 
@@ -161,17 +169,29 @@ async fn presets_round_trip(db: &DatabaseConnection) -> usize {
     n
 }
 
-/// Runs every scheme that is not a bit layout through the `WideId` table,
-/// emptied between schemes; returns the round trips.
+/// Runs every scheme that is not a bit layout through its own typed table
+/// (checked with the scheme's rules on read, decoded by the ID type), and
+/// permuted public IDs through the `WideId` table, dropped between schemes;
+/// returns the round trips.
 async fn extra_schemes_round_trip(db: &DatabaseConnection) -> usize {
     let mut n = 0;
     let schemes = schemes_common::extra::extra_schemes();
     assert!(!schemes.is_empty(), "the non-bit-layout schemes are listed");
     for scheme in schemes {
-        n += wide::round_trip(db, &scheme, false).await;
-        db.execute_unprepared("DROP TABLE ids_wide")
-            .await
-            .expect("drop ids_wide");
+        n += match scheme.name {
+            "decimal_time_sequence_server" => decimal_sequence::round_trip(db, &scheme, true).await,
+            "decimal_time_random_server" => decimal_random::round_trip(db, &scheme, true).await,
+            "decimal_id" => decimal_id::round_trip(db, &scheme, true).await,
+            "trace_id" => trace_id::round_trip(db, &scheme, true).await,
+            "twitter_random_start" => random_start::round_trip(db, &scheme, true).await,
+            _ => {
+                let n = wide::round_trip(db, &scheme, false).await;
+                db.execute_unprepared("DROP TABLE ids_wide")
+                    .await
+                    .expect("drop ids_wide");
+                n
+            }
+        };
     }
     n
 }
@@ -353,6 +373,32 @@ macro_rules! scheme_tests {
                 assert!(err.to_string().contains("0 is not a valid Flake128"), "{err}");
             }
 
+            /// A DecimalId stored by other means whose counter is 0
+            /// breaks the scheme's rules: reading it is an error naming it.
+            #[tokio::test]
+            async fn decimal_id_with_counter_zero_is_rejected_on_read() {
+                use sea_orm::EntityTrait;
+                let (_guard, db) = $connect.await;
+                let schema = sea_orm::Schema::new(db.get_database_backend());
+                db.execute(&schema.create_table_from_entity(decimal_id::Entity))
+                    .await
+                    .expect("create ids_decimal_id");
+                db.execute_unprepared(
+                    "INSERT INTO ids_decimal_id (id, copy, label) VALUES (9200065, NULL, 'counter 0')",
+                )
+                .await
+                .expect("plain insert");
+                let err = decimal_id::Entity::find()
+                    .all(&db)
+                    .await
+                    .expect_err("counter 0 is not a DecimalId")
+                    .to_string();
+                assert!(
+                    err.contains("9200065 is not a valid LegibleId: its counter is 0"),
+                    "{err}"
+                );
+            }
+
             /// A value stored by other means that the JavaScript-safe
             /// layout cannot hold is an error naming it, not an ID.
             #[tokio::test]
@@ -495,8 +541,8 @@ async fn instagram_ids_made_by_a_plpgsql_default_decode_with_the_instagram_prese
     let expected_sequences = [1021, 1022, 1023, 0, 1, 2];
     for (row, sequence) in rows.iter().zip(expected_sequences) {
         let d = row.id.decode().expect("InstagramId's generator");
-        assert_eq!(d.node_fields[0].1, 1234, "shard of {}", row.id);
-        assert_eq!(d.sequence, sequence, "sequence of {}", row.id);
+        assert_eq!(d.field("shard"), Some(1234), "shard of {}", row.id);
+        assert_eq!(d.field("sequence"), Some(sequence), "sequence of {}", row.id);
         let millis = layout.timestamp_millis(row.id.get().unsigned_abs());
         assert!(
             (before..=after).contains(&millis),

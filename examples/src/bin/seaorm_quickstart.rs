@@ -98,12 +98,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .all(&db)
         .await?;
 
+    // e.g. `7301…5 (2025-06-01T12:00:00.123Z, tick …, datacenter 0, worker 1, sequence 0)`.
     let decoded = author.id.decode()?;
     println!("author {} ({})", author.id, author.name);
-    println!(
-        "  created at {:?} on node {}, sequence {}",
-        decoded.timestamp, decoded.node, decoded.sequence
-    );
+    println!("  decoded: {decoded}");
     for post in &posts {
         println!("  post {} \"{}\"", post.id, post.title);
     }

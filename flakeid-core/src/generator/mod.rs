@@ -279,7 +279,9 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             });
         }
         let shape = StateShape::for_layout(&layout, self.node, seq_bits);
-        let max_tick = layout.max_tick().min(Params::state_max_tick(shape.tick_shift));
+        let max_tick = layout
+            .max_tick()
+            .min(Params::state_max_tick(shape.tick_shift));
         let tick_millis = layout.tick_millis().max(1);
         let epoch_millis = layout.epoch_millis();
         let to_ticks =
@@ -526,8 +528,9 @@ impl<L: Layout, C: Clock> Generator<L, C> {
 
     /// The shortcut for the common call: the clock is still on the last
     /// issued tick and the tick has sequence numbers left, so the next ID is
-    /// `last + 1`. One load, one clock reading, one CAS; anything else
-    /// (including a lost CAS) returns `None` for the general path.
+    /// the next sequence number. One load, one clock reading, one CAS;
+    /// anything else (including a lost CAS) returns `None` for the general
+    /// path. Returns the new state word, its tick and its sequence.
     #[inline(always)]
     fn reserve_same_tick(&self) -> Option<(u64, u64, u64)> {
         let last = self.state.0.load(Ordering::Relaxed);
@@ -765,6 +768,64 @@ impl<L: Layout, C: Clock> Generator<L, C> {
 
 #[cfg(all(test, not(loom)))]
 mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::layout::presets;
+    use crate::{ManualClock, Parts};
+
+    /// The fast path's ID-shaped state word gives exactly the layout's IDs,
+    /// for both field orders, ticks of 1, 10 and 1000 ms, a clock exactly
+    /// at the epoch (floor 0) and later, across tick boundaries.
+    #[test]
+    fn id_shaped_state_composes_like_the_layout() {
+        for layout in [
+            presets::twitter(),
+            presets::sonyflake(),
+            presets::js_safe(),
+            presets::lsid(),
+            presets::nonsequential(),
+        ] {
+            for node in [0, 1, layout.max_node()] {
+                for start in [layout.epoch_millis(), layout.epoch_millis() + 123_456_789] {
+                    let clock = Arc::new(ManualClock::new(start));
+                    let g = Generator::builder(layout.clone(), node)
+                        .clock(clock.clone())
+                        .build()
+                        .unwrap();
+                    let mut expected = Parts {
+                        tick: (start - layout.epoch_millis()) / layout.tick_millis(),
+                        node,
+                        sequence: u64::from(start == layout.epoch_millis()),
+                    };
+                    let mut last = 0;
+                    for i in 0..40u64 {
+                        if i % 7 == 6 {
+                            clock.advance(Duration::from_millis(layout.tick_millis()));
+                            expected.tick += 1;
+                            expected.sequence = 0;
+                        }
+                        let id = if i % 2 == 0 {
+                            g.next_id()
+                        } else {
+                            g.try_next_id()
+                        }
+                        .unwrap();
+                        assert_eq!(
+                            layout.decompose(id),
+                            expected,
+                            "{layout:?} node {node} call {i}"
+                        );
+                        assert_eq!(id, layout.compose(expected.tick, node, expected.sequence));
+                        assert!(id > last);
+                        last = id;
+                        expected.sequence += 1;
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn tick_magic_matches_division() {
         for tick_millis in [1u64, 2, 3, 7, 10, 1000, 1024, 86_400_000] {

@@ -55,6 +55,8 @@ pub(crate) struct SameTick {
     magic: u64,
     tick_shift: u32,
     seq_shift: u32,
+    /// One sequence step in the state word, `1 << seq_shift`.
+    seq_unit: u64,
     /// The sequence field of a state word: `seq_mask << seq_shift`.
     seq_field: u64,
     /// The last sequence value of a tick, `S - 1`, in place.
@@ -92,6 +94,7 @@ impl SameTick {
             magic: Self::magic(tick_millis),
             tick_shift: p.tick_shift,
             seq_shift: p.seq_shift,
+            seq_unit: 1 << p.seq_shift,
             seq_field: p.seq_mask << p.seq_shift,
             last_seq: (p.seqs - 1) << p.seq_shift,
         }
@@ -118,7 +121,7 @@ impl SameTick {
         let tick = (last & !SATURATING) >> self.tick_shift;
         let seq = last & self.seq_field;
         ((tick == now_tick) & (seq < self.last_seq))
-            .then(|| (last + (1 << self.seq_shift), tick, (seq >> self.seq_shift) + 1))
+            .then(|| (last + self.seq_unit, tick, (seq >> self.seq_shift) + 1))
     }
 }
 
@@ -153,7 +156,7 @@ impl Params {
     /// `(floor, 0)`, which it may issue unless that is `(0, 0)`.
     pub(crate) fn initial_state(&self) -> u64 {
         if self.floor == 0 {
-            0
+            self.pack(0, 0, false)
         } else {
             self.pack(self.floor - 1, self.seqs - 1, false)
         }
@@ -176,7 +179,10 @@ impl Params {
 
     #[inline]
     pub(crate) fn pack(&self, tick: u64, seq: u64, saturating: bool) -> u64 {
-        (u64::from(saturating) << 63) | (tick << self.tick_shift) | (seq << self.seq_shift) | self.fill
+        (u64::from(saturating) << 63)
+            | (tick << self.tick_shift)
+            | (seq << self.seq_shift)
+            | self.fill
     }
 
     /// [`plan`](Self::plan) for one ID, returning the new state word (which
@@ -416,7 +422,12 @@ mod tests {
                         let expected = (now >= epoch && lt == tick && ls + 1 < seqs)
                             .then(|| (p.pack(lt, ls + 1, p.unpack(last).2), lt, ls + 1));
                         let got = fast.next(last, now);
-                        assert_eq!(got, expected, "last {:?} now {now} epoch {epoch}", p.unpack(last));
+                        assert_eq!(
+                            got,
+                            expected,
+                            "last {:?} now {now} epoch {epoch}",
+                            p.unpack(last)
+                        );
                         if let Some((next, t, q)) = got {
                             answered += 1;
                             assert_eq!(Ok(next), full, "last {:?} now {now}", p.unpack(last));

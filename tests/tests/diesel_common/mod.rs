@@ -245,14 +245,10 @@ pub fn schema(backend: Backend) -> Vec<String> {
     ddl
 }
 
-/// `n` fresh IDs from one call to the generator's batch API.
+/// `n` fresh IDs from one call to the ID type's batch API (one atomic
+/// reservation of the generator).
 pub fn batch<I: flakeid_core::FlakeId>(n: usize) -> Vec<I> {
-    let generator = I::generator().expect("the ID type's generator is configured");
-    generator
-        .next_batch(n)
-        .expect("the generator issues a batch")
-        .map(|raw| I::from_u64(raw).expect("issued IDs are valid"))
-        .collect()
+    I::generate_many(n).expect("the generator issues a batch")
 }
 
 /// `err` is the deserialization error of an invalid stored ID: Diesel

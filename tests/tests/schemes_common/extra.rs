@@ -1,19 +1,91 @@
 //! Schemes that are not bit-layout presets: decimal layouts (sequence and
-//! random variants), DecimalId, TraceId, a random-start layout and permuted
-//! public IDs. Stored through the carrier type `WideId` (any ID in
-//! `1..=2^63-1`) and decoded with the scheme's own decoder.
+//! random variants), DecimalId, TraceId, a random-start layout — each with
+//! an ID type of its own, `#[flake_id(generator = …)]` over the scheme's
+//! generator, which generates, validates and decodes the IDs — and permuted
+//! public IDs, stored through the carrier type `WideId` (any ID in
+//! `1..=2^63-1`) and decoded with the permutation and the preset.
+
+use std::sync::OnceLock;
 
 use flakeid_core::decimal_id::{
     DecimalIdGenerator, DecimalIdParts, InMemoryGeneratorIdSource, MAX_COUNTER, MAX_GENERATOR_ID,
     MAX_LAUNCH_ID,
 };
-use flakeid_core::layout::{DecimalLayout, RandomStart, presets};
+use flakeid_core::layout::{BitLayout, DecimalLayout, RandomStart, presets};
 use flakeid_core::permute::Permutation;
 use flakeid_core::random_key::RandomKeyGenerator;
 use flakeid_core::trace::{TraceIdGenerator, TraceIdLayout, TraceIdParts};
-use flakeid_core::{Generator, Layout};
+use flakeid_core::{ConfigError, FlakeId, Generator, Layout, flake_id};
 
-use super::{Case, GENERATED, NODE, Parts, Scheme, bit_layout_scheme};
+use super::{Case, GENERATED, NODE, Parts, Scheme, bit_layout_scheme, composed_parts};
+
+/// A `generator = …` function over a generator built on first use (a
+/// build error fails the test).
+macro_rules! source_fn {
+    ($name:ident: $ty:ty = $build:expr) => {
+        pub fn $name() -> Result<&'static $ty, ConfigError> {
+            static G: OnceLock<$ty> = OnceLock::new();
+            Ok(G.get_or_init(|| $build))
+        }
+    };
+}
+
+source_fn!(decimal_sequence_ids: Generator<DecimalLayout> =
+    Generator::builder(decimal_layout(), 3).build().expect("decimal generator"));
+source_fn!(decimal_random_ids: RandomKeyGenerator<DecimalLayout> =
+    RandomKeyGenerator::builder(decimal_layout(), 4)
+        .seed(42)
+        .build()
+        .expect("random decimal generator"));
+source_fn!(decimal_ids: DecimalIdGenerator<InMemoryGeneratorIdSource> =
+    DecimalIdGenerator::builder(65, InMemoryGeneratorIdSource::starting_at(92))
+        .build()
+        .expect("DecimalId generator"));
+source_fn!(trace_ids: TraceIdGenerator =
+    TraceIdGenerator::builder(NODE)
+        .threads(TRACE_THREADS)
+        .build()
+        .expect("TraceId generator"));
+source_fn!(random_start_ids: Generator<RandomStart<BitLayout>> =
+    Generator::builder(
+        RandomStart::new(presets::twitter()).expect("random start").seed(7),
+        NODE,
+    )
+    .build()
+    .expect("random-start generator"));
+
+/// Article 003's 13 + 6 + 1 digits with a per-millisecond sequence.
+#[flake_id(generator = decimal_sequence_ids)]
+pub struct DecimalSequenceId(i64);
+
+/// Article 003's 13 + 6 + 1 digits with a random 6-digit part.
+#[flake_id(generator = decimal_random_ids)]
+pub struct DecimalRandomId(i64);
+
+/// Article 004's DecimalId (counter ≥ 1, launch ID ≥ 1).
+#[flake_id(generator = decimal_ids)]
+pub struct LegibleId(i64);
+
+/// Article 004's TraceId (counter ≥ 1).
+#[flake_id(generator = trace_ids)]
+pub struct TraceKey(i64);
+
+/// A Twitter layout whose ticks start at a pseudo-random sequence.
+#[flake_id(generator = random_start_ids)]
+pub struct RandomStartId(i64);
+
+fn decimal_layout() -> DecimalLayout {
+    DecimalLayout::time_sequence_server(EPOCH_2024).expect("decimal layout")
+}
+
+/// `n` IDs of type `I`, as raw values.
+fn generate<I: FlakeId>(n: usize) -> Vec<u64> {
+    I::generate_many(n)
+        .unwrap_or_else(|e| panic!("{}: generate: {e}", I::NAME))
+        .into_iter()
+        .map(|id| id.get().unsigned_abs())
+        .collect()
+}
 
 /// 2024-01-01T00:00:00Z, the epoch of the decimal layouts here.
 const EPOCH_2024: u64 = 1_704_067_200_000;
@@ -58,13 +130,8 @@ fn layout_cases<L: Layout<Raw = u64>>(
 
 /// Article 003's 13 + 6 + 1 digit scheme with a per-millisecond sequence.
 fn decimal_sequence() -> Scheme {
-    let layout = DecimalLayout::time_sequence_server(EPOCH_2024).expect("decimal layout");
-    let generator = Generator::builder(layout, 3)
-        .build()
-        .expect("decimal generator");
-    let generated: Vec<u64> = (0..GENERATED)
-        .map(|_| generator.next_id().expect("decimal ID"))
-        .collect();
+    let layout = decimal_layout();
+    let generated = generate::<DecimalSequenceId>(GENERATED);
     for &id in &generated {
         assert_eq!(id % 10, 3, "the last digit is the server");
     }
@@ -88,13 +155,10 @@ fn decimal_sequence() -> Scheme {
 
 /// The same digits with a random 6-digit part, as the article publishes it.
 fn decimal_random() -> Scheme {
-    let layout = DecimalLayout::time_sequence_server(EPOCH_2024).expect("decimal layout");
-    let generator = RandomKeyGenerator::builder(layout, 4)
-        .seed(42)
-        .build()
-        .expect("random decimal generator");
+    let layout = decimal_layout();
+    // One at a time: `generate_many` of a random-key source is `generate` repeated.
     let generated: Vec<u64> = (0..GENERATED)
-        .map(|_| generator.next_id().expect("random decimal ID"))
+        .map(|_| DecimalRandomId::generate().get().unsigned_abs())
         .collect();
     // Random parts may repeat within a millisecond: layout_cases keeps one of each.
     let cases = layout_cases("decimal_random", &layout, &[layout.max_id()], &generated);
@@ -120,12 +184,8 @@ fn decimal_id_parts(p: DecimalIdParts) -> Parts {
 
 /// Article 004's `counter · 10^10 + generator_id · 10^5 + launch_id`.
 fn decimal_id() -> Scheme {
-    let generator = DecimalIdGenerator::builder(65, InMemoryGeneratorIdSource::starting_at(92))
-        .build()
-        .expect("DecimalId generator");
     let mut cases = Vec::new();
-    for _ in 0..GENERATED {
-        let raw = generator.next_id().expect("DecimalId");
+    for raw in generate::<LegibleId>(GENERATED) {
         let p = DecimalIdParts::decompose(raw).expect("generated DecimalId decodes");
         assert_eq!((p.generator_id, p.launch_id), (92, 65));
         cases.push(Case {
@@ -178,14 +238,9 @@ fn trace_parts(p: TraceIdParts) -> Parts {
 
 /// Article 004's TraceId: wrapped seconds, node, thread and counter.
 fn trace_id() -> Scheme {
-    let generator = TraceIdGenerator::builder(NODE)
-        .threads(TRACE_THREADS)
-        .build()
-        .expect("TraceId generator");
-    let layout = generator.layout();
+    let layout = trace_ids().expect("TraceId generator").layout();
     let mut cases = Vec::new();
-    for _ in 0..GENERATED {
-        let raw = generator.next_id().expect("TraceId");
+    for raw in generate::<TraceKey>(GENERATED) {
         let p = layout.decompose(raw).expect("generated TraceId decodes");
         assert_eq!(u64::from(p.node), NODE);
         cases.push(Case {
@@ -227,22 +282,28 @@ fn trace_id() -> Scheme {
     }
 }
 
-/// A Twitter layout whose ticks start at a pseudo-random sequence value.
+/// A Twitter layout whose ticks start at a pseudo-random sequence value;
+/// IDs decode into the stored fields of the Twitter layout.
 fn random_start() -> Scheme {
-    let layout = RandomStart::new(presets::twitter())
-        .expect("random start")
-        .seed(7);
-    let generator = Generator::builder(layout.clone(), NODE)
-        .build()
-        .expect("random-start generator");
-    let generated: Vec<u64> = (0..GENERATED)
-        .map(|_| generator.next_id().expect("ID"))
+    let twitter = presets::twitter();
+    let cases: Vec<Case> = generate::<RandomStartId>(GENERATED)
+        .into_iter()
+        .map(|raw| {
+            let p = twitter.decompose_checked(raw).expect("a Twitter ID");
+            assert_eq!(p.node, NODE);
+            Case {
+                raw,
+                parts: composed_parts(&twitter, p.tick, p.node, p.sequence),
+            }
+        })
         .collect();
-    let cases = layout_cases("random_start", &layout, &[], &generated);
     Scheme {
         name: "twitter_random_start",
         cases,
-        decode: Box::new(move |raw| Ok(layout_parts(layout.decompose(raw)))),
+        decode: Box::new(move |raw| {
+            let p = twitter.decompose_checked(raw).map_err(|e| e.to_string())?;
+            Ok(composed_parts(&twitter, p.tick, p.node, p.sequence))
+        }),
     }
 }
 

@@ -67,15 +67,12 @@ impl Scheme {
 
 /// Parts of a [`Decoded`] ID (what `FlakeId::decode` returns).
 pub fn decoded_parts(d: &Decoded) -> Parts {
-    let mut parts = vec![("tick".to_owned(), d.tick)];
-    parts.extend(d.node_fields.iter().map(|(n, v)| (n.to_string(), *v)));
-    parts.push(("sequence".to_owned(), d.sequence));
-    parts
+    d.fields.iter().map(|(n, v)| (n.to_string(), *v)).collect()
 }
 
 /// The parts a layout composes `(tick, node, sequence)` from, with the node
 /// split into its named subfields.
-fn composed_parts(layout: &BitLayout, tick: u64, node: u64, sequence: u64) -> Parts {
+pub fn composed_parts(layout: &BitLayout, tick: u64, node: u64, sequence: u64) -> Parts {
     let mut parts = vec![("tick".to_owned(), tick)];
     let fields = layout.split_node(node).expect("node is within the layout");
     parts.extend(fields.into_iter().map(|(n, v)| (n.to_owned(), v)));
@@ -119,7 +116,8 @@ pub fn bit_layout_scheme(name: &'static str, layout: BitLayout, generator: &Gene
     for raw in batch {
         let d = Decoded::new(&layout, raw);
         assert_eq!(
-            d.node, NODE,
+            d.parts.map(|p| p.node),
+            Some(NODE),
             "{name}: generated {raw} carries the generator's node"
         );
         cases.push(Case {
@@ -208,9 +206,8 @@ pub fn check_typed_decode<I: FlakeId>(scheme: &Scheme, id: I) {
     );
 }
 
-/// The carrier ID type of schemes that are not bit layouts (decimal IDs,
-/// TraceId, permuted public IDs): any ID in `1..=2^63-1`; decoding is the
-/// scheme's own.
+/// The carrier ID type of permuted public IDs: any ID in `1..=2^63-1`;
+/// decoding un-permutes, then decodes with the preset.
 #[flake_id(generator = bigint_generator)]
 pub struct WideId(i64);
 

@@ -56,13 +56,13 @@ pub async fn stored_ids(db: &DatabaseConnection, table: &str) -> Vec<i64> {
 /// above any rowid or auto-increment counter a test could produce.
 pub fn assert_is_flake_id(raw: i64) {
     let id = DepartmentId::from_i64(raw).expect("a valid ID");
-    let decoded = id.decode().expect("decodes");
+    let parts = id.decode().expect("decodes").parts.expect("a layout's parts");
     assert_eq!(
-        decoded.node, NODE,
+        parts.node, NODE,
         "{raw} was not issued by this process's generator"
     );
     assert!(
-        decoded.tick > 1_000_000,
+        parts.tick > 1_000_000,
         "{raw} looks like a rowid, not a flake ID"
     );
 }

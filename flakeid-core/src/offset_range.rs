@@ -1,0 +1,742 @@
+//! Per-location offset ranges: location `N` owns `[N·size, (N+1)·size)` of
+//! the ID domain and takes its IDs from its own database sequence (or from a
+//! local counter offset into its range).
+//!
+//! ```text
+//!   size = 10^5, 3 locations
+//!
+//!   location 0: [1,       100000)   (0 is never an ID)
+//!   location 1: [100000,  200000)   e.g. 100001, 100002, …
+//!   location 2: [200000,  300000)
+//! ```
+//!
+//! The oldest way to have several writers without a central sequence: start
+//! each location's identity column at a multiple of a large round number and
+//! trust that no location ever issues more than `size` IDs. The library
+//! makes the trust checkable:
+//!
+//! * [`OffsetRanges::new`] / [`OffsetRanges::decimal`] refuse configurations
+//!   whose last range would leave `1..=2^63 − 1`;
+//! * [`OffsetRanges::compose`] and [`OffsetRanges::check`] fail with
+//!   [`OffsetRangeError::Outgrown`] when a location reaches its range's end,
+//!   instead of quietly issuing the next location's IDs;
+//! * the [`sql`] functions create per-location sequences whose `MAXVALUE`
+//!   is the range's last value, so the database itself refuses to go past it.
+//!
+//! **Properties.** Domain `1..=max_locations·size − 1` (within
+//! `1..=2^63 − 1`). Monotonic per location (sharded): each location's IDs
+//! increase, locations interleave. Capacity: `size` IDs per location in
+//! total, at whatever rate its sequence sustains; no end date, but an end
+//! count. Unique per location: the location number, assigned by whoever
+//! deploys the locations; two writers sharing a number must share its
+//! sequence. IDs reveal no time, but reveal their location and how many IDs
+//! it has issued.
+//!
+//! ```
+//! use flakeid_core::offset_range::OffsetRanges;
+//! use flakeid_core::OffsetRangeError;
+//!
+//! let ranges = OffsetRanges::decimal(5, 20)?; // 20 locations of 10^5 IDs
+//! assert_eq!(ranges.compose(1, 1)?, 100_001);
+//! assert_eq!(ranges.decompose(200_042)?, (2, 42));
+//! assert_eq!(
+//!     ranges.compose(1, 100_000),
+//!     Err(OffsetRangeError::Outgrown { location: 1, value: 200_000, end: 200_000 })
+//! );
+//! # Ok::<(), OffsetRangeError>(())
+//! ```
+//!
+//! # Database-produced IDs, the baseline
+//!
+//! Each location's sequence is an ordinary database-produced key
+//! (`AUTO_INCREMENT`, `IDENTITY`, `SERIAL`, a sequence, a compare-and-swap
+//! counter), the scheme every other one is compared with. It is fully
+//! monotonic, uses the whole positive BIGINT domain and needs no
+//! configuration, but:
+//!
+//! * the application learns an ID only after a round trip (the insert's
+//!   `RETURNING`/`LAST_INSERT_ID()`, or a `nextval` before it), so latency
+//!   is bound by the database's;
+//! * entities that refer to each other (cycles, or a parent and children
+//!   built in memory) cannot be inserted in one go without stub rows or
+//!   deferred updates;
+//! * the counter is one point every writer goes through, which bounds the
+//!   write rate (fine for users or accounts, thousands per second) and does
+//!   not extend to several primaries or offline writers.
+//!
+//! It is also what a block allocator reserves from: one counter step per
+//! block instead of one per ID (see [`shortkey`](crate::shortkey) and
+//! [`decimal_id`](crate::decimal_id)). flakeid has no API for it; the ORMs
+//! support it directly (SeaORM `auto_increment`, Diesel `RETURNING` or
+//! `LAST_INSERT_ID()`).
+
+use crate::OffsetRangeError;
+
+/// The first value past the positive BIGINT domain.
+const DOMAIN_END: u64 = 1 << 63;
+
+/// A validated split of `1..=2^63 − 1` into equal ranges, one per location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OffsetRanges {
+    range_size: u64,
+    max_locations: u64,
+}
+
+/// The values one location owns: `start..end` (`start` is 1 for location 0,
+/// `N·size` otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LocationRange {
+    /// The location.
+    pub location: u64,
+    /// The first value of the range.
+    pub start: u64,
+    /// The first value past the range.
+    pub end: u64,
+}
+
+impl LocationRange {
+    /// The last value of the range (`end − 1`).
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::OffsetRanges;
+    /// let r = OffsetRanges::decimal(2, 5)?.range(3)?;
+    /// assert_eq!((r.start, r.last(), r.end), (300, 399, 400));
+    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// ```
+    pub const fn last(&self) -> u64 {
+        self.end - 1
+    }
+
+    /// Whether `value` is in the range.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::OffsetRanges;
+    /// let r = OffsetRanges::decimal(2, 5)?.range(0)?;
+    /// assert!(!r.contains(0) && r.contains(1) && r.contains(99) && !r.contains(100));
+    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// ```
+    pub const fn contains(&self, value: u64) -> bool {
+        self.start <= value && value < self.end
+    }
+
+    /// How many IDs the range holds (one fewer for location 0, which skips 0).
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::OffsetRanges;
+    /// let ranges = OffsetRanges::decimal(2, 5)?;
+    /// assert_eq!(ranges.range(0)?.capacity(), 99);
+    /// assert_eq!(ranges.range(4)?.capacity(), 100);
+    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// ```
+    pub const fn capacity(&self) -> u64 {
+        self.end - self.start
+    }
+}
+
+impl OffsetRanges {
+    /// `max_locations` ranges of `range_size` values each.
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::RangeSizeTooSmall`] for a size below 2,
+    /// [`OffsetRangeError::NoLocations`] for 0 locations, and
+    /// [`OffsetRangeError::TooManyLocations`] when the last range would end
+    /// past `2^63 − 1`.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::OffsetRanges;
+    /// use flakeid_core::OffsetRangeError;
+    ///
+    /// let ranges = OffsetRanges::new(1 << 32, 1 << 31)?;
+    /// assert_eq!(ranges.range((1 << 31) - 1)?.last(), i64::MAX as u64);
+    /// assert_eq!(
+    ///     OffsetRanges::new(1 << 32, (1 << 31) + 1),
+    ///     Err(OffsetRangeError::TooManyLocations {
+    ///         range_size: 1 << 32,
+    ///         max_locations: (1 << 31) + 1,
+    ///         max: 1 << 31,
+    ///     })
+    /// );
+    /// # Ok::<(), OffsetRangeError>(())
+    /// ```
+    pub const fn new(range_size: u64, max_locations: u64) -> Result<Self, OffsetRangeError> {
+        if range_size < 2 {
+            return Err(OffsetRangeError::RangeSizeTooSmall { range_size });
+        }
+        if max_locations == 0 {
+            return Err(OffsetRangeError::NoLocations);
+        }
+        let max = DOMAIN_END / range_size;
+        if max_locations > max {
+            return Err(OffsetRangeError::TooManyLocations {
+                range_size,
+                max_locations,
+                max,
+            });
+        }
+        Ok(Self {
+            range_size,
+            max_locations,
+        })
+    }
+
+    /// `max_locations` ranges of `10^exponent` values each (IDs whose
+    /// leading digits are the location).
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::ExponentTooLarge`] for an exponent above 18, and
+    /// the errors of [`new`](Self::new) (exponent 0 gives a size of 1, too small).
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::OffsetRanges;
+    /// use flakeid_core::OffsetRangeError;
+    ///
+    /// assert_eq!(OffsetRanges::decimal(5, 20)?.range_size(), 100_000);
+    /// // 10 ranges of 10^18 would end at 10^19 > 2^63 − 1.
+    /// assert!(matches!(
+    ///     OffsetRanges::decimal(18, 10),
+    ///     Err(OffsetRangeError::TooManyLocations { max: 9, .. })
+    /// ));
+    /// # Ok::<(), OffsetRangeError>(())
+    /// ```
+    pub const fn decimal(exponent: u32, max_locations: u64) -> Result<Self, OffsetRangeError> {
+        if exponent > 18 {
+            return Err(OffsetRangeError::ExponentTooLarge { exponent });
+        }
+        Self::new(10u64.pow(exponent), max_locations)
+    }
+
+    /// Values per location.
+    pub const fn range_size(&self) -> u64 {
+        self.range_size
+    }
+
+    /// How many locations there are (locations are `0..max_locations`).
+    pub const fn max_locations(&self) -> u64 {
+        self.max_locations
+    }
+
+    /// The values `location` owns.
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::LocationOutOfRange`] for a location without a range.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::{LocationRange, OffsetRanges};
+    /// let ranges = OffsetRanges::decimal(5, 20)?;
+    /// assert_eq!(ranges.range(0)?, LocationRange { location: 0, start: 1, end: 100_000 });
+    /// assert_eq!(ranges.range(7)?, LocationRange { location: 7, start: 700_000, end: 800_000 });
+    /// assert!(ranges.range(20).is_err());
+    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// ```
+    pub const fn range(&self, location: u64) -> Result<LocationRange, OffsetRangeError> {
+        if location >= self.max_locations {
+            return Err(OffsetRangeError::LocationOutOfRange {
+                location,
+                max_locations: self.max_locations,
+            });
+        }
+        // Cannot overflow: `new` checked max_locations · size <= 2^63.
+        let offset = location * self.range_size;
+        Ok(LocationRange {
+            location,
+            start: if offset == 0 { 1 } else { offset },
+            end: offset + self.range_size,
+        })
+    }
+
+    /// The ID `location · size + local`, for a location counting `local`
+    /// from 0 (from 1 at location 0).
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::LocationOutOfRange`] for a location without a
+    /// range, [`OffsetRangeError::Outgrown`] when `local` does not fit the
+    /// range, and [`OffsetRangeError::BelowRange`] for `(0, 0)`, which would
+    /// be the ID 0.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::OffsetRanges;
+    /// use flakeid_core::OffsetRangeError;
+    ///
+    /// let ranges = OffsetRanges::decimal(2, 3)?;
+    /// assert_eq!(ranges.compose(2, 99)?, 299);
+    /// assert_eq!(
+    ///     ranges.compose(2, 100),
+    ///     Err(OffsetRangeError::Outgrown { location: 2, value: 300, end: 300 })
+    /// );
+    /// assert!(matches!(ranges.compose(0, 0), Err(OffsetRangeError::BelowRange { .. })));
+    /// # Ok::<(), OffsetRangeError>(())
+    /// ```
+    pub const fn compose(&self, location: u64, local: u64) -> Result<u64, OffsetRangeError> {
+        let range = match self.range(location) {
+            Ok(range) => range,
+            Err(e) => return Err(e),
+        };
+        let offset = location * self.range_size;
+        if local >= self.range_size {
+            return Err(OffsetRangeError::Outgrown {
+                location,
+                value: offset.saturating_add(local),
+                end: range.end,
+            });
+        }
+        let id = offset + local;
+        if id < range.start {
+            return Err(OffsetRangeError::BelowRange {
+                location,
+                value: id,
+                start: range.start,
+            });
+        }
+        Ok(id)
+    }
+
+    /// The location and local counter of an ID: `(id / size, id % size)`.
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::NotInAnyRange`] for 0 and for values at or past
+    /// the last range's end (which includes everything above `2^63 − 1`).
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::OffsetRanges;
+    /// let ranges = OffsetRanges::decimal(2, 3)?;
+    /// assert_eq!(ranges.decompose(1)?, (0, 1));
+    /// assert_eq!(ranges.decompose(299)?, (2, 99));
+    /// assert!(ranges.decompose(0).is_err());
+    /// assert!(ranges.decompose(300).is_err());
+    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// ```
+    pub const fn decompose(&self, id: u64) -> Result<(u64, u64), OffsetRangeError> {
+        let location = id / self.range_size;
+        if id == 0 || location >= self.max_locations {
+            return Err(OffsetRangeError::NotInAnyRange {
+                id,
+                end: self.max_locations * self.range_size,
+            });
+        }
+        Ok((location, id % self.range_size))
+    }
+
+    /// Checks that `id` (e.g. just taken from `location`'s sequence) lies in
+    /// `location`'s range; returns its local counter.
+    ///
+    /// Use it on every value a location's counter hands out when the
+    /// database does not enforce the range itself (MySQL `AUTO_INCREMENT`,
+    /// a sequence created without `MAXVALUE`, a local counter).
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::LocationOutOfRange`] for a location without a
+    /// range, [`OffsetRangeError::Outgrown`] when `id` is at or past the
+    /// range's end, [`OffsetRangeError::BelowRange`] when it is below its start.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::OffsetRanges;
+    /// use flakeid_core::OffsetRangeError;
+    ///
+    /// let ranges = OffsetRanges::decimal(2, 3)?;
+    /// assert_eq!(ranges.check(142, 1)?, 42);
+    /// assert_eq!(
+    ///     ranges.check(200, 1),
+    ///     Err(OffsetRangeError::Outgrown { location: 1, value: 200, end: 200 })
+    /// );
+    /// # Ok::<(), OffsetRangeError>(())
+    /// ```
+    pub const fn check(&self, id: u64, location: u64) -> Result<u64, OffsetRangeError> {
+        let range = match self.range(location) {
+            Ok(range) => range,
+            Err(e) => return Err(e),
+        };
+        if id >= range.end {
+            return Err(OffsetRangeError::Outgrown {
+                location,
+                value: id,
+                end: range.end,
+            });
+        }
+        if id < range.start {
+            return Err(OffsetRangeError::BelowRange {
+                location,
+                value: id,
+                start: range.start,
+            });
+        }
+        Ok(id - location * self.range_size)
+    }
+}
+
+pub mod sql {
+    //! SQL that gives one location a counter confined to its range.
+    //!
+    //! Names are quoted for the database (so any name is safe to pass, and
+    //! PostgreSQL keeps its case). Each function returns one statement, or
+    //! statements separated by `;` where noted, without a trailing `;`.
+    //!
+    //! | database | counter | refuses past the range |
+    //! |---|---|---|
+    //! | PostgreSQL | [`postgres_create_sequence`] / [`postgres_next_value`] | `nextval` fails: "reached maximum value of sequence" (SQLSTATE 2200H) |
+    //! | MariaDB ≥ 10.3 | [`mariadb_create_sequence`] / [`mariadb_next_value`] | `NEXT VALUE FOR` fails: "Sequence … has run out" (error 4084) |
+    //! | MySQL 8 (no sequences) | `AUTO_INCREMENT` from [`mysql_auto_increment_start`] | the insert fails in the trigger of [`mysql_range_trigger`] (SQLSTATE 45000) |
+    //! | SQLite (no sequences) | a one-row table from [`sqlite_create_counter`] / [`sqlite_next_value`] | the update fails its `CHECK` constraint |
+    //!
+    //! Sequences hand out each value once, even to transactions that roll back
+    //! (so a range can have gaps); the SQLite counter table gives values back
+    //! when the transaction that took them rolls back, and serialises writers
+    //! (take the value in the transaction that inserts the row).
+
+    use super::LocationRange;
+
+    fn quote(name: &str, quote: char) -> String {
+        let doubled: String = [quote, quote].iter().collect();
+        format!("{quote}{}{quote}", name.replace(quote, &doubled))
+    }
+
+    fn literal(text: &str) -> String {
+        format!("'{}'", text.replace('\'', "''"))
+    }
+
+    /// PostgreSQL: a `bigint` sequence that starts at the range's start and
+    /// fails after its last value.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::{OffsetRanges, sql};
+    /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
+    /// assert_eq!(
+    ///     sql::postgres_create_sequence("orders_loc1", &range),
+    ///     r#"CREATE SEQUENCE "orders_loc1" AS bigint START WITH 100 MINVALUE 100 MAXVALUE 199 NO CYCLE"#
+    /// );
+    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// ```
+    pub fn postgres_create_sequence(name: &str, range: &LocationRange) -> String {
+        format!(
+            "CREATE SEQUENCE {} AS bigint START WITH {start} MINVALUE {start} MAXVALUE {last} NO CYCLE",
+            quote(name, '"'),
+            start = range.start,
+            last = range.last()
+        )
+    }
+
+    /// PostgreSQL: the expression taking the sequence's next value
+    /// (`SELECT` it, or use it as the key column's `DEFAULT`).
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::sql;
+    /// assert_eq!(sql::postgres_next_value("orders_loc1"), r#"nextval('"orders_loc1"')"#);
+    /// ```
+    pub fn postgres_next_value(name: &str) -> String {
+        format!("nextval({})", literal(&quote(name, '"')))
+    }
+
+    /// MariaDB (10.3 and later): a sequence that starts at the range's
+    /// start and fails after its last value.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::{OffsetRanges, sql};
+    /// let range = OffsetRanges::decimal(2, 5)?.range(0)?;
+    /// assert_eq!(
+    ///     sql::mariadb_create_sequence("orders_loc0", &range),
+    ///     "CREATE SEQUENCE `orders_loc0` START WITH 1 MINVALUE 1 MAXVALUE 99 INCREMENT BY 1 NOCYCLE"
+    /// );
+    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// ```
+    pub fn mariadb_create_sequence(name: &str, range: &LocationRange) -> String {
+        format!(
+            "CREATE SEQUENCE {} START WITH {start} MINVALUE {start} MAXVALUE {last} INCREMENT BY 1 NOCYCLE",
+            quote(name, '`'),
+            start = range.start,
+            last = range.last()
+        )
+    }
+
+    /// MariaDB: the expression taking the sequence's next value.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::sql;
+    /// assert_eq!(sql::mariadb_next_value("orders_loc0"), "NEXT VALUE FOR `orders_loc0`");
+    /// ```
+    pub fn mariadb_next_value(name: &str) -> String {
+        format!("NEXT VALUE FOR {}", quote(name, '`'))
+    }
+
+    /// MySQL 8 (and MariaDB): moves a table's `AUTO_INCREMENT` counter to
+    /// the range's start. For a location that has its own server or table;
+    /// explicit IDs inserted later move the counter too.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::{OffsetRanges, sql};
+    /// let range = OffsetRanges::decimal(5, 20)?.range(2)?;
+    /// assert_eq!(
+    ///     sql::mysql_auto_increment_start("orders", &range),
+    ///     "ALTER TABLE `orders` AUTO_INCREMENT = 200000"
+    /// );
+    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// ```
+    pub fn mysql_auto_increment_start(table: &str, range: &LocationRange) -> String {
+        format!(
+            "ALTER TABLE {} AUTO_INCREMENT = {}",
+            quote(table, '`'),
+            range.start
+        )
+    }
+
+    /// MySQL 8 (and MariaDB): a trigger that fails any insert whose
+    /// `column` is outside the range, so the insert that would outgrow it
+    /// is rolled back (SQLSTATE 45000).
+    ///
+    /// A trigger rather than a `CHECK` constraint because MySQL does not
+    /// allow `CHECK` constraints on `AUTO_INCREMENT` columns; `AFTER INSERT`
+    /// because a `BEFORE INSERT` trigger sees 0 for a value `AUTO_INCREMENT`
+    /// has yet to assign. Needs a transactional engine (InnoDB) for the
+    /// rollback.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::{OffsetRanges, sql};
+    /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
+    /// assert_eq!(
+    ///     sql::mysql_range_trigger("orders_in_range", "orders", "id", &range),
+    ///     "CREATE TRIGGER `orders_in_range` AFTER INSERT ON `orders` FOR EACH ROW \
+    ///      IF NEW.`id` < 100 OR NEW.`id` >= 200 THEN \
+    ///      SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'orders.id outside location 1''s range [100, 200)'; \
+    ///      END IF"
+    /// );
+    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// ```
+    pub fn mysql_range_trigger(
+        trigger: &str,
+        table: &str,
+        column: &str,
+        range: &LocationRange,
+    ) -> String {
+        let message = literal(&format!(
+            "{table}.{column} outside location {}'s range [{}, {})",
+            range.location, range.start, range.end
+        ));
+        format!(
+            "CREATE TRIGGER {} AFTER INSERT ON {} FOR EACH ROW \
+             IF NEW.{col} < {start} OR NEW.{col} >= {end} THEN \
+             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = {message}; \
+             END IF",
+            quote(trigger, '`'),
+            quote(table, '`'),
+            col = quote(column, '`'),
+            start = range.start,
+            end = range.end,
+        )
+    }
+
+    /// SQLite: a one-row counter table holding the location's next value;
+    /// its `CHECK` refuses to move past the range's end. Two statements,
+    /// separated by `;`.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::{OffsetRanges, sql};
+    /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
+    /// assert_eq!(
+    ///     sql::sqlite_create_counter("orders_loc1", &range),
+    ///     "CREATE TABLE \"orders_loc1\" (next INTEGER NOT NULL CHECK (next >= 100 AND next <= 200)); \
+    ///      INSERT INTO \"orders_loc1\" (next) VALUES (100)"
+    /// );
+    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// ```
+    pub fn sqlite_create_counter(name: &str, range: &LocationRange) -> String {
+        let name = quote(name, '"');
+        format!(
+            "CREATE TABLE {name} (next INTEGER NOT NULL CHECK (next >= {start} AND next <= {end})); \
+             INSERT INTO {name} (next) VALUES ({start})",
+            start = range.start,
+            end = range.end,
+        )
+    }
+
+    /// SQLite (3.35 and later): takes the counter's value and moves it on,
+    /// in one statement that returns one row with the value (column `value`). Run it in the
+    /// transaction that inserts the row.
+    ///
+    /// ```
+    /// use flakeid_core::offset_range::sql;
+    /// assert_eq!(
+    ///     sql::sqlite_next_value("orders_loc1"),
+    ///     "UPDATE \"orders_loc1\" SET next = next + 1 RETURNING next - 1 AS value"
+    /// );
+    /// ```
+    pub fn sqlite_next_value(name: &str) -> String {
+        format!(
+            "UPDATE {} SET next = next + 1 RETURNING next - 1 AS value",
+            quote(name, '"')
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAX_ID: u64 = i64::MAX as u64;
+
+    #[test]
+    fn config_edges() {
+        assert_eq!(
+            OffsetRanges::new(0, 1),
+            Err(OffsetRangeError::RangeSizeTooSmall { range_size: 0 })
+        );
+        assert_eq!(
+            OffsetRanges::new(1, 1),
+            Err(OffsetRangeError::RangeSizeTooSmall { range_size: 1 })
+        );
+        assert_eq!(
+            OffsetRanges::decimal(0, 1),
+            Err(OffsetRangeError::RangeSizeTooSmall { range_size: 1 })
+        );
+        assert_eq!(OffsetRanges::new(2, 0), Err(OffsetRangeError::NoLocations));
+        assert_eq!(
+            OffsetRanges::decimal(19, 1),
+            Err(OffsetRangeError::ExponentTooLarge { exponent: 19 })
+        );
+        assert_eq!(
+            OffsetRanges::decimal(u32::MAX, 1),
+            Err(OffsetRangeError::ExponentTooLarge { exponent: u32::MAX })
+        );
+        // Exactly filling the domain is fine; one more location is not.
+        let full = OffsetRanges::new(2, 1 << 62).expect("2^62 ranges of 2");
+        assert_eq!(full.range((1 << 62) - 1).expect("last").last(), MAX_ID);
+        assert_eq!(
+            OffsetRanges::new(2, (1 << 62) + 1),
+            Err(OffsetRangeError::TooManyLocations {
+                range_size: 2,
+                max_locations: (1 << 62) + 1,
+                max: 1 << 62
+            })
+        );
+        let nine = OffsetRanges::decimal(18, 9).expect("9 ranges of 10^18");
+        assert_eq!(nine.range(8).expect("last").last(), 9 * 10u64.pow(18) - 1);
+        // One range as large as the domain: location 0 owns all of it.
+        let one = OffsetRanges::new(1 << 63, 1).expect("one range");
+        assert_eq!(
+            one.range(0),
+            Ok(LocationRange {
+                location: 0,
+                start: 1,
+                end: 1 << 63
+            })
+        );
+        assert_eq!(one.compose(0, MAX_ID), Ok(MAX_ID));
+        assert_eq!(one.decompose(MAX_ID), Ok((0, MAX_ID)));
+        assert!(OffsetRanges::new(u64::MAX, 1).is_err());
+    }
+
+    #[test]
+    fn location_out_of_range_is_an_error_everywhere() {
+        let ranges = OffsetRanges::decimal(2, 3).expect("config");
+        let err = OffsetRangeError::LocationOutOfRange {
+            location: 3,
+            max_locations: 3,
+        };
+        assert_eq!(ranges.range(3), Err(err.clone()));
+        assert_eq!(ranges.compose(3, 1), Err(err.clone()));
+        assert_eq!(ranges.check(301, 3), Err(err));
+        assert_eq!(
+            ranges.decompose(300),
+            Err(OffsetRangeError::NotInAnyRange { id: 300, end: 300 })
+        );
+        assert_eq!(
+            ranges.decompose(u64::MAX),
+            Err(OffsetRangeError::NotInAnyRange {
+                id: u64::MAX,
+                end: 300
+            })
+        );
+    }
+
+    #[test]
+    fn location_zero_skips_zero() {
+        let ranges = OffsetRanges::decimal(2, 3).expect("config");
+        assert_eq!(
+            ranges.compose(0, 0),
+            Err(OffsetRangeError::BelowRange {
+                location: 0,
+                value: 0,
+                start: 1
+            })
+        );
+        assert_eq!(
+            ranges.check(0, 0),
+            Err(OffsetRangeError::BelowRange {
+                location: 0,
+                value: 0,
+                start: 1
+            })
+        );
+        assert_eq!(
+            ranges.decompose(0),
+            Err(OffsetRangeError::NotInAnyRange { id: 0, end: 300 })
+        );
+        assert_eq!(ranges.compose(0, 1), Ok(1));
+    }
+
+    #[test]
+    fn outgrowing_is_detected_not_wrapped_into_the_next_location() {
+        let ranges = OffsetRanges::decimal(2, 3).expect("config");
+        assert_eq!(ranges.compose(1, 99), Ok(199));
+        assert_eq!(
+            ranges.compose(1, 100),
+            Err(OffsetRangeError::Outgrown {
+                location: 1,
+                value: 200,
+                end: 200
+            })
+        );
+        assert_eq!(
+            ranges.compose(2, u64::MAX),
+            Err(OffsetRangeError::Outgrown {
+                location: 2,
+                value: u64::MAX,
+                end: 300
+            })
+        );
+        assert_eq!(ranges.check(199, 1), Ok(99));
+        assert_eq!(
+            ranges.check(200, 1),
+            Err(OffsetRangeError::Outgrown {
+                location: 1,
+                value: 200,
+                end: 200
+            })
+        );
+        assert_eq!(
+            ranges.check(99, 1),
+            Err(OffsetRangeError::BelowRange {
+                location: 1,
+                value: 99,
+                start: 100
+            })
+        );
+        let message = ranges.compose(1, 100).expect_err("outgrown").to_string();
+        assert_eq!(
+            message,
+            "location 1 outgrew its range: 200 is not below the range's end 200"
+        );
+    }
+
+    #[test]
+    fn compose_decompose_round_trip_over_every_value() {
+        let ranges = OffsetRanges::new(7, 5).expect("config");
+        for id in 1..35 {
+            let (location, local) = ranges.decompose(id).expect("in a range");
+            assert_eq!(ranges.compose(location, local), Ok(id));
+            assert_eq!(ranges.check(id, location), Ok(local));
+            assert!(ranges.range(location).expect("range").contains(id));
+        }
+    }
+
+    #[test]
+    fn sql_quotes_names() {
+        let range = OffsetRanges::decimal(2, 3)
+            .and_then(|r| r.range(2))
+            .expect("range");
+        assert_eq!(
+            sql::postgres_next_value(r#"we"ird's"#),
+            r#"nextval('"we""ird''s"')"#
+        );
+        assert_eq!(sql::mariadb_next_value("a`b"), "NEXT VALUE FOR `a``b`");
+        assert!(sql::postgres_create_sequence("S", &range).contains("\"S\" AS bigint"));
+        assert!(sql::mysql_range_trigger("t", "o'k", "id", &range).contains("'o''k.id outside"));
+    }
+}
