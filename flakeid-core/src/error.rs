@@ -237,7 +237,10 @@ pub struct SchemeError {
 
 impl SchemeError {
     /// Wraps `error` of the generator of `scheme` (a short name such as `"DecimalId"`).
-    pub fn new(scheme: &'static str, error: impl std::error::Error + Send + Sync + 'static) -> Self {
+    pub fn new(
+        scheme: &'static str,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
         SchemeError {
             scheme,
             error: std::sync::Arc::new(error),

@@ -11,7 +11,7 @@
 //! | variable | meaning | if unset |
 //! |---|---|---|
 //! | `FLAKEID_NODE_ID` | this process's node ID, decimal, `0..=max_node` of the layout | error, unless development mode |
-//! | `FLAKEID_LAYOUT` | preset name, one of [`presets::ALL`](crate::layout::presets::ALL): `twitter`, `discord`, `instagram`, `sonyflake`, `tsid`, `lsid`, `js_safe`, `js_safe_seconds`, `nonsequential` (`-` may stand for `_`) | `twitter` |
+//! | `FLAKEID_LAYOUT` | preset name, one of [`presets::ALL`]: `twitter`, `discord`, `instagram`, `sonyflake`, `tsid`, `lsid`, `js_safe`, `js_safe_seconds`, `nonsequential` (`-` may stand for `_`) | `twitter` |
 //! | `FLAKEID_EPOCH` | the layout's epoch: RFC 3339 (`2024-01-01T00:00:00Z`, offsets allowed) or Unix milliseconds | the preset's epoch |
 //! | `FLAKEID_DEV_MODE` | `1`/`true`: development mode, a missing node ID becomes a random one (announced on stderr) | off |
 //!

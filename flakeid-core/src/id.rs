@@ -270,7 +270,7 @@ fn issued<I: FlakeId>(raw: u64) -> Result<I, GenerateError> {
 /// An ID split into its named fields, with its creation time when the
 /// scheme records one.
 ///
-/// Every [`IdSource`](crate::IdSource) decodes its IDs into a `Decoded`:
+/// Every [`IdSource`] decodes its IDs into a `Decoded`:
 ///
 /// | scheme | `timestamp` | `parts` | `fields` |
 /// |---|---|---|---|
@@ -354,10 +354,7 @@ impl Decoded {
 
     /// The value of the field called `name`, if the scheme has one.
     pub fn field(&self, name: &str) -> Option<u64> {
-        self.fields
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|&(_, v)| v)
+        self.fields.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
     }
 }
 

@@ -9,8 +9,8 @@
 //! |---|---|---|
 //! | [`Generator<L>`](crate::Generator) for a [`DecodeLayout`] ([`BitLayout`], [`DecimalLayout`], [`RandomStart`]) | time-ordered, unique | none |
 //! | [`RandomKeyGenerator<L>`](crate::random_key::RandomKeyGenerator) | time + random low part (can collide) | random part ≥ 1 |
-//! | [`DecimalIdGenerator`](crate::decimal_id::DecimalIdGenerator) | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless the generator's own launch ID is the test launch 0) |
-//! | [`TraceIdGenerator`](crate::trace::TraceIdGenerator) | wrapping seconds + node + thread + counter | counter ≥ 1 |
+//! | [`DecimalIdGenerator`] | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless the generator's own launch ID is the test launch 0) |
+//! | [`TraceIdGenerator`] | wrapping seconds + node + thread + counter | counter ≥ 1 |
 //!
 //! A source's rules describe the IDs of every process of the system, so
 //! processes sharing an ID type must configure it alike (layout, epoch,
@@ -294,7 +294,10 @@ impl<C: Clock> IdSource for TraceIdGenerator<C> {
                 Cow::Borrowed("thread"),
                 (id >> layout.counter_bits()) & u64::from(layout.max_threads() - 1),
             ),
-            (Cow::Borrowed("counter"), id & u64::from(layout.max_counter())),
+            (
+                Cow::Borrowed("counter"),
+                id & u64::from(layout.max_counter()),
+            ),
         ];
         Decoded::from_fields(id, None, fields)
     }

@@ -115,9 +115,12 @@ fn field_error<I: FlakeId>(value: u64, field: &'static str, min: u64, max: u64) 
 fn decimal_id_generates_validates_and_decodes() {
     let ids = OrderId::generate_many(3).expect("three DecimalIds");
     let first = ids[0].get();
-    assert_eq!(first % 10_000_000_000, 92_00065, "generator 92, launch 65");
+    assert_eq!(first % 10_000_000_000, 9_200_065, "generator 92, launch 65");
     let raws: Vec<i64> = ids.iter().map(|id| id.get()).collect();
-    assert_eq!(raws, [first, first + 10_000_000_000, first + 20_000_000_000]);
+    assert_eq!(
+        raws,
+        [first, first + 10_000_000_000, first + 20_000_000_000]
+    );
     let next = OrderId::generate();
     assert_eq!(next.get(), first + 30_000_000_000);
 
@@ -149,7 +152,7 @@ fn decimal_id_generates_validates_and_decodes() {
             99_999
         ))
     );
-    let max = MAX_COUNTER * 10_000_000_000 + 99_999_99_999;
+    let max = MAX_COUNTER * 10_000_000_000 + 9_999_999_999;
     assert_eq!(OrderId::max_value(), max);
     assert!(OrderId::from_u64(max).is_ok());
     assert!(matches!(
@@ -173,7 +176,7 @@ fn decimal_id_launch_zero_is_valid_only_for_a_test_generator() {
 #[test]
 fn js_safe_decimal_id_type_accepts_only_js_safe_values() {
     let max = JsDecimalId::max_value();
-    assert_eq!(max, JS_SAFE_MAX_COUNTER * 10_000_000_000 + 99_999_99_999);
+    assert_eq!(max, JS_SAFE_MAX_COUNTER * 10_000_000_000 + 9_999_999_999);
     assert!(max < 1 << 53);
     assert!(JsDecimalId::from_u64(max + 1).is_err());
     assert!(JsDecimalId::generate().get() < 1 << 53);
@@ -198,7 +201,12 @@ fn trace_id_generates_validates_and_decodes() {
     let max_counter = u64::from(trace_ids().expect("generator").layout().max_counter());
     assert_eq!(
         TraceId::from_u64(counter_zero),
-        Err(field_error::<TraceId>(counter_zero, "counter", 1, max_counter))
+        Err(field_error::<TraceId>(
+            counter_zero,
+            "counter",
+            1,
+            max_counter
+        ))
     );
     assert!(TraceId::from_u64(counter_zero | 1).is_ok());
 }
@@ -318,7 +326,10 @@ fn reading_a_value_does_not_configure_the_process_wide_generator() {
     assert!(global::get().is_none());
     assert!(PlainId::from_i64(i64::MAX).is_ok());
     assert!("12".parse::<PlainId>().is_ok());
-    assert!(global::get().is_none(), "validation configured the generator");
+    assert!(
+        global::get().is_none(),
+        "validation configured the generator"
+    );
 
     let generated = PlainId::generate();
     assert!(global::get().is_some_and(|g| g.node() == 3));

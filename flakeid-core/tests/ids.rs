@@ -4,7 +4,9 @@ use std::sync::OnceLock;
 use std::time::{Duration, UNIX_EPOCH};
 
 use flakeid_core::layout::presets;
-use flakeid_core::{ConfigError, DecodeError, FlakeId, Generator, GeneratorBuilder, IdError, IdSource};
+use flakeid_core::{
+    ConfigError, DecodeError, FlakeId, Generator, GeneratorBuilder, IdError, IdSource,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct PostId(i64);
@@ -230,10 +232,7 @@ fn generated_ids_increase_and_carry_the_node() {
     let b = PostId::try_generate().unwrap();
     assert!(b > a);
     let d = b.decode().unwrap();
-    assert_eq!(
-        (d.field("worker"), d.field("process")),
-        (Some(1), Some(0))
-    );
+    assert_eq!((d.field("worker"), d.field("process")), (Some(1), Some(0)));
     assert!(matches!(
         Unconfigured::try_generate(),
         Err(flakeid_core::GenerateError::Config(

@@ -95,7 +95,10 @@ fn name_is_the_type_name() {
 fn generator_argument_selects_the_function() -> Result<(), Box<dyn std::error::Error>> {
     let global = init_global()?;
     assert!(std::ptr::addr_eq(UserId::generator()?, global));
-    assert!(std::ptr::addr_eq(AuditId::generator()?, custom_generator()?));
+    assert!(std::ptr::addr_eq(
+        AuditId::generator()?,
+        custom_generator()?
+    ));
     assert!(!std::ptr::addr_eq(AuditId::generator()?, global));
     let node = |d: flakeid_core::Decoded| d.parts.map(|p| p.node);
     assert_eq!(node(AuditId::try_generate()?.decode()?), Some(900));

@@ -6,12 +6,12 @@
 
 mod schemes_common;
 
+use schemes_common::extra::{
+    DecimalRandomId, DecimalSequenceId, LegibleId, RandomStartId, TraceKey,
+};
 use schemes_common::{
     DiscordId, InstagramId, JsSafeId, JsSafeSecondsId, LsidId, NonsequentialId, SonyflakeId,
     TsidId, TwitterId,
-};
-use schemes_common::extra::{
-    DecimalRandomId, DecimalSequenceId, LegibleId, RandomStartId, TraceKey,
 };
 use schemes_common::{Scheme, WideId, cast_to_text};
 use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, Statement};
@@ -542,7 +542,12 @@ async fn instagram_ids_made_by_a_plpgsql_default_decode_with_the_instagram_prese
     for (row, sequence) in rows.iter().zip(expected_sequences) {
         let d = row.id.decode().expect("InstagramId's generator");
         assert_eq!(d.field("shard"), Some(1234), "shard of {}", row.id);
-        assert_eq!(d.field("sequence"), Some(sequence), "sequence of {}", row.id);
+        assert_eq!(
+            d.field("sequence"),
+            Some(sequence),
+            "sequence of {}",
+            row.id
+        );
         let millis = layout.timestamp_millis(row.id.get().unsigned_abs());
         assert!(
             (before..=after).contains(&millis),

@@ -56,7 +56,11 @@ pub async fn stored_ids(db: &DatabaseConnection, table: &str) -> Vec<i64> {
 /// above any rowid or auto-increment counter a test could produce.
 pub fn assert_is_flake_id(raw: i64) {
     let id = DepartmentId::from_i64(raw).expect("a valid ID");
-    let parts = id.decode().expect("decodes").parts.expect("a layout's parts");
+    let parts = id
+        .decode()
+        .expect("decodes")
+        .parts
+        .expect("a layout's parts");
     assert_eq!(
         parts.node, NODE,
         "{raw} was not issued by this process's generator"
