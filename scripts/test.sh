@@ -136,7 +136,7 @@ run_tests() {
     # Arguments replace `--workspace`, e.g. `./scripts/test.sh -p flakeid-tests --test harness`.
     [ "$#" -gt 0 ] || { full=1; set -- --workspace; }
     log "cargo test $*"
-    cargo test "$@" || failed=1
+    cargo test --no-fail-fast "$@" || failed=1
     if [ "$full" -eq 1 ]; then
         # The generator's compare-and-swap path, model-checked over every
         # interleaving by loom (its own target dir: `--cfg loom` rebuilds everything).
