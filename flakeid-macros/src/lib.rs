@@ -112,7 +112,8 @@
 //! }
 //! ```
 //!
-//! ```
+//! ```ignore
+//! // Diesel (runs in flakeid-diesel's tests/model_marker.rs)
 //! use flakeid_core::{FlakeId, flake_id, global, layout::presets, GeneratorBuilder};
 //!
 //! #[flake_id]
