@@ -1,8 +1,10 @@
 //! Flake IDs as first-class [SeaORM 2](https://www.sea-ql.org/SeaORM/) keys,
 //! assigned by the application before the `INSERT`.
 //!
-//! ```ignore
-//! use flakeid_seaorm::flake_id;
+//! ```
+//! use flakeid_core::{global, layout::presets, GeneratorBuilder};
+//! use flakeid_seaorm::{flake_id, FlakeId};
+//! use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, EntityTrait, Schema, Set};
 //!
 //! #[flake_id]
 //! pub struct UserId(i64);
@@ -21,6 +23,22 @@
 //!     }
 //!     // No `impl ActiveModelBehavior`: #[flake_id] writes it.
 //! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
+//! let db = Database::connect("sqlite::memory:").await?;
+//! let schema = Schema::new(db.get_database_backend());
+//! db.execute(&schema.create_table_from_entity(user::Entity)).await?;
+//!
+//! // No key given: a fresh ID is assigned before the INSERT.
+//! let ada = user::ActiveModel { name: Set("Ada".to_owned()), ..Default::default() }
+//!     .insert(&db)
+//!     .await?;
+//! assert!(ada.id.get() > 0);
+//! assert_eq!(user::Entity::find_by_id(ada.id).one(&db).await?, Some(ada));
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! # What `#[flake_id]` gives an ID type
@@ -55,15 +73,53 @@
 //! `#[flake_id(behavior = manual)]` leaves the impl to you; call
 //! [`FlakeActiveModel::assign_id_before_save`] first in your `before_save`:
 //!
-//! ```ignore
-//! #[async_trait::async_trait]
-//! impl ActiveModelBehavior for ActiveModel {
-//!     async fn before_save<C: ConnectionTrait>(self, _db: &C, insert: bool) -> Result<Self, DbErr> {
-//!         let mut this = flakeid_seaorm::FlakeActiveModel::assign_id_before_save(self, insert)?;
-//!         this.updated_at = Set(now());
-//!         Ok(this)
+//! ```
+//! use flakeid_core::{global, layout::presets, GeneratorBuilder};
+//! use flakeid_seaorm::{flake_id, FlakeId};
+//! use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, Schema, Set};
+//!
+//! #[flake_id]
+//! pub struct NoteId(i64);
+//!
+//! mod note {
+//!     use sea_orm::{entity::prelude::*, Set};
+//!
+//!     #[flakeid_seaorm::flake_id(behavior = manual)]
+//!     #[sea_orm::model]
+//!     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+//!     #[sea_orm(table_name = "notes")]
+//!     pub struct Model {
+//!         #[sea_orm(primary_key)]
+//!         pub id: super::NoteId,
+//!         pub body: String,
+//!         pub revision: i32,
+//!     }
+//!
+//!     #[async_trait::async_trait]
+//!     impl ActiveModelBehavior for ActiveModel {
+//!         async fn before_save<C: ConnectionTrait>(self, _db: &C, insert: bool) -> Result<Self, DbErr> {
+//!             // First the ID (on insert, when unset), then your own logic.
+//!             let mut this = flakeid_seaorm::FlakeActiveModel::assign_id_before_save(self, insert)?;
+//!             let revision = this.revision.take().unwrap_or(0);
+//!             this.revision = Set(revision + 1);
+//!             Ok(this)
+//!         }
 //!     }
 //! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
+//! # let db = Database::connect("sqlite::memory:").await?;
+//! # let schema = Schema::new(db.get_database_backend());
+//! # db.execute(&schema.create_table_from_entity(note::Entity)).await?;
+//! let note = note::ActiveModel { body: Set("hi".to_owned()), ..Default::default() }
+//!     .insert(&db)
+//!     .await?;
+//! assert!(note.id.get() > 0); // assigned by flakeid
+//! assert_eq!(note.revision, 1); // set by your hook
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! # JSON
