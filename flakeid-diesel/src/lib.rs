@@ -61,12 +61,14 @@
 //! builds the row: `NewUser { id: UserId::generate(), .. }`. `#[flake_id]`
 //! above an `Insertable` struct also generates `NewUser::new(..)` (all
 //! fields but the key, in order) and `NewUser::try_new(..)`, which assign a
-//! fresh key. ID types deliberately do not implement `Default`: a
+//! fresh key; `#[flake_id(constructor = manual)]` leaves constructors to the
+//! model (for one that has a `new` of its own). ID types deliberately do not implement `Default`: a
 //! `#[serde(default)]` or `..Default::default()` would then mint IDs
 //! silently, e.g. for a request that forgot to send one.
 //!
 //! For many rows, take IDs from the generator's batch API
-//! ([`Generator::next_batch`](flakeid_core::Generator::next_batch)) and insert with
+//! ([`FlakeId::generate_many`], which reserves them from a
+//! [`Generator`](flakeid_core::Generator) in one atomic step) and insert with
 //! one `insert_into(..).values(&rows)`: children can reference the parents'
 //! IDs at once, nothing is read back. Mind the bind-parameter limits
 //! (PostgreSQL and MySQL 65 535, SQLite 32 766 per statement): rows × columns must

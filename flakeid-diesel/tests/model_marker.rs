@@ -72,3 +72,83 @@ fn models_keep_their_fields() -> Result<(), flakeid_core::IdError> {
     assert_eq!(account.owner, Some(user.id));
     Ok(())
 }
+
+diesel::table! {
+    notes (id) {
+        id -> BigInt,
+        body -> Text,
+    }
+}
+
+/// A row whose constructor is the model's own: `constructor = manual` keeps
+/// `#[flake_id]` from generating `new` / `try_new`, which would clash.
+#[flake_id(constructor = manual)]
+#[derive(diesel::Insertable)]
+#[diesel(table_name = notes)]
+pub struct NewNote {
+    /// Assigned by the application.
+    pub id: NoteId,
+    /// Trimmed text.
+    pub body: String,
+}
+
+/// The key of `notes`.
+#[flake_id(generator = note_ids)]
+pub struct NoteId(i64);
+
+fn note_ids() -> Result<&'static flakeid_core::Generator, flakeid_core::ConfigError> {
+    static GENERATOR: std::sync::OnceLock<flakeid_core::Generator> = std::sync::OnceLock::new();
+    if let Some(g) = GENERATOR.get() {
+        return Ok(g);
+    }
+    let g =
+        flakeid_core::Generator::builder(flakeid_core::layout::presets::twitter(), 3).build()?;
+    Ok(GENERATOR.get_or_init(|| g))
+}
+
+impl NewNote {
+    /// The model's own constructor.
+    pub fn new(body: &str) -> Self {
+        Self {
+            id: NoteId::generate(),
+            body: body.trim().to_owned(),
+        }
+    }
+}
+
+#[test]
+fn constructor_manual_leaves_new_to_the_model() {
+    let note = NewNote::new("  hello ");
+    assert_eq!(note.body, "hello");
+    let parts = note
+        .id
+        .decode()
+        .expect("decodes")
+        .parts
+        .expect("a bit layout");
+    assert_eq!(parts.node, 3);
+}
+
+#[test]
+fn generated_constructor_assigns_a_fresh_key() -> Result<(), Box<dyn std::error::Error>> {
+    let a = NewAccountFromNote::try_new("x".to_owned())?;
+    let b = NewAccountFromNote::try_new("y".to_owned())?;
+    assert!(
+        b.id > a.id,
+        "fresh keys increase: {a:?} then {b:?}",
+        a = a.id,
+        b = b.id
+    );
+    Ok(())
+}
+
+/// A generated-constructor model drawing from the same generator.
+#[flake_id]
+#[derive(diesel::Insertable)]
+#[diesel(table_name = notes)]
+pub struct NewAccountFromNote {
+    /// Assigned by `try_new`.
+    pub id: NoteId,
+    /// Text.
+    pub body: String,
+}

@@ -3,19 +3,54 @@
 //! Diesel has no insert hooks: a row's key must be set when the row is
 //! built. For an `Insertable` struct this generates `new(..)` and
 //! `try_new(..)`, taking every field but the key in declaration order and
-//! assigning the key a fresh ID. Other Diesel models (read models, change
-//! sets) get nothing beyond the shared check that the key is an ID type.
+//! assigning the key a fresh ID, unless `#[flake_id(constructor = manual)]`
+//! says the model has constructors of its own. Other Diesel models (read
+//! models, change sets) get nothing beyond the shared check that the key is
+//! an ID type.
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+
+/// `#[flake_id(constructor = manual)]` or `#[flake_id(constructor = generated)]`
+/// (the default): whether to generate `new` / `try_new`.
+fn parse_args(args: &TokenStream) -> syn::Result<bool> {
+    let mut generated = true;
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("constructor") {
+            let value: syn::Ident = meta.value()?.parse()?;
+            match value.to_string().as_str() {
+                "manual" => generated = false,
+                "generated" => generated = true,
+                _ => {
+                    return Err(syn::Error::new(
+                        value.span(),
+                        "expected `constructor = manual` (you write the constructors and set \
+                         the key with `UserId::generate()`) or `constructor = generated`",
+                    ));
+                }
+            }
+            Ok(())
+        } else {
+            Err(meta.error(
+                "unknown #[flake_id] argument on a Diesel model; the only one is \
+                 `constructor = manual` (`generator = ..` goes on the ID type: \
+                 `#[flake_id(generator = ..)] struct UserId(i64);`)",
+            ))
+        }
+    });
+    syn::parse::Parser::parse2(parser, args.clone())?;
+    Ok(generated)
+}
 
 /// Rewrites the model in place if needed and returns items emitted after it.
 pub(crate) fn expand_model(
     input: &mut syn::DeriveInput,
     cx: &super::ModelContext<'_>,
 ) -> syn::Result<TokenStream> {
-    if !super::derived_names(&input.attrs)?
-        .iter()
-        .any(|d| d == "Insertable")
+    let generate_constructors = parse_args(cx.args)?;
+    if !generate_constructors
+        || !super::derived_names(&input.attrs)?
+            .iter()
+            .any(|d| d == "Insertable")
     {
         return Ok(TokenStream::new());
     }

@@ -61,14 +61,8 @@ const DIESEL_DERIVES: &[&str] = &[
 
 pub(crate) fn expand(args: TokenStream, mut input: syn::DeriveInput) -> syn::Result<TokenStream> {
     let orm = detect_orm(&input)?;
-    // SeaORM models take `behavior = manual`, parsed by its expansion.
-    if orm == Orm::Diesel && !args.is_empty() {
-        return Err(syn::Error::new_spanned(
-            args,
-            "#[flake_id] on a model takes no arguments; `generator = ..` goes on the ID type \
-             (`#[flake_id(generator = ..)] struct UserId(i64);`)",
-        ));
-    }
+    // Arguments (`behavior = manual`, `constructor = manual`) are parsed by
+    // each ORM's expansion.
     // Diesel insertables commonly borrow (`NewUser<'a>`); its expansion keeps generics.
     if orm == Orm::SeaOrm && !input.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
