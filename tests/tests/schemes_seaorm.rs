@@ -5,6 +5,7 @@
 //! parts they were made of.
 
 mod schemes_common;
+mod seaorm_connect;
 
 use schemes_common::extra::{
     DecimalRandomId, DecimalSequenceId, LegibleId, RandomStartId, TraceKey,
@@ -424,33 +425,7 @@ macro_rules! scheme_tests {
     )*};
 }
 
-async fn sqlite() -> ((), DatabaseConnection) {
-    // One connection: every connection to `sqlite::memory:` is its own database.
-    let mut opts = sea_orm::ConnectOptions::new("sqlite::memory:");
-    opts.max_connections(1).min_connections(1);
-    (
-        (),
-        sea_orm::Database::connect(opts)
-            .await
-            .expect("in-memory SQLite"),
-    )
-}
-
-async fn postgres() -> (flakeid_tests::db::TestDb, DatabaseConnection) {
-    let test_db = flakeid_tests::db::postgres().await;
-    let db = sea_orm::Database::connect(test_db.url())
-        .await
-        .expect("connect to PostgreSQL");
-    (test_db, db)
-}
-
-async fn mysql() -> (flakeid_tests::db::TestDb, DatabaseConnection) {
-    let test_db = flakeid_tests::db::mysql().await;
-    let db = sea_orm::Database::connect(test_db.url())
-        .await
-        .expect("connect to MySQL/MariaDB");
-    (test_db, db)
-}
+use seaorm_connect::{mysql, postgres, sqlite};
 
 scheme_tests! {
     on_sqlite => sqlite();

@@ -2,19 +2,13 @@
 //! `FLAKEID_TEST_MYSQL_URL`), including `BIGINT UNSIGNED` keys.
 #![allow(unreachable_pub)] // generated entity items are `pub` inside a private test module
 mod seaorm_common;
+mod seaorm_connect;
 
 use flakeid_core::FlakeId;
 use flakeid_seaorm::{Error, flake_id};
-use flakeid_tests::db::{self, TestDb};
-use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, DatabaseConnection, EntityTrait, Set};
+use sea_orm::{ActiveModelTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Set};
 
-async fn connect() -> (TestDb, DatabaseConnection) {
-    let test_db = db::mysql().await;
-    let conn = Database::connect(test_db.url())
-        .await
-        .expect("connect to MySQL");
-    (test_db, conn)
-}
+use seaorm_connect::mysql as connect;
 
 seaorm_common_tests!(connect);
 

@@ -10,6 +10,7 @@
 //! * database-produced keys (the baseline): SeaORM inserts a row without a
 //!   key and learns the key the database made.
 
+mod seaorm_connect;
 use flakeid_core::OffsetRangeError;
 use flakeid_core::offset_range::{LocationRange, OffsetRanges, sql};
 use sea_orm::{
@@ -333,33 +334,7 @@ macro_rules! sequence_tests {
     )*};
 }
 
-async fn sqlite() -> ((), DatabaseConnection) {
-    // One connection: every connection to `sqlite::memory:` is its own database.
-    let mut opts = sea_orm::ConnectOptions::new("sqlite::memory:");
-    opts.max_connections(1).min_connections(1);
-    (
-        (),
-        sea_orm::Database::connect(opts)
-            .await
-            .expect("in-memory SQLite"),
-    )
-}
-
-async fn postgres() -> (flakeid_tests::db::TestDb, DatabaseConnection) {
-    let test_db = flakeid_tests::db::postgres().await;
-    let db = sea_orm::Database::connect(test_db.url())
-        .await
-        .expect("connect to PostgreSQL");
-    (test_db, db)
-}
-
-async fn mysql() -> (flakeid_tests::db::TestDb, DatabaseConnection) {
-    let test_db = flakeid_tests::db::mysql().await;
-    let db = sea_orm::Database::connect(test_db.url())
-        .await
-        .expect("connect to MySQL/MariaDB");
-    (test_db, db)
-}
+use seaorm_connect::{mysql, postgres, sqlite};
 
 sequence_tests! {
     on_sqlite => sqlite(), refusal: "CHECK constraint failed";

@@ -1,14 +1,8 @@
 //! SeaORM on SQLite (in memory).
 mod seaorm_common;
+mod seaorm_connect;
 
-use sea_orm::{Database, DatabaseConnection};
-
-async fn connect() -> ((), DatabaseConnection) {
-    // One connection: every connection to `sqlite::memory:` is its own database.
-    let mut opts = sea_orm::ConnectOptions::new("sqlite::memory:");
-    opts.max_connections(1).min_connections(1);
-    ((), Database::connect(opts).await.expect("in-memory SQLite"))
-}
+use seaorm_connect::sqlite as connect;
 
 seaorm_common_tests!(connect);
 

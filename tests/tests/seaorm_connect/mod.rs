@@ -1,0 +1,34 @@
+//! SeaORM connections for the test binaries, one per database; the guard
+//! keeps a server's per-test database alive for as long as the test runs.
+
+// Each test binary uses the databases it tests, not necessarily all three.
+#![allow(dead_code)]
+
+use flakeid_tests::db::{self, TestDb};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+
+/// In-memory SQLite.
+pub(crate) async fn sqlite() -> ((), DatabaseConnection) {
+    // One connection: every connection to `sqlite::memory:` is its own database.
+    let mut opts = ConnectOptions::new("sqlite::memory:");
+    opts.max_connections(1).min_connections(1);
+    ((), Database::connect(opts).await.expect("in-memory SQLite"))
+}
+
+/// A fresh database on PostgreSQL (container or `FLAKEID_TEST_POSTGRES_URL`).
+pub(crate) async fn postgres() -> (TestDb, DatabaseConnection) {
+    let test_db = db::postgres().await;
+    let conn = Database::connect(test_db.url())
+        .await
+        .expect("connect to PostgreSQL");
+    (test_db, conn)
+}
+
+/// A fresh database on MySQL/MariaDB (container or `FLAKEID_TEST_MYSQL_URL`).
+pub(crate) async fn mysql() -> (TestDb, DatabaseConnection) {
+    let test_db = db::mysql().await;
+    let conn = Database::connect(test_db.url())
+        .await
+        .expect("connect to MySQL/MariaDB");
+    (test_db, conn)
+}
