@@ -64,9 +64,28 @@ start_engine() {
     die "dockerd did not become ready within 60s; see $logdir/dockerd.log"
 }
 
+official_images_pullable() {
+    local image
+    for image in "${FLAKEID_TEST_POSTGRES_IMAGE:-postgres:17}" "${FLAKEID_TEST_MYSQL_IMAGE:-mysql:8.4}"; do
+        docker image inspect "$image" >/dev/null 2>&1 && continue
+        log "pulling $image"
+        timeout 600 docker pull -q "$image" >/dev/null 2>&1 || {
+            log "cannot pull $image: building local images instead"
+            return 1
+        }
+    done
+}
+
 build_images() {
     if [ -n "${FLAKEID_TEST_POSTGRES_IMAGE:-}" ] && [ -n "${FLAKEID_TEST_MYSQL_IMAGE:-}" ]; then
         log "using images from the environment: $FLAKEID_TEST_POSTGRES_IMAGE, $FLAKEID_TEST_MYSQL_IMAGE"
+        return 0
+    fi
+    # A machine whose Docker engine was already running (a developer's laptop)
+    # runs the official images when it can pull them; the local images are for
+    # machines without a registry, where this script starts the engine itself.
+    if [ -z "$started_dockerd_pid" ] && official_images_pullable; then
+        log "Docker was already running and the official images can be pulled: using them"
         return 0
     fi
     if ! command -v debootstrap >/dev/null 2>&1 && ! command -v apt-get >/dev/null 2>&1; then
