@@ -6,7 +6,8 @@
 # engine, debootstrap, libpq/libmysqlclient headers), starts the Docker engine,
 # builds the database images from Debian packages (no registry needed), runs
 # the tests, and stops what it started. On a machine where Docker already runs
-# it only builds the images if missing and runs the tests.
+# it uses the official images if it can pull them (else builds the local ones)
+# and runs the tests.
 #
 # Environment:
 #   FLAKEID_TEST_POSTGRES_URL / FLAKEID_TEST_MYSQL_URL
