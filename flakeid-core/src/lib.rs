@@ -44,6 +44,19 @@
 //! ([`ClockRegression`]). The time decoded from an ID lies within
 //! `[real − catch-up window, real + max_lead]` of the clock's time when it
 //! was issued (10 ms and 0 by default; see [`generator`] for details).
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `serde` | yes | IDs serialize as decimal strings and deserialize from strings or integers |
+//! | `macros` | yes | re-exports the `#[flake_id]` attribute |
+//! | `diesel-postgres`, `diesel-mysql`, `diesel-sqlite` | no | [`Flake128`](flake128::Flake128) as a Diesel column: PostgreSQL `uuid` / `bytea`, MySQL `BINARY(16)`, SQLite `BLOB` (enabled for you by `flakeid-diesel`'s backend features) |
+//! | `sea-orm` | no | [`Flake128`](flake128::Flake128) as a SeaORM column and key (enabled for you by `flakeid-seaorm`) |
+//!
+//! The column impls for [`Flake128`](flake128::Flake128) live here, behind features, because it
+//! is this crate's type: the ORM crates may not implement ORM traits for it.
+//! 64-bit ID types get theirs from `#[flake_id]` in your own crate.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
