@@ -2,8 +2,9 @@
 //! and SQLite: IDs (edge values and generated ones) go in as BIGINT keys and
 //! nullable BIGINT columns, come back through Diesel and through plain SQL
 //! (as text, so no driver conversion can hide a change), and decode into the
-//! parts they were made of. 128-bit flakes go into PostgreSQL `uuid`,
-//! MySQL/MariaDB `BINARY(16)` and SQLite `BLOB` keys that order by time.
+//! parts they were made of. 128-bit flakes go into PostgreSQL `uuid` and
+//! `bytea`, MySQL/MariaDB `BINARY(16)` and SQLite `BLOB` keys that order by
+//! time.
 
 mod schemes_common;
 
@@ -267,7 +268,7 @@ mod flakes {
     }
 
     diesel::table! {
-        /// MySQL/MariaDB `BINARY(16)`, SQLite `BLOB`.
+        /// PostgreSQL `bytea`, MySQL/MariaDB `BINARY(16)`, SQLite `BLOB`.
         flakes_binary (id) {
             id -> Binary,
             pos -> Integer,
@@ -406,6 +407,20 @@ mod on_postgres {
             "CAST(id AS TEXT)"
         );
         eprintln!("on_postgres: {n} Flake128 uuid keys round-tripped through Diesel");
+    }
+
+    #[test]
+    fn flake128_bytea_keys_order_by_time_in_the_database() {
+        let (_db, mut conn) = connect();
+        let n = flake128_round_trip!(
+            &mut conn,
+            flakes_binary,
+            BinaryRow,
+            "BYTEA",
+            |f| schemes_common::flake_hex(f).to_lowercase(),
+            "encode(id, 'hex')"
+        );
+        eprintln!("on_postgres: {n} Flake128 bytea keys round-tripped through Diesel");
     }
 
     /// The nil UUID stored by other means is not a flake.
