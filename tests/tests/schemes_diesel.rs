@@ -6,10 +6,12 @@
 //! `bytea`, MySQL/MariaDB `BINARY(16)` and SQLite `BLOB` keys that order by
 //! time.
 
+mod diesel_flakes;
 mod schemes_common;
 
 use diesel::prelude::*;
-use diesel::sql_types::{Integer, Text};
+use diesel::sql_types::Text;
+use diesel_flakes::{FlakeText, flakes};
 use schemes_common::WideId;
 use schemes_common::extra::{
     DecimalRandomId, DecimalSequenceId, LegibleId, RandomStartId, TraceKey,
@@ -251,54 +253,6 @@ macro_rules! decimal_id_counter_zero_is_rejected {
             "{err}"
         );
     }};
-}
-
-/// 128-bit flakes, with the SQL type each backend stores them in.
-mod flakes {
-    use diesel::prelude::*;
-    use flakeid_core::flake128::Flake128;
-
-    diesel::table! {
-        /// PostgreSQL: `uuid`.
-        flakes_uuid (id) {
-            id -> Uuid,
-            pos -> Integer,
-            parent -> Nullable<Uuid>,
-        }
-    }
-
-    diesel::table! {
-        /// PostgreSQL `bytea`, MySQL/MariaDB `BINARY(16)`, SQLite `BLOB`.
-        flakes_binary (id) {
-            id -> Binary,
-            pos -> Integer,
-            parent -> Nullable<Binary>,
-        }
-    }
-
-    #[derive(Queryable, Selectable, Insertable, Debug, PartialEq, Clone)]
-    #[diesel(table_name = flakes_uuid)]
-    pub struct UuidRow {
-        pub id: Flake128,
-        pub pos: i32,
-        pub parent: Option<Flake128>,
-    }
-
-    #[derive(Queryable, Selectable, Insertable, Debug, PartialEq, Clone)]
-    #[diesel(table_name = flakes_binary)]
-    pub struct BinaryRow {
-        pub id: Flake128,
-        pub pos: i32,
-        pub parent: Option<Flake128>,
-    }
-}
-
-#[derive(QueryableByName, Debug, PartialEq)]
-struct FlakeText {
-    #[diesel(sql_type = Integer)]
-    pos: i32,
-    #[diesel(sql_type = Text)]
-    id_text: String,
 }
 
 /// Stores shuffled flakes and checks that `ORDER BY id` (through Diesel and

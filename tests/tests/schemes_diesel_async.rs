@@ -3,57 +3,10 @@
 //! through diesel-async gives them back in time order, and plain SQL shows
 //! the stored bytes are the flake's 16 big-endian bytes.
 
+mod diesel_flakes;
 mod schemes_common;
 
-use diesel::sql_types::{Integer, Text};
-
-/// 128-bit flakes, with the SQL type each backend stores them in.
-mod flakes {
-    use diesel::prelude::*;
-    use flakeid_core::flake128::Flake128;
-
-    diesel::table! {
-        /// PostgreSQL: `uuid`.
-        flakes_uuid (id) {
-            id -> Uuid,
-            pos -> Integer,
-            parent -> Nullable<Uuid>,
-        }
-    }
-
-    diesel::table! {
-        /// MySQL/MariaDB: `BINARY(16)`.
-        flakes_binary (id) {
-            id -> Binary,
-            pos -> Integer,
-            parent -> Nullable<Binary>,
-        }
-    }
-
-    #[derive(Queryable, Selectable, Insertable, Debug, PartialEq, Clone)]
-    #[diesel(table_name = flakes_uuid)]
-    pub struct UuidRow {
-        pub id: Flake128,
-        pub pos: i32,
-        pub parent: Option<Flake128>,
-    }
-
-    #[derive(Queryable, Selectable, Insertable, Debug, PartialEq, Clone)]
-    #[diesel(table_name = flakes_binary)]
-    pub struct BinaryRow {
-        pub id: Flake128,
-        pub pos: i32,
-        pub parent: Option<Flake128>,
-    }
-}
-
-#[derive(diesel::QueryableByName, Debug, PartialEq)]
-struct FlakeText {
-    #[diesel(sql_type = Integer)]
-    pos: i32,
-    #[diesel(sql_type = Text)]
-    id_text: String,
-}
+use diesel_flakes::FlakeText;
 
 /// Stores shuffled flakes through diesel-async and checks that `ORDER BY id`
 /// (through diesel-async and in plain SQL), `find` and `WHERE id > ..`
@@ -63,8 +16,8 @@ macro_rules! flake128_async_round_trip {
         use diesel::prelude::*;
         use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
         use flakeid_core::flake128::Flake128;
-        use $crate::flakes::$row as Row;
-        use $crate::flakes::$table as t;
+        use $crate::diesel_flakes::flakes::$row as Row;
+        use $crate::diesel_flakes::flakes::$table as t;
 
         let conn = $conn;
         let create = format!(
