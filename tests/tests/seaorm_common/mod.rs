@@ -43,6 +43,22 @@ pub async fn raw_all(db: &DatabaseConnection, sql: &str) -> Vec<QueryResult> {
         .unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
+/// Two integer columns of every row, read by plain SQL, sorted.
+pub async fn sorted_pairs(db: &DatabaseConnection, sql: &str) -> Vec<(i64, i64)> {
+    let mut pairs: Vec<(i64, i64)> = raw_all(db, sql)
+        .await
+        .iter()
+        .map(|r| {
+            (
+                r.try_get_by_index(0).expect("first column"),
+                r.try_get_by_index(1).expect("second column"),
+            )
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs
+}
+
 /// `SELECT id FROM table ORDER BY id` with plain SQL.
 pub async fn stored_ids(db: &DatabaseConnection, table: &str) -> Vec<i64> {
     raw_all(db, &format!("SELECT id FROM {table} ORDER BY id"))
@@ -430,34 +446,18 @@ pub async fn cyclic_references_written_in_one_transaction(db: &DatabaseConnectio
         .await
         .expect("cycle written");
 
-    let mut heads: Vec<(i64, i64)> = raw_all(db, "SELECT id, head_id FROM departments")
-        .await
-        .iter()
-        .map(|r| {
-            (
-                r.try_get_by_index(0).expect("id"),
-                r.try_get_by_index(1).expect("head"),
-            )
-        })
-        .collect();
-    heads.sort_unstable();
     let mut want = expected_heads;
     want.sort_unstable();
-    assert_eq!(heads, want);
-    let mut staff: Vec<(i64, i64)> = raw_all(db, "SELECT id, department_id FROM employees")
-        .await
-        .iter()
-        .map(|r| {
-            (
-                r.try_get_by_index(0).expect("id"),
-                r.try_get_by_index(1).expect("dept"),
-            )
-        })
-        .collect();
-    staff.sort_unstable();
+    assert_eq!(
+        sorted_pairs(db, "SELECT id, head_id FROM departments").await,
+        want
+    );
     let mut want = expected_staff;
     want.sort_unstable();
-    assert_eq!(staff, want);
+    assert_eq!(
+        sorted_pairs(db, "SELECT id, department_id FROM employees").await,
+        want
+    );
     // Every head works in the department it heads.
     let joined = raw_all(
         db,
