@@ -255,6 +255,8 @@ pub struct DecimalIdGenerator<S> {
     source: S,
     /// Generator IDs this generator has used; a repeat would repeat IDs.
     refill: Mutex<Vec<u32>>,
+    /// The process's fork tag at build (see [`crate::fork`]).
+    fork_tag: u64,
 }
 
 impl<S> fmt::Debug for DecimalIdGenerator<S> {
@@ -328,6 +330,9 @@ impl<S: GeneratorIdSource> DecimalIdGenerator<S> {
     /// again), [`DecimalIdError::GeneratorIdOutOfRange`] (the system's
     /// generator IDs are used up), [`DecimalIdError::GeneratorIdRepeated`].
     pub fn next_id(&self) -> Result<u64, DecimalIdError> {
+        if crate::fork::current_tag() != self.fork_tag {
+            return Err(DecimalIdError::Forked);
+        }
         let mut last = self.state.load(Ordering::Acquire);
         loop {
             let (generator_id, counter) = unpack(last);
@@ -432,6 +437,7 @@ impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
                 max: MAX_COUNTER,
             });
         }
+        let fork_tag = crate::fork::tag();
         let generator_id = take_generator_id(&self.source, &[])?;
         Ok(DecimalIdGenerator {
             state: AtomicU64::new(pack(generator_id, 0)),
@@ -439,6 +445,7 @@ impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
             max_counter: self.max_counter,
             source: self.source,
             refill: Mutex::new(vec![generator_id]),
+            fork_tag,
         })
     }
 }

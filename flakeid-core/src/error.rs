@@ -380,6 +380,29 @@ pub enum GenerateError {
         /// First Unix millisecond the layout cannot represent.
         end_millis: u64,
     },
+    /// A batch larger than one call may reserve: more than
+    /// [`Generator::max_batch_len`](crate::Generator::max_batch_len) (a
+    /// minute of the layout's full rate), or more than remain before the
+    /// layout's end. Nothing was reserved.
+    #[error(
+        "a batch of {requested} IDs is more than one call can reserve (at most {max}); \
+         reserve it in smaller batches"
+    )]
+    BatchTooLarge {
+        /// The length asked for.
+        requested: u64,
+        /// The most IDs a call could reserve now.
+        max: u64,
+    },
+    /// The generator was built before this process was forked: the child
+    /// holds a copy of its state and node ID, so issuing from it could
+    /// repeat IDs of the parent or of other children. Build generators after
+    /// forking, with a node ID per process (see [`fork`](crate::fork)).
+    #[error(
+        "this generator was built before the process forked; a forked child would repeat \
+         its parent's IDs: build a new generator, with its own node ID, after fork()"
+    )]
+    Forked,
     /// A scheme's own generator failed (see [`SchemeError`]).
     #[error(transparent)]
     Scheme(#[from] SchemeError),
@@ -686,6 +709,13 @@ pub enum AllocError<E: std::error::Error + 'static> {
     /// The block source handed in a block the allocator cannot use.
     #[error(transparent)]
     Key(#[from] ShortKeyError),
+    /// The keys were set up before this process was forked: the child holds
+    /// a copy of the parent's block (see [`GenerateError::Forked`]).
+    #[error(
+        "these short keys were set up before the process forked; a forked child would repeat \
+         its parent's keys: set them up again after fork()"
+    )]
+    Forked,
 }
 
 /// A value outside a keyed permutation's domain, or an empty domain.
@@ -710,6 +740,13 @@ pub enum PermuteError {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum DecimalIdError {
+    /// The generator was built before this process was forked (see
+    /// [`GenerateError::Forked`]).
+    #[error(
+        "this DecimalId generator was built before the process forked; a forked child would \
+         repeat its parent's IDs: build a new generator after fork()"
+    )]
+    Forked,
     /// Launch ID 0 is reserved for tests and was not explicitly allowed.
     #[error(
         "launch_id 0 is reserved for tests; use a launch ID in 1..=99999 (or allow_test_launch_id() in tests)"
@@ -815,6 +852,13 @@ pub enum TraceIdError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// The generator was built before this process was forked (see
+    /// [`GenerateError::Forked`]).
+    #[error(
+        "this TraceId generator was built before the process forked; a forked child would \
+         repeat its parent's IDs: build a new generator, with its own node number, after fork()"
+    )]
+    Forked,
 }
 
 /// Offset ranges that cannot be configured, or an ID outside its location's

@@ -7,6 +7,7 @@
 //!   TSID-like, LSID, JavaScript-safe).
 //! * [`clock`] — where time comes from ([`Clock`], [`MonotonicClock`],
 //!   [`ManualClock`] for tests).
+//! * [`fork`] — what generators do in a child process after `fork()`.
 //! * [`generator`] — the lock-free [`Generator`] and its policies for
 //!   sequence exhaustion and clock regression.
 //! * [`id`] — the [`FlakeId`] trait that typed ID newtypes implement, and
@@ -38,12 +39,18 @@
 //!
 //! A [`Generator`] never issues an ID twice or an ID of 0, issues strictly
 //! increasing IDs, and never wraps past its layout's last tick (it fails
-//! with [`GenerateError::TimeExhausted`]). When a tick's sequence runs out
-//! it waits, runs ahead by a bounded lead, or fails ([`SequenceExhaustion`]);
-//! when the clock runs backwards it waits up to a bound or fails
-//! ([`ClockRegression`]). The time decoded from an ID lies within
-//! `[real − catch-up window, real + max_lead]` of the clock's time when it
-//! was issued (10 ms and 0 by default; see [`generator`] for details).
+//! with [`GenerateError::TimeExhausted`]). It issues no ID in the tick it
+//! was built in, so a process restarted at once with the same node ID does
+//! not repeat its predecessor's IDs, and a copy of it in a forked child
+//! refuses to issue ([`GenerateError::Forked`]). When a tick's sequence runs
+//! out it waits, runs ahead by a bounded lead, or fails
+//! ([`SequenceExhaustion`]); when the clock runs backwards it waits up to a
+//! bound or fails ([`ClockRegression`]). The time decoded from an ID lies
+//! within `[t − W − tick + 1 ms, t + L]` of the clock's reading `t` when it
+//! was issued (`W` the catch-up window, 10 ms by default, which applies
+//! only right after the generator used up a tick; `L` the run-ahead lead, 0
+//! by default; the tick for truncation to the tick's start; see
+//! [`generator`] for batches and details).
 //!
 //! # Features
 //!
@@ -69,6 +76,7 @@ pub mod decimal_id;
 pub mod encoding;
 mod error;
 pub mod flake128;
+pub mod fork;
 pub mod generator;
 pub mod global;
 pub mod id;

@@ -171,6 +171,8 @@ pub struct RandomKeyGenerator<L = BitLayout, C = MonotonicClock> {
     clock: C,
     rng: AtomicSplitMix,
     values: u64,
+    /// The process's fork tag at build (see [`crate::fork`]).
+    fork_tag: u64,
 }
 
 /// Configures a [`RandomKeyGenerator`].
@@ -239,6 +241,7 @@ impl<L: Layout, C: Clock> RandomKeyGeneratorBuilder<L, C> {
             clock: self.clock,
             rng: AtomicSplitMix::new(self.seed.unwrap_or_else(rng::os_seed)),
             values: seqs - 1,
+            fork_tag: crate::fork::tag(),
         };
         let now = generator.clock.now_millis();
         let epoch_millis = generator.layout.epoch_millis();
@@ -292,8 +295,13 @@ impl<L: Layout, C: Clock> RandomKeyGenerator<L, C> {
     /// `1..sequences_per_tick`. Never waits.
     ///
     /// # Errors
-    /// [`GenerateError::TimeExhausted`] past the layout's last tick.
+    /// [`GenerateError::TimeExhausted`] past the layout's last tick;
+    /// [`GenerateError::Forked`] in a child forked after it was built (its
+    /// random numbers would repeat the parent's).
     pub fn next_id(&self) -> Result<L::Raw, GenerateError> {
+        if crate::fork::current_tag() != self.fork_tag {
+            return Err(GenerateError::Forked);
+        }
         let tick = self.tick_at(self.clock.now_millis());
         if tick > self.layout.max_tick() {
             return Err(GenerateError::TimeExhausted {

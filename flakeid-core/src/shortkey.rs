@@ -572,6 +572,8 @@ pub struct ShortKeys<A> {
     slot_start: AtomicU64,
     slot_len: AtomicU64,
     refill_lock: Mutex<()>,
+    /// The process's fork tag when built (see [`crate::fork`]).
+    fork_tag: u64,
 }
 
 impl<A: fmt::Debug> fmt::Debug for ShortKeys<A> {
@@ -596,6 +598,7 @@ impl<A: BlockAllocator> ShortKeys<A> {
             slot_start: AtomicU64::new(0),
             slot_len: AtomicU64::new(0),
             refill_lock: Mutex::new(()),
+            fork_tag: crate::fork::tag(),
         }
     }
 
@@ -635,6 +638,10 @@ impl<A: BlockAllocator> ShortKeys<A> {
     /// # Errors
     /// As [`next_key`](Self::next_key).
     pub fn next_index(&self) -> Result<u64, AllocError<A::Error>> {
+        if crate::fork::current_tag() != self.fork_tag {
+            // The block (and an in-memory allocator) are the parent's copies.
+            return Err(AllocError::Forked);
+        }
         loop {
             let state = self.state.load(Ordering::Acquire);
             let (generation, pos) = (state >> POS_BITS, state & POS_MASK);

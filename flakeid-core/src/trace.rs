@@ -321,12 +321,14 @@ static NEXT_GENERATOR: AtomicU64 = AtomicU64::new(0);
 /// shared between threads on the per-ID path. When a thread exits its
 /// thread ID (with its last second and counter) is returned for reuse.
 ///
-/// A generator never stamps an ID with the second in which it was built:
-/// a process restarted within the same second, with the same node number,
-/// would otherwise repeat its predecessor's IDs. IDs asked for in that
-/// first partial second carry the next second. The node number must be
-/// unique among running processes, and a process must have one generator
-/// per node number.
+/// A generator never stamps an ID with the second in which it was built,
+/// nor with a second its clock has not reached: a process restarted within
+/// the same second, with the same node number, would otherwise repeat its
+/// predecessor's IDs. So the first [`next_id`](Self::next_id) in that first
+/// partial second waits for the next second (at most one second, once per
+/// generator). The node number must be unique among running processes, a
+/// process must have one generator per node number, and a forked child must
+/// build its own (see [`fork`](crate::fork)).
 pub struct TraceIdGenerator<C = MonotonicClock> {
     layout: TraceIdLayout,
     node: u16,
@@ -334,6 +336,7 @@ pub struct TraceIdGenerator<C = MonotonicClock> {
     key: u64,
     ids: Arc<ThreadIds>,
     floor_second: u64,
+    fork_tag: u64,
 }
 
 impl<C> fmt::Debug for TraceIdGenerator<C> {
@@ -399,6 +402,8 @@ impl<C: Clock> TraceIdGeneratorBuilder<C> {
             max: MAX_NODE,
         })?;
         let layout = TraceIdLayout::for_threads(self.threads)?;
+        let fork_tag = crate::fork::tag();
+        // The build second may hold IDs of a predecessor with this node number.
         let floor_second = self.clock.now_millis() / 1000 + 1;
         Ok(TraceIdGenerator {
             layout,
@@ -411,6 +416,7 @@ impl<C: Clock> TraceIdGeneratorBuilder<C> {
                 inner: Mutex::new(ThreadIdsInner::default()),
             }),
             floor_second,
+            fork_tag,
         })
     }
 }
@@ -426,15 +432,27 @@ impl<C: Clock> TraceIdGenerator<C> {
         self.node
     }
 
-    /// A new ID from the calling thread's counter.
+    /// A new ID from the calling thread's counter. The generator's first
+    /// call within the second it was built in waits for the next second.
     ///
     /// # Errors
     /// [`TraceIdError::TooManyThreads`] when more threads than the layout
     /// has thread IDs use the generator at once;
     /// [`TraceIdError::CounterExhausted`] when this thread issued
-    /// [`max_counter`](TraceIdLayout::max_counter) IDs in the current second.
+    /// [`max_counter`](TraceIdLayout::max_counter) IDs in the current second;
+    /// [`TraceIdError::Forked`] in a forked child of the process that built it.
     pub fn next_id(&self) -> Result<u64, TraceIdError> {
-        let now_millis = self.clock.now_millis();
+        if crate::fork::current_tag() != self.fork_tag {
+            return Err(TraceIdError::Forked);
+        }
+        let mut now_millis = self.clock.now_millis();
+        if now_millis / 1000 + 1 == self.floor_second {
+            // Still the build second: wait for the next one (a clock further
+            // back was stepped back; the floor below keeps IDs unique then).
+            self.clock
+                .wait_until(self.floor_second.saturating_mul(1000));
+            now_millis = self.clock.now_millis();
+        }
         SLOTS.with_borrow_mut(|slots| {
             let index = match slots.iter().position(|s| s.generator == self.key) {
                 Some(i) => i,

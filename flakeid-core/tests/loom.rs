@@ -19,7 +19,11 @@ use flakeid_core::{
 };
 
 #[cfg(loom)]
+use loom::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+#[cfg(loom)]
 use loom::thread;
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 #[cfg(not(loom))]
 use std::thread;
 
@@ -151,5 +155,54 @@ fn three_threads_share_a_two_id_tick() {
             })
             .collect();
         check(handles.into_iter().map(|h| h.join().unwrap()).collect());
+    });
+}
+
+/// A clock published like [`MonotonicClock`](flakeid_core::MonotonicClock)'s:
+/// a store with Release by the thread that moves it, loads with Acquire.
+#[derive(Debug)]
+struct PublishedClock(AtomicU64);
+
+impl Clock for PublishedClock {
+    fn now_millis(&self) -> u64 {
+        self.0.load(AtomicOrdering::Acquire)
+    }
+    fn wait_until(&self, target_millis: u64) {
+        self.0.fetch_max(target_millis, AtomicOrdering::AcqRel);
+    }
+}
+
+/// A thread that finds the state of a newer tick must not read an older
+/// clock than the thread that entered that tick did: under
+/// `ClockRegression::Fail` that stale reading would be reported as the
+/// clock going backwards although it never did.
+#[test]
+fn a_newer_state_never_comes_with_an_older_clock() {
+    model(|| {
+        let clock = Arc::new(PublishedClock(AtomicU64::new(EPOCH + 10)));
+        let g = GeneratorBuilder::new(TwoPerTick, 0)
+            .clock(clock.clone())
+            .clock_regression(ClockRegression::Fail)
+            .build()
+            .unwrap();
+        let g = Arc::new(g);
+        // Built in tick 10: IDs start in tick 11.
+        clock.0.store(EPOCH + 11, AtomicOrdering::Release);
+        let ticker = {
+            let clock = Arc::clone(&clock);
+            thread::spawn(move || clock.0.store(EPOCH + 12, AtomicOrdering::Release))
+        };
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let g = Arc::clone(&g);
+                thread::spawn(move || g.next_id())
+            })
+            .collect();
+        ticker.join().unwrap();
+        let ids: Vec<u64> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap().expect("no spurious ClockRegressed"))
+            .collect();
+        check(vec![vec![ids[0]], vec![ids[1]]]);
     });
 }

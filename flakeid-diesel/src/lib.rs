@@ -95,6 +95,7 @@
 //! in your application). Any combination works.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod convert;
 mod macros;

@@ -152,6 +152,8 @@
 //! and a crate that depends on none of `flakeid-core`, `flakeid-seaorm`,
 //! `flakeid-diesel`.
 
+#![forbid(unsafe_code)]
+
 use proc_macro::TokenStream;
 
 mod id_type;

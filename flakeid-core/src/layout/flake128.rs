@@ -134,8 +134,9 @@ mod tests {
     fn the_generator_ends_exactly_at_max_millis() {
         // The generator caps the tick at what its state word holds; equal ends
         // mean the layout's limit is exactly that cap.
+        // Built in the millisecond before, so the first ID may use the last.
         let g = Generator::builder(Flake128Layout, 1)
-            .clock(ManualClock::new(MAX_MILLIS))
+            .clock(ManualClock::new(MAX_MILLIS - 1))
             .build()
             .unwrap();
         assert_eq!(g.end_millis(), MAX_MILLIS + 1);
