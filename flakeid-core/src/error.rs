@@ -316,7 +316,23 @@ pub enum DecodeError {
         /// The input (shortened to its first 64 characters).
         input: String,
     },
-    /// The input has more digits than the encoding of a `u64` can have.
+    /// A fixed-width form (base62, Crockford base32) does not have exactly
+    /// its width in characters.
+    #[error(
+        "wrong length: expected {expected} characters, got {len}, in {encoding} string {input:?}"
+    )]
+    Length {
+        /// The encoding's name.
+        encoding: &'static str,
+        /// The input (shortened to its first 64 characters).
+        input: String,
+        /// Its length in characters.
+        len: usize,
+        /// The encoding's width.
+        expected: usize,
+    },
+    /// The input has more digits than the encoding of a `u64` can have
+    /// (decimal, and the lenient base62 and Crockford decoders).
     #[error("{encoding} string {input:?} is {len} digits long; at most {max} are allowed")]
     TooLong {
         /// The encoding's name.
