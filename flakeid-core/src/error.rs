@@ -316,7 +316,23 @@ pub enum DecodeError {
         /// The input (shortened to its first 64 characters).
         input: String,
     },
-    /// The input has more digits than the encoding of a `u64` can have.
+    /// A fixed-width form (base62, Crockford base32) does not have exactly
+    /// its width in characters.
+    #[error(
+        "wrong length: expected {expected} characters, got {len}, in {encoding} string {input:?}"
+    )]
+    Length {
+        /// The encoding's name.
+        encoding: &'static str,
+        /// The input (shortened to its first 64 characters).
+        input: String,
+        /// Its length in characters.
+        len: usize,
+        /// The encoding's width.
+        expected: usize,
+    },
+    /// The input has more digits than the encoding of a `u64` can have
+    /// (decimal, and the lenient base62 and Crockford decoders).
     #[error("{encoding} string {input:?} is {len} digits long; at most {max} are allowed")]
     TooLong {
         /// The encoding's name.
@@ -485,7 +501,9 @@ pub enum ConfigError {
 }
 
 /// A value that is not a valid [`Flake128`](crate::flake128::Flake128):
-/// zero, a part out of range, or a text or byte form that does not decode.
+/// zero, a part out of range, or a text or byte form that does not decode;
+/// or a [`Flake128Generator`](crate::flake128::Flake128Generator) that
+/// cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum Flake128Error {
@@ -554,6 +572,40 @@ pub enum Flake128Error {
         /// The input (shortened to its first 64 characters).
         input: String,
     },
+    /// Another generator on this host holds the MAC-derived worker: its
+    /// process holds the worker's lock.
+    #[error(
+        "Flake128 worker {:#014x} (MAC address {}) is in use on this host: another generator \
+         holds the lock {lock_path}; two generators with one worker would issue the same \
+         flakes in the same millisecond. Give each process its own worker explicitly \
+         (Flake128Generator::builder().worker(..))",
+        worker, crate::flake128::node::format_mac(*worker)
+    )]
+    WorkerInUse {
+        /// The worker ID (the MAC address).
+        worker: u64,
+        /// The lock (a directory) another generator holds.
+        lock_path: String,
+    },
+    /// The worker's lock could not be created, opened or locked.
+    #[error(
+        "cannot lock Flake128 worker {worker:#014x} with {lock_path}: {message}; \
+         give the worker explicitly if this host has no usable lock directory"
+    )]
+    WorkerLock {
+        /// The worker ID (the MAC address).
+        worker: u64,
+        /// The lock (a directory).
+        lock_path: String,
+        /// The operating system's message.
+        message: String,
+    },
+    /// No worker ID could be derived from a MAC address.
+    #[error("no Flake128 worker from a MAC address: {0}")]
+    NoWorker(#[source] NodeSourceError),
+    /// The generator could not be configured.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
 }
 
 /// No worker ID could be derived from the machine's network interfaces.

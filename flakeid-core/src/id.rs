@@ -216,7 +216,17 @@ pub trait FlakeId:
         base62::encode(self.get().unsigned_abs())
     }
 
-    /// Parses an ID from base62, then checks it like [`FlakeId::from_u64`].
+    /// Parses an ID from its base62 form, exactly the 11 characters
+    /// [`to_base62`](FlakeId::to_base62) writes (case-sensitive, no padding
+    /// left out), then checks it like [`FlakeId::from_u64`]. For shorter
+    /// spellings, pass [`base62::decode_lenient`]'s value to
+    /// [`from_u64`](FlakeId::from_u64).
+    ///
+    /// # Errors
+    /// [`IdError::Text`] holding the [`DecodeError`](crate::DecodeError)
+    /// (wrong length, a character outside `0-9A-Za-z`, a value above
+    /// `u64::MAX`), or the errors of [`from_u64`](FlakeId::from_u64) for a
+    /// value that is 0 or above [`max_value`](FlakeId::max_value).
     fn from_base62(s: &str) -> Result<Self, IdError> {
         let v = base62::decode(s).map_err(|source| IdError::Text {
             type_name: Self::NAME,
@@ -230,9 +240,34 @@ pub trait FlakeId:
         crockford::encode(self.get().unsigned_abs())
     }
 
-    /// Parses an ID from Crockford base32 (case-insensitive, `I`/`L` read
-    /// as `1`, `O` as `0`, hyphens ignored), then checks it like
-    /// [`FlakeId::from_u64`].
+    /// Parses an ID from its Crockford base32 form: exactly 13 symbols as
+    /// [`to_crockford`](FlakeId::to_crockford) writes them, except that case
+    /// is ignored and `I`/`L` read as `1`, `O` as `0`; no hyphens. Then checks
+    /// it like [`FlakeId::from_u64`]: the first symbol is at most `7` for
+    /// `i64::MAX`. For hyphenated or shorter spellings, pass
+    /// [`crockford::decode_lenient`]'s value to [`from_u64`](FlakeId::from_u64).
+    ///
+    /// # Errors
+    /// [`IdError::Text`] holding the [`DecodeError`](crate::DecodeError)
+    /// (wrong length, a character outside the alphabet and its aliases, a
+    /// first symbol above `F`), or the errors of
+    /// [`from_u64`](FlakeId::from_u64) for a value that is 0 or above
+    /// [`max_value`](FlakeId::max_value).
+    ///
+    /// ```
+    /// # use flakeid_core::{flake_id, FlakeId};
+    /// # #[flake_id(generator = my_ids)] pub struct OrderId(i64);
+    /// # fn my_ids() -> Result<&'static flakeid_core::Generator, flakeid_core::ConfigError> {
+    /// #     static G: std::sync::OnceLock<flakeid_core::Generator> = std::sync::OnceLock::new();
+    /// #     Ok(G.get_or_init(|| flakeid_core::Generator::builder(flakeid_core::layout::presets::tsid(), 1).build().unwrap()))
+    /// # }
+    /// let id = OrderId::from_crockford("04w86bb0g4oo7")?;
+    /// assert_eq!(id.to_crockford(), "04W86BB0G4007");
+    /// assert!(OrderId::from_crockford("4W86BB0G4007").is_err()); // 12 symbols
+    /// assert!(OrderId::from_crockford("04W86-BB0G-4007").is_err());
+    /// assert!(OrderId::from_crockford("8000000000000").is_err()); // above i64::MAX
+    /// # Ok::<(), flakeid_core::IdError>(())
+    /// ```
     fn from_crockford(s: &str) -> Result<Self, IdError> {
         let v = crockford::decode(s).map_err(|source| IdError::Text {
             type_name: Self::NAME,

@@ -18,7 +18,8 @@
 //! * [`global`] — the process-wide default generator used by
 //!   `UserId::generate()`.
 //! * [`flake128`] — 128-bit flakes (ms since 1970 + 48-bit worker from a
-//!   MAC address + 16-bit sequence), stored as 16 big-endian bytes.
+//!   MAC address, held by one generator per host + 16-bit sequence),
+//!   stored as 16 big-endian bytes.
 //! * [`shortkey`] — coprime-step short keys: fixed-length base-62 strings
 //!   served from blocks of indices.
 //! * [`permute`] — a keyed, reversible permutation of an ID domain for

@@ -106,19 +106,109 @@ fn init_from_env_reports_bad_values() {
         );
         return;
     }
-    assert_eq!(
-        global::init_from_env().unwrap_err(),
-        ConfigError::NodeOutOfRange {
-            node: 2000,
-            max: 1023
+    let message = r#"FLAKEID_NODE_ID="2000" is invalid: out of range: the twitter layout allows node IDs 0..=1023"#;
+    let err = global::init_from_env().unwrap_err();
+    assert_eq!(err.to_string(), message);
+    assert!(matches!(
+        err,
+        ConfigError::InvalidEnv {
+            var: "FLAKEID_NODE_ID",
+            ..
         }
+    ));
+    assert_eq!(global::generator().unwrap_err().to_string(), message);
+}
+
+#[test]
+fn lazy_generator_rejects_a_signed_node_id() {
+    if !is_child() {
+        run_child(
+            "lazy_generator_rejects_a_signed_node_id",
+            &[("FLAKEID_NODE_ID", "+5")],
+        );
+        return;
+    }
+    let message = r#"FLAKEID_NODE_ID="+5" is invalid: expected plain decimal digits 0-9 (no sign, no other characters)"#;
+    assert_eq!(global::generator().unwrap_err().to_string(), message);
+    assert_eq!(global::init_from_env().unwrap_err().to_string(), message);
+}
+
+/// The clock reading in a message that ends in "the clock reads N ms since
+/// the Unix epoch", which must lie within `before..=now`.
+fn clock_in(message: &str, before: u64) -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let reading = message
+        .strip_suffix(" ms since the Unix epoch")
+        .and_then(|m| m.rsplit(' ').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no clock reading in {message}"));
+    assert!((before..=now).contains(&reading), "{message}");
+    reading
+}
+
+fn unix_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+#[test]
+fn lazy_generator_rejects_an_epoch_in_the_future() {
+    if !is_child() {
+        run_child(
+            "lazy_generator_rejects_an_epoch_in_the_future",
+            &[
+                ("FLAKEID_NODE_ID", "5"),
+                ("FLAKEID_LAYOUT", "discord"),
+                ("FLAKEID_EPOCH", "3000-01-01T00:00:00Z"),
+            ],
+        );
+        return;
+    }
+    let before = unix_millis();
+    let err = global::generator().unwrap_err();
+    let msg = err.to_string();
+    let now = clock_in(&msg, before);
+    assert_eq!(
+        msg,
+        format!(
+            r#"FLAKEID_EPOCH="3000-01-01T00:00:00Z" is invalid: epoch 32503680000000 ms is in the future: the clock reads {now} ms since the Unix epoch"#
+        )
     );
-    assert_eq!(
-        global::generator().unwrap_err(),
-        ConfigError::NodeOutOfRange {
-            node: 2000,
-            max: 1023
+    assert!(matches!(
+        err,
+        ConfigError::InvalidEnv {
+            var: "FLAKEID_EPOCH",
+            ..
         }
+    ));
+}
+
+#[test]
+fn init_from_env_rejects_an_epoch_the_layout_ran_out_from() {
+    if !is_child() {
+        run_child(
+            "init_from_env_rejects_an_epoch_the_layout_ran_out_from",
+            &[
+                ("FLAKEID_DEV_MODE", "1"),
+                ("FLAKEID_LAYOUT", "instagram"),
+                ("FLAKEID_EPOCH", "1000"),
+            ],
+        );
+        return;
+    }
+    let before = unix_millis();
+    let msg = global::init_from_env().unwrap_err().to_string();
+    let now = clock_in(&msg, before);
+    assert_eq!(
+        msg,
+        format!(
+            r#"FLAKEID_EPOCH="1000" is invalid: the instagram layout's time field, counted from this epoch, ran out at 1099511628776 ms: the clock reads {now} ms since the Unix epoch"#
+        )
     );
 }
 

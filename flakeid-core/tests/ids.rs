@@ -273,3 +273,40 @@ fn text_encodings_round_trip_and_check_the_range() {
         "not a valid PostId: invalid character 'U' at position 2 in Crockford base32 string \"12U4\""
     );
 }
+
+#[test]
+fn text_forms_accept_only_the_canonical_width() {
+    let id = PostId::from_i64(175_928_847_299_117_063).unwrap();
+    assert_eq!(PostId::from_crockford("04W86BB0G4007"), Ok(id));
+    assert_eq!(PostId::from_crockford("o4w86bbog4oo7"), Ok(id));
+    assert_eq!(PostId::from_base62("0Czks0tP37X"), Ok(id));
+    for (result, message) in [
+        (
+            PostId::from_crockford("4W86BB0G4007"),
+            r#"not a valid PostId: wrong length: expected 13 characters, got 12, in Crockford base32 string "4W86BB0G4007""#,
+        ),
+        (
+            PostId::from_crockford("04W86-BB0G-4007"),
+            r#"not a valid PostId: invalid character '-' at position 5 in Crockford base32 string "04W86-BB0G-4007""#,
+        ),
+        (
+            PostId::from_base62("Czks0tP37X"),
+            r#"not a valid PostId: wrong length: expected 11 characters, got 10, in base62 string "Czks0tP37X""#,
+        ),
+        (
+            PostId::from_base62("1"),
+            r#"not a valid PostId: wrong length: expected 11 characters, got 1, in base62 string "1""#,
+        ),
+        (
+            // Fits 64 bits but not the type: the largest PostId is 7ZZZZZZZZZZZZ.
+            PostId::from_crockford("8000000000000"),
+            "9223372036854775808 is not a valid PostId: the largest is 9223372036854775807",
+        ),
+        (
+            PostId::from_crockford("G000000000000"),
+            r#"not a valid PostId: Crockford base32 string "G000000000000" is larger than the largest 64-bit value"#,
+        ),
+    ] {
+        assert_eq!(result.unwrap_err().to_string(), message);
+    }
+}

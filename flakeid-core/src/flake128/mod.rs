@@ -8,6 +8,19 @@
 //! [`ClockRegression`](crate::ClockRegression) policy for clocks running
 //! backwards). [`node`] finds a worker ID from the machine's MAC address.
 //!
+//! # Workers
+//!
+//! A worker must not be used by two generators at once: they would issue
+//! the same flakes in the same millisecond. [`Flake128Generator::new`] takes
+//! the worker from the MAC address, as Boundary's flake does, and holds a
+//! host-wide lock on it for its lifetime, so that a second process on the
+//! same host (which has the same MAC address) gets
+//! [`Flake128Error::WorkerInUse`] instead of duplicate flakes; see
+//! [`generator`] for what the lock covers. With an explicit worker
+//! ([`Flake128GeneratorBuilder::worker`], or
+//! `Generator::builder(Flake128Layout, worker)`) no lock is taken and the
+//! caller guarantees the worker's uniqueness.
+//!
 //! A flake is wider than a SQL `BIGINT`. Store it in 16 bytes, big-endian
 //! ([`Flake128::to_bytes`]): PostgreSQL's `uuid` and MySQL's `BINARY(16)`
 //! compare bytes in order, so the database orders flakes by number, which
@@ -42,6 +55,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod generator;
 pub mod node;
 
 use core::fmt;
@@ -53,6 +67,7 @@ use crate::layout::flake128::{MAX_WORKER, SEQUENCES_PER_MILLI};
 use crate::{Clock, Flake128Error, GenerateError, Generator, Parts};
 
 pub use crate::layout::Flake128Layout;
+pub use generator::{Flake128Generator, Flake128GeneratorBuilder};
 
 /// Length of the canonical text form: 32 hex digits and 4 hyphens.
 pub const TEXT_LEN: usize = 36;
