@@ -173,10 +173,11 @@ fn a_second_generator_in_one_process_is_refused_until_the_first_is_dropped() {
         .clock(ManualClock::new(NOW))
         .build()
         .unwrap();
+    // Built at NOW: its first flake is in the next millisecond.
     let flake = again.generate().unwrap();
     assert_eq!(
         (flake.timestamp_millis(), flake.worker(), flake.sequence()),
-        (NOW, MAC, 0)
+        (NOW + 1, MAC, 0)
     );
 }
 
