@@ -96,7 +96,8 @@ mod external;
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use error::{
     AllocError, ConfigError, DecimalIdError, DecodeError, Flake128Error, GenerateError, IdError,
-    LayoutError, NodeSourceError, OffsetRangeError, PermuteError, ShortKeyError, TraceIdError,
+    LayoutError, NodeSourceError, OffsetRangeError, PermuteError, ShortKeyError, SqlNameError,
+    TraceIdError,
 };
 pub use error::{FieldOutOfRange, SchemeError};
 pub use generator::{ClockRegression, Generator, GeneratorBuilder, SequenceExhaustion};

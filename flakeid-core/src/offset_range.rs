@@ -366,9 +366,8 @@ impl OffsetRanges {
 pub mod sql {
     //! SQL that gives one location a counter confined to its range.
     //!
-    //! Names are quoted for the database (so any name is safe to pass, and
-    //! PostgreSQL keeps its case). Each function returns one statement, or
-    //! statements separated by `;` where noted, without a trailing `;`.
+    //! Each function returns one statement, or statements separated by `;`
+    //! where noted, without a trailing `;`.
     //!
     //! | database | counter | refuses past the range |
     //! |---|---|---|
@@ -381,100 +380,276 @@ pub mod sql {
     //! (so a range can have gaps); the SQLite counter table gives values back
     //! when the transaction that took them rolls back, and serialises writers
     //! (take the value in the transaction that inserts the row).
+    //!
+    //! # Names
+    //!
+    //! Every name is written as a quoted identifier of its database
+    //! (`"…"` with `"` doubled on PostgreSQL and SQLite, `` `…` `` with `` ` ``
+    //! doubled on MySQL/MariaDB), and a name that goes into a string literal
+    //! (PostgreSQL's `nextval('…')`, the MySQL trigger's message) is written
+    //! so that it reads the same in every escaping mode: PostgreSQL with
+    //! `standard_conforming_strings` on or off, MySQL/MariaDB with or without
+    //! `NO_BACKSLASH_ESCAPES`. So the object gets exactly the name given,
+    //! whatever characters it holds (quotes, backslashes, `;`, comment
+    //! markers), and no name can end the statement or add to it.
+    //!
+    //! A name the database cannot keep exactly is refused with a
+    //! [`SqlNameError`] naming it:
+    //!
+    //! | database | refused |
+    //! |---|---|
+    //! | all | empty names, names holding NUL |
+    //! | PostgreSQL | names longer than 63 bytes (PostgreSQL would cut them silently) |
+    //! | MySQL/MariaDB | names longer than 64 characters, characters above U+FFFF (e.g. emoji), a trailing space |
+    //! | SQLite | counter table names starting with `sqlite_` (any case) |
+    //!
+    //! Names outside ASCII need the connection's character set to be UTF-8
+    //! (`utf8mb4` on MySQL/MariaDB), the default of sqlx and Diesel.
 
     use super::LocationRange;
+    use crate::SqlNameError;
 
-    fn quote(name: &str, quote: char) -> String {
-        let doubled: String = [quote, quote].iter().collect();
-        format!("{quote}{}{quote}", name.replace(quote, &doubled))
+    /// The database a statement is written for.
+    #[derive(Clone, Copy)]
+    enum Dialect {
+        Postgres,
+        MySql,
+        Sqlite,
     }
 
-    fn literal(text: &str) -> String {
-        format!("'{}'", text.replace('\'', "''"))
+    /// PostgreSQL keeps 63 bytes of a name (`NAMEDATALEN − 1`).
+    const POSTGRES_MAX_NAME_BYTES: usize = 63;
+    /// MySQL and MariaDB names hold 64 characters.
+    const MYSQL_MAX_NAME_CHARS: usize = 64;
+    /// MySQL's limit on a `SIGNAL`'s `MESSAGE_TEXT`, in characters.
+    const MYSQL_MAX_MESSAGE_CHARS: usize = 128;
+
+    impl Dialect {
+        const fn label(self) -> &'static str {
+            match self {
+                Self::Postgres => "PostgreSQL",
+                Self::MySql => "MySQL/MariaDB",
+                Self::Sqlite => "SQLite",
+            }
+        }
+
+        /// `name` as a quoted identifier, or why the database would not
+        /// keep it exactly.
+        fn identifier(self, role: &'static str, name: &str) -> Result<String, SqlNameError> {
+            let dialect = self.label();
+            let owned = || name.to_owned();
+            if name.is_empty() {
+                return Err(SqlNameError::Empty { role, dialect });
+            }
+            if name.contains('\0') {
+                return Err(SqlNameError::Nul {
+                    role,
+                    name: owned(),
+                    dialect,
+                });
+            }
+            let quote = match self {
+                Self::Postgres => {
+                    if name.len() > POSTGRES_MAX_NAME_BYTES {
+                        return Err(SqlNameError::TooLong {
+                            role,
+                            name: owned(),
+                            dialect,
+                            len: name.len(),
+                            max: POSTGRES_MAX_NAME_BYTES,
+                            unit: "bytes",
+                        });
+                    }
+                    '"'
+                }
+                Self::MySql => {
+                    let chars = name.chars().count();
+                    if chars > MYSQL_MAX_NAME_CHARS {
+                        return Err(SqlNameError::TooLong {
+                            role,
+                            name: owned(),
+                            dialect,
+                            len: chars,
+                            max: MYSQL_MAX_NAME_CHARS,
+                            unit: "characters",
+                        });
+                    }
+                    if let Some(character) = name.chars().find(|&c| u32::from(c) > 0xFFFF) {
+                        return Err(SqlNameError::CharacterAboveBmp {
+                            role,
+                            name: owned(),
+                            character,
+                        });
+                    }
+                    if name.ends_with(' ') {
+                        return Err(SqlNameError::TrailingSpace {
+                            role,
+                            name: owned(),
+                        });
+                    }
+                    '`'
+                }
+                Self::Sqlite => {
+                    let reserved = name
+                        .get(..7)
+                        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("sqlite_"));
+                    if reserved {
+                        return Err(SqlNameError::ReservedPrefix {
+                            role,
+                            name: owned(),
+                        });
+                    }
+                    '"'
+                }
+            };
+            let doubled: String = [quote, quote].iter().collect();
+            Ok(format!("{quote}{}{quote}", name.replace(quote, &doubled)))
+        }
+
+        /// `text` as a string literal that reads the same in every escaping
+        /// mode. `'` is doubled (read as one `'` in every mode); a text with a
+        /// backslash, which some modes read as an escape and others not, is
+        /// written in a form whose reading does not depend on the mode.
+        fn literal(self, text: &str) -> String {
+            let plain = || format!("'{}'", text.replace('\'', "''"));
+            if !text.contains('\\') {
+                return plain();
+            }
+            match self {
+                // E'' strings always read backslash escapes.
+                Self::Postgres => format!("E'{}'", text.replace('\\', "\\\\").replace('\'', "''")),
+                // A hex literal with a character set is a string, no escapes.
+                Self::MySql => {
+                    let hex: String = text.bytes().map(|b| format!("{b:02X}")).collect();
+                    format!("_utf8mb4 X'{hex}'")
+                }
+                // SQLite has no backslash escapes.
+                Self::Sqlite => plain(),
+            }
+        }
     }
 
     /// PostgreSQL: a `bigint` sequence that starts at the range's start and
     /// fails after its last value.
     ///
+    /// # Errors
+    /// [`SqlNameError`] for a name PostgreSQL would not keep exactly (see
+    /// [Names](self#names)).
+    ///
     /// ```
     /// use flakeid_core::offset_range::{OffsetRanges, sql};
     /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
     /// assert_eq!(
-    ///     sql::postgres_create_sequence("orders_loc1", &range),
+    ///     sql::postgres_create_sequence("orders_loc1", &range)?,
     ///     r#"CREATE SEQUENCE "orders_loc1" AS bigint START WITH 100 MINVALUE 100 MAXVALUE 199 NO CYCLE"#
     /// );
-    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn postgres_create_sequence(name: &str, range: &LocationRange) -> String {
-        format!(
+    pub fn postgres_create_sequence(
+        name: &str,
+        range: &LocationRange,
+    ) -> Result<String, SqlNameError> {
+        Ok(format!(
             "CREATE SEQUENCE {} AS bigint START WITH {start} MINVALUE {start} MAXVALUE {last} NO CYCLE",
-            quote(name, '"'),
+            Dialect::Postgres.identifier("sequence", name)?,
             start = range.start,
             last = range.last()
-        )
+        ))
     }
 
     /// PostgreSQL: the expression taking the sequence's next value
     /// (`SELECT` it, or use it as the key column's `DEFAULT`).
     ///
+    /// # Errors
+    /// As [`postgres_create_sequence`].
+    ///
     /// ```
     /// use flakeid_core::offset_range::sql;
-    /// assert_eq!(sql::postgres_next_value("orders_loc1"), r#"nextval('"orders_loc1"')"#);
+    /// assert_eq!(sql::postgres_next_value("orders_loc1")?, r#"nextval('"orders_loc1"')"#);
+    /// // A backslash is written so that it reads the same whatever
+    /// // `standard_conforming_strings` is.
+    /// assert_eq!(sql::postgres_next_value(r"it\'s")?, r#"nextval(E'"it\\''s"')"#);
+    /// # Ok::<(), flakeid_core::SqlNameError>(())
     /// ```
-    pub fn postgres_next_value(name: &str) -> String {
-        format!("nextval({})", literal(&quote(name, '"')))
+    pub fn postgres_next_value(name: &str) -> Result<String, SqlNameError> {
+        let dialect = Dialect::Postgres;
+        Ok(format!(
+            "nextval({})",
+            dialect.literal(&dialect.identifier("sequence", name)?)
+        ))
     }
 
     /// MariaDB (10.3 and later): a sequence that starts at the range's
     /// start and fails after its last value.
     ///
+    /// # Errors
+    /// [`SqlNameError`] for a name MariaDB would not keep exactly (see
+    /// [Names](self#names)).
+    ///
     /// ```
     /// use flakeid_core::offset_range::{OffsetRanges, sql};
     /// let range = OffsetRanges::decimal(2, 5)?.range(0)?;
     /// assert_eq!(
-    ///     sql::mariadb_create_sequence("orders_loc0", &range),
+    ///     sql::mariadb_create_sequence("orders_loc0", &range)?,
     ///     "CREATE SEQUENCE `orders_loc0` START WITH 1 MINVALUE 1 MAXVALUE 99 INCREMENT BY 1 NOCYCLE"
     /// );
-    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn mariadb_create_sequence(name: &str, range: &LocationRange) -> String {
-        format!(
+    pub fn mariadb_create_sequence(
+        name: &str,
+        range: &LocationRange,
+    ) -> Result<String, SqlNameError> {
+        Ok(format!(
             "CREATE SEQUENCE {} START WITH {start} MINVALUE {start} MAXVALUE {last} INCREMENT BY 1 NOCYCLE",
-            quote(name, '`'),
+            Dialect::MySql.identifier("sequence", name)?,
             start = range.start,
             last = range.last()
-        )
+        ))
     }
 
     /// MariaDB: the expression taking the sequence's next value.
     ///
+    /// # Errors
+    /// As [`mariadb_create_sequence`].
+    ///
     /// ```
     /// use flakeid_core::offset_range::sql;
-    /// assert_eq!(sql::mariadb_next_value("orders_loc0"), "NEXT VALUE FOR `orders_loc0`");
+    /// assert_eq!(sql::mariadb_next_value("orders_loc0")?, "NEXT VALUE FOR `orders_loc0`");
+    /// # Ok::<(), flakeid_core::SqlNameError>(())
     /// ```
-    pub fn mariadb_next_value(name: &str) -> String {
-        format!("NEXT VALUE FOR {}", quote(name, '`'))
+    pub fn mariadb_next_value(name: &str) -> Result<String, SqlNameError> {
+        Ok(format!(
+            "NEXT VALUE FOR {}",
+            Dialect::MySql.identifier("sequence", name)?
+        ))
     }
 
     /// MySQL 8 (and MariaDB): moves a table's `AUTO_INCREMENT` counter to
     /// the range's start. For a location that has its own server or table;
     /// explicit IDs inserted later move the counter too.
     ///
+    /// # Errors
+    /// [`SqlNameError`] for a name MySQL would not keep exactly (see
+    /// [Names](self#names)).
+    ///
     /// ```
     /// use flakeid_core::offset_range::{OffsetRanges, sql};
     /// let range = OffsetRanges::decimal(5, 20)?.range(2)?;
     /// assert_eq!(
-    ///     sql::mysql_auto_increment_start("orders", &range),
+    ///     sql::mysql_auto_increment_start("orders", &range)?,
     ///     "ALTER TABLE `orders` AUTO_INCREMENT = 200000"
     /// );
-    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn mysql_auto_increment_start(table: &str, range: &LocationRange) -> String {
-        format!(
+    pub fn mysql_auto_increment_start(
+        table: &str,
+        range: &LocationRange,
+    ) -> Result<String, SqlNameError> {
+        Ok(format!(
             "ALTER TABLE {} AUTO_INCREMENT = {}",
-            quote(table, '`'),
+            Dialect::MySql.identifier("table", table)?,
             range.start
-        )
+        ))
     }
 
     /// MySQL 8 (and MariaDB): a trigger that fails any insert whose
@@ -487,87 +662,113 @@ pub mod sql {
     /// has yet to assign. Needs a transactional engine (InnoDB) for the
     /// rollback.
     ///
+    /// The error message is `<table>.<column> outside location N's range
+    /// [start, end)`, or `value outside …` when the names would make it
+    /// longer than the 128 characters MySQL allows.
+    ///
+    /// # Errors
+    /// [`SqlNameError`] for a name MySQL would not keep exactly (see
+    /// [Names](self#names)).
+    ///
     /// ```
     /// use flakeid_core::offset_range::{OffsetRanges, sql};
     /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
     /// assert_eq!(
-    ///     sql::mysql_range_trigger("orders_in_range", "orders", "id", &range),
+    ///     sql::mysql_range_trigger("orders_in_range", "orders", "id", &range)?,
     ///     "CREATE TRIGGER `orders_in_range` AFTER INSERT ON `orders` FOR EACH ROW \
     ///      IF NEW.`id` < 100 OR NEW.`id` >= 200 THEN \
     ///      SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'orders.id outside location 1''s range [100, 200)'; \
     ///      END IF"
     /// );
-    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn mysql_range_trigger(
         trigger: &str,
         table: &str,
         column: &str,
         range: &LocationRange,
-    ) -> String {
-        let message = literal(&format!(
-            "{table}.{column} outside location {}'s range [{}, {})",
+    ) -> Result<String, SqlNameError> {
+        let dialect = Dialect::MySql;
+        let trigger_name = dialect.identifier("trigger", trigger)?;
+        let table_name = dialect.identifier("table", table)?;
+        let column_name = dialect.identifier("column", column)?;
+        let outside = format!(
+            "outside location {}'s range [{}, {})",
             range.location, range.start, range.end
-        ));
-        format!(
-            "CREATE TRIGGER {} AFTER INSERT ON {} FOR EACH ROW \
-             IF NEW.{col} < {start} OR NEW.{col} >= {end} THEN \
+        );
+        let mut message = format!("{table}.{column} {outside}");
+        if message.chars().count() > MYSQL_MAX_MESSAGE_CHARS {
+            message = format!("value {outside}");
+        }
+        Ok(format!(
+            "CREATE TRIGGER {trigger_name} AFTER INSERT ON {table_name} FOR EACH ROW \
+             IF NEW.{column_name} < {start} OR NEW.{column_name} >= {end} THEN \
              SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = {message}; \
              END IF",
-            quote(trigger, '`'),
-            quote(table, '`'),
-            col = quote(column, '`'),
             start = range.start,
             end = range.end,
-        )
+            message = dialect.literal(&message),
+        ))
     }
 
     /// SQLite: a one-row counter table holding the location's next value;
     /// its `CHECK` refuses to move past the range's end. Two statements,
     /// separated by `;`.
     ///
+    /// # Errors
+    /// [`SqlNameError`] for a name SQLite would not keep exactly (see
+    /// [Names](self#names)).
+    ///
     /// ```
     /// use flakeid_core::offset_range::{OffsetRanges, sql};
     /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
     /// assert_eq!(
-    ///     sql::sqlite_create_counter("orders_loc1", &range),
+    ///     sql::sqlite_create_counter("orders_loc1", &range)?,
     ///     "CREATE TABLE \"orders_loc1\" (next INTEGER NOT NULL CHECK (next >= 100 AND next <= 200)); \
     ///      INSERT INTO \"orders_loc1\" (next) VALUES (100)"
     /// );
-    /// # Ok::<(), flakeid_core::OffsetRangeError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn sqlite_create_counter(name: &str, range: &LocationRange) -> String {
-        let name = quote(name, '"');
-        format!(
+    pub fn sqlite_create_counter(
+        name: &str,
+        range: &LocationRange,
+    ) -> Result<String, SqlNameError> {
+        let name = Dialect::Sqlite.identifier("counter table", name)?;
+        Ok(format!(
             "CREATE TABLE {name} (next INTEGER NOT NULL CHECK (next >= {start} AND next <= {end})); \
              INSERT INTO {name} (next) VALUES ({start})",
             start = range.start,
             end = range.end,
-        )
+        ))
     }
 
     /// SQLite (3.35 and later): takes the counter's value and moves it on,
     /// in one statement that returns one row with the value (column `value`). Run it in the
     /// transaction that inserts the row.
     ///
+    /// # Errors
+    /// As [`sqlite_create_counter`].
+    ///
     /// ```
     /// use flakeid_core::offset_range::sql;
     /// assert_eq!(
-    ///     sql::sqlite_next_value("orders_loc1"),
+    ///     sql::sqlite_next_value("orders_loc1")?,
     ///     "UPDATE \"orders_loc1\" SET next = next + 1 RETURNING next - 1 AS value"
     /// );
+    /// # Ok::<(), flakeid_core::SqlNameError>(())
     /// ```
-    pub fn sqlite_next_value(name: &str) -> String {
-        format!(
+    pub fn sqlite_next_value(name: &str) -> Result<String, SqlNameError> {
+        Ok(format!(
             "UPDATE {} SET next = next + 1 RETURNING next - 1 AS value",
-            quote(name, '"')
-        )
+            Dialect::Sqlite.identifier("counter table", name)?
+        ))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SqlNameError;
 
     const MAX_ID: u64 = i64::MAX as u64;
 
@@ -731,12 +932,162 @@ mod tests {
         let range = OffsetRanges::decimal(2, 3)
             .and_then(|r| r.range(2))
             .expect("range");
+        let ok = |sql: Result<String, SqlNameError>| sql.expect("a name the database keeps");
         assert_eq!(
-            sql::postgres_next_value(r#"we"ird's"#),
+            ok(sql::postgres_next_value(r#"we"ird's"#)),
             r#"nextval('"we""ird''s"')"#
         );
-        assert_eq!(sql::mariadb_next_value("a`b"), "NEXT VALUE FOR `a``b`");
-        assert!(sql::postgres_create_sequence("S", &range).contains("\"S\" AS bigint"));
-        assert!(sql::mysql_range_trigger("t", "o'k", "id", &range).contains("'o''k.id outside"));
+        assert_eq!(ok(sql::mariadb_next_value("a`b")), "NEXT VALUE FOR `a``b`");
+        assert!(ok(sql::postgres_create_sequence("S", &range)).contains("\"S\" AS bigint"));
+        assert!(
+            ok(sql::mysql_range_trigger("t", "o'k", "id", &range)).contains("'o''k.id outside")
+        );
+        assert_eq!(
+            ok(sql::sqlite_next_value(r#"a"b\"#)),
+            r#"UPDATE "a""b\" SET next = next + 1 RETURNING next - 1 AS value"#
+        );
+    }
+
+    #[test]
+    fn literals_with_a_backslash_read_the_same_in_every_escaping_mode() {
+        let range = OffsetRanges::decimal(2, 3)
+            .and_then(|r| r.range(1))
+            .expect("range");
+        // PostgreSQL: an E'' string, whose escapes do not depend on
+        // `standard_conforming_strings`.
+        assert_eq!(
+            sql::postgres_next_value(r"a\b'c").expect("name"),
+            r#"nextval(E'"a\\b''c"')"#
+        );
+        // MySQL: the message as a hex string, which has no escapes at all.
+        let trigger = sql::mysql_range_trigger("t", r"a\", "id", &range).expect("names");
+        let hex: String = r"a\.id outside location 1's range [100, 200)"
+            .bytes()
+            .map(|b| format!("{b:02X}"))
+            .collect();
+        assert!(
+            trigger.contains(&format!("MESSAGE_TEXT = _utf8mb4 X'{hex}';")),
+            "{trigger}"
+        );
+        assert!(trigger.contains("ON `a\\` FOR EACH ROW"), "{trigger}");
+    }
+
+    #[test]
+    fn mysql_trigger_message_stays_within_128_characters() {
+        let range = OffsetRanges::new(1 << 32, 1 << 31)
+            .and_then(|r| r.range((1 << 31) - 1))
+            .expect("the last range of the domain");
+        let long = "t".repeat(64);
+        let trigger = sql::mysql_range_trigger("t", &long, &long, &range).expect("names");
+        let message = format!(
+            "value outside location {}'s range [{}, {})",
+            range.location, range.start, range.end
+        );
+        assert!(message.chars().count() <= 128, "{message}");
+        let literal = format!("'{}'", message.replace('\'', "''"));
+        assert!(trigger.contains(&literal), "{trigger}");
+        // Names that fit are kept.
+        let short = sql::mysql_range_trigger("t", "o", "id", &range).expect("names");
+        assert!(short.contains("'o.id outside location"), "{short}");
+    }
+
+    #[test]
+    fn names_the_database_would_not_keep_are_refused() {
+        let range = OffsetRanges::decimal(2, 3)
+            .and_then(|r| r.range(1))
+            .expect("range");
+        assert_eq!(
+            sql::postgres_next_value(""),
+            Err(SqlNameError::Empty {
+                role: "sequence",
+                dialect: "PostgreSQL"
+            })
+        );
+        assert_eq!(
+            sql::mariadb_create_sequence("a\0b", &range),
+            Err(SqlNameError::Nul {
+                role: "sequence",
+                name: "a\0b".to_owned(),
+                dialect: "MySQL/MariaDB"
+            })
+        );
+        assert!(matches!(
+            sql::sqlite_create_counter("\0", &range),
+            Err(SqlNameError::Nul {
+                dialect: "SQLite",
+                ..
+            })
+        ));
+        // PostgreSQL: 63 bytes are kept, 64 would be cut.
+        let at_limit = format!("{}x", "é".repeat(31));
+        assert_eq!(at_limit.len(), 63);
+        assert!(sql::postgres_create_sequence(&at_limit, &range).is_ok());
+        let over = format!("{at_limit}y");
+        let err = sql::postgres_create_sequence(&over, &range).expect_err("64 bytes");
+        assert_eq!(
+            err,
+            SqlNameError::TooLong {
+                role: "sequence",
+                name: over.clone(),
+                dialect: "PostgreSQL",
+                len: 64,
+                max: 63,
+                unit: "bytes"
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the sequence name {over:?} is 64 bytes long, but PostgreSQL names hold at most \
+                 63 bytes"
+            )
+        );
+        // MySQL/MariaDB: 64 characters (of any width up to U+FFFF) are kept.
+        let at_limit = "é".repeat(64);
+        assert!(sql::mariadb_create_sequence(&at_limit, &range).is_ok());
+        assert!(matches!(
+            sql::mysql_auto_increment_start(&format!("{at_limit}x"), &range),
+            Err(SqlNameError::TooLong {
+                role: "table",
+                len: 65,
+                max: 64,
+                unit: "characters",
+                ..
+            })
+        ));
+        let err = sql::mysql_range_trigger("t", "o", "smile 😀", &range).expect_err("emoji");
+        assert_eq!(
+            err,
+            SqlNameError::CharacterAboveBmp {
+                role: "column",
+                name: "smile 😀".to_owned(),
+                character: '😀'
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "the column name \"smile 😀\" contains '😀' (U+1F600), above U+FFFF, which MySQL \
+             and MariaDB do not allow in names"
+        );
+        assert_eq!(
+            sql::mysql_range_trigger("t ", "o", "id", &range),
+            Err(SqlNameError::TrailingSpace {
+                role: "trigger",
+                name: "t ".to_owned()
+            })
+        );
+        // PostgreSQL and SQLite keep both.
+        assert!(sql::postgres_next_value("smile 😀 ").is_ok());
+        assert!(sql::sqlite_next_value("smile 😀 ").is_ok());
+        // SQLite keeps `sqlite_` names for itself.
+        assert_eq!(
+            sql::sqlite_next_value("SQLite_counter"),
+            Err(SqlNameError::ReservedPrefix {
+                role: "counter table",
+                name: "SQLite_counter".to_owned()
+            })
+        );
+        assert!(sql::sqlite_next_value("sqlite").is_ok());
+        assert!(sql::postgres_next_value("sqlite_counter").is_ok());
     }
 }

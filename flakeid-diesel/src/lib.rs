@@ -30,8 +30,11 @@
 //! // Once at start-up: this process's node ID (unique among writers).
 //! global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! diesel::sql_query("CREATE TABLE users (id BIGINT PRIMARY KEY NOT NULL, name TEXT NOT NULL)")
-//!     .execute(&mut conn)?;
+//! // `CHECK (id > 0)`: the database itself refuses a key that is not an ID.
+//! diesel::sql_query(
+//!     "CREATE TABLE users (id BIGINT PRIMARY KEY NOT NULL CHECK (id > 0), name TEXT NOT NULL)",
+//! )
+//! .execute(&mut conn)?;
 //!
 //! // The application assigns the key before the insert: nothing to read back.
 //! let alice = User { id: UserId::generate(), name: "alice".into() };
@@ -39,6 +42,9 @@
 //!
 //! let found: User = users::table.find(alice.id).select(User::as_select()).first(&mut conn)?;
 //! assert_eq!(found, alice);
+//! assert!(diesel::sql_query("INSERT INTO users (id, name) VALUES (0, 'zero')")
+//!     .execute(&mut conn)
+//!     .is_err());
 //! # Ok(()) }
 //! ```
 //!

@@ -96,7 +96,7 @@ mod mysql {
     async fn async_unsigned_bigint_column_round_trips_and_rejects_above_i64_max() {
         let (_db, mut conn) = connect().await;
         diesel::sql_query(
-            "CREATE TABLE unsigned_users (id BIGINT UNSIGNED NOT NULL PRIMARY KEY, \
+            "CREATE TABLE unsigned_users (id BIGINT UNSIGNED NOT NULL PRIMARY KEY CHECK (id > 0), \
              name VARCHAR(200) NOT NULL)",
         )
         .execute(&mut conn)

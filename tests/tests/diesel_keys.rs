@@ -118,7 +118,7 @@ mod mysql {
 
     fn create_unsigned_table(conn: &mut Conn) {
         diesel::sql_query(
-            "CREATE TABLE unsigned_users (id BIGINT UNSIGNED NOT NULL PRIMARY KEY, \
+            "CREATE TABLE unsigned_users (id BIGINT UNSIGNED NOT NULL PRIMARY KEY CHECK (id > 0), \
              name VARCHAR(200) NOT NULL)",
         )
         .execute(conn)

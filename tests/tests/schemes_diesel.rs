@@ -58,7 +58,7 @@ macro_rules! round_trip_fn {
             super::execute(
                 conn,
                 &format!(
-                    "CREATE TABLE {table_name} (id BIGINT NOT NULL PRIMARY KEY, copy BIGINT NULL, label TEXT NOT NULL)"
+                    "CREATE TABLE {table_name} (id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0), copy BIGINT NULL, label TEXT NOT NULL)"
                 ),
             );
             let (first, rest) = scheme.cases.split_first().expect("a scheme has cases");
@@ -237,7 +237,7 @@ macro_rules! decimal_id_counter_zero_is_rejected {
         let conn = $conn;
         execute(
             conn,
-            "CREATE TABLE ids_decimal_id (id BIGINT NOT NULL PRIMARY KEY, copy BIGINT NULL, label TEXT NOT NULL)",
+            "CREATE TABLE ids_decimal_id (id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0), copy BIGINT NULL, label TEXT NOT NULL)",
         );
         execute(
             conn,

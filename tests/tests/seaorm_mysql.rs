@@ -35,7 +35,7 @@ pub mod tag {
 async fn tags_table(db: &DatabaseConnection) {
     seaorm_common::init_generator();
     db.execute_unprepared(
-        "CREATE TABLE tags (id BIGINT UNSIGNED NOT NULL PRIMARY KEY, label VARCHAR(50) NOT NULL)",
+        "CREATE TABLE tags (id BIGINT UNSIGNED NOT NULL PRIMARY KEY CHECK (id > 0), label VARCHAR(50) NOT NULL)",
     )
     .await
     .expect("schema");

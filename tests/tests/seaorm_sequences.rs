@@ -69,7 +69,8 @@ async fn create_counter(db: &DatabaseConnection, range: &LocationRange) {
         DatabaseBackend::Postgres => sql::postgres_create_sequence(&name, range),
         DatabaseBackend::MySql => sql::mariadb_create_sequence(&name, range),
         _ => sql::sqlite_create_counter(&name, range),
-    };
+    }
+    .expect("a plain name");
     db.execute_unprepared(&statement)
         .await
         .unwrap_or_else(|e| panic!("{statement}: {e}"));
@@ -79,10 +80,11 @@ async fn create_counter(db: &DatabaseConnection, range: &LocationRange) {
 async fn next_value<C: ConnectionTrait>(conn: &C, name: &str) -> Result<i64, DbErr> {
     let backend = conn.get_database_backend();
     let statement = match backend {
-        DatabaseBackend::Postgres => format!("SELECT {}", sql::postgres_next_value(name)),
-        DatabaseBackend::MySql => format!("SELECT {}", sql::mariadb_next_value(name)),
+        DatabaseBackend::Postgres => sql::postgres_next_value(name).map(|e| format!("SELECT {e}")),
+        DatabaseBackend::MySql => sql::mariadb_next_value(name).map(|e| format!("SELECT {e}")),
         _ => sql::sqlite_next_value(name),
-    };
+    }
+    .expect("a plain name");
     let row = conn
         .query_one_raw(Statement::from_string(backend, &statement))
         .await?
@@ -356,6 +358,7 @@ async fn auto_increment_from_a_location_offset_fails_past_the_range_on_mariadb()
         sql::mysql_auto_increment_start("accounts", &range),
         sql::mysql_range_trigger("accounts_in_location_1", "accounts", "id", &range),
     ] {
+        let statement = statement.expect("plain names");
         db.execute_unprepared(&statement)
             .await
             .unwrap_or_else(|e| panic!("{statement}: {e}"));

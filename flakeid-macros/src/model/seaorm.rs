@@ -1,18 +1,24 @@
 //! SeaORM-specific model expansion.
 //!
 //! On the key field's `#[sea_orm(primary_key)]` it adds
-//! `auto_increment = false` (otherwise SeaORM drops the key from the
-//! `INSERT` and emits `IDENTITY` / `AUTO_INCREMENT`) and, unless a
-//! `column_type` is given, `column_type = "custom(\"bigint\")"`: SeaORM
-//! writes `BigInteger` as `integer` on SQLite, which would make the key an
-//! alias of the rowid, so an `INSERT` without a key would store a rowid
-//! instead of failing.
+//! * `auto_increment = false` (otherwise SeaORM drops the key from the
+//!   `INSERT` and emits `IDENTITY` / `AUTO_INCREMENT`);
+//! * unless a `column_type` is given, `column_type = "custom(\"bigint\")"`:
+//!   SeaORM writes `BigInteger` as `integer` on SQLite, which would make the
+//!   key an alias of the rowid, so an `INSERT` without a key would store a
+//!   rowid instead of failing;
+//! * unless an `extra` is given, `extra = "CHECK (<column> > 0)"`, which
+//!   `create_table_from_entity` writes after the key's type: MySQL and
+//!   MariaDB in non-strict mode store an `INSERT` without the key as 0
+//!   instead of refusing it (see [`key_check`]).
 //!
 //! After the struct it emits `impl ActiveModelBehavior for ActiveModel` whose
 //! `before_save` assigns an ID on insert, unless `behavior = manual` is given.
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
+
+mod key_check;
 
 /// `#[flake_id(behavior = manual)]` or `#[flake_id(behavior = generated)]`.
 fn parse_args(args: &TokenStream) -> syn::Result<bool> {
@@ -49,13 +55,14 @@ pub(crate) fn expand_model(
     cx: &super::ModelContext<'_>,
 ) -> syn::Result<TokenStream> {
     let generate_behavior = parse_args(cx.args)?;
+    let rename_all = struct_rename_all(&input.attrs)?;
     let syn::Data::Struct(data) = &mut input.data else {
         return Ok(TokenStream::new());
     };
     let Some(field) = data.fields.iter_mut().nth(cx.key.index) else {
         return Ok(TokenStream::new());
     };
-    mark_key(field)?;
+    mark_key(field, rename_all.as_ref())?;
 
     let orm = cx.orm;
     if !generate_behavior {
@@ -78,11 +85,13 @@ pub(crate) fn expand_model(
     })
 }
 
-/// Adds `auto_increment = false` (and the column type) to the key's
-/// `#[sea_orm(primary_key, ..)]`.
-fn mark_key(field: &mut syn::Field) -> syn::Result<()> {
+/// Adds `auto_increment = false` (and the column type and the key's `CHECK`)
+/// to the key's `#[sea_orm(primary_key, ..)]`.
+fn mark_key(field: &mut syn::Field, rename_all: Option<&syn::LitStr>) -> syn::Result<()> {
     let mut has_column_type = false;
     let mut has_auto_increment = false;
+    let mut has_extra = false;
+    let mut column_name = None;
     let mut key_attr = None;
     for (i, attr) in field.attrs.iter().enumerate() {
         if !attr.path().is_ident("sea_orm") {
@@ -100,6 +109,20 @@ fn mark_key(field: &mut syn::Field) -> syn::Result<()> {
                 key_attr = Some(i);
             } else if path.is_ident("column_type") {
                 has_column_type = true;
+            } else if path.is_ident("extra") {
+                has_extra = true;
+            } else if path.is_ident("column_name") {
+                if let syn::Meta::NameValue(syn::MetaNameValue {
+                    value:
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(name),
+                            ..
+                        }),
+                    ..
+                }) = meta
+                {
+                    column_name = Some(name.value());
+                }
             } else if path.is_ident("auto_increment") {
                 let is_false = matches!(
                     meta,
@@ -122,6 +145,28 @@ fn mark_key(field: &mut syn::Field) -> syn::Result<()> {
     let Some(i) = key_attr else {
         return Ok(());
     };
+    let column = match column_name {
+        Some(name) => Some(name),
+        None => key_check::default_column_name(field, rename_all)?,
+    };
+    let check = match column {
+        Some(column) if !has_extra => Some(key_check::check_clause(&column).map_err(|reason| {
+            syn::Error::new(
+                field
+                    .ident
+                    .as_ref()
+                    .map_or_else(|| field.span(), syn::Ident::span),
+                format!(
+                    "#[flake_id] adds `CHECK (<key column> > 0)` to the key, so the database \
+                     refuses keys that are not IDs, but the key column `{column}` {reason}: \
+                     write the check for your database with \
+                     `#[sea_orm(extra = \"CHECK (...)\")]` on the key (#[flake_id] then \
+                     leaves it as it is), or name the column with `column_name = \"...\"`"
+                ),
+            )
+        })?),
+        _ => None,
+    };
     let syn::Meta::List(list) = &mut field.attrs[i].meta else {
         return Ok(());
     };
@@ -132,6 +177,38 @@ fn mark_key(field: &mut syn::Field) -> syn::Result<()> {
     if !has_column_type {
         tokens.extend(quote!(, column_type = "custom(\"bigint\")"));
     }
+    if let Some(check) = check {
+        tokens.extend(quote!(, extra = #check));
+    }
     list.tokens = tokens;
     Ok(())
+}
+
+/// The struct's `#[sea_orm(rename_all = "..")]`, which names the columns.
+fn struct_rename_all(attrs: &[syn::Attribute]) -> syn::Result<Option<syn::LitStr>> {
+    let mut rename_all = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("sea_orm")) {
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        let metas = list.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        )?;
+        for meta in metas {
+            if let syn::Meta::NameValue(syn::MetaNameValue {
+                path,
+                value:
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(style),
+                        ..
+                    }),
+                ..
+            }) = meta
+                && path.is_ident("rename_all")
+            {
+                rename_all = Some(style);
+            }
+        }
+    }
+    Ok(rename_all)
 }

@@ -32,3 +32,24 @@ pub(crate) async fn mysql() -> (TestDb, DatabaseConnection) {
         .expect("connect to MySQL/MariaDB");
     (test_db, conn)
 }
+
+/// [`mysql`] with every connection in non-strict mode (`sql_mode = ''`),
+/// where the server stores the implicit default of a `NOT NULL` column an
+/// `INSERT` leaves out (0 for a `BIGINT`) instead of refusing the row.
+pub(crate) async fn mysql_non_strict() -> (TestDb, DatabaseConnection) {
+    let test_db = db::mysql().await;
+    let mut opts = ConnectOptions::new(test_db.url());
+    opts.map_sqlx_mysql_pool_opts(|pool| {
+        pool.after_connect(|conn, _| {
+            Box::pin(async move {
+                sqlx::Executor::execute(conn, "SET SESSION sql_mode = ''")
+                    .await
+                    .map(drop)
+            })
+        })
+    });
+    let conn = Database::connect(opts)
+        .await
+        .expect("connect to MySQL/MariaDB");
+    (test_db, conn)
+}
