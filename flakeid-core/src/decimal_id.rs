@@ -449,3 +449,189 @@ impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
         })
     }
 }
+
+// ---------------------------------------------------------------------------
+// Scheme and source
+// ---------------------------------------------------------------------------
+
+/// A [`GeneratorIdSource`] of any error type, as installed process-wide
+/// with [`global::init_generator_ids`](crate::global::init_generator_ids).
+pub(crate) trait AnyGeneratorIds: Send + Sync {
+    fn next(&self) -> Result<u32, crate::SchemeError>;
+}
+
+impl<S: GeneratorIdSource> AnyGeneratorIds for S {
+    fn next(&self) -> Result<u32, crate::SchemeError> {
+        self.next_generator_id()
+            .map_err(|e| crate::SchemeError::new("generator ID source", e))
+    }
+}
+
+impl GeneratorIdSource for dyn AnyGeneratorIds {
+    type Error = crate::SchemeError;
+
+    fn next_generator_id(&self) -> Result<u32, Self::Error> {
+        self.next()
+    }
+}
+
+/// The rules of DecimalIds: which values are IDs of a system whose
+/// generators count up to [`max_counter`](Self::max_counter), and what
+/// their fields mean. Pure data: checking and decoding need no generator.
+///
+/// ```
+/// use flakeid_core::decimal_id::{DecimalIdScheme, JS_SAFE_MAX_COUNTER};
+/// use flakeid_core::IdScheme;
+///
+/// let scheme = DecimalIdScheme::default();
+/// assert_eq!(scheme.decode(14_150_009_200_065).field("generator_id"), Some(92));
+/// assert!(scheme.check(9_200_065).is_err()); // counter 0
+/// assert!(scheme.check(10_009_200_000).is_err()); // launch 0 is for tests
+/// let js = DecimalIdScheme::default().max_counter(JS_SAFE_MAX_COUNTER);
+/// assert!(js.max_id() < 1 << 53);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DecimalIdScheme {
+    max_counter: u64,
+    allow_test_launch_id: bool,
+}
+
+impl Default for DecimalIdScheme {
+    /// Counters up to [`MAX_COUNTER`], launch IDs from 1.
+    fn default() -> Self {
+        DecimalIdScheme {
+            max_counter: MAX_COUNTER,
+            allow_test_launch_id: false,
+        }
+    }
+}
+
+impl DecimalIdScheme {
+    /// The same rules with counters up to `max` (clamped to
+    /// `1..=MAX_COUNTER`), e.g. [`JS_SAFE_MAX_COUNTER`].
+    pub fn max_counter(mut self, max: u64) -> Self {
+        self.max_counter = max.clamp(1, MAX_COUNTER);
+        self
+    }
+
+    /// The same rules also accepting launch ID 0 (for tests).
+    pub fn allow_test_launch_id(mut self) -> Self {
+        self.allow_test_launch_id = true;
+        self
+    }
+
+    /// The largest counter.
+    pub fn counter_limit(&self) -> u64 {
+        self.max_counter
+    }
+}
+
+impl crate::IdScheme for DecimalIdScheme {
+    /// The largest counter with the largest generator and launch IDs.
+    fn max_id(&self) -> u64 {
+        self.max_counter * COUNTER_FACTOR
+            + u64::from(MAX_GENERATOR_ID) * GENERATOR_FACTOR
+            + u64::from(MAX_LAUNCH_ID)
+    }
+
+    fn check(&self, id: u64) -> Result<(), crate::FieldOutOfRange> {
+        let counter = id / COUNTER_FACTOR;
+        if counter == 0 {
+            return Err(crate::FieldOutOfRange {
+                field: "counter",
+                value: 0,
+                min: 1,
+                max: self.max_counter,
+            });
+        }
+        // Launch 0 is for tests: only a test scheme accepts it.
+        if id.is_multiple_of(GENERATOR_FACTOR) && !self.allow_test_launch_id {
+            return Err(crate::FieldOutOfRange {
+                field: "launch_id",
+                value: 0,
+                min: 1,
+                max: u64::from(MAX_LAUNCH_ID),
+            });
+        }
+        Ok(())
+    }
+
+    fn decode(&self, id: u64) -> crate::Decoded {
+        use std::borrow::Cow;
+        let fields = vec![
+            (Cow::Borrowed("counter"), id / COUNTER_FACTOR),
+            (
+                Cow::Borrowed("generator_id"),
+                id / GENERATOR_FACTOR % GENERATOR_FACTOR,
+            ),
+            (Cow::Borrowed("launch_id"), id % GENERATOR_FACTOR),
+        ];
+        crate::Decoded::from_fields(id, None, fields)
+    }
+}
+
+/// The process's node ID is the launch ID; generator IDs come from the
+/// counter installed with [`global::init_generator_ids`](crate::global::init_generator_ids).
+impl crate::GlobalScheme for DecimalIdScheme {
+    fn build_source(
+        &self,
+        config: &crate::global::NodeConfig,
+    ) -> Result<Box<dyn crate::IdSource>, crate::ConfigError> {
+        let source =
+            crate::global::generator_ids().ok_or(crate::ConfigError::MissingGeneratorIds)?;
+        let launch_id = u32::try_from(config.node()).unwrap_or(u32::MAX);
+        let mut builder =
+            DecimalIdGenerator::builder(launch_id, source).max_counter(self.max_counter);
+        if self.allow_test_launch_id {
+            builder = builder.allow_test_launch_id();
+        }
+        let generator = builder.build().map_err(|e| match e {
+            DecimalIdError::LaunchIdOutOfRange { max, .. } => config.node_error(
+                crate::ConfigError::NodeOutOfRange {
+                    node: config.node(),
+                    max: u64::from(max),
+                },
+                u64::from(max),
+            ),
+            e => crate::ConfigError::Scheme(crate::SchemeError::new("DecimalId", e)),
+        })?;
+        Ok(Box::new(generator))
+    }
+
+    fn same_scheme(&self, other: &dyn crate::GlobalScheme) -> bool {
+        crate::source::downcast::<Self>(other) == Some(self)
+    }
+}
+
+impl<S: GeneratorIdSource + 'static> DecimalIdGenerator<S> {
+    /// The rules of this generator's IDs.
+    pub fn scheme(&self) -> DecimalIdScheme {
+        DecimalIdScheme {
+            max_counter: self.max_counter,
+            allow_test_launch_id: self.launch_id == 0,
+        }
+    }
+}
+
+impl<S: GeneratorIdSource + 'static> crate::IdScheme for DecimalIdGenerator<S> {
+    fn max_id(&self) -> u64 {
+        self.scheme().max_id()
+    }
+
+    fn check(&self, id: u64) -> Result<(), crate::FieldOutOfRange> {
+        self.scheme().check(id)
+    }
+
+    fn decode(&self, id: u64) -> crate::Decoded {
+        self.scheme().decode(id)
+    }
+}
+
+/// Errors of the generator come as [`GenerateError::Scheme`](crate::GenerateError::Scheme)
+/// wrapping a [`DecimalIdError`].
+impl<S: GeneratorIdSource + 'static> crate::IdSource for DecimalIdGenerator<S> {
+    fn next_id(&self) -> Result<u64, crate::GenerateError> {
+        DecimalIdGenerator::next_id(self)
+            .map_err(|e| crate::SchemeError::new("DecimalId", e).into())
+    }
+}

@@ -498,6 +498,29 @@ pub enum ConfigError {
     /// The layout could not be built from the configuration.
     #[error(transparent)]
     Layout(#[from] LayoutError),
+    /// An ID type declared without a layout uses Twitter's layout, but the
+    /// process-wide generator was configured with another one.
+    #[error(
+        "{type_name} IDs use the twitter layout but the process-wide generator was configured \
+         with {configured}: declare the type with `#[flake_id(layout = ...)]` for that layout, \
+         or configure the twitter layout"
+    )]
+    LayoutMismatch {
+        /// The ID type.
+        type_name: &'static str,
+        /// The process-wide generator's layout.
+        configured: String,
+    },
+    /// A DecimalId scheme's process-wide source needs the counter its
+    /// generator IDs come from.
+    #[error(
+        "DecimalId types draw generator IDs from a counter shared by the whole system: install \
+         one with flakeid_core::global::init_generator_ids(..) at start-up"
+    )]
+    MissingGeneratorIds,
+    /// A scheme's own generator could not be built (see [`SchemeError`]).
+    #[error(transparent)]
+    Scheme(SchemeError),
 }
 
 /// A value that is not a valid [`Flake128`](crate::flake128::Flake128):

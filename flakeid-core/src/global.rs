@@ -44,9 +44,9 @@
 //! node ID can issue the same ID.
 //!
 //! ```
-//! use flakeid_core::{global, layout::presets, GeneratorBuilder};
+//! use flakeid_core::{global, layout::presets, Generator};
 //!
-//! let generator = global::init(GeneratorBuilder::new(presets::twitter(), 17))?;
+//! let generator = global::init(Generator::builder(presets::twitter(), 17))?;
 //! assert_eq!(generator.node(), 17);
 //! // Later, anywhere in the process:
 //! let id = global::generator()?.next_id()?;
@@ -56,10 +56,15 @@
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Mutex, OnceLock, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::decimal_id::{AnyGeneratorIds, GeneratorIdSource};
 use crate::layout::presets;
-use crate::{BitLayout, ConfigError, Generator, GeneratorBuilder};
+use crate::source::{DecodeLayout, GlobalScheme};
+use crate::{
+    BitLayout, ClockRegression, ConfigError, Generator, GeneratorBuilder, IdSource,
+    SequenceExhaustion,
+};
 
 /// The environment variable holding the node ID.
 pub const NODE_ID_VAR: &str = "FLAKEID_NODE_ID";
@@ -70,9 +75,81 @@ pub const LAYOUT_VAR: &str = "FLAKEID_LAYOUT";
 /// The environment variable that turns on development mode.
 pub const DEV_MODE_VAR: &str = "FLAKEID_DEV_MODE";
 
-static GLOBAL: OnceLock<Generator> = OnceLock::new();
+/// The installed configuration: the process-wide generator and the
+/// sources built for other schemes from its node ID and policies.
+struct Process {
+    generator: Generator,
+    config: NodeConfig,
+    /// Sources of other schemes, built on first use; never removed, so the
+    /// references handed out live as long as the process.
+    sources: Mutex<Vec<(&'static dyn GlobalScheme, &'static dyn IdSource)>>,
+}
+
+static PROCESS: OnceLock<Process> = OnceLock::new();
 /// The outcome of configuring from the environment lazily, once.
 static LAZY_ERROR: Mutex<Option<ConfigError>> = Mutex::new(None);
+/// The counter DecimalId generator IDs come from (see [`init_generator_ids`]).
+static GENERATOR_IDS: OnceLock<Box<dyn AnyGeneratorIds>> = OnceLock::new();
+
+/// The process's node ID and generator policies: what every process-wide
+/// source is built with (see [`GlobalScheme`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeConfig {
+    node: u64,
+    exhaustion: SequenceExhaustion,
+    regression: ClockRegression,
+    catch_up: Duration,
+    /// The variable the node ID was read from, to name in errors.
+    node_var: Option<&'static str>,
+}
+
+impl NodeConfig {
+    fn of(generator: &Generator, node_var: Option<&'static str>) -> Self {
+        NodeConfig {
+            node: generator.node(),
+            exhaustion: generator.sequence_exhaustion(),
+            regression: generator.clock_regression(),
+            catch_up: generator.catch_up_window(),
+            node_var,
+        }
+    }
+
+    /// This process's node ID.
+    pub fn node(&self) -> u64 {
+        self.node
+    }
+
+    /// A generator of `layout` for this node, with these policies. A node ID
+    /// beyond the layout's range names the variable it came from.
+    ///
+    /// # Errors
+    /// As [`GeneratorBuilder::build`].
+    pub fn generator<L>(&self, layout: L) -> Result<Box<dyn IdSource>, ConfigError>
+    where
+        L: DecodeLayout,
+    {
+        let max = layout.max_node();
+        let generator = Generator::builder(layout, self.node)
+            .sequence_exhaustion(self.exhaustion)
+            .clock_regression(self.regression)
+            .catch_up_window(self.catch_up)
+            .build()
+            .map_err(|e| self.node_error(e, max))?;
+        Ok(Box::new(generator))
+    }
+
+    /// `e`, naming the node ID's variable when the node is out of range.
+    pub(crate) fn node_error(&self, e: ConfigError, max: u64) -> ConfigError {
+        match (e, self.node_var) {
+            (ConfigError::NodeOutOfRange { node, .. }, Some(var)) => invalid(
+                var,
+                &node.to_string(),
+                &format!("out of range: an ID type's scheme allows node IDs 0..={max}"),
+            ),
+            (e, _) => e,
+        }
+    }
+}
 
 /// Installs the process-wide generator built from `builder`.
 ///
@@ -91,27 +168,41 @@ static LAZY_ERROR: Mutex<Option<ConfigError>> = Mutex::new(None);
 /// configuration is installed.
 ///
 /// ```
-/// use flakeid_core::{global, layout::presets, ConfigError, GeneratorBuilder};
+/// use flakeid_core::{global, layout::presets, ConfigError, Generator};
 ///
-/// let first = global::init(GeneratorBuilder::new(presets::twitter(), 3))?;
-/// let again = global::init(GeneratorBuilder::new(presets::twitter(), 3))?;
+/// let first = global::init(Generator::builder(presets::twitter(), 3))?;
+/// let again = global::init(Generator::builder(presets::twitter(), 3))?;
 /// assert!(std::ptr::eq(first, again));
 /// assert_eq!(
-///     global::init(GeneratorBuilder::new(presets::twitter(), 4)).unwrap_err(),
+///     global::init(Generator::builder(presets::twitter(), 4)).unwrap_err(),
 ///     ConfigError::AlreadyInitialized,
 /// );
 /// # Ok::<(), ConfigError>(())
 /// ```
 pub fn init(builder: GeneratorBuilder) -> Result<&'static Generator, ConfigError> {
     let candidate = builder.build()?;
-    install(candidate)
+    install(candidate, None)
 }
 
-fn install(candidate: Generator) -> Result<&'static Generator, ConfigError> {
-    let rejected = GLOBAL.set(candidate).err();
-    match (GLOBAL.get(), rejected) {
-        (Some(installed), None) => Ok(installed),
-        (Some(installed), Some(candidate)) if installed.same_config(&candidate) => Ok(installed),
+fn install(
+    candidate: Generator,
+    node_var: Option<&'static str>,
+) -> Result<&'static Generator, ConfigError> {
+    let config = NodeConfig::of(&candidate, node_var);
+    let rejected = PROCESS
+        .set(Process {
+            generator: candidate,
+            config,
+            sources: Mutex::new(Vec::new()),
+        })
+        .err();
+    match (PROCESS.get(), rejected) {
+        (Some(installed), None) => Ok(&installed.generator),
+        (Some(installed), Some(candidate))
+            if installed.generator.same_config(&candidate.generator) =>
+        {
+            Ok(&installed.generator)
+        }
         _ => Err(ConfigError::AlreadyInitialized),
     }
 }
@@ -122,7 +213,7 @@ fn install(candidate: Generator) -> Result<&'static Generator, ConfigError> {
 /// # Errors
 /// As [`builder_from_vars`] and [`init`].
 pub fn init_from_env() -> Result<&'static Generator, ConfigError> {
-    install(build_from_env()?)
+    install(build_from_env()?, Some(NODE_ID_VAR))
 }
 
 /// The process-wide generator.
@@ -134,40 +225,107 @@ pub fn init_from_env() -> Result<&'static Generator, ConfigError> {
 /// # Errors
 /// The configuration error, naming the variable and value at fault.
 pub fn generator() -> Result<&'static Generator, ConfigError> {
-    if let Some(g) = GLOBAL.get() {
-        return Ok(g);
-    }
-    lazy_generator()
+    process().map(|p| &p.generator)
 }
 
 /// The process-wide generator if one is installed, without configuring
-/// it: no environment is read and nothing is printed. ID types of the
-/// process-wide generator check values read from a database with it (see
-/// [`FlakeId::validator`](crate::FlakeId::validator)).
+/// it: no environment is read and nothing is printed.
 ///
 /// ```
-/// use flakeid_core::{global, layout::presets, GeneratorBuilder};
+/// use flakeid_core::{global, layout::presets, Generator};
 ///
-/// let installed = global::init(GeneratorBuilder::new(presets::twitter(), 5))?;
+/// let installed = global::init(Generator::builder(presets::twitter(), 5))?;
 /// assert!(global::get().is_some_and(|g| std::ptr::eq(g, installed)));
 /// # Ok::<(), flakeid_core::ConfigError>(())
 /// ```
 pub fn get() -> Option<&'static Generator> {
-    GLOBAL.get()
+    PROCESS.get().map(|p| &p.generator)
+}
+
+/// The process's node ID and policies (configuring from the environment
+/// on first use, as [`generator()`] does).
+///
+/// # Errors
+/// As [`generator()`].
+pub fn node_config() -> Result<&'static NodeConfig, ConfigError> {
+    process().map(|p| &p.config)
+}
+
+/// The process-wide source of `scheme`'s IDs: the process-wide generator
+/// when `scheme` is its layout, otherwise a source built once from the
+/// process's node ID and policies ([`GlobalScheme::build_source`]) and
+/// shared by every caller with an equal scheme.
+///
+/// ```
+/// use flakeid_core::{global, layout::presets, Generator, IdSource};
+///
+/// global::init(Generator::builder(presets::twitter(), 5))?;
+/// static SONYFLAKE: std::sync::LazyLock<flakeid_core::BitLayout> =
+///     std::sync::LazyLock::new(presets::sonyflake);
+/// let source = global::source_for(&*SONYFLAKE)?;
+/// let id = source.next_id()?;
+/// assert_eq!(presets::sonyflake().decompose(id).node, 5);
+/// assert!(std::ptr::eq(source, global::source_for(&*SONYFLAKE)?));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`generator()`], and the scheme's [`GlobalScheme::build_source`]
+/// error (a node ID beyond its range names the variable it came from).
+pub fn source_for(scheme: &'static dyn GlobalScheme) -> Result<&'static dyn IdSource, ConfigError> {
+    let process = process()?;
+    if scheme.same_scheme(process.generator.layout()) {
+        return Ok(&process.generator);
+    }
+    let mut sources = process
+        .sources
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, source)) = sources.iter().find(|(s, _)| s.same_scheme(scheme)) {
+        return Ok(*source);
+    }
+    let source: &'static dyn IdSource = Box::leak(scheme.build_source(&process.config)?);
+    sources.push((scheme, source));
+    Ok(source)
+}
+
+/// Installs the counter that DecimalId generator IDs come from for ID
+/// types declared with `#[flake_id(scheme = …)]` of a
+/// [`DecimalIdScheme`](crate::decimal_id::DecimalIdScheme): a counter shared
+/// by the whole system (see [`decimal_id`](crate::decimal_id)).
+///
+/// # Errors
+/// [`ConfigError::AlreadyInitialized`] when one is installed already.
+pub fn init_generator_ids(source: impl GeneratorIdSource + 'static) -> Result<(), ConfigError> {
+    GENERATOR_IDS
+        .set(Box::new(source))
+        .map_err(|_| ConfigError::AlreadyInitialized)
+}
+
+/// The counter installed by [`init_generator_ids`].
+pub(crate) fn generator_ids() -> Option<&'static dyn AnyGeneratorIds> {
+    GENERATOR_IDS.get().map(|b| &**b)
+}
+
+fn process() -> Result<&'static Process, ConfigError> {
+    match PROCESS.get() {
+        Some(p) => Ok(p),
+        None => lazy_process(),
+    }
 }
 
 #[cold]
-fn lazy_generator() -> Result<&'static Generator, ConfigError> {
+fn lazy_process() -> Result<&'static Process, ConfigError> {
     // The lock makes concurrent first calls configure (and report) once.
     let mut error = LAZY_ERROR.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(g) = GLOBAL.get() {
-        return Ok(g);
+    if let Some(p) = PROCESS.get() {
+        return Ok(p);
     }
     if let Some(e) = error.as_ref() {
         return Err(e.clone());
     }
-    match build_from_env() {
-        Ok(g) => install(g),
+    match build_from_env().and_then(|g| install(g, Some(NODE_ID_VAR))) {
+        Ok(_) => PROCESS.get().ok_or(ConfigError::AlreadyInitialized),
         Err(e) => {
             *error = Some(e.clone());
             Err(e)
@@ -347,7 +505,7 @@ impl EnvConfig {
             if epoch_millis > now {
                 return Err(epoch_in_future(v, epoch_millis, now));
             }
-            layout = with_epoch(&layout, epoch_millis).map_err(|e| {
+            layout = layout.with_epoch_millis(epoch_millis).map_err(|e| {
                 invalid(
                     EPOCH_VAR,
                     v,
@@ -377,7 +535,7 @@ impl EnvConfig {
             None => return Err(ConfigError::MissingNodeId),
         };
         Ok(EnvConfig {
-            builder: GeneratorBuilder::new(layout, node),
+            builder: Generator::builder(layout, node),
             sources,
         })
     }
@@ -436,18 +594,6 @@ fn preset(name: &str) -> Option<(&'static str, BitLayout)> {
         .iter()
         .find(|(n, _)| *n == key)
         .map(|(n, make)| (*n, make()))
-}
-
-fn with_epoch(layout: &BitLayout, epoch_millis: u64) -> Result<BitLayout, ConfigError> {
-    Ok(BitLayout::builder()
-        .time_bits(layout.time_bits() as u8)
-        .tick(layout.tick())
-        .epoch_millis(epoch_millis)
-        .node_fields(layout.node_fields().iter().cloned())
-        .sequence_bits(layout.sequence_bits() as u8)
-        .order(layout.order())
-        .domain(layout.domain())
-        .build()?)
 }
 
 fn random_below_or_eq(max: u64) -> u64 {

@@ -12,8 +12,9 @@
 //!   sequence exhaustion and clock regression.
 //! * [`id`] — the [`FlakeId`] trait that typed ID newtypes implement, and
 //!   [`Decoded`] parts of an ID.
-//! * [`source`] — [`IdSource`]: what an ID type draws from, implemented by
-//!   every 64-bit scheme's generator.
+//! * [`source`] — [`IdScheme`] (what an ID is: its rules and fields) and
+//!   [`IdSource`] (where it comes from), implemented by every 64-bit
+//!   scheme.
 //! * [`encoding`] — base62 and Crockford base32 text forms.
 //! * [`global`] — the process-wide default generator used by
 //!   `UserId::generate()`.
@@ -103,7 +104,7 @@ pub use error::{FieldOutOfRange, SchemeError};
 pub use generator::{ClockRegression, Generator, GeneratorBuilder, SequenceExhaustion};
 pub use id::{Decoded, FlakeId};
 pub use layout::{BitLayout, Layout, Parts};
-pub use source::{DecodeLayout, IdSource};
+pub use source::{DecodeLayout, GlobalScheme, IdScheme, IdSource};
 
 #[cfg(feature = "macros")]
 pub use flakeid_macros::flake_id;

@@ -55,9 +55,16 @@
 //!
 //! [`presets::nonsequential`]: crate::layout::presets::nonsequential
 
+use core::fmt;
+
+use crate::global::NodeConfig;
 use crate::layout::Layout;
 use crate::rng::{self, AtomicSplitMix};
-use crate::{BitLayout, Clock, ConfigError, GenerateError, LayoutError, MonotonicClock, Parts};
+use crate::source::{DecodeLayout, GlobalScheme};
+use crate::{
+    BitLayout, Clock, ConfigError, Decoded, FieldOutOfRange, GenerateError, IdScheme, IdSource,
+    LayoutError, MonotonicClock, Parts,
+};
 
 /// Bits of the generator ID in the published scheme.
 pub const GENERATOR_BITS: u32 = 10;
@@ -164,7 +171,6 @@ pub const fn decompose_unix_u64(key: u64) -> Parts {
 /// (one `fetch_add` per ID) and `Send + Sync`. IDs are never 0 (the random
 /// part is at least 1) but **can repeat**: see the
 /// [module documentation](self) for how often.
-#[derive(Debug)]
 pub struct RandomKeyGenerator<L = BitLayout, C = MonotonicClock> {
     layout: L,
     node: u64,
@@ -173,6 +179,16 @@ pub struct RandomKeyGenerator<L = BitLayout, C = MonotonicClock> {
     values: u64,
     /// The process's fork tag at build (see [`crate::fork`]).
     fork_tag: u64,
+}
+
+impl<L: fmt::Debug, C> fmt::Debug for RandomKeyGenerator<L, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RandomKeyGenerator")
+            .field("layout", &self.layout)
+            .field("node", &self.node)
+            .field("values", &self.values)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Configures a [`RandomKeyGenerator`].
@@ -310,5 +326,84 @@ impl<L: Layout, C: Clock> RandomKeyGenerator<L, C> {
         }
         let random = 1 + rng::below(self.rng.next(), self.values);
         Ok(self.layout.compose(tick, self.node, random))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scheme and source
+// ---------------------------------------------------------------------------
+
+/// The rules of random-key IDs of a layout: the layout's, with the random
+/// part (the sequence field) at least 1. Pure data: checking and decoding
+/// need no generator.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::random_key::RandomKeys;
+/// use flakeid_core::{IdScheme, Layout};
+///
+/// let scheme = RandomKeys(presets::nonsequential());
+/// let id = presets::nonsequential().compose(5, 1, 0);
+/// assert!(scheme.check(id).is_err()); // random part 0
+/// assert!(scheme.check(id + 1).is_ok());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RandomKeys<L>(pub L);
+
+impl<L: DecodeLayout> IdScheme for RandomKeys<L> {
+    fn max_id(&self) -> u64 {
+        self.0.max_id()
+    }
+
+    fn check(&self, id: u64) -> Result<(), FieldOutOfRange> {
+        let random = self.0.decompose(id).sequence;
+        if random == 0 {
+            return Err(FieldOutOfRange {
+                field: "sequence",
+                value: random,
+                min: 1,
+                max: self.0.sequences_per_tick() - 1,
+            });
+        }
+        Ok(())
+    }
+
+    fn decode(&self, id: u64) -> Decoded {
+        self.0.decode(id)
+    }
+}
+
+/// A [`RandomKeyGenerator`] for the process's node ID.
+impl<L: DecodeLayout + Clone + PartialEq> GlobalScheme for RandomKeys<L> {
+    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
+        let max = self.0.max_node();
+        let generator = RandomKeyGenerator::builder(self.0.clone(), config.node())
+            .build()
+            .map_err(|e| config.node_error(e, max))?;
+        Ok(Box::new(generator))
+    }
+
+    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
+        crate::source::downcast::<Self>(other) == Some(self)
+    }
+}
+
+impl<L: DecodeLayout + Clone, C: Clock> IdScheme for RandomKeyGenerator<L, C> {
+    fn max_id(&self) -> u64 {
+        self.layout().max_id()
+    }
+
+    fn check(&self, id: u64) -> Result<(), FieldOutOfRange> {
+        RandomKeys(self.layout().clone()).check(id)
+    }
+
+    fn decode(&self, id: u64) -> Decoded {
+        self.layout().decode(id)
+    }
+}
+
+impl<L: DecodeLayout + Clone, C: Clock> IdSource for RandomKeyGenerator<L, C> {
+    fn next_id(&self) -> Result<u64, GenerateError> {
+        RandomKeyGenerator::next_id(self)
     }
 }

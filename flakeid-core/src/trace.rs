@@ -499,3 +499,97 @@ impl<C: Clock> TraceIdGenerator<C> {
         })
     }
 }
+
+// ---------------------------------------------------------------------------
+// Scheme and source
+// ---------------------------------------------------------------------------
+
+/// `timestamp` is a field (Unix seconds mod 2^25), not a
+/// [`Decoded::timestamp`](crate::Decoded::timestamp): it wraps. The counter
+/// of every TraceId is at least 1.
+impl crate::IdScheme for TraceIdLayout {
+    /// `2^63 − 1`: only the reserved top bit is excluded.
+    fn max_id(&self) -> u64 {
+        i64::MAX as u64
+    }
+
+    fn check(&self, id: u64) -> Result<(), crate::FieldOutOfRange> {
+        let max = self.max_counter();
+        let counter = id & u64::from(max);
+        if counter == 0 {
+            return Err(crate::FieldOutOfRange {
+                field: "counter",
+                value: 0,
+                min: 1,
+                max: u64::from(max),
+            });
+        }
+        Ok(())
+    }
+
+    fn decode(&self, id: u64) -> crate::Decoded {
+        use std::borrow::Cow;
+        let fields = vec![
+            (
+                Cow::Borrowed("timestamp"),
+                (id >> TIMESTAMP_SHIFT) & TIMESTAMP_MAX,
+            ),
+            (Cow::Borrowed("node"), (id >> NODE_SHIFT) & MAX_NODE),
+            (
+                Cow::Borrowed("thread"),
+                (id >> self.counter_bits()) & u64::from(self.max_threads() - 1),
+            ),
+            (Cow::Borrowed("counter"), id & u64::from(self.max_counter())),
+        ];
+        crate::Decoded::from_fields(id, None, fields)
+    }
+}
+
+/// A [`TraceIdGenerator`] for the process's node ID (0..=65,535) and this
+/// layout's thread count.
+impl crate::GlobalScheme for TraceIdLayout {
+    fn build_source(
+        &self,
+        config: &crate::global::NodeConfig,
+    ) -> Result<Box<dyn crate::IdSource>, crate::ConfigError> {
+        let generator = TraceIdGenerator::builder(config.node())
+            .threads(self.max_threads())
+            .build()
+            .map_err(|e| match e {
+                TraceIdError::NodeOutOfRange { node, max } => {
+                    config.node_error(crate::ConfigError::NodeOutOfRange { node, max }, max)
+                }
+                e => crate::ConfigError::Scheme(crate::SchemeError::new("TraceId", e)),
+            })?;
+        Ok(Box::new(generator))
+    }
+
+    fn same_scheme(&self, other: &dyn crate::GlobalScheme) -> bool {
+        crate::source::downcast::<Self>(other) == Some(self)
+    }
+}
+
+impl<C: Clock> crate::IdScheme for TraceIdGenerator<C> {
+    fn max_id(&self) -> u64 {
+        self.layout.max_id()
+    }
+
+    fn check(&self, id: u64) -> Result<(), crate::FieldOutOfRange> {
+        self.layout.check(id)
+    }
+
+    fn decode(&self, id: u64) -> crate::Decoded {
+        self.layout.decode(id)
+    }
+}
+
+/// Waits only once, in the generator's first second (see
+/// [`TraceIdGenerator`]); a thread whose counter ran out in the current
+/// second gets [`GenerateError::Scheme`](crate::GenerateError::Scheme)
+/// wrapping [`TraceIdError::CounterExhausted`] (with the time to retry
+/// after).
+impl<C: Clock> crate::IdSource for TraceIdGenerator<C> {
+    fn next_id(&self) -> Result<u64, crate::GenerateError> {
+        TraceIdGenerator::next_id(self).map_err(|e| crate::SchemeError::new("TraceId", e).into())
+    }
+}

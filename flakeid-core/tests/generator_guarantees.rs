@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use flakeid_core::layout::presets;
 use flakeid_core::{
-    BitLayout, Clock, ClockRegression, GenerateError, Generator, GeneratorBuilder, Layout,
-    ManualClock, SequenceExhaustion,
+    BitLayout, Clock, ClockRegression, GenerateError, Generator, Layout, ManualClock,
+    SequenceExhaustion,
 };
 
 /// A Unix millisecond that starts a second.
@@ -149,7 +149,7 @@ fn a_large_batch_completes_while_another_caller_takes_ids_every_tick() {
             taken: Default::default(),
         });
         let g = Arc::new(
-            GeneratorBuilder::new(presets::twitter(), 3)
+            Generator::builder(presets::twitter(), 3)
                 .clock(clock.clone())
                 .build()
                 .unwrap(),

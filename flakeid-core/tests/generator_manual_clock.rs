@@ -71,7 +71,7 @@ fn builder(
     layout: TinyLayout,
     clock: &Arc<ManualClock>,
 ) -> GeneratorBuilder<TinyLayout, Arc<ManualClock>> {
-    GeneratorBuilder::new(layout, 1).clock(clock.clone())
+    Generator::builder(layout, 1).clock(clock.clone())
 }
 
 /// Builds a generator whose first IDs may take the clock's current tick, as
@@ -384,7 +384,7 @@ fn first_id_is_never_zero_even_at_the_epoch() {
 
     // Node 0 of a one-sequence layout: the first ID waits for tick 1.
     let clock = clock_at(0);
-    let g = GeneratorBuilder::new(TinyLayout::new(1), 0)
+    let g = Generator::builder(TinyLayout::new(1), 0)
         .clock(clock.clone())
         .build()
         .unwrap();
@@ -569,7 +569,7 @@ fn run_ahead_batch_within_the_lead_does_not_wait() {
 #[test]
 fn builder_rejects_node_out_of_range() {
     let clock = clock_at(0);
-    let err = GeneratorBuilder::new(TinyLayout::new(4), 4)
+    let err = Generator::builder(TinyLayout::new(4), 4)
         .clock(clock.clone())
         .build()
         .unwrap_err();
@@ -639,7 +639,7 @@ fn generator_exposes_its_configuration() {
 #[test]
 fn static_manual_clock_is_a_clock() {
     static CLOCK: ManualClock = ManualClock::new(EPOCH + 5);
-    let g = GeneratorBuilder::new(TinyLayout::new(4), 2)
+    let g = Generator::builder(TinyLayout::new(4), 2)
         .clock(&CLOCK)
         .build()
         .unwrap();

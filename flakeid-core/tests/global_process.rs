@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use flakeid_core::layout::presets;
-use flakeid_core::{ConfigError, GeneratorBuilder, global};
+use flakeid_core::{ConfigError, Generator, global};
 
 const CHILD: &str = "FLAKEID_TEST_GLOBAL_CHILD";
 
@@ -60,7 +60,7 @@ fn lazy_error_is_stored_and_init_can_replace_it() {
     }
     assert_eq!(global::generator().unwrap_err(), ConfigError::MissingNodeId);
     assert_eq!(global::generator().unwrap_err(), ConfigError::MissingNodeId);
-    let g = global::init(GeneratorBuilder::new(presets::tsid(), 9)).unwrap();
+    let g = global::init(Generator::builder(presets::tsid(), 9)).unwrap();
     assert!(std::ptr::eq(g, global::generator().unwrap()));
     assert_eq!(g.node(), 9);
 }
@@ -71,25 +71,25 @@ fn init_is_idempotent_for_the_same_configuration_only() {
         run_child("init_is_idempotent_for_the_same_configuration_only", &[]);
         return;
     }
-    let first = global::init(GeneratorBuilder::new(presets::twitter(), 3)).unwrap();
+    let first = global::init(Generator::builder(presets::twitter(), 3)).unwrap();
     let id = first.next_id().unwrap();
-    let again = global::init(GeneratorBuilder::new(presets::twitter(), 3)).unwrap();
+    let again = global::init(Generator::builder(presets::twitter(), 3)).unwrap();
     assert!(std::ptr::eq(first, again));
     assert!(
         again.next_id().unwrap() > id,
         "the running generator keeps its state"
     );
     assert_eq!(
-        global::init(GeneratorBuilder::new(presets::twitter(), 4)).unwrap_err(),
+        global::init(Generator::builder(presets::twitter(), 4)).unwrap_err(),
         ConfigError::AlreadyInitialized
     );
     assert_eq!(
-        global::init(GeneratorBuilder::new(presets::discord(), 3)).unwrap_err(),
+        global::init(Generator::builder(presets::discord(), 3)).unwrap_err(),
         ConfigError::AlreadyInitialized
     );
     // A builder error is reported as such, not as "already initialised".
     assert_eq!(
-        global::init(GeneratorBuilder::new(presets::twitter(), 5000)).unwrap_err(),
+        global::init(Generator::builder(presets::twitter(), 5000)).unwrap_err(),
         ConfigError::NodeOutOfRange {
             node: 5000,
             max: 1023

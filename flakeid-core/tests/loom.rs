@@ -14,8 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flakeid_core::{
-    Clock, ClockRegression, Generator, GeneratorBuilder, Layout, ManualClock, Parts,
-    SequenceExhaustion,
+    Clock, ClockRegression, Generator, Layout, ManualClock, Parts, SequenceExhaustion,
 };
 
 #[cfg(loom)]
@@ -88,7 +87,7 @@ type Gen = Generator<TwoPerTick, Arc<ManualClock>>;
 
 fn generator(exhaustion: SequenceExhaustion) -> (Arc<Gen>, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(EPOCH + 10));
-    let g = GeneratorBuilder::new(TwoPerTick, 0)
+    let g = Generator::builder(TwoPerTick, 0)
         .clock(clock.clone())
         .sequence_exhaustion(exhaustion)
         .clock_regression(ClockRegression::Fail)
@@ -180,7 +179,7 @@ impl Clock for PublishedClock {
 fn a_newer_state_never_comes_with_an_older_clock() {
     model(|| {
         let clock = Arc::new(PublishedClock(AtomicU64::new(EPOCH + 10)));
-        let g = GeneratorBuilder::new(TwoPerTick, 0)
+        let g = Generator::builder(TwoPerTick, 0)
             .clock(clock.clone())
             .clock_regression(ClockRegression::Fail)
             .build()

@@ -97,7 +97,7 @@ where
         match self.get(column) {
             ActiveValue::Set(value) | ActiveValue::Unchanged(value) => key_from_value::<A>(&value),
             ActiveValue::NotSet => {
-                let id = KeyOf::<A>::try_generate().map_err(|source| Error::Generate {
+                let id = KeyOf::<A>::generate().map_err(|source| Error::Generate {
                     id_type: KeyOf::<A>::NAME,
                     table: table_name::<A>(),
                     source,

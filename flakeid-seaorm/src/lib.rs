@@ -2,7 +2,7 @@
 //! assigned by the application before the `INSERT`.
 //!
 //! ```
-//! use flakeid_core::{global, layout::presets, GeneratorBuilder};
+//! use flakeid_core::{global, layout::presets, Generator};
 //! use flakeid_seaorm::{flake_id, FlakeId};
 //! use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, EntityTrait, Schema, Set};
 //!
@@ -26,7 +26,7 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
+//! global::init(Generator::builder(presets::twitter(), 1))?;
 //! let db = Database::connect("sqlite::memory:").await?;
 //! let schema = Schema::new(db.get_database_backend());
 //! db.execute(&schema.create_table_from_entity(user::Entity)).await?;
@@ -151,7 +151,7 @@
 //! [`FlakeActiveModel::assign_id_before_save`] first in your `before_save`:
 //!
 //! ```
-//! use flakeid_core::{global, layout::presets, GeneratorBuilder};
+//! use flakeid_core::{global, layout::presets, Generator};
 //! use flakeid_seaorm::{flake_id, FlakeId};
 //! use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, Schema, Set};
 //!
@@ -186,7 +186,7 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
+//! # global::init(Generator::builder(presets::twitter(), 1))?;
 //! # let db = Database::connect("sqlite::memory:").await?;
 //! # let schema = Schema::new(db.get_database_backend());
 //! # db.execute(&schema.create_table_from_entity(note::Entity)).await?;
@@ -222,9 +222,12 @@ mod json;
 
 pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf};
 pub use error::Error;
+pub use flakeid_core;
 pub use flakeid_core::FlakeId;
+/// `#[flake_id]` with SeaORM's impls: ID types become column types and
+/// keys, models get application-assigned keys (see the crate docs).
 #[cfg(feature = "macros")]
-pub use flakeid_core::flake_id;
+pub use flakeid_macros::seaorm_flake_id as flake_id;
 
 /// Items used by code that `#[flake_id]` generates. Not a public API.
 #[doc(hidden)]

@@ -103,7 +103,7 @@ mod mysql {
         .await
         .expect("create table");
         let user = UnsignedUser {
-            id: UserId::generate(),
+            id: UserId::generate().expect("a fresh ID"),
             name: "unsigned".to_owned(),
         };
         diesel::insert_into(unsigned_users::table)

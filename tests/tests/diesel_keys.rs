@@ -58,9 +58,9 @@ mod postgres {
     fn deferred_cycle_with_a_missing_employee_fails_at_commit() {
         let (_db, mut conn) = connect();
         let department = Department {
-            id: DepartmentId::generate(),
+            id: DepartmentId::generate().expect("a fresh ID"),
             name: "headless".to_owned(),
-            head_id: Some(EmployeeId::generate()),
+            head_id: Some(EmployeeId::generate().expect("a fresh ID")),
         };
         let result = conn.transaction(|conn| {
             diesel::insert_into(departments::table)
@@ -130,7 +130,7 @@ mod mysql {
         let (_db, mut conn) = connect();
         create_unsigned_table(&mut conn);
         let user = UnsignedUser {
-            id: UserId::generate(),
+            id: UserId::generate().expect("a fresh ID"),
             name: "unsigned".to_owned(),
         };
         diesel::insert_into(unsigned_users::table)
@@ -173,9 +173,9 @@ mod mysql {
         // deferred constraints, so the forward reference fails at once.
         let (_db, mut conn) = connect();
         let department = Department {
-            id: DepartmentId::generate(),
+            id: DepartmentId::generate().expect("a fresh ID"),
             name: "headless".to_owned(),
-            head_id: Some(EmployeeId::generate()),
+            head_id: Some(EmployeeId::generate().expect("a fresh ID")),
         };
         let result = diesel::insert_into(departments::table)
             .values(&department)
@@ -221,9 +221,9 @@ mod sqlite {
     fn deferred_cycle_with_a_missing_employee_fails_at_commit() {
         let (_db, mut conn) = connect();
         let department = Department {
-            id: DepartmentId::generate(),
+            id: DepartmentId::generate().expect("a fresh ID"),
             name: "headless".to_owned(),
-            head_id: Some(EmployeeId::generate()),
+            head_id: Some(EmployeeId::generate().expect("a fresh ID")),
         };
         let result = conn.transaction(|conn| {
             diesel::insert_into(departments::table)

@@ -89,7 +89,7 @@ async fn seaorm_created_table_refuses_keys_at_or_below_zero(db: &DatabaseConnect
     }
 
     // An ID still goes in.
-    let id = NoteId::generate();
+    let id = NoteId::generate().expect("a fresh ID");
     db.execute_unprepared(&format!(
         "INSERT INTO notes (id, body) VALUES ({}, 'good')",
         id.get()
@@ -114,7 +114,7 @@ async fn diesel_example_migration_refuses_keys_at_or_below_zero(db: &DatabaseCon
             .await
             .unwrap_or_else(|e| panic!("{statement}: {e}"));
     }
-    let author = NoteId::generate().get();
+    let author = NoteId::generate().expect("a fresh ID").get();
     db.execute_unprepared(&format!(
         "INSERT INTO authors (id, name) VALUES ({author}, 'Ada')"
     ))

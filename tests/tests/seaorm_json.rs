@@ -17,7 +17,7 @@ fn departments() -> Vec<department::Model> {
     seaorm_common::init_generator();
     let mut models: Vec<department::Model> = (0..3)
         .map(|i| department::Model {
-            id: DepartmentId::generate(),
+            id: DepartmentId::generate().expect("a fresh ID"),
             name: format!("department {i}"),
             head_id: (i % 2 == 0).then(EmployeeId::generate),
         })

@@ -21,57 +21,10 @@
 
 use diesel::backend::Backend;
 use diesel::deserialize::{self, FromSql, Queryable};
-use diesel::expression::AsExpression;
-use diesel::internal::derives::as_expression::Bound;
 use diesel::serialize::{self, IsNull, Output, ToSql};
-use diesel::sql_types::{Binary, Nullable, SingleValue};
+use diesel::sql_types::{Binary, SingleValue};
 
 use crate::flake128::Flake128;
-
-/// `AsExpression` for `Flake128`, `&Flake128` and their `Nullable` forms,
-/// and `ToSql<Nullable<_>>`, as `#[derive(AsExpression)]` emits them.
-macro_rules! as_expression {
-    ($st:ty) => {
-        impl AsExpression<$st> for Flake128 {
-            type Expression = Bound<$st, Self>;
-            fn as_expression(self) -> Self::Expression {
-                Bound::new(self)
-            }
-        }
-
-        impl<'a> AsExpression<$st> for &'a Flake128 {
-            type Expression = Bound<$st, Self>;
-            fn as_expression(self) -> Self::Expression {
-                Bound::new(self)
-            }
-        }
-
-        impl AsExpression<Nullable<$st>> for Flake128 {
-            type Expression = Bound<Nullable<$st>, Self>;
-            fn as_expression(self) -> Self::Expression {
-                Bound::new(self)
-            }
-        }
-
-        impl<'a> AsExpression<Nullable<$st>> for &'a Flake128 {
-            type Expression = Bound<Nullable<$st>, Self>;
-            fn as_expression(self) -> Self::Expression {
-                Bound::new(self)
-            }
-        }
-
-        impl<DB: Backend> ToSql<Nullable<$st>, DB> for Flake128
-        where
-            Self: ToSql<$st, DB>,
-        {
-            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, DB>) -> serialize::Result {
-                <Self as ToSql<$st, DB>>::to_sql(self, out)
-            }
-        }
-    };
-}
-
-as_expression!(Binary);
 
 impl<ST, DB> Queryable<ST, DB> for Flake128
 where
@@ -132,8 +85,6 @@ mod postgres {
     use super::*;
     use diesel::pg::{Pg, PgValue};
     use diesel::sql_types::Uuid;
-
-    as_expression!(Uuid);
 
     /// PostgreSQL `uuid`: compared byte by byte, so ordered like the number.
     impl ToSql<Uuid, Pg> for Flake128 {

@@ -105,7 +105,7 @@ impl Flake128Generator {
                 interfaces: PathBuf::from(node::SYS_CLASS_NET),
             },
             lock_dir: None,
-            builder: GeneratorBuilder::new(Flake128Layout, 0),
+            builder: Generator::builder(Flake128Layout, 0),
         }
     }
 }

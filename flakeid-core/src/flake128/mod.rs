@@ -83,6 +83,13 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// `Ord` compares the numbers, which is time order (then worker, then
 /// sequence). See the [module documentation](self) for its forms.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+// Diesel's own derive writes the `AsExpression` impls (see `diesel.rs`).
+#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression))]
+#[cfg_attr(feature = "diesel", diesel(sql_type = diesel::sql_types::Binary))]
+#[cfg_attr(
+    feature = "diesel-postgres",
+    diesel(sql_type = diesel::sql_types::Uuid)
+)]
 pub struct Flake128(u128);
 
 impl Flake128 {

@@ -230,7 +230,8 @@ impl<L: Layout> GeneratorBuilder<L, MonotonicClock> {
     /// A builder for `node` of `layout`, with the default clock
     /// ([`MonotonicClock`]), [`SequenceExhaustion::Wait`],
     /// `ClockRegression::Wait { max: 1 s }` and a 10 ms catch-up window.
-    pub fn new(layout: L, node: u64) -> Self {
+    /// Public as [`Generator::builder`].
+    pub(crate) fn new(layout: L, node: u64) -> Self {
         GeneratorBuilder {
             layout,
             node,

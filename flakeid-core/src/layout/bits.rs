@@ -252,6 +252,30 @@ impl BitLayout {
         Duration::from_millis(self.tick_millis)
     }
 
+    /// The same layout counted from another epoch (Unix milliseconds).
+    ///
+    /// # Errors
+    /// As [`BitLayoutBuilder::build`]: the epoch does not fit the layout.
+    ///
+    /// ```
+    /// use flakeid_core::{layout::presets, Layout};
+    /// let l = presets::twitter().with_epoch_millis(1_704_067_200_000)?;
+    /// assert_eq!(l.epoch_millis(), 1_704_067_200_000);
+    /// assert_eq!(l.node_bits(), presets::twitter().node_bits());
+    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// ```
+    pub fn with_epoch_millis(&self, epoch_millis: u64) -> Result<BitLayout, LayoutError> {
+        BitLayout::builder()
+            .time_bits(self.time_bits() as u8)
+            .tick(self.tick())
+            .epoch_millis(epoch_millis)
+            .node_fields(self.node_fields().iter().cloned())
+            .sequence_bits(self.sequence_bits() as u8)
+            .order(self.order())
+            .domain(self.domain())
+            .build()
+    }
+
     /// The layout's epoch: the time of tick 0.
     pub fn epoch(&self) -> SystemTime {
         // `build` checked that `end()` (later than the epoch) is representable.

@@ -18,54 +18,114 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
 
+use super::{KeyField, derived_names, key_field, metas, named_fields, single_key};
+use crate::attr::Args;
+
 mod key_check;
 
-/// `#[flake_id(behavior = manual)]` or `#[flake_id(behavior = generated)]`.
-fn parse_args(args: &TokenStream) -> syn::Result<bool> {
-    let mut generated = true;
-    let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("behavior") {
-            let value: syn::Ident = meta.value()?.parse()?;
-            match value.to_string().as_str() {
-                "manual" => generated = false,
-                "generated" => generated = true,
-                _ => {
-                    return Err(syn::Error::new(
-                        value.span(),
-                        "expected `behavior = manual` (you implement `ActiveModelBehavior` and \
-                         call `FlakeActiveModel::assign_id_before_save`) or `behavior = generated`",
-                    ));
-                }
+/// The key field: the one marked `#[sea_orm(primary_key)]`, once the
+/// attribute is known to sit above SeaORM's own macros.
+pub(super) fn key(input: &syn::DeriveInput) -> syn::Result<KeyField> {
+    if input.generics.params.is_empty() {
+        check_placement(input)?;
+    } else {
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            "#[flake_id] does not support generic models",
+        ));
+    }
+    let mut keys = Vec::new();
+    for (index, field) in named_fields(input).iter().enumerate() {
+        for attr in field.attrs.iter().filter(|a| is_sea_orm_attr(a)) {
+            if metas(attr)?
+                .iter()
+                .any(|m| m.path().is_ident("primary_key"))
+            {
+                keys.push(key_field(index, field));
             }
-            Ok(())
-        } else {
-            Err(meta.error(
-                "unknown #[flake_id] argument on a SeaORM model; the only one is \
-                 `behavior = manual`",
-            ))
         }
-    });
-    syn::parse::Parser::parse2(parser, args.clone())?;
-    Ok(generated)
+    }
+    single_key(
+        input,
+        keys,
+        "mark the key field with `#[sea_orm(primary_key)]`",
+    )
 }
 
-/// Rewrites the model in place if needed and returns items emitted after it.
-pub(crate) fn expand_model(
+/// `#[flake_id]` must run before `#[sea_orm::model]` and
+/// `#[derive(DeriveEntityModel)]`: below the first it is copied onto the
+/// `ModelEx` and runs twice, below the second its changes are not seen.
+fn check_placement(input: &syn::DeriveInput) -> syn::Result<()> {
+    let derives = derived_names(&input.attrs)?;
+    if derives.iter().any(|d| d == "DeriveModelEx") {
+        return Err(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "#[flake_id] must be placed above `#[sea_orm::model]`: below it, it is copied onto \
+             the generated `ModelEx` and runs twice",
+        ));
+    }
+    let model = input.attrs.iter().any(is_sea_orm_model_attr)
+        || derives.iter().any(|d| d == "DeriveEntityModel");
+    if model {
+        return Ok(());
+    }
+    let helpers = input.attrs.iter().any(is_sea_orm_attr)
+        || named_fields(input)
+            .iter()
+            .any(|f| f.attrs.iter().any(is_sea_orm_attr));
+    let name = &input.ident;
+    Err(if helpers {
+        // `#[sea_orm(..)]` helpers without the macro that reads them: the
+        // macro ran before `#[flake_id]` was reached.
+        syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "#[flake_id] must be placed above `#[sea_orm::model]` and \
+             `#[derive(DeriveEntityModel)]`: below them it runs once per generated struct or its \
+             changes are not seen",
+        )
+    } else {
+        syn::Error::new(
+            name.span(),
+            format!(
+                "`{name}` is not a SeaORM model: #[flake_id] for SeaORM goes above \
+                 `#[sea_orm::model]` or `#[derive(DeriveEntityModel)]`"
+            ),
+        )
+    })
+}
+
+fn is_sea_orm_attr(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("sea_orm")
+}
+
+/// `#[sea_orm::model]`.
+fn is_sea_orm_model_attr(attr: &syn::Attribute) -> bool {
+    let segments: Vec<String> = attr
+        .path()
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    segments == ["sea_orm", "model"]
+}
+
+/// Rewrites the model's key in place and returns the items emitted after it.
+pub(super) fn expand(
     input: &mut syn::DeriveInput,
-    cx: &super::ModelContext<'_>,
+    key: &KeyField,
+    orm: &TokenStream,
+    args: &Args,
 ) -> syn::Result<TokenStream> {
-    let generate_behavior = parse_args(cx.args)?;
     let rename_all = struct_rename_all(&input.attrs)?;
     let syn::Data::Struct(data) = &mut input.data else {
         return Ok(TokenStream::new());
     };
-    let Some(field) = data.fields.iter_mut().nth(cx.key.index) else {
+    let Some(field) = data.fields.iter_mut().nth(key.index) else {
         return Ok(TokenStream::new());
     };
     mark_key(field, rename_all.as_ref())?;
 
-    let orm = cx.orm;
-    if !generate_behavior {
+    if args.behavior_manual.is_some() {
         return Ok(TokenStream::new());
     }
     Ok(quote! {

@@ -170,7 +170,7 @@ async fn async_zero_id_in_database_is_a_deserialization_error_naming_it() {
 #[tokio::test]
 async fn async_department_employee_cycle_is_written_in_one_transaction() {
     let (_db, mut conn) = connect().await;
-    let department = DepartmentId::generate();
+    let department = DepartmentId::generate().expect("a fresh ID");
     let head = Employee::new(department, "head".to_owned());
     let member = Employee::new(department, "member".to_owned());
     let staff = vec![head.clone(), member.clone()];

@@ -277,7 +277,7 @@ pub fn assert_invalid_id_error(err: diesel::result::Error, value: &str) {
 /// Configures the process-wide generator; every test calls it (repeating
 /// an identical configuration is allowed).
 pub fn init_generator() {
-    flakeid_core::global::init(flakeid_core::GeneratorBuilder::new(
+    flakeid_core::global::init(flakeid_core::Generator::builder(
         flakeid_core::layout::presets::twitter(),
         1,
     ))
@@ -291,7 +291,7 @@ pub fn js_safe_generator() -> Result<&'static flakeid_core::Generator, flakeid_c
     > = std::sync::OnceLock::new();
     GENERATOR
         .get_or_init(|| {
-            flakeid_core::GeneratorBuilder::new(flakeid_core::layout::presets::js_safe(), 1).build()
+            flakeid_core::Generator::builder(flakeid_core::layout::presets::js_safe(), 1).build()
         })
         .as_ref()
         .map_err(Clone::clone)

@@ -291,7 +291,7 @@ fn invalid_nullable_foreign_key_is_a_deserialization_error() {
 #[test]
 fn department_employee_cycle_is_written_in_one_transaction() {
     let (_db, mut conn) = connect();
-    let department = DepartmentId::generate();
+    let department = DepartmentId::generate().expect("a fresh ID");
     let head = Employee::new(department, "head".to_owned());
     let member = Employee::new(department, "member".to_owned());
     conn.transaction(|conn| {

@@ -158,7 +158,12 @@ fn decimal_random() -> Scheme {
     let layout = decimal_layout();
     // One at a time: `generate_many` of a random-key source is `generate` repeated.
     let generated: Vec<u64> = (0..GENERATED)
-        .map(|_| DecimalRandomId::generate().get().unsigned_abs())
+        .map(|_| {
+            DecimalRandomId::generate()
+                .expect("a fresh ID")
+                .get()
+                .unsigned_abs()
+        })
         .collect();
     // Random parts may repeat within a millisecond: layout_cases keeps one of each.
     let cases = layout_cases("decimal_random", &layout, &[layout.max_id()], &generated);

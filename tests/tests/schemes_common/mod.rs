@@ -196,7 +196,7 @@ pub fn check_typed_decode<I: FlakeId>(scheme: &Scheme, id: I) {
         .iter()
         .find(|c| c.raw == raw)
         .unwrap_or_else(|| panic!("{}: {raw} was never stored", scheme.name));
-    let decoded = id.decode().expect("the ID type's generator is available");
+    let decoded = id.decode();
     assert_eq!(
         decoded_parts(&decoded),
         case.parts,

@@ -7,7 +7,7 @@
 pub mod entities;
 
 use entities::{DepartmentId, EmployeeId, department, employee};
-use flakeid_core::{FlakeId, GeneratorBuilder, global, layout::presets};
+use flakeid_core::{FlakeId, Generator, global, layout::presets};
 use flakeid_seaorm::{Error, FlakeActiveModel, FlakeEntity};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::NotSet, ConnectionTrait, DatabaseBackend, DatabaseConnection,
@@ -19,7 +19,7 @@ pub const NODE: u64 = 7;
 
 /// Installs the process-wide generator (idempotent).
 pub fn init_generator() {
-    global::init(GeneratorBuilder::new(presets::twitter(), NODE))
+    global::init(Generator::builder(presets::twitter(), NODE))
         .expect("the test generator configuration is valid");
 }
 
@@ -72,11 +72,7 @@ pub async fn stored_ids(db: &DatabaseConnection, table: &str) -> Vec<i64> {
 /// above any rowid or auto-increment counter a test could produce.
 pub fn assert_is_flake_id(raw: i64) {
     let id = DepartmentId::from_i64(raw).expect("a valid ID");
-    let parts = id
-        .decode()
-        .expect("decodes")
-        .parts
-        .expect("a layout's parts");
+    let parts = id.decode().parts.expect("a layout's parts");
     assert_eq!(
         parts.node, NODE,
         "{raw} was not issued by this process's generator"
@@ -128,12 +124,12 @@ pub async fn active_model_save_assigns_id_and_inserts(db: &DatabaseConnection) {
 
 pub async fn explicit_id_is_kept(db: &DatabaseConnection) {
     create_schema(db).await.expect("schema");
-    let chosen = DepartmentId::generate();
+    let chosen = DepartmentId::generate().expect("a fresh ID");
     let mut am = new_department("chosen");
     am.id = Set(chosen);
     let model = am.insert(db).await.expect("insert");
     assert_eq!(model.id, chosen);
-    let chosen2 = DepartmentId::generate();
+    let chosen2 = DepartmentId::generate().expect("a fresh ID");
     let mut am2 = new_department("chosen by insert_with_id");
     am2.id = Set(chosen2);
     department::Entity::insert_with_id(am2)
@@ -418,8 +414,10 @@ pub async fn cyclic_references_written_in_one_transaction(db: &DatabaseConnectio
     let mut departments = Vec::new();
     let mut employees = Vec::new();
     for d in 0..3 {
-        let dept_id = DepartmentId::generate();
-        let staff: Vec<EmployeeId> = (0..3).map(|_| EmployeeId::generate()).collect();
+        let dept_id = DepartmentId::generate().expect("a fresh ID");
+        let staff: Vec<EmployeeId> = (0..3)
+            .map(|_| EmployeeId::generate().expect("a fresh ID"))
+            .collect();
         departments.push(department::ActiveModel {
             id: Set(dept_id),
             name: Set(format!("department {d}")),
