@@ -149,7 +149,7 @@ pub fn from_str<I: FlakeId>(s: &str) -> Result<I, IdError> {
 pub use ::serde;
 
 #[cfg(feature = "serde")]
-pub use crate::external::serde_support::{deserialize, serialize};
+pub use crate::encoding::serde_impls::{deserialize, serialize};
 
 /// `Serialize` / `Deserialize` for an ID type. Expands to nothing because
 /// flakeid-core was built without its `serde` feature.

@@ -28,7 +28,7 @@ pub trait Clock: Send + Sync + 'static {
 
     /// A reading if one is at hand without extra work, else `None`; the
     /// milliseconds of [`now_millis`](Self::now_millis) plus the process's
-    /// fork tag (see [`fork`](crate::fork)), so that a generator can tell a
+    /// fork tag (see [`fork`]), so that a generator can tell a
     /// reading of another fork generation at no extra cost.
     ///
     /// The generator's inlined fast path calls this and, on `None`, goes to
@@ -129,7 +129,7 @@ impl<C: Clock + ?Sized> Clock for &'static C {
 ///   the system time (by hand, or NTP correcting a large offset) is not
 ///   followed until the process restarts.
 /// * **fork():** the ticker does not survive into a child process; the
-///   child's clock notices the fork and works on (see [`fork`](crate::fork)
+///   child's clock notices the fork and works on (see [`fork`]
 ///   for what generators built before the fork do).
 /// * If the ticker thread cannot be spawned every reading computes the time
 ///   itself: slower, equally correct.

@@ -15,7 +15,7 @@
 //!
 //! The generation is counted by a `pthread_atfork` child handler (Unix),
 //! registered the first time a generator or the clock is used. It is kept,
-//! shifted to [`TAG_SHIFT`], as a *tag*: the clock's published word carries
+//! shifted to bit 51, as a *tag*: the clock's published word carries
 //! the same tag, so the generator's inlined fast path checks it at no extra
 //! cost. The tag has 11 bits: a generator built 2,048 forks up the line of
 //! ancestors would not notice, which no real process tree reaches.

@@ -46,19 +46,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! [`BitLayout`]: crate::BitLayout
 //! [`DecimalLayout`]: crate::layout::DecimalLayout
 //! [`RandomStart`]: crate::layout::RandomStart
 
 use core::any::Any;
 use core::fmt;
-use std::borrow::Cow;
-use std::time::{Duration, UNIX_EPOCH};
 
 use crate::global::NodeConfig;
-use crate::layout::{DecimalLayout, RandomStart};
-use crate::{
-    BitLayout, Clock, ConfigError, Decoded, FieldOutOfRange, GenerateError, Generator, Layout,
-};
+use crate::{Clock, ConfigError, Decoded, FieldOutOfRange, GenerateError, Generator, Layout};
 
 /// The rules of an ID scheme: its largest ID, which values are IDs, and
 /// their fields. See the [module documentation](self).
@@ -149,75 +145,6 @@ impl<L: Layout<Raw = u64> + IdScheme> DecodeLayout for L {}
 /// `other` as an `S`, for [`GlobalScheme::same_scheme`].
 pub(crate) fn downcast<S: Any>(other: &dyn GlobalScheme) -> Option<&S> {
     (other as &dyn Any).downcast_ref::<S>()
-}
-
-impl IdScheme for BitLayout {
-    fn max_id(&self) -> u64 {
-        BitLayout::max_id(self)
-    }
-
-    fn decode(&self, id: u64) -> Decoded {
-        Decoded::new(self, id)
-    }
-}
-
-impl GlobalScheme for BitLayout {
-    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
-        config.generator(self.clone())
-    }
-
-    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
-        downcast::<Self>(other) == Some(self)
-    }
-}
-
-impl IdScheme for DecimalLayout {
-    fn max_id(&self) -> u64 {
-        DecimalLayout::max_id(self)
-    }
-
-    fn decode(&self, id: u64) -> Decoded {
-        let parts = self.decompose(id);
-        let time = UNIX_EPOCH.checked_add(Duration::from_millis(self.timestamp_millis(id)));
-        let node = (self.node_digits() > 0).then_some((Cow::Borrowed("node"), parts.node));
-        Decoded::from_layout_parts(id, time, parts, node)
-    }
-}
-
-impl GlobalScheme for DecimalLayout {
-    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
-        config.generator(*self)
-    }
-
-    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
-        downcast::<Self>(other) == Some(self)
-    }
-}
-
-/// Decodes with the inner layout: the `sequence` field is the stored
-/// value (the tick's random start plus the count), because the start
-/// depends on the seed of the process that issued the ID.
-impl<L: DecodeLayout> IdScheme for RandomStart<L> {
-    fn max_id(&self) -> u64 {
-        self.inner().max_id()
-    }
-
-    fn decode(&self, id: u64) -> Decoded {
-        self.inner().decode(id)
-    }
-}
-
-/// Two random-start schemes are the same when their inner layouts and start
-/// ranges are (the seed differs from process to process).
-impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> GlobalScheme for RandomStart<L> {
-    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
-        config.generator(self.clone())
-    }
-
-    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
-        downcast::<Self>(other)
-            .is_some_and(|o| o.inner() == self.inner() && o.start_range() == self.start_range())
-    }
 }
 
 /// A generator's scheme is its layout's.

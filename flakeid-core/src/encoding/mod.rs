@@ -5,7 +5,7 @@
 //!   read aloud or type (written upper case without `I`, `L`, `O`, `U`;
 //!   read case-insensitively with `I`/`L` as `1` and `O` as `0`).
 //! * [`decimal`] — the canonical decimal form that `Display`, `FromStr`
-//!   and serde use.
+//!   and serde use (IDs serialize as decimal strings; `serde_impls.rs`).
 //!
 //! The base62 and Crockford encoders write a fixed number of characters
 //! whose alphabets are in ASCII order, so comparing two encoded IDs as
@@ -25,6 +25,11 @@
 pub mod base62;
 pub mod crockford;
 pub mod decimal;
+mod error;
+#[cfg(feature = "serde")]
+pub(crate) mod serde_impls;
+
+pub use error::DecodeError;
 
 /// The input as stored in a [`DecodeError`](crate::DecodeError): at most 64
 /// characters, so that an error about a huge input stays small.

@@ -55,19 +55,28 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "diesel")]
+mod diesel_impls;
+mod error;
 pub mod generator;
+pub mod layout;
 pub mod node;
+#[cfg(feature = "sea-orm")]
+mod sea_orm_impls;
+#[cfg(feature = "serde")]
+mod serde_impls;
 
 use core::fmt;
 use core::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use self::layout::{MAX_WORKER, SEQUENCES_PER_MILLI};
 use crate::encoding::excerpt;
-use crate::layout::flake128::{MAX_WORKER, SEQUENCES_PER_MILLI};
-use crate::{Clock, Flake128Error, GenerateError, Generator, Parts};
+use crate::{Clock, GenerateError, Generator, Parts};
 
-pub use crate::layout::Flake128Layout;
+pub use error::{Flake128Error, NodeSourceError};
 pub use generator::{Flake128Generator, Flake128GeneratorBuilder};
+pub use layout::Flake128Layout;
 
 /// Length of the canonical text form: 32 hex digits and 4 hyphens.
 pub const TEXT_LEN: usize = 36;
@@ -83,7 +92,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// `Ord` compares the numbers, which is time order (then worker, then
 /// sequence). See the [module documentation](self) for its forms.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-// Diesel's own derive writes the `AsExpression` impls (see `diesel.rs`).
+// Diesel's own derive writes the `AsExpression` impls (see `diesel_impls.rs`).
 #[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression))]
 #[cfg_attr(feature = "diesel", diesel(sql_type = diesel::sql_types::Binary))]
 #[cfg_attr(

@@ -16,7 +16,10 @@ use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::LayoutError;
+use crate::global::NodeConfig;
 use crate::layout::{Layout, Parts};
+use crate::source::downcast;
+use crate::{ConfigError, Decoded, GlobalScheme, IdScheme, IdSource};
 
 /// Order of the node and sequence fields below the time field.
 ///
@@ -819,6 +822,30 @@ impl BitLayoutBuilder {
             domain: self.domain,
             node_fields: Cow::Owned(fields),
         })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scheme
+// ---------------------------------------------------------------------------
+
+impl IdScheme for BitLayout {
+    fn max_id(&self) -> u64 {
+        BitLayout::max_id(self)
+    }
+
+    fn decode(&self, id: u64) -> Decoded {
+        Decoded::new(self, id)
+    }
+}
+
+impl GlobalScheme for BitLayout {
+    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
+        config.generator(self.clone())
+    }
+
+    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
+        downcast::<Self>(other) == Some(self)
     }
 }
 

@@ -49,7 +49,7 @@ use core::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::DecimalIdError;
+use thiserror::Error;
 
 /// The largest counter value.
 pub const MAX_COUNTER: u64 = 922_337_202;
@@ -634,4 +634,66 @@ impl<S: GeneratorIdSource + 'static> crate::IdSource for DecimalIdGenerator<S> {
         DecimalIdGenerator::next_id(self)
             .map_err(|e| crate::SchemeError::new("DecimalId", e).into())
     }
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/// A `DecimalId` could not be configured, issued or decoded
+/// (see [`decimal_id`](crate::decimal_id)).
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum DecimalIdError {
+    /// The generator was built before this process was forked (see
+    /// [`GenerateError::Forked`](crate::GenerateError::Forked)).
+    #[error(
+        "this DecimalId generator was built before the process forked; a forked child would \
+         repeat its parent's IDs: build a new generator after fork()"
+    )]
+    Forked,
+    /// Launch ID 0 is reserved for tests and was not explicitly allowed.
+    #[error(
+        "launch_id 0 is reserved for tests; use a launch ID in 1..=99999 (or allow_test_launch_id() in tests)"
+    )]
+    TestLaunchId,
+    /// The launch ID does not fit its five digits.
+    #[error("launch_id {launch_id} is out of range: the largest is {max}")]
+    LaunchIdOutOfRange {
+        /// The launch ID given.
+        launch_id: u32,
+        /// The largest launch ID.
+        max: u32,
+    },
+    /// The generator ID source returned a value that does not fit five digits:
+    /// the system's generator IDs are used up.
+    #[error("generator_id {generator_id} is out of range: the largest is {max}")]
+    GeneratorIdOutOfRange {
+        /// The generator ID returned by the source.
+        generator_id: u32,
+        /// The largest generator ID.
+        max: u32,
+    },
+    /// The generator ID source returned a value this generator has used
+    /// already; issuing with it would repeat IDs.
+    #[error("generator_id {generator_id} was returned twice by the generator ID source")]
+    GeneratorIdRepeated {
+        /// The repeated generator ID.
+        generator_id: u32,
+    },
+    /// The generator ID source failed.
+    #[error("the generator ID source failed: {source}")]
+    Source {
+        /// The source's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
+    /// A counter is outside `1..=max`.
+    #[error("counter {counter} is out of range: counters are 1..={max}")]
+    CounterOutOfRange {
+        /// The counter.
+        counter: u64,
+        /// The largest counter.
+        max: u64,
+    },
 }

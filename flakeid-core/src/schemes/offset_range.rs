@@ -70,7 +70,7 @@
 //! support it directly (SeaORM `auto_increment`, Diesel `RETURNING` or
 //! `LAST_INSERT_ID()`).
 
-use crate::OffsetRangeError;
+use thiserror::Error;
 
 /// The first value past the positive BIGINT domain.
 const DOMAIN_END: u64 = 1 << 63;
@@ -363,407 +363,9 @@ impl OffsetRanges {
     }
 }
 
-pub mod sql {
-    //! SQL that gives one location a counter confined to its range.
-    //!
-    //! Each function returns one statement, or statements separated by `;`
-    //! where noted, without a trailing `;`.
-    //!
-    //! | database | counter | refuses past the range |
-    //! |---|---|---|
-    //! | PostgreSQL | [`postgres_create_sequence`] / [`postgres_next_value`] | `nextval` fails: "reached maximum value of sequence" (SQLSTATE 2200H) |
-    //! | MariaDB ≥ 10.3 | [`mariadb_create_sequence`] / [`mariadb_next_value`] | `NEXT VALUE FOR` fails: "Sequence … has run out" (error 4084) |
-    //! | MySQL 8 (no sequences) | `AUTO_INCREMENT` from [`mysql_auto_increment_start`] | the insert fails in the trigger of [`mysql_range_trigger`] (SQLSTATE 45000) |
-    //! | SQLite (no sequences) | a one-row table from [`sqlite_create_counter`] / [`sqlite_next_value`] | the update fails its `CHECK` constraint |
-    //!
-    //! Sequences hand out each value once, even to transactions that roll back
-    //! (so a range can have gaps); the SQLite counter table gives values back
-    //! when the transaction that took them rolls back, and serialises writers
-    //! (take the value in the transaction that inserts the row).
-    //!
-    //! # Names
-    //!
-    //! Every name is written as a quoted identifier of its database
-    //! (`"…"` with `"` doubled on PostgreSQL and SQLite, `` `…` `` with `` ` ``
-    //! doubled on MySQL/MariaDB), and a name that goes into a string literal
-    //! (PostgreSQL's `nextval('…')`, the MySQL trigger's message) is written
-    //! so that it reads the same in every escaping mode: PostgreSQL with
-    //! `standard_conforming_strings` on or off, MySQL/MariaDB with or without
-    //! `NO_BACKSLASH_ESCAPES`. So the object gets exactly the name given,
-    //! whatever characters it holds (quotes, backslashes, `;`, comment
-    //! markers), and no name can end the statement or add to it.
-    //!
-    //! A name the database cannot keep exactly is refused with a
-    //! [`SqlNameError`] naming it:
-    //!
-    //! | database | refused |
-    //! |---|---|
-    //! | all | empty names, names holding NUL |
-    //! | PostgreSQL | names longer than 63 bytes (PostgreSQL would cut them silently) |
-    //! | MySQL/MariaDB | names longer than 64 characters, characters above U+FFFF (e.g. emoji), a trailing space |
-    //! | SQLite | counter table names starting with `sqlite_` (any case) |
-    //!
-    //! Names outside ASCII need the connection's character set to be UTF-8
-    //! (`utf8mb4` on MySQL/MariaDB), the default of sqlx and Diesel.
-
-    use super::LocationRange;
-    use crate::SqlNameError;
-
-    /// The database a statement is written for.
-    #[derive(Clone, Copy)]
-    enum Dialect {
-        Postgres,
-        MySql,
-        Sqlite,
-    }
-
-    /// PostgreSQL keeps 63 bytes of a name (`NAMEDATALEN − 1`).
-    const POSTGRES_MAX_NAME_BYTES: usize = 63;
-    /// MySQL and MariaDB names hold 64 characters.
-    const MYSQL_MAX_NAME_CHARS: usize = 64;
-    /// MySQL's limit on a `SIGNAL`'s `MESSAGE_TEXT`, in characters.
-    const MYSQL_MAX_MESSAGE_CHARS: usize = 128;
-
-    impl Dialect {
-        const fn label(self) -> &'static str {
-            match self {
-                Self::Postgres => "PostgreSQL",
-                Self::MySql => "MySQL/MariaDB",
-                Self::Sqlite => "SQLite",
-            }
-        }
-
-        /// `name` as a quoted identifier, or why the database would not
-        /// keep it exactly.
-        fn identifier(self, role: &'static str, name: &str) -> Result<String, SqlNameError> {
-            let dialect = self.label();
-            let owned = || name.to_owned();
-            if name.is_empty() {
-                return Err(SqlNameError::Empty { role, dialect });
-            }
-            if name.contains('\0') {
-                return Err(SqlNameError::Nul {
-                    role,
-                    name: owned(),
-                    dialect,
-                });
-            }
-            let quote = match self {
-                Self::Postgres => {
-                    if name.len() > POSTGRES_MAX_NAME_BYTES {
-                        return Err(SqlNameError::TooLong {
-                            role,
-                            name: owned(),
-                            dialect,
-                            len: name.len(),
-                            max: POSTGRES_MAX_NAME_BYTES,
-                            unit: "bytes",
-                        });
-                    }
-                    '"'
-                }
-                Self::MySql => {
-                    let chars = name.chars().count();
-                    if chars > MYSQL_MAX_NAME_CHARS {
-                        return Err(SqlNameError::TooLong {
-                            role,
-                            name: owned(),
-                            dialect,
-                            len: chars,
-                            max: MYSQL_MAX_NAME_CHARS,
-                            unit: "characters",
-                        });
-                    }
-                    if let Some(character) = name.chars().find(|&c| u32::from(c) > 0xFFFF) {
-                        return Err(SqlNameError::CharacterAboveBmp {
-                            role,
-                            name: owned(),
-                            character,
-                        });
-                    }
-                    if name.ends_with(' ') {
-                        return Err(SqlNameError::TrailingSpace {
-                            role,
-                            name: owned(),
-                        });
-                    }
-                    '`'
-                }
-                Self::Sqlite => {
-                    let reserved = name
-                        .get(..7)
-                        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("sqlite_"));
-                    if reserved {
-                        return Err(SqlNameError::ReservedPrefix {
-                            role,
-                            name: owned(),
-                        });
-                    }
-                    '"'
-                }
-            };
-            let doubled: String = [quote, quote].iter().collect();
-            Ok(format!("{quote}{}{quote}", name.replace(quote, &doubled)))
-        }
-
-        /// `text` as a string literal that reads the same in every escaping
-        /// mode. `'` is doubled (read as one `'` in every mode); a text with a
-        /// backslash, which some modes read as an escape and others not, is
-        /// written in a form whose reading does not depend on the mode.
-        fn literal(self, text: &str) -> String {
-            let plain = || format!("'{}'", text.replace('\'', "''"));
-            if !text.contains('\\') {
-                return plain();
-            }
-            match self {
-                // E'' strings always read backslash escapes.
-                Self::Postgres => format!("E'{}'", text.replace('\\', "\\\\").replace('\'', "''")),
-                // A hex literal with a character set is a string, no escapes.
-                Self::MySql => {
-                    let hex: String = text.bytes().map(|b| format!("{b:02X}")).collect();
-                    format!("_utf8mb4 X'{hex}'")
-                }
-                // SQLite has no backslash escapes.
-                Self::Sqlite => plain(),
-            }
-        }
-    }
-
-    /// PostgreSQL: a `bigint` sequence that starts at the range's start and
-    /// fails after its last value.
-    ///
-    /// # Errors
-    /// [`SqlNameError`] for a name PostgreSQL would not keep exactly (see
-    /// [Names](self#names)).
-    ///
-    /// ```
-    /// use flakeid_core::offset_range::{OffsetRanges, sql};
-    /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
-    /// assert_eq!(
-    ///     sql::postgres_create_sequence("orders_loc1", &range)?,
-    ///     r#"CREATE SEQUENCE "orders_loc1" AS bigint START WITH 100 MINVALUE 100 MAXVALUE 199 NO CYCLE"#
-    /// );
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn postgres_create_sequence(
-        name: &str,
-        range: &LocationRange,
-    ) -> Result<String, SqlNameError> {
-        Ok(format!(
-            "CREATE SEQUENCE {} AS bigint START WITH {start} MINVALUE {start} MAXVALUE {last} NO CYCLE",
-            Dialect::Postgres.identifier("sequence", name)?,
-            start = range.start,
-            last = range.last()
-        ))
-    }
-
-    /// PostgreSQL: the expression taking the sequence's next value
-    /// (`SELECT` it, or use it as the key column's `DEFAULT`).
-    ///
-    /// # Errors
-    /// As [`postgres_create_sequence`].
-    ///
-    /// ```
-    /// use flakeid_core::offset_range::sql;
-    /// assert_eq!(sql::postgres_next_value("orders_loc1")?, r#"nextval('"orders_loc1"')"#);
-    /// // A backslash is written so that it reads the same whatever
-    /// // `standard_conforming_strings` is.
-    /// assert_eq!(sql::postgres_next_value(r"it\'s")?, r#"nextval(E'"it\\''s"')"#);
-    /// # Ok::<(), flakeid_core::SqlNameError>(())
-    /// ```
-    pub fn postgres_next_value(name: &str) -> Result<String, SqlNameError> {
-        let dialect = Dialect::Postgres;
-        Ok(format!(
-            "nextval({})",
-            dialect.literal(&dialect.identifier("sequence", name)?)
-        ))
-    }
-
-    /// MariaDB (10.3 and later): a sequence that starts at the range's
-    /// start and fails after its last value.
-    ///
-    /// # Errors
-    /// [`SqlNameError`] for a name MariaDB would not keep exactly (see
-    /// [Names](self#names)).
-    ///
-    /// ```
-    /// use flakeid_core::offset_range::{OffsetRanges, sql};
-    /// let range = OffsetRanges::decimal(2, 5)?.range(0)?;
-    /// assert_eq!(
-    ///     sql::mariadb_create_sequence("orders_loc0", &range)?,
-    ///     "CREATE SEQUENCE `orders_loc0` START WITH 1 MINVALUE 1 MAXVALUE 99 INCREMENT BY 1 NOCYCLE"
-    /// );
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn mariadb_create_sequence(
-        name: &str,
-        range: &LocationRange,
-    ) -> Result<String, SqlNameError> {
-        Ok(format!(
-            "CREATE SEQUENCE {} START WITH {start} MINVALUE {start} MAXVALUE {last} INCREMENT BY 1 NOCYCLE",
-            Dialect::MySql.identifier("sequence", name)?,
-            start = range.start,
-            last = range.last()
-        ))
-    }
-
-    /// MariaDB: the expression taking the sequence's next value.
-    ///
-    /// # Errors
-    /// As [`mariadb_create_sequence`].
-    ///
-    /// ```
-    /// use flakeid_core::offset_range::sql;
-    /// assert_eq!(sql::mariadb_next_value("orders_loc0")?, "NEXT VALUE FOR `orders_loc0`");
-    /// # Ok::<(), flakeid_core::SqlNameError>(())
-    /// ```
-    pub fn mariadb_next_value(name: &str) -> Result<String, SqlNameError> {
-        Ok(format!(
-            "NEXT VALUE FOR {}",
-            Dialect::MySql.identifier("sequence", name)?
-        ))
-    }
-
-    /// MySQL 8 (and MariaDB): moves a table's `AUTO_INCREMENT` counter to
-    /// the range's start. For a location that has its own server or table;
-    /// explicit IDs inserted later move the counter too.
-    ///
-    /// # Errors
-    /// [`SqlNameError`] for a name MySQL would not keep exactly (see
-    /// [Names](self#names)).
-    ///
-    /// ```
-    /// use flakeid_core::offset_range::{OffsetRanges, sql};
-    /// let range = OffsetRanges::decimal(5, 20)?.range(2)?;
-    /// assert_eq!(
-    ///     sql::mysql_auto_increment_start("orders", &range)?,
-    ///     "ALTER TABLE `orders` AUTO_INCREMENT = 200000"
-    /// );
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn mysql_auto_increment_start(
-        table: &str,
-        range: &LocationRange,
-    ) -> Result<String, SqlNameError> {
-        Ok(format!(
-            "ALTER TABLE {} AUTO_INCREMENT = {}",
-            Dialect::MySql.identifier("table", table)?,
-            range.start
-        ))
-    }
-
-    /// MySQL 8 (and MariaDB): a trigger that fails any insert whose
-    /// `column` is outside the range, so the insert that would outgrow it
-    /// is rolled back (SQLSTATE 45000).
-    ///
-    /// A trigger rather than a `CHECK` constraint because MySQL does not
-    /// allow `CHECK` constraints on `AUTO_INCREMENT` columns; `AFTER INSERT`
-    /// because a `BEFORE INSERT` trigger sees 0 for a value `AUTO_INCREMENT`
-    /// has yet to assign. Needs a transactional engine (InnoDB) for the
-    /// rollback.
-    ///
-    /// The error message is `<table>.<column> outside location N's range
-    /// [start, end)`, or `value outside …` when the names would make it
-    /// longer than the 128 characters MySQL allows.
-    ///
-    /// # Errors
-    /// [`SqlNameError`] for a name MySQL would not keep exactly (see
-    /// [Names](self#names)).
-    ///
-    /// ```
-    /// use flakeid_core::offset_range::{OffsetRanges, sql};
-    /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
-    /// assert_eq!(
-    ///     sql::mysql_range_trigger("orders_in_range", "orders", "id", &range)?,
-    ///     "CREATE TRIGGER `orders_in_range` AFTER INSERT ON `orders` FOR EACH ROW \
-    ///      IF NEW.`id` < 100 OR NEW.`id` >= 200 THEN \
-    ///      SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'orders.id outside location 1''s range [100, 200)'; \
-    ///      END IF"
-    /// );
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn mysql_range_trigger(
-        trigger: &str,
-        table: &str,
-        column: &str,
-        range: &LocationRange,
-    ) -> Result<String, SqlNameError> {
-        let dialect = Dialect::MySql;
-        let trigger_name = dialect.identifier("trigger", trigger)?;
-        let table_name = dialect.identifier("table", table)?;
-        let column_name = dialect.identifier("column", column)?;
-        let outside = format!(
-            "outside location {}'s range [{}, {})",
-            range.location, range.start, range.end
-        );
-        let mut message = format!("{table}.{column} {outside}");
-        if message.chars().count() > MYSQL_MAX_MESSAGE_CHARS {
-            message = format!("value {outside}");
-        }
-        Ok(format!(
-            "CREATE TRIGGER {trigger_name} AFTER INSERT ON {table_name} FOR EACH ROW \
-             IF NEW.{column_name} < {start} OR NEW.{column_name} >= {end} THEN \
-             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = {message}; \
-             END IF",
-            start = range.start,
-            end = range.end,
-            message = dialect.literal(&message),
-        ))
-    }
-
-    /// SQLite: a one-row counter table holding the location's next value;
-    /// its `CHECK` refuses to move past the range's end. Two statements,
-    /// separated by `;`.
-    ///
-    /// # Errors
-    /// [`SqlNameError`] for a name SQLite would not keep exactly (see
-    /// [Names](self#names)).
-    ///
-    /// ```
-    /// use flakeid_core::offset_range::{OffsetRanges, sql};
-    /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
-    /// assert_eq!(
-    ///     sql::sqlite_create_counter("orders_loc1", &range)?,
-    ///     "CREATE TABLE \"orders_loc1\" (next INTEGER NOT NULL CHECK (next >= 100 AND next <= 200)); \
-    ///      INSERT INTO \"orders_loc1\" (next) VALUES (100)"
-    /// );
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn sqlite_create_counter(
-        name: &str,
-        range: &LocationRange,
-    ) -> Result<String, SqlNameError> {
-        let name = Dialect::Sqlite.identifier("counter table", name)?;
-        Ok(format!(
-            "CREATE TABLE {name} (next INTEGER NOT NULL CHECK (next >= {start} AND next <= {end})); \
-             INSERT INTO {name} (next) VALUES ({start})",
-            start = range.start,
-            end = range.end,
-        ))
-    }
-
-    /// SQLite (3.35 and later): takes the counter's value and moves it on,
-    /// in one statement that returns one row with the value (column `value`). Run it in the
-    /// transaction that inserts the row.
-    ///
-    /// # Errors
-    /// As [`sqlite_create_counter`].
-    ///
-    /// ```
-    /// use flakeid_core::offset_range::sql;
-    /// assert_eq!(
-    ///     sql::sqlite_next_value("orders_loc1")?,
-    ///     "UPDATE \"orders_loc1\" SET next = next + 1 RETURNING next - 1 AS value"
-    /// );
-    /// # Ok::<(), flakeid_core::SqlNameError>(())
-    /// ```
-    pub fn sqlite_next_value(name: &str) -> Result<String, SqlNameError> {
-        Ok(format!(
-            "UPDATE {} SET next = next + 1 RETURNING next - 1 AS value",
-            Dialect::Sqlite.identifier("counter table", name)?
-        ))
-    }
-}
+/// SQL that gives one location a counter confined to its range (it lives
+/// with the crate's other SQL text, in [`crate::sql`]).
+pub use crate::sql::offset_range as sql;
 
 #[cfg(test)]
 mod tests {
@@ -1090,4 +692,79 @@ mod tests {
         assert!(sql::sqlite_next_value("sqlite").is_ok());
         assert!(sql::postgres_next_value("sqlite_counter").is_ok());
     }
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/// Offset ranges that cannot be configured, or an ID outside its location's
+/// range (see [`offset_range`](crate::offset_range)).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum OffsetRangeError {
+    /// The range size is below 2 (location 0's range `[1, size)` would be empty).
+    #[error("range size {range_size} is too small: each location needs at least 2 values")]
+    RangeSizeTooSmall {
+        /// The range size given.
+        range_size: u64,
+    },
+    /// `10^k` does not fit a positive BIGINT.
+    #[error("range size 10^{exponent} does not fit 1..=2^63-1: the largest exponent is 18")]
+    ExponentTooLarge {
+        /// The exponent given.
+        exponent: u32,
+    },
+    /// No locations were asked for.
+    #[error("max_locations must be at least 1, got 0")]
+    NoLocations,
+    /// The last location's range would end past `2^63 − 1`.
+    #[error(
+        "{max_locations} locations of {range_size} values do not fit 1..=2^63-1: \
+         at most {max} locations fit"
+    )]
+    TooManyLocations {
+        /// The range size.
+        range_size: u64,
+        /// The number of locations given.
+        max_locations: u64,
+        /// How many locations of this size fit.
+        max: u64,
+    },
+    /// The location has no range.
+    #[error("location {location} is out of range: locations are 0..{max_locations}")]
+    LocationOutOfRange {
+        /// The location given.
+        location: u64,
+        /// The number of locations.
+        max_locations: u64,
+    },
+    /// The location used up its range: the value is at or past the range's end.
+    #[error("location {location} outgrew its range: {value} is not below the range's end {end}")]
+    Outgrown {
+        /// The location.
+        location: u64,
+        /// The value that does not fit (saturated at `u64::MAX`).
+        value: u64,
+        /// The first value past the location's range.
+        end: u64,
+    },
+    /// The value is below the location's range (another location's ID, or 0).
+    #[error("{value} is below location {location}'s range, which starts at {start}")]
+    BelowRange {
+        /// The location.
+        location: u64,
+        /// The value.
+        value: u64,
+        /// The first value of the location's range.
+        start: u64,
+    },
+    /// The value is in no location's range (0, or at or past the last range's end).
+    #[error("{id} is in no location's range: the ranges cover 1..{end}")]
+    NotInAnyRange {
+        /// The value.
+        id: u64,
+        /// The first value past the last location's range.
+        end: u64,
+    },
 }

@@ -50,10 +50,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::LayoutError;
+use crate::global::NodeConfig;
 use crate::layout::{Domain, FieldOrder, Layout, Parts};
+use crate::source::downcast;
+use crate::{ConfigError, Decoded, GlobalScheme, IdScheme, IdSource};
 
 /// `10^exp` for `exp <= 19`.
 const fn pow10(exp: u32) -> u64 {
@@ -545,6 +549,33 @@ impl DecimalLayoutBuilder {
             domain,
             max_tick,
         })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scheme
+// ---------------------------------------------------------------------------
+
+impl IdScheme for DecimalLayout {
+    fn max_id(&self) -> u64 {
+        DecimalLayout::max_id(self)
+    }
+
+    fn decode(&self, id: u64) -> Decoded {
+        let parts = self.decompose(id);
+        let time = UNIX_EPOCH.checked_add(Duration::from_millis(self.timestamp_millis(id)));
+        let node = (self.node_digits() > 0).then_some((Cow::Borrowed("node"), parts.node));
+        Decoded::from_layout_parts(id, time, parts, node)
+    }
+}
+
+impl GlobalScheme for DecimalLayout {
+    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
+        config.generator(*self)
+    }
+
+    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
+        downcast::<Self>(other) == Some(self)
     }
 }
 

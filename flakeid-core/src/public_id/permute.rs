@@ -50,8 +50,8 @@
 
 use core::fmt;
 
-use crate::PermuteError;
 use crate::layout::Domain;
+use thiserror::Error;
 
 /// Feistel rounds; 4 are the minimum for a pseudo-random permutation with
 /// ideal round functions, the extra ones make up for a cheap round function.
@@ -240,4 +240,25 @@ mod tests {
         assert_eq!(p.decode(a), Ok(1));
         assert_eq!(p.decode(b), Ok(2));
     }
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/// A value outside a keyed permutation's domain, or an empty domain.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum PermuteError {
+    /// The value is 0 or larger than the domain's largest value.
+    #[error("{value} is outside the permutation's domain 1..={max}")]
+    OutOfDomain {
+        /// The value given.
+        value: u64,
+        /// The domain's largest value.
+        max: u64,
+    },
+    /// The domain's largest value is 0: the domain is empty.
+    #[error("a permutation domain 1..=max needs max >= 1, got 0")]
+    EmptyDomain,
 }

@@ -37,7 +37,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{Layout, Parts};
+use crate::layout::{Layout, Parts};
 
 /// Bits of the time field (milliseconds since the Unix epoch).
 pub const TIME_BITS: u32 = 64;
