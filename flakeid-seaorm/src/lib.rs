@@ -220,7 +220,7 @@ mod error;
 #[cfg(feature = "with-json")]
 mod json;
 
-pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf};
+pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
 pub use error::Error;
 pub use flakeid_core;
 pub use flakeid_core::FlakeId;

@@ -21,7 +21,11 @@
 
 use diesel::backend::Backend;
 use diesel::deserialize::{self, FromSql, Queryable};
-#[cfg(any(feature = "diesel-mysql", feature = "diesel-postgres", feature = "diesel-sqlite"))]
+#[cfg(any(
+    feature = "diesel-mysql",
+    feature = "diesel-postgres",
+    feature = "diesel-sqlite"
+))]
 use diesel::serialize::{self, IsNull, Output, ToSql};
 use diesel::sql_types::{Binary, SingleValue};
 
