@@ -40,7 +40,10 @@ mod postgres {
     #[tokio::test]
     async fn async_returning_gives_back_the_row_with_the_assigned_id() {
         let (_db, mut conn) = connect().await;
-        let user = User::new("returned".to_owned());
+        let user = User {
+            id: fresh_id(),
+            name: "returned".to_owned(),
+        };
         let returned: User = diesel::insert_into(users::table)
             .values(&user)
             .returning(User::as_returning())

@@ -33,7 +33,10 @@ mod postgres {
     #[test]
     fn returning_gives_back_the_row_with_the_assigned_id() {
         let (_db, mut conn) = connect();
-        let user = User::new("returned".to_owned());
+        let user = User {
+            id: fresh_id(),
+            name: "returned".to_owned(),
+        };
         let returned: User = diesel::insert_into(users::table)
             .values(&user)
             .returning(User::as_returning())

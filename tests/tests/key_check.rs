@@ -7,7 +7,7 @@
 
 mod seaorm_connect;
 
-use flakeid_core::{FlakeId, GeneratorBuilder, global, layout::presets};
+use flakeid_core::{Generator, global, layout::presets};
 use sea_orm::{
     ConnectionTrait, DatabaseConnection, EntityTrait, QueryResult, Schema, Set, Statement,
 };
@@ -35,7 +35,7 @@ const DIESEL_EXAMPLE_MIGRATION: &str =
     include_str!("../../examples/migrations/2024-01-01-000000_create_authors_and_posts/up.sql");
 
 fn init_generator() {
-    global::init(GeneratorBuilder::new(presets::twitter(), 3))
+    global::init(Generator::builder(presets::twitter(), 3))
         .expect("the test generator configuration is valid");
 }
 

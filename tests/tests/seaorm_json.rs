@@ -19,7 +19,7 @@ fn departments() -> Vec<department::Model> {
         .map(|i| department::Model {
             id: DepartmentId::generate().expect("a fresh ID"),
             name: format!("department {i}"),
-            head_id: (i % 2 == 0).then(EmployeeId::generate),
+            head_id: (i % 2 == 0).then(|| EmployeeId::generate().expect("a fresh ID")),
         })
         .collect();
     models.push(department::Model {

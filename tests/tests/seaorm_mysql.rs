@@ -4,7 +4,6 @@
 mod seaorm_common;
 mod seaorm_connect;
 
-use flakeid_core::FlakeId;
 use flakeid_seaorm::{Error, flake_id};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Set};
 

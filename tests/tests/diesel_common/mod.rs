@@ -5,7 +5,7 @@
 
 use diesel::prelude::*;
 pub use flakeid_core::FlakeId;
-use flakeid_core::flake_id;
+use flakeid_diesel::flake_id;
 
 #[flake_id]
 pub struct UserId(i64);
@@ -284,19 +284,12 @@ pub fn init_generator() {
     .expect("configure the global generator");
 }
 
-/// A generator with the JavaScript-safe layout: its IDs stay below 2^53.
-pub fn js_safe_generator() -> Result<&'static flakeid_core::Generator, flakeid_core::ConfigError> {
-    static GENERATOR: std::sync::OnceLock<
-        Result<flakeid_core::Generator, flakeid_core::ConfigError>,
-    > = std::sync::OnceLock::new();
-    GENERATOR
-        .get_or_init(|| {
-            flakeid_core::Generator::builder(flakeid_core::layout::presets::js_safe(), 1).build()
-        })
-        .as_ref()
-        .map_err(Clone::clone)
-}
-
 /// An ID type whose layout ends at 2^53 - 1.
-#[flake_id(generator = js_safe_generator)]
+#[flake_id(layout = flakeid_core::layout::presets::js_safe)]
 pub struct SmallId(i64);
+
+/// A fresh ID of any type, for building rows (a generator error fails the
+/// test).
+pub fn fresh_id<I: FlakeId>() -> I {
+    I::generate().unwrap_or_else(|e| panic!("a fresh {}: {e}", I::NAME))
+}
