@@ -1,6 +1,5 @@
 //! SeaORM on SQLite (in memory).
-mod seaorm_common;
-mod seaorm_connect;
+use crate::{seaorm_common, seaorm_connect};
 
 use seaorm_connect::sqlite as connect;
 

@@ -2,7 +2,7 @@
 //! reads and sends back exactly, and bad IDs in JSON input are errors naming
 //! the field. Independent of the database (SQLite in memory where one is
 //! needed).
-mod seaorm_common;
+use crate::seaorm_common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

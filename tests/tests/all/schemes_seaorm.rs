@@ -4,8 +4,7 @@
 //! (as text, so no driver conversion can hide a change), and decode into the
 //! parts they were made of.
 
-mod schemes_common;
-mod seaorm_connect;
+use crate::{schemes_common, seaorm_connect};
 
 use schemes_common::extra::{
     DecimalRandomId, DecimalSequenceId, LegibleId, RandomStartId, TraceKey,

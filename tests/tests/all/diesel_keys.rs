@@ -2,7 +2,7 @@
 //! and SQLite: the same cases on every backend (`diesel_common/sync_cases.rs`)
 //! plus what only one backend has. Stored values are checked with plain SQL.
 
-mod diesel_common;
+use crate::diesel_common;
 
 /// Creates the shared tables on a fresh connection.
 fn create_schema<C: diesel::Connection>(conn: &mut C, backend: diesel_common::Backend) {

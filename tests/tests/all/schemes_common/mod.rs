@@ -4,7 +4,7 @@
 //!
 //! Included by `schemes_seaorm.rs` and `schemes_diesel.rs`; the ID types
 //! declared here are column types of both ORMs (`#[flake_id(seaorm, diesel)]`).
-#![allow(dead_code, unreachable_pub)]
+#![allow(unreachable_pub)]
 
 pub mod extra;
 

@@ -1,7 +1,8 @@
 //! Schema, ID types and models shared by the Diesel integration tests.
 //!
-//! Each test binary includes this module and uses what its backends need.
-#![allow(dead_code, unreachable_pub)]
+//! `diesel_keys` (sync Diesel) and `diesel_async` include the cases in
+//! `sync_cases.rs` / `async_cases.rs` once per backend.
+#![allow(unreachable_pub)]
 
 use diesel::prelude::*;
 pub use flakeid_core::FlakeId;
@@ -163,13 +164,6 @@ pub struct Raw {
     pub v: i64,
 }
 
-/// One nullable `BIGINT` read with plain SQL.
-#[derive(QueryableByName, Debug, PartialEq)]
-pub struct RawNullable {
-    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
-    pub v: Option<i64>,
-}
-
 /// Two `BIGINT`s read with plain SQL (`SELECT .. AS a, .. AS b`).
 #[derive(QueryableByName, Debug, PartialEq)]
 pub struct RawPair {
@@ -274,15 +268,7 @@ pub fn assert_invalid_id_error(err: diesel::result::Error, value: &str) {
     panic!("no IdError in the chain of {e:?}");
 }
 
-/// Configures the process-wide generator; every test calls it (repeating
-/// an identical configuration is allowed).
-pub fn init_generator() {
-    flakeid_core::global::init(flakeid_core::Generator::builder(
-        flakeid_core::layout::presets::twitter(),
-        1,
-    ))
-    .expect("configure the global generator");
-}
+pub(crate) use crate::support::init_generator;
 
 /// An ID type whose layout ends at 2^53 - 1.
 #[flake_id(layout = flakeid_core::layout::presets::js_safe)]

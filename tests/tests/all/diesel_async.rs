@@ -2,7 +2,7 @@
 //! MySQL/MariaDB: the shared cases (`diesel_common/async_cases.rs`) plus what
 //! only one backend has. Stored values are checked with plain SQL.
 
-mod diesel_common;
+use crate::diesel_common;
 
 /// Creates the shared tables on a fresh connection.
 async fn create_schema<C>(conn: &mut C, backend: diesel_common::Backend)
