@@ -537,3 +537,55 @@ fn id_beyond_the_layout_is_a_deserialization_error_naming_it() {
         .expect("valid for UserId");
     assert_eq!(ids.len(), 1);
 }
+
+/// Keys stored by other means that are not IDs (0, negative, beyond the
+/// layout) fail the read with an error in which `find_id_error` finds the
+/// `IdError` naming the type and the value.
+#[test]
+fn stored_keys_that_are_not_ids_are_found_by_find_id_error() {
+    let (_db, mut conn) = connect();
+    for (stored, read_as, expected) in stored_keys_that_are_not_ids() {
+        diesel::sql_query(format!(
+            "INSERT INTO users (id, name) VALUES ({stored}, 'not an ID')"
+        ))
+        .execute(&mut conn)
+        .expect("plain insert");
+        let in_table: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM users")
+            .load(&mut conn)
+            .expect("plain select");
+        assert_eq!(
+            in_table,
+            vec![Raw { v: stored }],
+            "the database keeps {stored}"
+        );
+
+        let reads = match read_as {
+            ReadAs::UserRow => [
+                users::table
+                    .select(User::as_select())
+                    .load(&mut conn)
+                    .map(drop),
+                diesel::sql_query("SELECT id FROM users")
+                    .load::<UserKey>(&mut conn)
+                    .map(drop),
+            ],
+            ReadAs::SmallId => [
+                users::table
+                    .select(users::id)
+                    .load::<SmallId>(&mut conn)
+                    .map(drop),
+                diesel::sql_query("SELECT id FROM users")
+                    .load::<SmallKey>(&mut conn)
+                    .map(drop),
+            ],
+        };
+        for read in reads {
+            let err = read.expect_err("a key that is not an ID is not read as one");
+            assert_found_id_error(&err, stored, &expected);
+        }
+
+        diesel::sql_query("DELETE FROM users")
+            .execute(&mut conn)
+            .expect("plain delete");
+    }
+}
