@@ -153,7 +153,7 @@ trap 'log "interrupted"; exit 130' INT TERM
 
 run_tests() {
     local failed=0 full=0
-    # Arguments replace `--workspace`, e.g. `./scripts/test.sh -p flakeid-tests --test harness`.
+    # Arguments replace `--workspace`, e.g. `./scripts/test.sh -p flakeid-tests --test all -- harness::`.
     [ "$#" -gt 0 ] || { full=1; set -- --workspace; }
     log "cargo test $*"
     cargo test --no-fail-fast "$@" || failed=1

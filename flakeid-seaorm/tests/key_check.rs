@@ -1,7 +1,7 @@
 //! The `CHECK (<key column> > 0)` that `#[flake_id]` puts on a SeaORM key
 //! names the column SeaORM creates (`column_name`, `rename_all`), and a key
 //! with an `extra` of its own is left as it is. The refusals themselves are
-//! tested on every database in `tests/tests/key_check.rs` of the workspace.
+//! tested on every database in `tests/tests/all/key_check.rs` of the workspace.
 #![allow(unreachable_pub)] // generated entity items are `pub` inside private modules
 
 use flakeid_seaorm::flake_id;

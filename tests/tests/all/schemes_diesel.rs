@@ -6,8 +6,7 @@
 //! `bytea`, MySQL/MariaDB `BINARY(16)` and SQLite `BLOB` keys that order by
 //! time.
 
-mod diesel_flakes;
-mod schemes_common;
+use crate::{diesel_flakes, schemes_common};
 
 use diesel::prelude::*;
 use diesel::sql_types::Text;

@@ -1,6 +1,5 @@
 //! SeaORM on SQLite (in memory).
-mod seaorm_common;
-mod seaorm_connect;
+use crate::{seaorm_common, seaorm_connect};
 
 use seaorm_connect::sqlite as connect;
 
@@ -11,7 +10,6 @@ seaorm_common_tests!(connect);
 /// send the flake ID, so no rowid is ever stored.
 #[tokio::test]
 async fn integer_primary_key_table_stores_flake_ids_not_rowids() {
-    use flakeid_core::FlakeId;
     use flakeid_seaorm::FlakeEntity;
     use sea_orm::{ActiveModelTrait, ConnectionTrait, Set};
     use seaorm_common::entities::department;

@@ -1,27 +1,19 @@
 //! SeaORM behaviours, written once and run against each database by
-//! `seaorm_tests!` (see `seaorm_sqlite.rs`, `seaorm_postgres.rs`,
+//! `seaorm_common_tests!` (see `seaorm_sqlite.rs`, `seaorm_postgres.rs`,
 //! `seaorm_mysql.rs`). Every test checks what the database stored with plain
 //! SQL.
-#![allow(dead_code, unreachable_pub)]
+#![allow(unreachable_pub)]
 
 pub mod entities;
 
+pub(crate) use crate::support::{NODE, init_generator};
 use entities::{DepartmentId, EmployeeId, department, employee};
-use flakeid_core::{FlakeId, Generator, global, layout::presets};
+use flakeid_core::FlakeId;
 use flakeid_seaorm::{Error, FlakeActiveModel, FlakeEntity};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::NotSet, ConnectionTrait, DatabaseBackend, DatabaseConnection,
     DbErr, EntityTrait, QueryResult, Schema, Set, Statement, TransactionTrait,
 };
-
-/// The node every test process uses.
-pub const NODE: u64 = 7;
-
-/// Installs the process-wide generator (idempotent).
-pub fn init_generator() {
-    global::init(Generator::builder(presets::twitter(), NODE))
-        .expect("the test generator configuration is valid");
-}
 
 /// Creates `departments` and `employees` with `create_table_from_entity`,
 /// plus the cyclic foreign keys by hand where the backend needs options
@@ -477,7 +469,6 @@ pub async fn cyclic_references_written_in_one_transaction(db: &DatabaseConnectio
 
 /// One `#[tokio::test]` per behaviour above, connecting with `$connect`
 /// (an async fn returning a guard and a `DatabaseConnection`).
-#[macro_export]
 macro_rules! seaorm_tests {
     ($connect:path; $($name:ident),* $(,)?) => {
         $(
@@ -491,10 +482,9 @@ macro_rules! seaorm_tests {
 }
 
 /// The behaviours every database runs.
-#[macro_export]
 macro_rules! seaorm_common_tests {
     ($connect:path) => {
-        $crate::seaorm_tests!($connect;
+        seaorm_tests!($connect;
             active_model_insert_assigns_id_before_insert,
             active_model_save_assigns_id_and_inserts,
             explicit_id_is_kept,

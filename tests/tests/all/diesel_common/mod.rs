@@ -1,11 +1,12 @@
 //! Schema, ID types and models shared by the Diesel integration tests.
 //!
-//! Each test binary includes this module and uses what its backends need.
-#![allow(dead_code, unreachable_pub)]
+//! `diesel_keys` (sync Diesel) and `diesel_async` include the cases in
+//! `sync_cases.rs` / `async_cases.rs` once per backend.
+#![allow(unreachable_pub)]
 
 use diesel::prelude::*;
 pub use flakeid_core::FlakeId;
-use flakeid_core::flake_id;
+use flakeid_diesel::flake_id;
 
 #[flake_id]
 pub struct UserId(i64);
@@ -163,13 +164,6 @@ pub struct Raw {
     pub v: i64,
 }
 
-/// One nullable `BIGINT` read with plain SQL.
-#[derive(QueryableByName, Debug, PartialEq)]
-pub struct RawNullable {
-    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
-    pub v: Option<i64>,
-}
-
 /// Two `BIGINT`s read with plain SQL (`SELECT .. AS a, .. AS b`).
 #[derive(QueryableByName, Debug, PartialEq)]
 pub struct RawPair {
@@ -259,6 +253,8 @@ pub fn batch<I: flakeid_core::FlakeId>(n: usize) -> Vec<I> {
 /// `err` is the deserialization error of an invalid stored ID: Diesel
 /// reports the field, and its `source()` is the `IdError` naming the value.
 pub fn assert_invalid_id_error(err: diesel::result::Error, value: &str) {
+    // What `find_id_error` finds must be the error the chain holds.
+    let found = flakeid_diesel::find_id_error(&err).map(ToString::to_string);
     let diesel::result::Error::DeserializationError(e) = err else {
         panic!("expected a deserialization error for {value}, got {err:?}");
     };
@@ -267,6 +263,7 @@ pub fn assert_invalid_id_error(err: diesel::result::Error, value: &str) {
         if let Some(id_error) = current.downcast_ref::<flakeid_core::IdError>() {
             let message = id_error.to_string();
             assert!(message.contains(value), "{message:?} does not name {value}");
+            assert_eq!(found, Some(message), "find_id_error on {e:?}");
             return;
         }
         cause = current.source();
@@ -274,29 +271,99 @@ pub fn assert_invalid_id_error(err: diesel::result::Error, value: &str) {
     panic!("no IdError in the chain of {e:?}");
 }
 
-/// Configures the process-wide generator; every test calls it (repeating
-/// an identical configuration is allowed).
-pub fn init_generator() {
-    flakeid_core::global::init(flakeid_core::Generator::builder(
-        flakeid_core::layout::presets::twitter(),
-        1,
-    ))
-    .expect("configure the global generator");
+/// How a test reads a stored key back: through Diesel's query builder,
+/// and with plain SQL into a `QueryableByName` struct. (Diesel reports the
+/// two differently: the builder's error names the field and holds the
+/// `IdError` as its source, `sql_query`'s is the boxed `IdError` itself.)
+#[derive(Clone, Copy, Debug)]
+pub enum ReadAs {
+    /// A whole `User` row (key `UserId`), and `id` into [`UserKey`].
+    UserRow,
+    /// The key column as `SmallId` (JavaScript-safe layout, up to
+    /// 2^53 - 1), and `id` into [`SmallKey`].
+    SmallId,
 }
 
-/// A generator with the JavaScript-safe layout: its IDs stay below 2^53.
-pub fn js_safe_generator() -> Result<&'static flakeid_core::Generator, flakeid_core::ConfigError> {
-    static GENERATOR: std::sync::OnceLock<
-        Result<flakeid_core::Generator, flakeid_core::ConfigError>,
-    > = std::sync::OnceLock::new();
-    GENERATOR
-        .get_or_init(|| {
-            flakeid_core::Generator::builder(flakeid_core::layout::presets::js_safe(), 1).build()
-        })
-        .as_ref()
-        .map_err(Clone::clone)
+/// `SELECT id FROM users` read as a `UserId`.
+#[derive(QueryableByName, Debug)]
+pub struct UserKey {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    #[allow(dead_code, reason = "the tests read only keys that fail")]
+    pub id: UserId,
 }
+
+/// `SELECT id FROM users` read as a `SmallId`.
+#[derive(QueryableByName, Debug)]
+pub struct SmallKey {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    #[allow(dead_code, reason = "the tests read only keys that fail")]
+    pub id: SmallId,
+}
+
+/// Keys that are not IDs, as a table without `CHECK (id > 0)` (like
+/// `users`) can hold them, how each is read, and the error that names it:
+/// 0, a negative value, and a valid `BIGINT` beyond the ID type's layout.
+pub fn stored_keys_that_are_not_ids() -> [(i64, ReadAs, flakeid_core::IdError); 3] {
+    use flakeid_core::IdError;
+    [
+        (
+            0,
+            ReadAs::UserRow,
+            IdError::Zero {
+                type_name: "UserId",
+            },
+        ),
+        (
+            -42,
+            ReadAs::UserRow,
+            IdError::Negative {
+                type_name: "UserId",
+                value: -42,
+            },
+        ),
+        (
+            1 << 53,
+            ReadAs::SmallId,
+            IdError::TooLarge {
+                type_name: "SmallId",
+                value: 1 << 53,
+                max: (1 << 53) - 1,
+            },
+        ),
+    ]
+}
+
+/// `find_id_error` finds `expected` in `err`, and its message names the
+/// type and the stored value.
+pub fn assert_found_id_error(
+    err: &diesel::result::Error,
+    stored: i64,
+    expected: &flakeid_core::IdError,
+) {
+    let found = flakeid_diesel::find_id_error(err)
+        .unwrap_or_else(|| panic!("find_id_error found nothing in {err:?}"));
+    assert_eq!(found, expected, "stored {stored}: {err}");
+    let message = found.to_string();
+    let type_name = match found {
+        flakeid_core::IdError::Zero { type_name }
+        | flakeid_core::IdError::Negative { type_name, .. }
+        | flakeid_core::IdError::TooLarge { type_name, .. } => *type_name,
+        other => panic!("unexpected IdError {other:?}"),
+    };
+    assert!(
+        message.contains(type_name) && message.contains(&stored.to_string()),
+        "{message:?} does not name {type_name} and {stored}"
+    );
+}
+
+pub(crate) use crate::support::init_generator;
 
 /// An ID type whose layout ends at 2^53 - 1.
-#[flake_id(generator = js_safe_generator)]
+#[flake_id(layout = flakeid_core::layout::presets::js_safe)]
 pub struct SmallId(i64);
+
+/// A fresh ID of any type, for building rows (a generator error fails the
+/// test).
+pub fn fresh_id<I: FlakeId>() -> I {
+    I::generate().unwrap_or_else(|e| panic!("a fresh {}: {e}", I::NAME))
+}

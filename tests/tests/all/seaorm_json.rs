@@ -2,7 +2,7 @@
 //! reads and sends back exactly, and bad IDs in JSON input are errors naming
 //! the field. Independent of the database (SQLite in memory where one is
 //! needed).
-mod seaorm_common;
+use crate::seaorm_common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -19,7 +19,7 @@ fn departments() -> Vec<department::Model> {
         .map(|i| department::Model {
             id: DepartmentId::generate().expect("a fresh ID"),
             name: format!("department {i}"),
-            head_id: (i % 2 == 0).then(EmployeeId::generate),
+            head_id: (i % 2 == 0).then(|| EmployeeId::generate().expect("a fresh ID")),
         })
         .collect();
     models.push(department::Model {

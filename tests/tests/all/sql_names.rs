@@ -6,7 +6,7 @@
 //! with `standard_conforming_strings = off` and MariaDB with
 //! `NO_BACKSLASH_ESCAPES`, the escaping modes a literal must survive.
 
-mod seaorm_connect;
+use crate::seaorm_connect;
 
 use flakeid_core::SqlNameError;
 use flakeid_core::offset_range::{LocationRange, OffsetRanges, sql};

@@ -1,8 +1,5 @@
-//! SeaORM connections for the test binaries, one per database; the guard
-//! keeps a server's per-test database alive for as long as the test runs.
-
-// Each test binary uses the databases it tests, not necessarily all three.
-#![allow(dead_code)]
+//! SeaORM connections, one per database; the guard keeps a server's
+//! per-test database alive for as long as the test runs.
 
 use flakeid_tests::db::{self, TestDb};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection};

@@ -10,6 +10,8 @@ use sqlx::postgres::PgPool;
 use sqlx::{Connection as _, Row as _};
 use tokio::sync::Barrier;
 
+use crate::support::test_name;
+
 /// Values a JavaScript number or a sloppy driver would corrupt.
 const SIGNED: [i64; 3] = [1, (1 << 53) + 1, i64::MAX];
 
@@ -265,7 +267,7 @@ fn no_engine_and_no_url_fails_loudly() {
         let out = Command::new(&exe)
             .args([
                 "--exact",
-                "no_engine_and_no_url_fails_loudly",
+                &test_name(module_path!(), "no_engine_and_no_url_fails_loudly"),
                 "--nocapture",
                 "--test-threads=1",
             ])

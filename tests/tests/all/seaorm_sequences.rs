@@ -10,7 +10,7 @@
 //! * database-produced keys (the baseline): SeaORM inserts a row without a
 //!   key and learns the key the database made.
 
-mod seaorm_connect;
+use crate::seaorm_connect;
 use flakeid_core::OffsetRangeError;
 use flakeid_core::offset_range::{LocationRange, OffsetRanges, sql};
 use sea_orm::{

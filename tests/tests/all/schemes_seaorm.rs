@@ -4,8 +4,7 @@
 //! (as text, so no driver conversion can hide a change), and decode into the
 //! parts they were made of.
 
-mod schemes_common;
-mod seaorm_connect;
+use crate::{schemes_common, seaorm_connect};
 
 use schemes_common::extra::{
     DecimalRandomId, DecimalSequenceId, LegibleId, RandomStartId, TraceKey,
@@ -438,8 +437,8 @@ scheme_tests! {
 /// `presets::instagram()` into the shard and the sequence mod 1024.
 #[tokio::test]
 async fn instagram_ids_made_by_a_plpgsql_default_decode_with_the_instagram_preset() {
+    use flakeid_core::Layout;
     use flakeid_core::layout::presets;
-    use flakeid_core::{FlakeId, Layout};
     use sea_orm::{EntityTrait, QueryOrder};
 
     let (_guard, db) = postgres().await;
@@ -540,7 +539,6 @@ async fn instagram_ids_made_by_a_plpgsql_default_decode_with_the_instagram_prese
 /// too small.
 #[tokio::test]
 async fn article_003_ids_made_in_mariadb_sql_decode_with_a_decimal_layout() {
-    use flakeid_core::FlakeId;
     use flakeid_core::layout::DecimalLayout;
     use sea_orm::{EntityTrait, QueryOrder};
 

@@ -4,7 +4,10 @@
 #[tokio::test]
 async fn async_primary_key_is_stored_as_assigned_and_found() {
     let (_db, mut conn) = connect().await;
-    let user = User::new("alice".to_owned());
+    let user = User {
+        id: fresh_id(),
+        name: "alice".to_owned(),
+    };
     diesel::insert_into(users::table)
         .values(&user)
         .execute(&mut conn)
@@ -28,15 +31,31 @@ async fn async_primary_key_is_stored_as_assigned_and_found() {
 #[tokio::test]
 async fn async_foreign_key_and_nullable_foreign_key_round_trip() {
     let (_db, mut conn) = connect().await;
-    let author = User::new("author".to_owned());
-    let reviewer = User::new("reviewer".to_owned());
+    let author = User {
+        id: fresh_id(),
+        name: "author".to_owned(),
+    };
+    let reviewer = User {
+        id: fresh_id(),
+        name: "reviewer".to_owned(),
+    };
     diesel::insert_into(users::table)
         .values(&vec![author.clone(), reviewer.clone()])
         .execute(&mut conn)
         .await
         .expect("insert users");
-    let reviewed = Post::new(author.id, Some(reviewer.id), "reviewed".to_owned());
-    let draft = Post::new(author.id, None, "draft".to_owned());
+    let reviewed = Post {
+        id: fresh_id(),
+        user_id: author.id,
+        reviewer_id: Some(reviewer.id),
+        title: "reviewed".to_owned(),
+    };
+    let draft = Post {
+        id: fresh_id(),
+        user_id: author.id,
+        reviewer_id: None,
+        title: "draft".to_owned(),
+    };
     diesel::insert_into(posts::table)
         .values(&vec![reviewed.clone(), draft.clone()])
         .execute(&mut conn)
@@ -73,8 +92,14 @@ async fn async_foreign_key_and_nullable_foreign_key_round_trip() {
 #[tokio::test]
 async fn async_belonging_to_grouped_by_join_and_eq_any() {
     let (_db, mut conn) = connect().await;
-    let ann = User::new("ann".to_owned());
-    let ben = User::new("ben".to_owned());
+    let ann = User {
+        id: fresh_id(),
+        name: "ann".to_owned(),
+    };
+    let ben = User {
+        id: fresh_id(),
+        name: "ben".to_owned(),
+    };
     let users = vec![ann.clone(), ben.clone()];
     diesel::insert_into(users::table)
         .values(&users)
@@ -82,9 +107,24 @@ async fn async_belonging_to_grouped_by_join_and_eq_any() {
         .await
         .expect("insert users");
     let posts = vec![
-        Post::new(ann.id, None, "a1".to_owned()),
-        Post::new(ben.id, Some(ann.id), "b1".to_owned()),
-        Post::new(ann.id, None, "a2".to_owned()),
+        Post {
+            id: fresh_id(),
+            user_id: ann.id,
+            reviewer_id: None,
+            title: "a1".to_owned(),
+        },
+        Post {
+            id: fresh_id(),
+            user_id: ben.id,
+            reviewer_id: Some(ann.id),
+            title: "b1".to_owned(),
+        },
+        Post {
+            id: fresh_id(),
+            user_id: ann.id,
+            reviewer_id: None,
+            title: "a2".to_owned(),
+        },
     ];
     diesel::insert_into(posts::table)
         .values(&posts)
@@ -130,8 +170,14 @@ async fn async_belonging_to_grouped_by_join_and_eq_any() {
 #[tokio::test]
 async fn async_as_changeset_updates_the_row_with_that_id() {
     let (_db, mut conn) = connect().await;
-    let mut kept = User::new("kept".to_owned());
-    let other = User::new("other".to_owned());
+    let mut kept = User {
+        id: fresh_id(),
+        name: "kept".to_owned(),
+    };
+    let other = User {
+        id: fresh_id(),
+        name: "other".to_owned(),
+    };
     diesel::insert_into(users::table)
         .values(&vec![kept.clone(), other.clone()])
         .execute(&mut conn)
@@ -171,8 +217,16 @@ async fn async_zero_id_in_database_is_a_deserialization_error_naming_it() {
 async fn async_department_employee_cycle_is_written_in_one_transaction() {
     let (_db, mut conn) = connect().await;
     let department = DepartmentId::generate().expect("a fresh ID");
-    let head = Employee::new(department, "head".to_owned());
-    let member = Employee::new(department, "member".to_owned());
+    let head = Employee {
+        id: fresh_id(),
+        department_id: department,
+        name: "head".to_owned(),
+    };
+    let member = Employee {
+        id: fresh_id(),
+        department_id: department,
+        name: "member".to_owned(),
+    };
     let staff = vec![head.clone(), member.clone()];
     conn.transaction::<(), diesel::result::Error, _>(async |conn| {
         // PostgreSQL checks the deferred keys at COMMIT; MySQL per statement,
@@ -287,9 +341,12 @@ async fn async_bulk_insert_of_10000_rows_with_batch_ids_then_children() {
 }
 
 #[tokio::test]
-async fn async_insertable_constructor_assigns_a_fresh_id() {
+async fn async_borrowing_insertable_stores_the_generated_id() {
     let (_db, mut conn) = connect().await;
-    let bob = NewUser::new("bob");
+    let bob = NewUser {
+        id: fresh_id(),
+        name: "bob",
+    };
     let bob_id = bob.id;
     diesel::insert_into(users::table)
         .values(&bob)
@@ -337,7 +394,10 @@ async fn async_id_beyond_the_layout_is_a_deserialization_error_naming_it() {
 #[tokio::test]
 async fn async_invalid_nullable_foreign_key_is_a_deserialization_error() {
     let (_db, mut conn) = connect().await;
-    let user = User::new("u".to_owned());
+    let user = User {
+        id: fresh_id(),
+        name: "u".to_owned(),
+    };
     diesel::insert_into(users::table)
         .values(&user)
         .execute(&mut conn)
@@ -361,4 +421,63 @@ async fn async_invalid_nullable_foreign_key_is_a_deserialization_error() {
         .await
         .expect_err("-7 is not an ID");
     assert_invalid_id_error(err, "-7");
+}
+
+/// Keys stored by other means that are not IDs (0, negative, beyond the
+/// layout) fail the read with an error in which `find_id_error` finds the
+/// `IdError` naming the type and the value.
+#[tokio::test]
+async fn async_stored_keys_that_are_not_ids_are_found_by_find_id_error() {
+    let (_db, mut conn) = connect().await;
+    for (stored, read_as, expected) in stored_keys_that_are_not_ids() {
+        diesel::sql_query(format!(
+            "INSERT INTO users (id, name) VALUES ({stored}, 'not an ID')"
+        ))
+        .execute(&mut conn)
+        .await
+        .expect("plain insert");
+        let in_table: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM users")
+            .load(&mut conn)
+            .await
+            .expect("plain select");
+        assert_eq!(
+            in_table,
+            vec![Raw { v: stored }],
+            "the database keeps {stored}"
+        );
+
+        let reads = match read_as {
+            ReadAs::UserRow => [
+                users::table
+                    .select(User::as_select())
+                    .load(&mut conn)
+                    .await
+                    .map(drop),
+                diesel::sql_query("SELECT id FROM users")
+                    .load::<UserKey>(&mut conn)
+                    .await
+                    .map(drop),
+            ],
+            ReadAs::SmallId => [
+                users::table
+                    .select(users::id)
+                    .load::<SmallId>(&mut conn)
+                    .await
+                    .map(drop),
+                diesel::sql_query("SELECT id FROM users")
+                    .load::<SmallKey>(&mut conn)
+                    .await
+                    .map(drop),
+            ],
+        };
+        for read in reads {
+            let err = read.expect_err("a key that is not an ID is not read as one");
+            assert_found_id_error(&err, stored, &expected);
+        }
+
+        diesel::sql_query("DELETE FROM users")
+            .execute(&mut conn)
+            .await
+            .expect("plain delete");
+    }
 }

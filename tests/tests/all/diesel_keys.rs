@@ -2,7 +2,7 @@
 //! and SQLite: the same cases on every backend (`diesel_common/sync_cases.rs`)
 //! plus what only one backend has. Stored values are checked with plain SQL.
 
-mod diesel_common;
+use crate::diesel_common;
 
 /// Creates the shared tables on a fresh connection.
 fn create_schema<C: diesel::Connection>(conn: &mut C, backend: diesel_common::Backend) {
@@ -33,7 +33,10 @@ mod postgres {
     #[test]
     fn returning_gives_back_the_row_with_the_assigned_id() {
         let (_db, mut conn) = connect();
-        let user = User::new("returned".to_owned());
+        let user = User {
+            id: fresh_id(),
+            name: "returned".to_owned(),
+        };
         let returned: User = diesel::insert_into(users::table)
             .values(&user)
             .returning(User::as_returning())

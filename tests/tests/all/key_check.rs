@@ -5,9 +5,9 @@
 //! otherwise store 0. Plain SQL counts what was stored.
 #![allow(unreachable_pub)] // generated entity items are `pub` inside a private test module
 
-mod seaorm_connect;
+use crate::seaorm_connect;
+use crate::support::init_generator;
 
-use flakeid_core::{FlakeId, GeneratorBuilder, global, layout::presets};
 use sea_orm::{
     ConnectionTrait, DatabaseConnection, EntityTrait, QueryResult, Schema, Set, Statement,
 };
@@ -32,12 +32,7 @@ pub mod note {
 
 /// The migration the Diesel example (and the README) shows.
 const DIESEL_EXAMPLE_MIGRATION: &str =
-    include_str!("../../examples/migrations/2024-01-01-000000_create_authors_and_posts/up.sql");
-
-fn init_generator() {
-    global::init(GeneratorBuilder::new(presets::twitter(), 3))
-        .expect("the test generator configuration is valid");
-}
+    include_str!("../../../examples/migrations/2024-01-01-000000_create_authors_and_posts/up.sql");
 
 async fn rows(db: &DatabaseConnection, sql: &str) -> Vec<QueryResult> {
     db.query_all_raw(Statement::from_string(db.get_database_backend(), sql))

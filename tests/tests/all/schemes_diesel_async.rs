@@ -3,11 +3,6 @@
 //! through diesel-async gives them back in time order, and plain SQL shows
 //! the stored bytes are the flake's 16 big-endian bytes.
 
-mod diesel_flakes;
-mod schemes_common;
-
-use diesel_flakes::FlakeText;
-
 /// Stores shuffled flakes through diesel-async and checks that `ORDER BY id`
 /// (through diesel-async and in plain SQL), `find` and `WHERE id > ..`
 /// follow time order; evaluates to the number of round trips.
@@ -82,15 +77,15 @@ macro_rules! flake128_async_round_trip {
             $text_sql,
             stringify!($table)
         );
-        let stored: Vec<$crate::FlakeText> = diesel::sql_query(&sql)
+        let stored: Vec<$crate::diesel_flakes::FlakeText> = diesel::sql_query(&sql)
             .load(conn)
             .await
             .unwrap_or_else(|e| panic!("{sql}: {e}"));
         let as_text: fn(Flake128) -> String = $as_text;
-        let expected: Vec<$crate::FlakeText> = sorted
+        let expected: Vec<$crate::diesel_flakes::FlakeText> = sorted
             .iter()
             .enumerate()
-            .map(|(i, f)| $crate::FlakeText {
+            .map(|(i, f)| $crate::diesel_flakes::FlakeText {
                 pos: i32::try_from(i).expect("few fixtures"),
                 id_text: as_text(*f),
             })

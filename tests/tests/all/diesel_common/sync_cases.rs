@@ -4,7 +4,10 @@
 #[test]
 fn primary_key_is_stored_as_assigned_and_found() {
     let (_db, mut conn) = connect();
-    let user = User::new("alice".to_owned());
+    let user = User {
+        id: fresh_id(),
+        name: "alice".to_owned(),
+    };
     diesel::insert_into(users::table)
         .values(&user)
         .execute(&mut conn)
@@ -28,10 +31,16 @@ fn primary_key_is_stored_as_assigned_and_found() {
 }
 
 #[test]
-fn insertable_constructor_assigns_a_fresh_id() {
+fn borrowing_insertable_stores_the_generated_ids() {
     let (_db, mut conn) = connect();
-    let bob = NewUser::new("bob");
-    let carol = NewUser::try_new("carol").expect("an ID is issued");
+    let bob = NewUser {
+        id: fresh_id(),
+        name: "bob",
+    };
+    let carol = NewUser {
+        id: UserId::generate().expect("an ID is issued"),
+        name: "carol",
+    };
     let (bob_id, carol_id) = (bob.id, carol.id);
     assert!(bob_id < carol_id, "IDs increase: {bob_id} then {carol_id}");
     diesel::insert_into(users::table)
@@ -52,14 +61,30 @@ fn insertable_constructor_assigns_a_fresh_id() {
 #[test]
 fn foreign_key_and_nullable_foreign_key_round_trip() {
     let (_db, mut conn) = connect();
-    let author = User::new("author".to_owned());
-    let reviewer = User::new("reviewer".to_owned());
+    let author = User {
+        id: fresh_id(),
+        name: "author".to_owned(),
+    };
+    let reviewer = User {
+        id: fresh_id(),
+        name: "reviewer".to_owned(),
+    };
     diesel::insert_into(users::table)
         .values(&vec![author.clone(), reviewer.clone()])
         .execute(&mut conn)
         .expect("insert users");
-    let reviewed = Post::new(author.id, Some(reviewer.id), "reviewed".to_owned());
-    let draft = Post::new(author.id, None, "draft".to_owned());
+    let reviewed = Post {
+        id: fresh_id(),
+        user_id: author.id,
+        reviewer_id: Some(reviewer.id),
+        title: "reviewed".to_owned(),
+    };
+    let draft = Post {
+        id: fresh_id(),
+        user_id: author.id,
+        reviewer_id: None,
+        title: "draft".to_owned(),
+    };
     diesel::insert_into(posts::table)
         .values(&vec![reviewed.clone(), draft.clone()])
         .execute(&mut conn)
@@ -99,18 +124,42 @@ fn foreign_key_and_nullable_foreign_key_round_trip() {
 #[test]
 fn belonging_to_and_grouped_by_match_children_to_parents() {
     let (_db, mut conn) = connect();
-    let ann = User::new("ann".to_owned());
-    let ben = User::new("ben".to_owned());
-    let nobody = User::new("nobody".to_owned());
+    let ann = User {
+        id: fresh_id(),
+        name: "ann".to_owned(),
+    };
+    let ben = User {
+        id: fresh_id(),
+        name: "ben".to_owned(),
+    };
+    let nobody = User {
+        id: fresh_id(),
+        name: "nobody".to_owned(),
+    };
     let users = vec![ann.clone(), ben.clone(), nobody.clone()];
     diesel::insert_into(users::table)
         .values(&users)
         .execute(&mut conn)
         .expect("insert users");
     let posts = vec![
-        Post::new(ann.id, None, "a1".to_owned()),
-        Post::new(ben.id, Some(ann.id), "b1".to_owned()),
-        Post::new(ann.id, None, "a2".to_owned()),
+        Post {
+            id: fresh_id(),
+            user_id: ann.id,
+            reviewer_id: None,
+            title: "a1".to_owned(),
+        },
+        Post {
+            id: fresh_id(),
+            user_id: ben.id,
+            reviewer_id: Some(ann.id),
+            title: "b1".to_owned(),
+        },
+        Post {
+            id: fresh_id(),
+            user_id: ann.id,
+            reviewer_id: None,
+            title: "a2".to_owned(),
+        },
     ];
     diesel::insert_into(posts::table)
         .values(&posts)
@@ -152,12 +201,20 @@ fn belonging_to_and_grouped_by_match_children_to_parents() {
 #[test]
 fn join_on_flake_id_foreign_key_pairs_rows() {
     let (_db, mut conn) = connect();
-    let ann = User::new("ann".to_owned());
+    let ann = User {
+        id: fresh_id(),
+        name: "ann".to_owned(),
+    };
     diesel::insert_into(users::table)
         .values(&ann)
         .execute(&mut conn)
         .expect("insert user");
-    let post = Post::new(ann.id, None, "joined".to_owned());
+    let post = Post {
+        id: fresh_id(),
+        user_id: ann.id,
+        reviewer_id: None,
+        title: "joined".to_owned(),
+    };
     diesel::insert_into(posts::table)
         .values(&post)
         .execute(&mut conn)
@@ -182,7 +239,10 @@ fn eq_any_selects_exactly_the_given_ids() {
     let (_db, mut conn) = connect();
     let users: Vec<User> = ["u0", "u1", "u2", "u3"]
         .iter()
-        .map(|name| User::new((*name).to_owned()))
+        .map(|name| User {
+            id: fresh_id(),
+            name: (*name).to_owned(),
+        })
         .collect();
     diesel::insert_into(users::table)
         .values(&users)
@@ -208,8 +268,14 @@ fn eq_any_selects_exactly_the_given_ids() {
 #[test]
 fn as_changeset_updates_the_row_with_that_id() {
     let (_db, mut conn) = connect();
-    let mut kept = User::new("kept".to_owned());
-    let other = User::new("other".to_owned());
+    let mut kept = User {
+        id: fresh_id(),
+        name: "kept".to_owned(),
+    };
+    let other = User {
+        id: fresh_id(),
+        name: "other".to_owned(),
+    };
     diesel::insert_into(users::table)
         .values(&vec![kept.clone(), other.clone()])
         .execute(&mut conn)
@@ -266,7 +332,10 @@ fn negative_id_in_database_is_a_deserialization_error_naming_it() {
 #[test]
 fn invalid_nullable_foreign_key_is_a_deserialization_error() {
     let (_db, mut conn) = connect();
-    let user = User::new("u".to_owned());
+    let user = User {
+        id: fresh_id(),
+        name: "u".to_owned(),
+    };
     diesel::insert_into(users::table)
         .values(&user)
         .execute(&mut conn)
@@ -292,8 +361,16 @@ fn invalid_nullable_foreign_key_is_a_deserialization_error() {
 fn department_employee_cycle_is_written_in_one_transaction() {
     let (_db, mut conn) = connect();
     let department = DepartmentId::generate().expect("a fresh ID");
-    let head = Employee::new(department, "head".to_owned());
-    let member = Employee::new(department, "member".to_owned());
+    let head = Employee {
+        id: fresh_id(),
+        department_id: department,
+        name: "head".to_owned(),
+    };
+    let member = Employee {
+        id: fresh_id(),
+        department_id: department,
+        name: "member".to_owned(),
+    };
     conn.transaction(|conn| {
         match BACKEND {
             // Both foreign keys are DEFERRABLE INITIALLY DEFERRED: the rows
@@ -459,4 +536,56 @@ fn id_beyond_the_layout_is_a_deserialization_error_naming_it() {
         .load(&mut conn)
         .expect("valid for UserId");
     assert_eq!(ids.len(), 1);
+}
+
+/// Keys stored by other means that are not IDs (0, negative, beyond the
+/// layout) fail the read with an error in which `find_id_error` finds the
+/// `IdError` naming the type and the value.
+#[test]
+fn stored_keys_that_are_not_ids_are_found_by_find_id_error() {
+    let (_db, mut conn) = connect();
+    for (stored, read_as, expected) in stored_keys_that_are_not_ids() {
+        diesel::sql_query(format!(
+            "INSERT INTO users (id, name) VALUES ({stored}, 'not an ID')"
+        ))
+        .execute(&mut conn)
+        .expect("plain insert");
+        let in_table: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM users")
+            .load(&mut conn)
+            .expect("plain select");
+        assert_eq!(
+            in_table,
+            vec![Raw { v: stored }],
+            "the database keeps {stored}"
+        );
+
+        let reads = match read_as {
+            ReadAs::UserRow => [
+                users::table
+                    .select(User::as_select())
+                    .load(&mut conn)
+                    .map(drop),
+                diesel::sql_query("SELECT id FROM users")
+                    .load::<UserKey>(&mut conn)
+                    .map(drop),
+            ],
+            ReadAs::SmallId => [
+                users::table
+                    .select(users::id)
+                    .load::<SmallId>(&mut conn)
+                    .map(drop),
+                diesel::sql_query("SELECT id FROM users")
+                    .load::<SmallKey>(&mut conn)
+                    .map(drop),
+            ],
+        };
+        for read in reads {
+            let err = read.expect_err("a key that is not an ID is not read as one");
+            assert_found_id_error(&err, stored, &expected);
+        }
+
+        diesel::sql_query("DELETE FROM users")
+            .execute(&mut conn)
+            .expect("plain delete");
+    }
 }

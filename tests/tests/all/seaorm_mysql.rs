@@ -1,10 +1,8 @@
 //! SeaORM on the MySQL family (MariaDB here; container or
 //! `FLAKEID_TEST_MYSQL_URL`), including `BIGINT UNSIGNED` keys.
 #![allow(unreachable_pub)] // generated entity items are `pub` inside a private test module
-mod seaorm_common;
-mod seaorm_connect;
+use crate::{seaorm_common, seaorm_connect};
 
-use flakeid_core::FlakeId;
 use flakeid_seaorm::{Error, flake_id};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Set};
 

@@ -3,9 +3,8 @@
 //! each must decode into after the round trip.
 //!
 //! Included by `schemes_seaorm.rs` and `schemes_diesel.rs`; the ID types
-//! declared here get the column impls of every ORM crate the test crate
-//! depends on.
-#![allow(dead_code, unreachable_pub)]
+//! declared here are column types of both ORMs (`#[flake_id(seaorm, diesel)]`).
+#![allow(unreachable_pub)]
 
 pub mod extra;
 
@@ -135,8 +134,8 @@ pub fn bit_layout_scheme(name: &'static str, layout: BitLayout, generator: &Gene
     }
 }
 
-/// Declares an ID type per preset whose generator (and so whose validation
-/// and `decode`) uses that preset.
+/// Declares an ID type per preset: the preset validates and decodes its
+/// values, a generator of the preset for node [`NODE`] issues them.
 macro_rules! preset_ids {
     ($($id:ident => $preset:ident),* $(,)?) => {
         /// One generator per preset, built on first use.
@@ -153,7 +152,7 @@ macro_rules! preset_ids {
             )*
         }
         $(
-            #[flake_id(generator = generators::$preset)]
+            #[flake_id(seaorm, diesel, layout = presets::$preset, source = generators::$preset)]
             pub struct $id(i64);
         )*
 
@@ -187,8 +186,8 @@ preset_ids! {
     NonsequentialId => nonsequential,
 }
 
-/// Checks that the typed ID decodes (with its own generator's layout) into
-/// the parts stored for it.
+/// Checks that the typed ID decodes (with its own scheme) into the parts
+/// stored for it.
 pub fn check_typed_decode<I: FlakeId>(scheme: &Scheme, id: I) {
     let raw = id.get().unsigned_abs();
     let case = scheme
@@ -208,7 +207,7 @@ pub fn check_typed_decode<I: FlakeId>(scheme: &Scheme, id: I) {
 
 /// The carrier ID type of permuted public IDs: any ID in `1..=2^63-1`;
 /// decoding un-permutes, then decodes with the preset.
-#[flake_id(generator = bigint_generator)]
+#[flake_id(seaorm, diesel, layout = presets::tsid, source = bigint_generator)]
 pub struct WideId(i64);
 
 fn bigint_generator() -> Result<&'static Generator, flakeid_core::ConfigError> {

@@ -1,6 +1,6 @@
 //! The Diesel tables and rows that 128-bit flakes are stored in, shared by
 //! the sync and async Diesel scheme tests.
-#![allow(dead_code, unreachable_pub)]
+#![allow(unreachable_pub)]
 
 use diesel::sql_types::{Integer, Text};
 

@@ -2,7 +2,7 @@
 //! MySQL/MariaDB: the shared cases (`diesel_common/async_cases.rs`) plus what
 //! only one backend has. Stored values are checked with plain SQL.
 
-mod diesel_common;
+use crate::diesel_common;
 
 /// Creates the shared tables on a fresh connection.
 async fn create_schema<C>(conn: &mut C, backend: diesel_common::Backend)
@@ -40,7 +40,10 @@ mod postgres {
     #[tokio::test]
     async fn async_returning_gives_back_the_row_with_the_assigned_id() {
         let (_db, mut conn) = connect().await;
-        let user = User::new("returned".to_owned());
+        let user = User {
+            id: fresh_id(),
+            name: "returned".to_owned(),
+        };
         let returned: User = diesel::insert_into(users::table)
             .values(&user)
             .returning(User::as_returning())

@@ -1,26 +1,27 @@
 //! Schemes that are not bit-layout presets: decimal layouts (sequence and
 //! random variants), DecimalId, TraceId, a random-start layout — each with
-//! an ID type of its own, `#[flake_id(generator = …)]` over the scheme's
-//! generator, which generates, validates and decodes the IDs — and permuted
+//! an ID type of its own, `#[flake_id(scheme = …, source = …)]`, whose
+//! scheme validates and decodes the IDs and whose source (the scheme's
+//! generator) issues them — and permuted
 //! public IDs, stored through the carrier type `WideId` (any ID in
 //! `1..=2^63-1`) and decoded with the permutation and the preset.
 
 use std::sync::OnceLock;
 
 use flakeid_core::decimal_id::{
-    DecimalIdGenerator, DecimalIdParts, InMemoryGeneratorIdSource, MAX_COUNTER, MAX_GENERATOR_ID,
-    MAX_LAUNCH_ID,
+    DecimalIdGenerator, DecimalIdParts, DecimalIdScheme, InMemoryGeneratorIdSource, MAX_COUNTER,
+    MAX_GENERATOR_ID, MAX_LAUNCH_ID,
 };
 use flakeid_core::layout::{BitLayout, DecimalLayout, RandomStart, presets};
 use flakeid_core::permute::Permutation;
-use flakeid_core::random_key::RandomKeyGenerator;
+use flakeid_core::random_key::{RandomKeyGenerator, RandomKeys};
 use flakeid_core::trace::{TraceIdGenerator, TraceIdLayout, TraceIdParts};
 use flakeid_core::{ConfigError, FlakeId, Generator, Layout, flake_id};
 
 use super::{Case, GENERATED, NODE, Parts, Scheme, bit_layout_scheme, composed_parts};
 
-/// A `generator = …` function over a generator built on first use (a
-/// build error fails the test).
+/// A `source = …` function over a generator built on first use (a build
+/// error fails the test).
 macro_rules! source_fn {
     ($name:ident: $ty:ty = $build:expr) => {
         pub fn $name() -> Result<&'static $ty, ConfigError> {
@@ -55,27 +56,42 @@ source_fn!(random_start_ids: Generator<RandomStart<BitLayout>> =
     .expect("random-start generator"));
 
 /// Article 003's 13 + 6 + 1 digits with a per-millisecond sequence.
-#[flake_id(generator = decimal_sequence_ids)]
+#[flake_id(seaorm, diesel, layout = decimal_layout, source = decimal_sequence_ids)]
 pub struct DecimalSequenceId(i64);
 
 /// Article 003's 13 + 6 + 1 digits with a random 6-digit part.
-#[flake_id(generator = decimal_random_ids)]
+#[flake_id(seaorm, diesel, scheme = random_decimal_keys, source = decimal_random_ids)]
 pub struct DecimalRandomId(i64);
 
 /// Article 004's DecimalId (counter ≥ 1, launch ID ≥ 1).
-#[flake_id(generator = decimal_ids)]
+#[flake_id(seaorm, diesel, scheme = DecimalIdScheme::default, source = decimal_ids)]
 pub struct LegibleId(i64);
 
 /// Article 004's TraceId (counter ≥ 1).
-#[flake_id(generator = trace_ids)]
+#[flake_id(seaorm, diesel, scheme = trace_layout, source = trace_ids)]
 pub struct TraceKey(i64);
 
 /// A Twitter layout whose ticks start at a pseudo-random sequence.
-#[flake_id(generator = random_start_ids)]
+#[flake_id(seaorm, diesel, layout = random_start_twitter, source = random_start_ids)]
 pub struct RandomStartId(i64);
 
 fn decimal_layout() -> DecimalLayout {
     DecimalLayout::time_sequence_server(EPOCH_2024).expect("decimal layout")
+}
+
+/// The decimal layout whose sequence digits are random (never all zero).
+fn random_decimal_keys() -> RandomKeys<DecimalLayout> {
+    RandomKeys(decimal_layout())
+}
+
+fn trace_layout() -> TraceIdLayout {
+    TraceIdLayout::for_threads(TRACE_THREADS).expect("TraceId layout")
+}
+
+/// The scheme of a random-start Twitter layout (the seed only changes
+/// where a generator's ticks start).
+fn random_start_twitter() -> RandomStart<BitLayout> {
+    RandomStart::new(presets::twitter()).expect("random start")
 }
 
 /// `n` IDs of type `I`, as raw values.
