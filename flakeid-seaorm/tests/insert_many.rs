@@ -158,19 +158,25 @@ async fn a_statements_keys_are_one_contiguous_run_while_other_callers_generate()
     db.execute(&Schema::new(DbBackend::Sqlite).create_table_from_entity(event::Entity))
         .await?;
 
-    // Another caller takes IDs from the same generator all along.
+    // Another caller takes IDs from the same generator all along; the
+    // inserts start once it has taken its first.
     let stop = Arc::new(AtomicBool::new(false));
+    let (started, running) = std::sync::mpsc::channel();
     let other = {
         let stop = Arc::clone(&stop);
         std::thread::spawn(move || {
             let mut taken = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 EventId::generate().expect("an ID");
+                if taken == 0 {
+                    let _ = started.send(());
+                }
                 taken += 1;
             }
             taken
         })
     };
+    running.recv()?;
     for round in 0..20 {
         let models: Vec<event::ActiveModel> = (0..500)
             .map(|n| event::ActiveModel {
