@@ -419,6 +419,12 @@ pub enum GenerateError {
          its parent's IDs: build a new generator, with its own node ID, after fork()"
     )]
     Forked,
+    /// The next ID would be stamped later than the generator's ceiling,
+    /// the latest time its node source has persisted (see
+    /// [`lease`](crate::lease)): the lease was lost, released or not
+    /// renewed in time.
+    #[error(transparent)]
+    Fenced(#[from] crate::lease::Fenced),
     /// A scheme's own generator failed (see [`SchemeError`]).
     #[error(transparent)]
     Scheme(#[from] SchemeError),
@@ -498,6 +504,13 @@ pub enum ConfigError {
     /// The layout could not be built from the configuration.
     #[error(transparent)]
     Layout(#[from] LayoutError),
+    /// The [`Ceiling`](crate::lease::Ceiling) given to the builder already
+    /// serves another generator; each generator needs its own lease.
+    #[error(
+        "this ceiling already serves another generator: two generators under one node lease \
+         would issue the same IDs; claim a lease per generator"
+    )]
+    CeilingInUse,
 }
 
 /// A value that is not a valid [`Flake128`](crate::flake128::Flake128):

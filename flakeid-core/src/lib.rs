@@ -10,6 +10,10 @@
 //! * [`fork`] — what generators do in a child process after `fork()`.
 //! * [`generator`] — the lock-free [`Generator`] and its policies for
 //!   sequence exhaustion and clock regression.
+//! * [`lease`] — where a node ID comes from: leased from a table in the
+//!   application's database (fenced by a persisted ceiling), a local
+//!   high-water file, a Kubernetes ordinal; [`sql`] holds the lease
+//!   table's SQL for PostgreSQL, MySQL/MariaDB and SQLite.
 //! * [`id`] — the [`FlakeId`] trait that typed ID newtypes implement, and
 //!   [`Decoded`] parts of an ID.
 //! * [`source`] — [`IdSource`]: what an ID type draws from, implemented by
@@ -82,12 +86,14 @@ pub mod generator;
 pub mod global;
 pub mod id;
 pub mod layout;
+pub mod lease;
 pub mod offset_range;
 pub mod permute;
 pub mod random_key;
 mod rng;
 pub mod shortkey;
 pub mod source;
+pub mod sql;
 pub mod trace;
 
 #[cfg(any(feature = "serde", feature = "diesel", feature = "sea-orm"))]
