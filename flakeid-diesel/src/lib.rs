@@ -98,6 +98,7 @@
 #![forbid(unsafe_code)]
 
 mod convert;
+pub mod lease;
 mod macros;
 
 pub use flakeid_core;

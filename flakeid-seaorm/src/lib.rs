@@ -142,6 +142,8 @@ mod column;
 mod error;
 #[cfg(feature = "with-json")]
 mod json;
+#[cfg(feature = "lease")]
+pub mod lease;
 
 pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf};
 pub use error::Error;

@@ -448,17 +448,23 @@ fn missing(rows: &[LeaseRow], nodes: RangeInclusive<u64>) -> Vec<u64> {
         .collect()
 }
 
-fn table_of(space: &str, rows: Vec<LeaseRow>) -> Result<NodeTable, StoreError> {
-    let now_millis = rows.first().map(|r| r.db_now);
-    let rows = rows
-        .iter()
-        .map(LeaseRow::to_node_row)
-        .collect::<Result<Vec<_>, _>>()?;
+/// The rows of `space` (as [`LeaseSql::list`] reads them) as a [`NodeTable`].
+///
+/// # Errors
+/// [`BadLeaseRow`] for a row with a negative node, fence or high-water mark.
+pub fn node_table(space: &str, rows: &[LeaseRow]) -> Result<NodeTable, BadLeaseRow> {
     Ok(NodeTable {
         space: space.to_owned(),
-        now_millis,
-        rows,
+        now_millis: rows.first().map(|r| r.db_now),
+        rows: rows
+            .iter()
+            .map(LeaseRow::to_node_row)
+            .collect::<Result<Vec<_>, _>>()?,
     })
+}
+
+fn table_of(space: &str, rows: Vec<LeaseRow>) -> Result<NodeTable, StoreError> {
+    Ok(node_table(space, &rows)?)
 }
 
 /// The row after a won claim, if it is still the claimant's.
