@@ -514,3 +514,44 @@ fn generators_without_a_ceiling_are_unchanged() {
     assert!(g.next_id().is_ok());
     assert_eq!(clock.now_millis(), T0 + 1);
 }
+
+#[test]
+fn documented_defaults() {
+    use flakeid_core::lease::{
+        DEFAULT_FILE_EVERY, DEFAULT_FILE_LEAD, DEFAULT_RENEW_EVERY, DEFAULT_TABLE, DEFAULT_TTL,
+    };
+    assert_eq!(DEFAULT_TTL, Duration::from_secs(15));
+    assert_eq!(DEFAULT_RENEW_EVERY, Duration::from_secs(3));
+    assert_eq!(DEFAULT_FILE_LEAD, Duration::from_millis(500));
+    assert_eq!(DEFAULT_FILE_EVERY, Duration::from_millis(200));
+    assert_eq!(DEFAULT_TABLE, "flakeid_nodes");
+    assert_eq!(
+        CeilingWait::default(),
+        CeilingWait::Wait {
+            max: Duration::from_secs(1)
+        }
+    );
+    let clock = flakeid_core::MonotonicClock::new();
+    let before = clock.now_millis();
+    let lease = LeaseOptions::new("defaults", presets::twitter())
+        .claim(MemoryLeaseStore::new())
+        .unwrap();
+    let after = clock.now_millis();
+    // The first ceiling is the TTL ahead of the clock at the claim.
+    let ceiling = lease.ceiling().millis();
+    assert!(
+        (before + 15_000..=after + 15_000).contains(&ceiling),
+        "{before} {ceiling} {after}"
+    );
+    // A lead above the TTL is refused.
+    assert!(matches!(
+        LeaseOptions::new("defaults", presets::twitter())
+            .ceiling_lead(DEFAULT_TTL + Duration::from_millis(1))
+            .claim(MemoryLeaseStore::new()),
+        Err(LeaseError::InvalidOption {
+            option: "ceiling_lead",
+            ..
+        })
+    ));
+    lease.release_unused().unwrap();
+}

@@ -175,6 +175,8 @@ impl fmt::Display for NodeTable {
                     r.fence,
                     now - r.lease_until_millis
                 )
+            } else if r.fence == 0 {
+                "free, never held".to_owned()
             } else {
                 format!("free (last held by {holder}, fence {})", r.fence)
             };
