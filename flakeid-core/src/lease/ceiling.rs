@@ -141,8 +141,14 @@ struct State {
 }
 
 /// The latest time (Unix ms) a generator may stamp an ID with, shared by
-/// the generator and the node source that persists it. See the
-/// [module documentation](self).
+/// the generator and the node source that persists it.
+///
+/// The generator checks it when it enters a new tick (the per-ID
+/// shortcut only continues a tick entered that way, so it pays nothing);
+/// at the ceiling it waits or fails as [`CeilingWait`] says, with a
+/// [`Fenced`] error naming the reason and since when. So a holder that
+/// lost its lease, was paused past it, or cannot reach its store stops
+/// issuing on its own (see [`crate::lease`]).
 ///
 /// It starts at 0 (nothing may be issued). A node source calls
 /// [`raise`](Self::raise) only after it has persisted the new value as the

@@ -1,30 +1,4 @@
-//! A local high-water file: the ceiling of one machine's fixed node ID,
-//! kept on disk.
-//!
-//! The node ID comes from elsewhere (the environment, a StatefulSet
-//! ordinal): the file does not coordinate processes, it remembers time.
-//! Before the generator may stamp IDs up to a ceiling, the ceiling is
-//! written to the file (write to a temporary file, `fsync`, rename over
-//! the file, `fsync` the directory), and a thread raises it every
-//! [`every`](HighWaterFileOptions::every) to [`lead`](HighWaterFileOptions::lead)
-//! ahead of the clock. On start the generator resumes after the mark in the
-//! file. So a process restarted on the same machine with the same file
-//! issues no ID its predecessor issued, even when the wall clock was
-//! stepped back between the runs, the restart fell in the same tick, or
-//! the predecessor ran ahead of the clock; and a process whose disk stops
-//! taking writes stops issuing at its ceiling.
-//!
-//! A lock file (`<path>.lock`, locked while the [`HighWaterFile`] lives)
-//! refuses a second process using the same file at once on this machine.
-//! What the file cannot do: tell two machines (or two files) that they
-//! were given the same node ID. Use a [lease](super) for that.
-//!
-//! After a crash the file holds the last ceiling, up to the lead ahead of
-//! the crash: the restarted process waits until its clock passes it (the
-//! default lead, 500 ms, is within the default
-//! [`ClockRegression`](crate::ClockRegression) wait of 1 s). A
-//! [`release`](HighWaterFile::release) records the exact last tick
-//! instead, so a clean restart does not wait.
+//! A local high-water file (see [`HighWaterFile`]).
 
 use core::time::Duration;
 use std::fs::{self, File, OpenOptions, TryLockError};
@@ -48,7 +22,7 @@ pub const DEFAULT_FILE_LEAD: Duration = Duration::from_millis(500);
 /// may be slow before the generator reaches its ceiling).
 pub const DEFAULT_FILE_EVERY: Duration = Duration::from_millis(200);
 
-/// How to open a [`HighWaterFile`].
+/// How to open a [`HighWaterFile`] (see there for what it guarantees).
 #[derive(Debug, Clone)]
 pub struct HighWaterFileOptions<C = MonotonicClock> {
     path: PathBuf,
@@ -268,7 +242,33 @@ impl<C: Clock> Shared<C> {
     }
 }
 
-/// A fixed node's ceiling kept in a local file. See the [module documentation](self).
+/// A local high-water file: the ceiling of one machine's fixed node ID,
+/// kept on disk.
+///
+/// The node ID comes from elsewhere (the environment, a StatefulSet
+/// ordinal): the file does not coordinate processes, it remembers time.
+/// Before the generator may stamp IDs up to a ceiling, the ceiling is
+/// written to the file (write to a temporary file, `fsync`, rename over
+/// the file, `fsync` the directory), and a thread raises it every
+/// [`every`](HighWaterFileOptions::every) to [`lead`](HighWaterFileOptions::lead)
+/// ahead of the clock. On start the generator resumes after the mark in the
+/// file. So a process restarted on the same machine with the same file
+/// issues no ID its predecessor issued, even when the wall clock was
+/// stepped back between the runs, the restart fell in the same tick, or
+/// the predecessor ran ahead of the clock; and a process whose disk stops
+/// taking writes stops issuing at its ceiling.
+///
+/// A lock file (`<path>.lock`, locked while the [`HighWaterFile`] lives)
+/// refuses a second process using the same file at once on this machine.
+/// What the file cannot do: tell two machines (or two files) that they
+/// were given the same node ID. Use a [lease](super) for that.
+///
+/// After a crash the file holds the last ceiling, up to the lead ahead of
+/// the crash: the restarted process waits until its clock passes it (the
+/// default lead, 500 ms, is within the default
+/// [`ClockRegression`](crate::ClockRegression) wait of 1 s). A
+/// [`release`](HighWaterFile::release) records the exact last tick
+/// instead, so a clean restart does not wait.
 pub struct HighWaterFile<L = BitLayout, C = MonotonicClock> {
     shared: Arc<Shared<C>>,
     layout: L,

@@ -15,7 +15,10 @@ use super::store::{
 };
 use crate::{Clock, MonotonicClock};
 
-/// The lease table in memory. See the [module documentation](self).
+/// The lease table in memory: the protocol without a database, for tests,
+/// examples and benchmarks of one process. Clones share one table, as
+/// connections share one database; its clock stands for the database's.
+/// It coordinates nothing across processes.
 ///
 /// ```
 /// use flakeid_core::{layout::presets, lease::{LeaseError, LeaseOptions, MemoryLeaseStore}};

@@ -193,8 +193,16 @@ impl fmt::Display for NodeTable {
 /// A lease store used from blocking code (and from the renewal thread the
 /// blocking [`LeaseOptions::claim`](super::LeaseOptions::claim) starts).
 ///
-/// Every method is one atomic step on the store; see the [module
-/// documentation](self) for what each must guarantee.
+/// A store keeps one row per `(space, node)`: `owner`, `fence`,
+/// `lease_until` and `high_water` (see [`crate::lease`]). Every method is
+/// one atomic step on the store; every change of a row is a
+/// compare-and-set on it, and lease times are the store's clock, never the
+/// caller's. The SQL stores
+/// ([`SqlLeaseStore`](crate::sql::lease::SqlLeaseStore)) and
+/// [`MemoryLeaseStore`](super::MemoryLeaseStore) implement this trait and
+/// [`AsyncLeaseStore`]; a store on another system (etcd, a key-value store
+/// with compare-and-set) implements them with that system's atomic
+/// operations.
 pub trait LeaseStore: Send + 'static {
     /// Makes sure a row exists for every node of `nodes` in `space`
     /// (inserting missing ones free, with fence 0 and high water 0);
