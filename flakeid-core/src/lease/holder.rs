@@ -118,7 +118,10 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
         }
     }
 
-    /// Leases only these node IDs (default: all of the layout's).
+    /// Leases only these node IDs (default: all of the layout's). The
+    /// space's rows are created at the first claim, one per node: 1,024
+    /// for Twitter's layout, 65,536 for Sonyflake's; restrict the range
+    /// for layouts with large node fields.
     pub fn nodes(mut self, nodes: RangeInclusive<u64>) -> Self {
         self.nodes = Some(nodes);
         self
@@ -139,7 +142,7 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
 
     /// How far ahead of the clock each renewal sets the ceiling (default:
     /// the TTL; at most the TTL). A holder paused past its lease then finds
-    /// its clock beyond its ceiling and issues nothing, and a holder that
+    /// its clock beyond its ceiling and enters no new tick, and a holder that
     /// cannot reach the store issues for at most this long after its last
     /// renewal.
     pub fn ceiling_lead(mut self, lead: Duration) -> Self {
@@ -735,7 +738,8 @@ impl<L: Layout + Clone, C: Clock + Clone> NodeLease<L, C> {
     ///
     /// # Errors
     /// [`LeaseError::NotThisLease`] when `generator` was not built from
-    /// this lease (nothing is changed then, but the lease is dropped),
+    /// this lease (the lease is then dropped: its renewal and its own
+    /// generator stop, and the row frees itself after the TTL),
     /// [`LeaseError::Lost`] when another holder took the node,
     /// [`LeaseError::Store`] when the store fails (the row then frees
     /// itself after the TTL, keeping the higher ceiling).

@@ -21,7 +21,7 @@
 //! ```
 //!
 //! Rows: `lease_ids(id BIGINT PRIMARY KEY, node, fence, worker, issued_ms)`,
-//! `issued_ms` the wall clock when the ID was issued. Duplicates are
+//! `issued_ms` the wall clock just before the call that issued the ID. Duplicates are
 //! inserted with `ON CONFLICT DO NOTHING` / `INSERT IGNORE` and counted.
 //!
 //! Output lines (stdout): `READY node=.. fence=.. resume_after=.. pid=..`,
@@ -344,11 +344,14 @@ async fn run(a: Args) -> Result<i32, String> {
 fn issue(g: &Gen, a: &Args, tx: &mpsc::Sender<(u64, i64)>) -> (u64, u64, bool) {
     let (mut issued, mut fenced, mut in_episode) = (0, 0, false);
     while issued < a.ids {
+        // Read before the call: a process stopped between the call and the
+        // reading must not look as if it issued the ID after it resumed.
+        let at = wall_ms();
         match g.next_id() {
             Ok(id) => {
                 in_episode = false;
                 issued += 1;
-                if tx.send((id, wall_ms())).is_err() {
+                if tx.send((id, at)).is_err() {
                     break;
                 }
                 if !a.pace.is_zero() {

@@ -4,7 +4,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{BufRead as _, BufReader};
+use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
@@ -294,8 +294,10 @@ pub fn check_rows(rows: &[IdRow]) -> Check {
 /// IDs the workers issued that the table refused (the primary key).
 pub fn report(test: &str, processes: usize, issued: u64, stored: usize, reported_dups: u64) -> u64 {
     let found = issued - stored as u64;
-    println!(
-        "{test}: {processes} processes x {issued} IDs x {found} duplicates found \
+    // Straight to stderr: shown in every run, not only with --nocapture.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "lease test {test}: {processes} processes x {issued} IDs x {found} duplicates found \
          (workers counted {reported_dups} refused inserts)"
     );
     found
