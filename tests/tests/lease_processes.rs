@@ -166,7 +166,6 @@ async fn killed_holder_is_taken_over(db: TestDb, name: &str, orm: &str) {
     a.signal("KILL");
     let (_, code) = a.finish();
     assert_eq!(code, -1, "killed by a signal");
-    let a_rows = count_of(&conn, "victim").await as u64;
     // C waits for a node: the victim's, once its lease has expired.
     let mut c = Worker::start(
         db.url(),
@@ -197,6 +196,9 @@ async fn killed_holder_is_taken_over(db: TestDb, name: &str, orm: &str) {
         ready_c.resume_after
     );
     let check = check_rows(&stored);
+    // The victim's IDs: those it stored (an INSERT it sent just before it
+    // was killed may complete after; its IDs never sent were lost with it).
+    let a_rows = stored.iter().filter(|r| r.worker == "victim").count() as u64;
     let issued = a_rows + done_b.issued + done_c.issued;
     let found = report(
         name,
@@ -223,11 +225,7 @@ async fn mariadb_killed_holders_node_is_taken_over_after_expiry() {
 // SIGSTOP past the lease
 // ---------------------------------------------------------------------------
 
-async fn stopped_holder_enters_no_new_tick_after_losing_its_node(
-    db: TestDb,
-    name: &str,
-    orm: &str,
-) {
+async fn stopped_holder_stamps_nothing_after_its_lease_is_lost(db: TestDb, name: &str, orm: &str) {
     let conn = prepare(&db).await;
     let space = space(name);
     let common = ["--space", &space, "--nodes", "1", "--orm", orm];
@@ -270,25 +268,24 @@ async fn stopped_holder_enters_no_new_tick_after_losing_its_node(
 
     // What the table says, not only the error. `issued_ms` is read just
     // before each call, so an ID issued after the stop has it later than
-    // the stop (allowing the signal 200 ms to take effect). Such IDs may
-    // only finish the tick the holder was stopped in (its clock reading
-    // lags for a moment after it wakes); none may enter a later tick.
+    // the stop (allowing the signal 200 ms to take effect). Right after it
+    // wakes, the holder's clock reading may lag (its clock thread was
+    // stopped too), so it may still issue IDs; but none may be stamped
+    // later than the moment it was stopped: nothing in the lost lease's
+    // time, nothing near the next holder's.
     let stored = rows(&conn).await;
     let a_rows: Vec<_> = stored.iter().filter(|r| r.worker == "sleeper").collect();
     let (before, after): (Vec<&IdRow>, Vec<&IdRow>) = a_rows
         .iter()
         .copied()
         .partition(|r| r.issued_ms <= stopped_at + 200);
-    let last_tick_before = before.iter().map(|r| r.stamped()).max().unwrap();
-    let new_ticks: Vec<_> = after
-        .iter()
-        .filter(|r| r.stamped() > last_tick_before)
-        .collect();
+    let limit = u64::try_from(stopped_at + 200).unwrap();
+    let late: Vec<_> = after.iter().filter(|r| r.stamped() > limit).collect();
     assert!(
-        new_ticks.is_empty(),
-        "the stopped holder stamped {} IDs after the tick it was stopped in ({last_tick_before}): {:?}",
-        new_ticks.len(),
-        &new_ticks[..new_ticks.len().min(3)]
+        late.is_empty(),
+        "the stopped holder stamped {} IDs later than it was stopped ({stopped_at} ms): {:?}",
+        late.len(),
+        &late[..late.len().min(3)]
     );
     let last_a = a_rows.iter().map(|r| r.stamped()).max().unwrap();
     assert!(
@@ -308,15 +305,15 @@ async fn stopped_holder_enters_no_new_tick_after_losing_its_node(
     let _ = writeln!(
         std::io::stderr().lock(),
         "lease test {name}: the stopped holder issued {} IDs before SIGSTOP and {} after it, \
-         none stamped after the tick it was stopped in",
+         none stamped later than the stop",
         before.len(),
         after.len()
     );
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn postgres_stopped_holder_enters_no_new_tick_after_losing_its_node() {
-    stopped_holder_enters_no_new_tick_after_losing_its_node(
+async fn postgres_stopped_holder_stamps_nothing_after_its_lease_is_lost() {
+    stopped_holder_stamps_nothing_after_its_lease_is_lost(
         db::postgres().await,
         "pg-sigstop",
         "seaorm",
@@ -325,8 +322,8 @@ async fn postgres_stopped_holder_enters_no_new_tick_after_losing_its_node() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn mariadb_stopped_holder_enters_no_new_tick_after_losing_its_node() {
-    stopped_holder_enters_no_new_tick_after_losing_its_node(
+async fn mariadb_stopped_holder_stamps_nothing_after_its_lease_is_lost() {
+    stopped_holder_stamps_nothing_after_its_lease_is_lost(
         db::mysql().await,
         "my-sigstop",
         "diesel",

@@ -147,8 +147,8 @@ struct State {
 /// shortcut only continues a tick entered that way, so it pays nothing);
 /// at the ceiling it waits or fails as [`CeilingWait`] says, with a
 /// [`Fenced`] error naming the reason and since when. So a holder that
-/// lost its lease, was paused past it, or cannot reach its store enters no
-/// later tick (see [`crate::lease`]).
+/// lost its lease, was paused past it, or cannot reach its store stamps
+/// nothing later than its last persisted ceiling (see [`crate::lease`]).
 ///
 /// It starts at 0 (nothing may be issued). A node source calls
 /// [`raise`](Self::raise) only after it has persisted the new value as the

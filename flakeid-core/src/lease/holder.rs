@@ -142,9 +142,9 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
 
     /// How far ahead of the clock each renewal sets the ceiling (default:
     /// the TTL; at most the TTL). A holder paused past its lease then finds
-    /// its clock beyond its ceiling and enters no new tick, and a holder that
-    /// cannot reach the store issues for at most this long after its last
-    /// renewal.
+    /// its clock beyond its ceiling and stamps nothing later than its
+    /// pause, and a holder that cannot reach the store stamps nothing later
+    /// than this long after its last renewal.
     pub fn ceiling_lead(mut self, lead: Duration) -> Self {
         self.ceiling_lead = Some(lead);
         self

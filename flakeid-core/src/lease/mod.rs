@@ -76,12 +76,12 @@
 //! (not configured by hand) for every writer of the space.
 //!
 //! With the defaults (ceiling lead = TTL), a holder paused for longer than
-//! its lease finds its clock beyond its ceiling when it wakes and enters
-//! no new tick. (In the moment before its clock reading catches up —
-//! [`MonotonicClock`](crate::MonotonicClock) publishes its reading from a
-//! thread that was paused too — it may still finish the tick it was paused
-//! in; those IDs are stamped before its ceiling, so they repeat nothing the
-//! next holder issues.) A holder that cannot reach the database keeps issuing for
+//! its lease finds its clock beyond its ceiling when it wakes and stamps
+//! nothing later than the moment it was paused. (In the moment before its
+//! clock reading catches up — [`MonotonicClock`](crate::MonotonicClock)
+//! publishes its reading from a thread that was paused too — it may still
+//! issue IDs stamped with that stale time, before its ceiling, so they
+//! repeat nothing the next holder issues.) A holder that cannot reach the database keeps issuing for
 //! at most the ceiling lead after its last renewal, then fences (and
 //! resumes when a renewal gets through, unless another holder took the
 //! node meanwhile: then it fails with [`FenceReason::Lost`] for good).
