@@ -197,6 +197,12 @@ pub enum GenerateError {
          its parent's IDs: build a new generator, with its own node ID, after fork()"
     )]
     Forked,
+    /// The next ID would be stamped later than the generator's ceiling,
+    /// the latest time its node source has persisted (see
+    /// [`lease`](crate::lease)): the lease was lost, released or not
+    /// renewed in time.
+    #[error(transparent)]
+    Fenced(#[from] crate::lease::Fenced),
     /// A scheme's own generator failed (see [`SchemeError`]).
     #[error(transparent)]
     Scheme(#[from] SchemeError),
@@ -299,4 +305,23 @@ pub enum ConfigError {
     /// A scheme's own generator could not be built (see [`SchemeError`]).
     #[error(transparent)]
     Scheme(SchemeError),
+    /// The [`Ceiling`](crate::lease::Ceiling) given to the builder already
+    /// serves another generator; each generator needs its own lease.
+    #[error(
+        "this ceiling already serves another generator: two generators under one node lease \
+         would issue the same IDs; claim a lease per generator"
+    )]
+    CeilingInUse,
+    /// The process-wide generator stamps under a node lease of one ID
+    /// space; an ID type of another scheme would use the node ID without
+    /// that lease's fence.
+    #[error(
+        "this process's node ID is leased for {leased}: an ID type of another scheme needs a \
+         lease of its own (declare it with `source = ...` returning a generator built from that \
+         lease)"
+    )]
+    LeasedForOneLayout {
+        /// The leased generator's layout.
+        leased: String,
+    },
 }

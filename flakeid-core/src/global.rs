@@ -277,6 +277,13 @@ pub fn source_for(scheme: &'static dyn GlobalScheme) -> Result<&'static dyn IdSo
     if scheme.same_scheme(process.generator.layout()) {
         return Ok(&process.generator);
     }
+    if process.generator.is_fenced() {
+        // The lease covers one space; another scheme's IDs under this node
+        // ID would not be fenced by it.
+        return Err(ConfigError::LeasedForOneLayout {
+            leased: presets::describe(process.generator.layout()),
+        });
+    }
     let mut sources = process
         .sources
         .lock()

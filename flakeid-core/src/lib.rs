@@ -15,6 +15,9 @@
 //!   — where time comes from; [`fork`] — what generators do after `fork()`.
 //! * [`global`] — the process's node ID and the process-wide generators
 //!   that `UserId::generate()` uses.
+//! * [`lease`] — where a node ID comes from: leased from a table in the
+//!   application's database (fenced by a persisted ceiling), a local
+//!   high-water file, a Kubernetes ordinal.
 //! * [`schemes`] — ID sources beyond bit layouts: random keys, DecimalId,
 //!   TraceId, per-location offset ranges (also at their old paths
 //!   [`random_key`], [`decimal_id`], [`trace`], [`offset_range`]).
@@ -73,6 +76,7 @@ pub mod generator;
 pub mod global;
 pub mod id;
 pub mod layout;
+pub mod lease;
 pub mod public_id;
 mod rng;
 pub mod schemes;

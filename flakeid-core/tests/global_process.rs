@@ -225,3 +225,42 @@ fn dev_mode_announces_its_random_node() {
     let g = global::init_from_env().unwrap();
     assert!(g.node() <= 1023);
 }
+
+/// A node ID leased for one ID space (layout and epoch) is fenced by that
+/// lease only: an ID type of another layout must not draw process-wide IDs
+/// with it, unfenced.
+#[test]
+#[cfg(feature = "macros")]
+fn a_leased_node_id_serves_only_its_own_layout() {
+    if !is_child() {
+        run_child("a_leased_node_id_serves_only_its_own_layout", &[]);
+        return;
+    }
+    use flakeid_core::lease::{LeaseOptions, MemoryLeaseStore};
+    use flakeid_core::{GenerateError, flake_id};
+
+    #[flake_id]
+    struct PostId(i64);
+    #[flake_id(layout = presets::sonyflake)]
+    struct EventId(i64);
+
+    let lease = LeaseOptions::new("posts", presets::twitter())
+        .nodes(3..=3)
+        .claim(MemoryLeaseStore::new())
+        .unwrap();
+    global::init(lease.generator_builder()).unwrap();
+    assert!(global::generator().unwrap().is_fenced());
+    assert_eq!(
+        PostId::generate().unwrap().decode().parts.map(|p| p.node),
+        Some(3)
+    );
+    let e = EventId::generate().unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            GenerateError::Config(ConfigError::LeasedForOneLayout { leased })
+                if leased == "the twitter layout"
+        ),
+        "{e}"
+    );
+}

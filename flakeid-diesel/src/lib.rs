@@ -106,6 +106,7 @@
 
 mod convert;
 mod error;
+pub mod lease;
 mod macros;
 
 pub use error::find_id_error;

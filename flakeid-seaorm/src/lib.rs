@@ -219,6 +219,8 @@ mod column;
 mod error;
 #[cfg(feature = "with-json")]
 mod json;
+#[cfg(feature = "lease")]
+pub mod lease;
 
 pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
 pub use error::Error;

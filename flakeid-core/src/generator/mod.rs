@@ -95,6 +95,8 @@ mod sync;
 use core::any::{Any, TypeId};
 use core::fmt;
 use core::time::Duration;
+use std::sync::Arc;
+use std::time::Instant;
 
 pub use batch::IdBatch;
 pub use policy::{ClockRegression, SequenceExhaustion};
@@ -102,6 +104,7 @@ pub use policy::{ClockRegression, SequenceExhaustion};
 use self::state::{Ahead, Blocked, Params, Reservation, SATURATING, SameTick};
 use self::sync::{AtomicU64, Ordering};
 use crate::layout::FieldOrder;
+use crate::lease::{Ceiling, CeilingWait};
 use crate::{BitLayout, Clock, ConfigError, GenerateError, Layout, MonotonicClock};
 
 /// The catch-up window used unless [`GeneratorBuilder::catch_up_window`] says otherwise.
@@ -140,6 +143,10 @@ pub struct Generator<L = BitLayout, C = MonotonicClock> {
     /// it (Acquire), only on the out-of-line paths.
     ahead_until: AtomicU64,
     ahead_span: AtomicU64,
+    /// The latest time IDs may be stamped with, kept by a node source
+    /// (see [`crate::lease`]); checked when a reservation enters a new
+    /// tick, never on the same-tick shortcut.
+    ceiling: Option<Arc<Ceiling>>,
 }
 
 /// How much time a batch may need at the layout's full rate: larger
@@ -196,6 +203,7 @@ impl<L: Layout, C> fmt::Debug for Generator<L, C> {
             .field("catch_up_window", &self.catch_up)
             .field("last_tick", &tick)
             .field("last_sequence", &sequence)
+            .field("ceiling_millis", &self.ceiling.as_ref().map(|c| c.millis()))
             .finish_non_exhaustive()
     }
 }
@@ -224,6 +232,8 @@ pub struct GeneratorBuilder<L = BitLayout, C = MonotonicClock> {
     exhaustion: SequenceExhaustion,
     regression: ClockRegression,
     catch_up: Duration,
+    resume_after: Option<u64>,
+    ceiling: Option<Arc<Ceiling>>,
 }
 
 impl<L: Layout> GeneratorBuilder<L, MonotonicClock> {
@@ -239,6 +249,8 @@ impl<L: Layout> GeneratorBuilder<L, MonotonicClock> {
             exhaustion: SequenceExhaustion::default(),
             regression: ClockRegression::default(),
             catch_up: DEFAULT_CATCH_UP_WINDOW,
+            resume_after: None,
+            ceiling: None,
         }
     }
 }
@@ -253,6 +265,8 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             exhaustion: self.exhaustion,
             regression: self.regression,
             catch_up: self.catch_up,
+            resume_after: self.resume_after,
+            ceiling: self.ceiling,
         }
     }
 
@@ -282,6 +296,45 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         self
     }
 
+    /// Starts after `high_water_millis` (Unix ms): the first ID is stamped
+    /// in the tick after the one containing it, however early the clock
+    /// reads, so IDs of this node are later than every ID a previous holder
+    /// of the node stamped up to that mark (a restart inside the same tick,
+    /// a wall clock stepped back between runs, a predecessor that ran
+    /// ahead). A clock more than one tick behind that floor is a clock
+    /// regression: the [`ClockRegression`] policy waits or fails. The
+    /// latest of several calls counts; the build tick's floor still applies.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use flakeid_core::{layout::presets, Generator, Layout, ManualClock};
+    ///
+    /// // The previous run stamped IDs up to 1_700_000_030_000 ms; this run's
+    /// // clock was stepped back 30 s.
+    /// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    /// let generator = Generator::builder(presets::twitter(), 1)
+    ///     .clock(clock.clone())
+    ///     .resume_after(1_700_000_030_000)
+    ///     .clock_regression(flakeid_core::ClockRegression::Wait { max: std::time::Duration::from_secs(60) })
+    ///     .build()?;
+    /// let id = generator.next_id()?; // waits (the manual clock advances itself)
+    /// let stamped = generator.layout().decompose(id).tick + presets::TWITTER_EPOCH_MILLIS;
+    /// assert_eq!(stamped, 1_700_000_030_001);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resume_after(mut self, high_water_millis: u64) -> Self {
+        self.resume_after = Some(high_water_millis);
+        self
+    }
+
+    /// Never stamps an ID later than `ceiling` (see [`Ceiling`]); a node
+    /// source raises it after persisting each new value. One ceiling serves
+    /// one generator.
+    pub fn ceiling(mut self, ceiling: Arc<Ceiling>) -> Self {
+        self.ceiling = Some(ceiling);
+        self
+    }
+
     /// The layout being configured.
     pub fn layout(&self) -> &L {
         &self.layout
@@ -293,8 +346,11 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
     /// [`ConfigError::NodeOutOfRange`] when the node does not fit the layout,
     /// [`ConfigError::EpochInFuture`] when the clock reads earlier than the
     /// layout's epoch, [`ConfigError::LayoutExpired`] when the layout's time
-    /// field is already used up, [`ConfigError::SequenceTooWide`] when the
-    /// layout's sequence field leaves no room for a tick in 64 bits.
+    /// field is already used up (at the clock's reading or after the
+    /// [`resume_after`](Self::resume_after) mark),
+    /// [`ConfigError::SequenceTooWide`] when the layout's sequence field
+    /// leaves no room for a tick in 64 bits, [`ConfigError::CeilingInUse`]
+    /// when the [`ceiling`](Self::ceiling) serves another generator.
     pub fn build(self) -> Result<Generator<L, C>, ConfigError> {
         let layout = self.layout;
         let max_node = layout.max_node();
@@ -374,6 +430,7 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             fork_tag,
             ahead_until: AtomicU64::new(0),
             ahead_span: AtomicU64::new(0),
+            ceiling: self.ceiling,
         };
         let now = generator.clock.now_millis();
         if now < epoch_millis {
@@ -384,12 +441,22 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         }
         // The build tick may hold IDs of a predecessor with this node ID
         // that exited a moment ago: start with the next tick.
-        let floor = generator.tick_at(now).saturating_add(1);
+        let mut floor = generator.tick_at(now).saturating_add(1);
+        // A previous holder of the node stamped nothing after its mark.
+        let resume_at = self.resume_after.unwrap_or(0);
+        if let Some(mark) = self.resume_after {
+            floor = floor.max(generator.tick_at(mark).saturating_add(1));
+        }
         if floor > max_tick {
             return Err(ConfigError::LayoutExpired {
                 end_millis: generator.end_millis(),
-                now_millis: now,
+                now_millis: now.max(resume_at),
             });
+        }
+        if let Some(ceiling) = &generator.ceiling
+            && !ceiling.attach()
+        {
+            return Err(ConfigError::CeilingInUse);
         }
         generator.params.floor = floor;
         generator.state = PaddedState(AtomicU64::new(generator.params.initial_state()));
@@ -399,8 +466,30 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
 
 /// How a reservation ended when it could not be made at once.
 enum Outcome {
-    Wait { until_millis: u64, now_millis: u64 },
+    Wait {
+        until_millis: u64,
+        now_millis: u64,
+    },
+    /// At the ceiling, which may still rise: wait for it (up to `max`).
+    WaitCeiling {
+        ceiling_millis: u64,
+        max: Duration,
+    },
     Fail(GenerateError),
+}
+
+/// When a waiting call gives up on a ceiling that does not rise.
+#[derive(Default)]
+struct CeilingDeadline(Option<Instant>);
+
+impl CeilingDeadline {
+    fn get(&mut self, max: Duration) -> Instant {
+        *self.0.get_or_insert_with(|| {
+            let now = Instant::now();
+            now.checked_add(max)
+                .unwrap_or(now + Duration::from_secs(86_400 * 365))
+        })
+    }
 }
 
 impl<L: Layout> Generator<L, MonotonicClock> {
@@ -442,6 +531,11 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// The policy for a clock running backwards.
     pub fn clock_regression(&self) -> ClockRegression {
         self.regression
+    }
+
+    /// Whether the generator stamps under a [`Ceiling`] (a leased node).
+    pub fn is_fenced(&self) -> bool {
+        self.ceiling.is_some()
     }
 
     /// The catch-up window (see the [module documentation](self)).
@@ -509,12 +603,32 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// needs no stack frame.
     #[inline(never)]
     fn next_id_slow(&self) -> Result<L::Raw, GenerateError> {
+        let mut deadline = CeilingDeadline::default();
         loop {
             match self.reserve_one() {
                 Ok(state) => return Ok(self.compose_state(state)),
-                Err(Outcome::Wait { until_millis, .. }) => self.clock.wait_until(until_millis),
-                Err(Outcome::Fail(e)) => return Err(e),
+                Err(o) => self.wait(o, &mut deadline)?,
             }
+        }
+    }
+
+    /// Waits as an outcome says, or returns its error.
+    #[cold]
+    fn wait(&self, outcome: Outcome, deadline: &mut CeilingDeadline) -> Result<(), GenerateError> {
+        match outcome {
+            Outcome::Wait { until_millis, .. } => {
+                self.clock.wait_until(until_millis);
+                Ok(())
+            }
+            Outcome::WaitCeiling {
+                ceiling_millis,
+                max,
+            } => match &self.ceiling {
+                Some(c) if c.wait_above(ceiling_millis, deadline.get(max)) => Ok(()),
+                Some(c) => Err(GenerateError::Fenced(c.fenced(self.node, c.millis()))),
+                None => Ok(()),
+            },
+            Outcome::Fail(e) => Err(e),
         }
     }
 
@@ -552,7 +666,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     fn try_next_id_slow(&self) -> Result<L::Raw, GenerateError> {
         match self.reserve_one() {
             Ok(state) => Ok(self.compose_state(state)),
-            Err(o) => Err(Self::would_block(o)),
+            Err(o) => Err(self.would_block(o)),
         }
     }
 
@@ -642,11 +756,13 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         }
         let n = self.batch_len(n)?;
         let reserve_ahead = self.exhaustion != SequenceExhaustion::Fail;
+        let mut deadline = CeilingDeadline::default();
         let r = loop {
             match self.reserve(n, reserve_ahead) {
                 Ok(r) => break r,
-                Err(Outcome::Wait { until_millis, .. }) => self.clock.wait_until(until_millis),
-                Err(Outcome::Fail(e)) => return Err(self.batch_error(e, n)),
+                Err(o) => self
+                    .wait(o, &mut deadline)
+                    .map_err(|e| self.batch_error(e, n))?,
             }
         };
         if r.ahead {
@@ -669,7 +785,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         let n = self.batch_len(n)?;
         let r = self
             .reserve(n, false)
-            .map_err(|o| self.batch_error(Self::would_block(o), n))?;
+            .map_err(|o| self.batch_error(self.would_block(o), n))?;
         Ok(self.batch_of(&r, n))
     }
 
@@ -749,7 +865,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     }
 
     #[cold]
-    fn would_block(o: Outcome) -> GenerateError {
+    fn would_block(&self, o: Outcome) -> GenerateError {
         match o {
             Outcome::Wait {
                 until_millis,
@@ -758,8 +874,110 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                 retry_after: Duration::from_millis(until_millis.saturating_sub(now_millis)),
                 until_millis,
             },
+            Outcome::WaitCeiling { ceiling_millis, .. } => self.fenced(ceiling_millis),
             Outcome::Fail(e) => e,
         }
+    }
+
+    /// The error of a generator that may stamp nothing after `ceiling_millis`.
+    #[cold]
+    fn fenced(&self, ceiling_millis: u64) -> GenerateError {
+        match &self.ceiling {
+            Some(c) => GenerateError::Fenced(c.fenced(self.node, ceiling_millis)),
+            // Unreachable: only a generator with a ceiling is blocked by one.
+            None => GenerateError::WouldBlock {
+                retry_after: Duration::ZERO,
+                until_millis: ceiling_millis,
+            },
+        }
+    }
+
+    /// Whether a reservation reaching `tick` would pass the ceiling; if so,
+    /// what to do. Only the general path asks: the same-tick shortcut
+    /// continues a tick that passed this check when it was entered.
+    #[inline]
+    fn check_ceiling(&self, tick: u64) -> Result<(), Outcome> {
+        match &self.ceiling {
+            Some(c) => {
+                let ceiling_millis = c.millis();
+                if tick > self.tick_at(ceiling_millis) {
+                    Err(self.at_ceiling(c, ceiling_millis))
+                } else {
+                    Ok(())
+                }
+            }
+            None => Ok(()),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn at_ceiling(&self, c: &Ceiling, ceiling_millis: u64) -> Outcome {
+        match c.wait_policy() {
+            CeilingWait::Wait { max } if !c.is_closed() => Outcome::WaitCeiling {
+                ceiling_millis,
+                max,
+            },
+            _ => Outcome::Fail(self.fenced(ceiling_millis)),
+        }
+    }
+
+    /// Stops the generator for good and returns its exact high-water mark:
+    /// the last Unix millisecond of the last tick it issued IDs in (`None`
+    /// if it issued none). Node sources call it when they release a node,
+    /// after closing the generator's [`Ceiling`] ([`Ceiling::close`]), and
+    /// record the mark for the next holder.
+    ///
+    /// The state word is moved to the last sequence of its tick, so the
+    /// same-tick shortcut cannot continue it; a reservation that read the
+    /// ceiling before it was closed then fails its CAS and, rereading the
+    /// state (Acquire, pairing with this Release), sees the closed ceiling.
+    /// So once the ceiling is closed, no ID is issued later than the mark.
+    /// (Without a closed ceiling, new ticks may still be entered after it.)
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use flakeid_core::{layout::presets, lease::{Ceiling, CeilingWait, FenceReason}, Generator, Layout};
+    ///
+    /// let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
+    /// ceiling.raise(u64::MAX, 0);
+    /// let generator = Generator::builder(presets::twitter(), 1).ceiling(ceiling.clone()).build()?;
+    /// let id = generator.next_id()?;
+    /// ceiling.close(FenceReason::Released { released_millis: 0 });
+    /// let mark = generator.seal().unwrap();
+    /// assert_eq!(mark, generator.layout().decompose(id).tick + presets::TWITTER_EPOCH_MILLIS);
+    /// assert!(generator.next_id().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn seal(&self) -> Option<u64> {
+        let last_seq = self.params.seqs - 1;
+        let mut last = self.state.0.load(Ordering::Acquire);
+        loop {
+            let (tick, seq, saturating) = self.params.unpack(last);
+            // The value must change, or a CAS planned from it before the
+            // ceiling closed could still succeed after.
+            let sealed = self
+                .params
+                .pack(tick, last_seq, saturating ^ (seq == last_seq));
+            match self
+                .state
+                .0
+                .compare_exchange(last, sealed, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {
+                    return (tick >= self.params.floor)
+                        .then(|| self.tick_start(tick.saturating_add(1)).saturating_sub(1));
+                }
+                Err(actual) => last = actual,
+            }
+        }
+    }
+
+    /// Whether this generator stamps under `ceiling`.
+    pub(crate) fn uses_ceiling(&self, ceiling: &Arc<Ceiling>) -> bool {
+        self.ceiling
+            .as_ref()
+            .is_some_and(|c| Arc::ptr_eq(c, ceiling))
     }
 
     /// The ticks batches reserved ahead of the clock (see [`Ahead`]).
@@ -804,6 +1022,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                 .plan_one(last, self.tick_at(now), || self.ahead())
             {
                 Ok(new_state) => {
+                    self.check_ceiling(self.params.unpack(new_state).0)?;
                     match self.state.0.compare_exchange_weak(
                         last,
                         new_state,
@@ -842,6 +1061,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
             };
             match self.params.plan(last, now_tick, n, ahead, reserve_ahead) {
                 Ok(r) => {
+                    self.check_ceiling(r.end_tick)?;
                     if r.ahead {
                         // Recorded before the state word that needs it.
                         let horizon = now_tick.saturating_add(self.params.lead);

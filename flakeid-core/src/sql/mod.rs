@@ -1,25 +1,22 @@
-//! SQL text the crate writes for you: every statement built from a name you
-//! supply quotes it for its database, or refuses it with a
-//! [`SqlNameError`] (see [`offset_range`]'s "Names" section for exactly
-//! what is quoted and refused).
+//! SQL text that flakeid runs in the application's database, per dialect.
+//! The ORM crates execute these statements; they never write SQL of their
+//! own.
 //!
+//! * [`lease`] — the node lease table's statements, and the store that
+//!   runs them through an executor an ORM crate supplies.
 //! * [`offset_range`] — per-location counters confined to their range.
+//!
+//! Every statement built from a name you supply quotes it for its
+//! database, or refuses it with a [`SqlNameError`] (see [`offset_range`]'s
+//! "Names" section for exactly what is quoted and refused).
 
 mod error;
+pub mod lease;
 pub mod offset_range;
 
 pub use error::SqlNameError;
 
-/// The database a statement is written for.
-#[derive(Clone, Copy)]
-pub(crate) enum Dialect {
-    /// PostgreSQL.
-    Postgres,
-    /// MySQL and MariaDB.
-    MySql,
-    /// SQLite.
-    Sqlite,
-}
+use core::fmt;
 
 /// PostgreSQL keeps 63 bytes of a name (`NAMEDATALEN − 1`).
 pub(crate) const POSTGRES_MAX_NAME_BYTES: usize = 63;
@@ -28,12 +25,58 @@ pub(crate) const MYSQL_MAX_NAME_CHARS: usize = 64;
 /// MySQL's limit on a `SIGNAL`'s `MESSAGE_TEXT`, in characters.
 pub(crate) const MYSQL_MAX_MESSAGE_CHARS: usize = 128;
 
+/// The SQL dialects flakeid writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// PostgreSQL: `"ident"`, `$1` placeholders.
+    Postgres,
+    /// MySQL and MariaDB: `` `ident` ``, `?` placeholders.
+    MySql,
+    /// SQLite: `"ident"`, `?` placeholders.
+    Sqlite,
+}
+
 impl Dialect {
+    /// `name` as a quoted identifier (the quote character doubled inside).
+    ///
+    /// ```
+    /// use flakeid_core::sql::Dialect;
+    ///
+    /// assert_eq!(Dialect::Postgres.quote("flakeid_nodes"), "\"flakeid_nodes\"");
+    /// assert_eq!(Dialect::MySql.quote("a`b"), "`a``b`");
+    /// ```
+    pub fn quote(self, name: &str) -> String {
+        let q = match self {
+            Dialect::MySql => '`',
+            Dialect::Postgres | Dialect::Sqlite => '"',
+        };
+        let mut s = String::with_capacity(name.len() + 2);
+        s.push(q);
+        for c in name.chars() {
+            if c == q {
+                s.push(q);
+            }
+            s.push(c);
+        }
+        s.push(q);
+        s
+    }
+
+    /// The `n`-th (1-based) bind placeholder.
+    pub fn placeholder(self, n: usize) -> String {
+        match self {
+            Dialect::Postgres => format!("${n}"),
+            Dialect::MySql | Dialect::Sqlite => "?".to_owned(),
+        }
+    }
+
+    /// The database's name, for messages.
     const fn label(self) -> &'static str {
         match self {
-            Self::Postgres => "PostgreSQL",
-            Self::MySql => "MySQL/MariaDB",
-            Self::Sqlite => "SQLite",
+            Dialect::Postgres => "PostgreSQL",
+            Dialect::MySql => "MySQL/MariaDB",
+            Dialect::Sqlite => "SQLite",
         }
     }
 
@@ -52,7 +95,7 @@ impl Dialect {
                 dialect,
             });
         }
-        let quote = match self {
+        match self {
             Self::Postgres => {
                 if name.len() > POSTGRES_MAX_NAME_BYTES {
                     return Err(SqlNameError::TooLong {
@@ -64,7 +107,6 @@ impl Dialect {
                         unit: "bytes",
                     });
                 }
-                '"'
             }
             Self::MySql => {
                 let chars = name.chars().count();
@@ -91,7 +133,6 @@ impl Dialect {
                         name: owned(),
                     });
                 }
-                '`'
             }
             Self::Sqlite => {
                 let reserved = name
@@ -103,11 +144,9 @@ impl Dialect {
                         name: owned(),
                     });
                 }
-                '"'
             }
-        };
-        let doubled: String = [quote, quote].iter().collect();
-        Ok(format!("{quote}{}{quote}", name.replace(quote, &doubled)))
+        }
+        Ok(self.quote(name))
     }
 
     /// `text` as a string literal that reads the same in every escaping
@@ -129,6 +168,68 @@ impl Dialect {
             }
             // SQLite has no backslash escapes.
             Self::Sqlite => plain(),
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// A value bound to a placeholder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SqlValue {
+    /// `TEXT` / `VARCHAR`.
+    Text(String),
+    /// `BIGINT`.
+    BigInt(i64),
+    /// `INTEGER`.
+    Int(i32),
+}
+
+/// A statement and its values, in placeholder order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqlStatement {
+    /// The SQL text, with the dialect's placeholders.
+    pub sql: String,
+    /// One value per placeholder, in order.
+    pub values: Vec<SqlValue>,
+}
+
+/// Writes SQL text with numbered placeholders for one dialect.
+struct SqlWriter {
+    dialect: Dialect,
+    sql: String,
+    values: Vec<SqlValue>,
+}
+
+impl SqlWriter {
+    fn new(dialect: Dialect) -> Self {
+        SqlWriter {
+            dialect,
+            sql: String::new(),
+            values: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, text: &str) -> &mut Self {
+        self.sql.push_str(text);
+        self
+    }
+
+    fn bind(&mut self, value: SqlValue) -> &mut Self {
+        self.values.push(value);
+        let p = self.dialect.placeholder(self.values.len());
+        self.sql.push_str(&p);
+        self
+    }
+
+    fn finish(self) -> SqlStatement {
+        SqlStatement {
+            sql: self.sql,
+            values: self.values,
         }
     }
 }

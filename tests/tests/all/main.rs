@@ -10,6 +10,7 @@
 // Items shared by the test modules (helpers, schemas, ID types, entities).
 mod diesel_common;
 mod diesel_flakes;
+mod lease_common;
 mod schemes_common;
 #[macro_use]
 mod seaorm_common;
@@ -39,3 +40,9 @@ mod diesel_sequences;
 mod key_check;
 mod seaorm_sequences;
 mod sql_names;
+
+// Node leases: the table through both ORMs, real processes competing,
+// killed, stopped and restarted, and the database paused.
+mod lease_pause;
+mod lease_processes;
+mod lease_stores;
