@@ -555,3 +555,76 @@ fn documented_defaults() {
     ));
     lease.release_unused().unwrap();
 }
+
+/// A store whose renewals hang while `hung` is set, as a database that
+/// stopped answering without closing the connection.
+#[derive(Clone)]
+struct Hanging {
+    store: MemoryLeaseStore,
+    hung: Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+}
+
+impl Hanging {
+    fn set(&self, hung: bool) {
+        *self.hung.0.lock().unwrap() = hung;
+        self.hung.1.notify_all();
+    }
+}
+
+impl LeaseStore for Hanging {
+    fn ensure_nodes(&mut self, space: &str, nodes: RangeInclusive<u64>) -> Result<(), StoreError> {
+        LeaseStore::ensure_nodes(&mut self.store, space, nodes)
+    }
+    fn try_claim(&mut self, r: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError> {
+        LeaseStore::try_claim(&mut self.store, r)
+    }
+    fn renew(&mut self, r: &RenewRequest<'_>) -> Result<bool, StoreError> {
+        let (lock, cv) = &*self.hung;
+        let _unhung = cv.wait_while(lock.lock().unwrap(), |h| *h).unwrap();
+        LeaseStore::renew(&mut self.store, r)
+    }
+    fn release(&mut self, r: &ReleaseRequest<'_>) -> Result<bool, StoreError> {
+        LeaseStore::release(&mut self.store, r)
+    }
+    fn list(&mut self, space: &str) -> Result<NodeTable, StoreError> {
+        LeaseStore::list(&mut self.store, space)
+    }
+}
+
+/// A renewal the store never answers counts as failed after one interval
+/// (the generator's fence says so), and `release` returns an error instead
+/// of waiting for the store for ever; the row then frees itself.
+#[test]
+fn a_hung_store_fails_the_renewal_and_cannot_hold_the_release() {
+    let link = Hanging {
+        store: MemoryLeaseStore::new(),
+        hung: Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new())),
+    };
+    let lease = LeaseOptions::new("hung", presets::twitter())
+        .nodes(0..=0)
+        .ttl(Duration::from_millis(600))
+        .renew_every(Duration::from_millis(50))
+        .claim(link.clone())
+        .unwrap();
+    let g = lease.generator_builder().build().unwrap();
+    g.next_id().unwrap();
+    link.set(true);
+    eventually("the hung renewal is recorded as failed", || {
+        matches!(
+            lease.ceiling().reason(),
+            FenceReason::NotRenewed { last_error: Some(ref e), .. } if e.contains("no answer within")
+        )
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let releaser = thread::spawn(move || {
+        let _ = tx.send(lease.release(&g).map_err(|e| e.to_string()));
+    });
+    // A bound on a hang, not a timing assertion.
+    let released = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("release returned although the store hangs");
+    let err = released.expect_err("the store never answered");
+    assert!(err.contains("did not answer"), "{err}");
+    link.set(false);
+    releaser.join().unwrap();
+}

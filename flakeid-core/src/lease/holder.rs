@@ -7,6 +7,7 @@ use core::ops::RangeInclusive;
 use core::pin::pin;
 use core::task::Poll;
 use core::time::Duration;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -741,8 +742,9 @@ impl<L: Layout + Clone, C: Clock + Clone> NodeLease<L, C> {
     /// this lease (the lease is then dropped: its renewal and its own
     /// generator stop, and the row frees itself after the TTL),
     /// [`LeaseError::Lost`] when another holder took the node,
-    /// [`LeaseError::Store`] when the store fails (the row then frees
-    /// itself after the TTL, keeping the higher ceiling).
+    /// [`LeaseError::Store`] when the store fails or does not answer
+    /// within the TTL (the row then frees itself after the TTL, keeping the
+    /// higher ceiling).
     pub fn release<L2: Layout, C2: Clock>(
         mut self,
         generator: &Generator<L2, C2>,
@@ -770,26 +772,98 @@ impl<L: Layout + Clone, C: Clock + Clone> NodeLease<L, C> {
                 message: "the renewal thread panicked".into(),
             });
         }
-        let result = self
-            .store
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .release(&self.lease.release_request(high_water));
+        // On a thread of its own, so that a store that stopped answering
+        // (or a renewal still waiting for it) cannot hold the caller: after
+        // the TTL the row frees itself anyway.
+        let (shared, store) = (self.lease.shared.clone(), self.store.clone());
+        let ttl = shared.ttl;
+        let result = call_with_timeout(ttl, move || {
+            store
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .release(&ReleaseRequest {
+                    space: &shared.space,
+                    node: shared.node,
+                    owner: &shared.owner,
+                    fence: shared.fence,
+                    high_water_millis: high_water,
+                })
+        })
+        .unwrap_or_else(|e| Err(e.into()));
         self.lease.released(result).map(|_| high_water)
     }
 }
 
-/// The renewal thread: renews every interval until stopped or lost.
-fn renew_blocking<C: Clock>(shared: &Shared<C>, store: &Mutex<Box<dyn LeaseStore>>) {
+/// Runs `call` on a thread of its own; its result, or why there is none
+/// after `timeout` (the call then goes on, detached, until the store answers).
+fn call_with_timeout<T: Send + 'static>(
+    timeout: Duration,
+    call: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("flakeid-lease-call".into())
+        .spawn(move || {
+            let _ = tx.send(call());
+        })
+        .map_err(|e| format!("cannot start a thread for the store call: {e}"))?;
+    rx.recv_timeout(timeout).map_err(|e| match e {
+        RecvTimeoutError::Timeout => format!("the store did not answer within {timeout:?}"),
+        RecvTimeoutError::Disconnected => "the store call panicked".to_owned(),
+    })
+}
+
+/// The renewal thread: renews every interval until stopped or lost. Each
+/// renewal runs on a thread of its own: one the store does not answer
+/// within the interval counts as failed (the ceiling stays where it is, so
+/// the generator fences at it) and the renewal thread stays free to stop.
+/// A late answer still raises the ceiling: the time it carries was
+/// persisted. The next renewal waits for it (one statement at a time).
+fn renew_blocking<C: Clock>(shared: &Arc<Shared<C>>, store: &Arc<Mutex<Box<dyn LeaseStore>>>) {
+    let slice = Duration::from_millis(50).min(shared.renew_every);
     loop {
         if shared.wait_stopped(shared.renew_every) {
             return;
         }
         let ceiling = shared.next_ceiling();
-        let result = store
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .renew(&shared.renew_request(ceiling));
+        let (tx, rx) = mpsc::channel();
+        let (call_shared, call_store) = (shared.clone(), store.clone());
+        let spawned = std::thread::Builder::new()
+            .name(format!("flakeid-lease-{}-renew", shared.node))
+            .spawn(move || {
+                let result = call_store
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .renew(&call_shared.renew_request(ceiling));
+                let _ = tx.send(result);
+            });
+        if let Err(e) = spawned {
+            shared
+                .ceiling
+                .record_failure(format!("cannot start a renewal thread: {e}"));
+            continue;
+        }
+        let started = Instant::now();
+        let mut noted = false;
+        let result = loop {
+            match rx.recv_timeout(slice) {
+                Ok(result) => break result,
+                Err(RecvTimeoutError::Timeout) => {
+                    if shared.is_stopped() {
+                        return;
+                    }
+                    if !noted && started.elapsed() >= shared.renew_every {
+                        shared
+                            .ceiling
+                            .record_failure(format!("no answer within {:?}", shared.renew_every));
+                        noted = true;
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    break Err("the renewal call panicked".into());
+                }
+            }
+        };
         if !shared.renewed(ceiling, result) {
             return;
         }
