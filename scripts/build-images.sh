@@ -3,6 +3,7 @@
 #   flakeid-db-base:bookworm  Debian (minbase) with PostgreSQL and MariaDB packages
 #   flakeid-postgres:15       PostgreSQL 15, trust auth from any host
 #   flakeid-mariadb:10.11     MariaDB 10.11, root@'%' with password "flakeid"
+#   flakeid-etcd:3.4          etcd 3.4 (Debian's etcd-server package), client port 2379
 # Only the Debian package mirror is needed. Images that already exist are
 # skipped; the debootstrap root filesystem is cached between runs.
 #
@@ -99,9 +100,40 @@ build_image() {
     }
 }
 
+# etcd is not in the base image (whose root filesystem is cached): its
+# package is fetched with `apt-get download` into the build context.
+build_etcd_image() {
+    local image=$FLAKEID_LOCAL_ETCD_IMAGE
+    if image_exists "$image" && [ "${FLAKEID_REBUILD_IMAGES:-0}" != 1 ]; then
+        log "image $image exists"
+        return 0
+    fi
+    build_base
+    local ctx
+    ctx=$(mktemp -d -t flakeid-etcd-image.XXXXXX)
+    cp "$here/images/etcd/Dockerfile" "$ctx/"
+    if ! (cd "$ctx" && apt-get download etcd-server >/dev/null 2>&1); then
+        as_root apt-get update -qq >/dev/null 2>&1 || die "apt-get update failed"
+        (cd "$ctx" && apt-get download etcd-server >/dev/null 2>&1) ||
+            die "apt-get download etcd-server failed"
+    fi
+    mv "$ctx"/etcd-server_*.deb "$ctx/etcd-server.deb"
+    log "building $image from $here/images/etcd"
+    local buildlog="$cache/build-${image//[:\/]/_}.log"
+    as_root mkdir -p "$cache"
+    docker build --build-arg "BASE=$FLAKEID_BASE_IMAGE" --label org.flakeid.image=1 \
+        -t "$image" "$ctx" >"$buildlog" 2>&1 || {
+        tail -n 30 "$buildlog" >&2
+        rm -rf "$ctx"
+        die "docker build of $image failed; see $buildlog"
+    }
+    rm -rf "$ctx"
+}
+
 engine_reachable ||
     die "no container engine reachable (docker info failed); start Docker, or run ./scripts/test.sh which starts one"
 
 build_image "$FLAKEID_LOCAL_POSTGRES_IMAGE" "$here/images/postgres"
 build_image "$FLAKEID_LOCAL_MARIADB_IMAGE" "$here/images/mariadb"
-log "images ready: $FLAKEID_LOCAL_POSTGRES_IMAGE $FLAKEID_LOCAL_MARIADB_IMAGE"
+build_etcd_image
+log "images ready: $FLAKEID_LOCAL_POSTGRES_IMAGE $FLAKEID_LOCAL_MARIADB_IMAGE $FLAKEID_LOCAL_ETCD_IMAGE"

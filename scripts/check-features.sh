@@ -21,3 +21,4 @@ done
 for f in "" macros postgres mysql sqlite; do
     check flakeid-diesel "$f"
 done
+check flakeid-etcd ""

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The one test command: ./scripts/test.sh [cargo test arguments, default --workspace]
 #
-# Runs every test of the workspace against real PostgreSQL and MariaDB/MySQL
-# servers. On a fresh Debian machine it installs what is missing (Docker
-# engine, debootstrap, libpq/libmysqlclient headers), starts the Docker engine,
+# Runs every test of the workspace against real PostgreSQL, MariaDB/MySQL and
+# etcd servers. On a fresh Debian machine it installs what is missing (Docker
+# engine, debootstrap, libpq/libmysqlclient headers, protoc), starts the Docker engine,
 # builds the database images from Debian packages (no registry needed), runs
 # the tests, and stops what it started. On a machine where Docker already runs
 # it uses the official images if it can pull them (else builds the local ones)
 # and runs the tests.
 #
 # Environment:
-#   FLAKEID_TEST_POSTGRES_URL / FLAKEID_TEST_MYSQL_URL
-#       admin URLs of existing servers; when both are set Docker is not used.
-#   FLAKEID_TEST_POSTGRES_IMAGE / FLAKEID_TEST_MYSQL_IMAGE
-#       images to run instead of the locally built ones (e.g. postgres:16, mysql:8.4, mariadb:11).
+#   FLAKEID_TEST_POSTGRES_URL / FLAKEID_TEST_MYSQL_URL / FLAKEID_TEST_ETCD_URL
+#       URLs of existing servers; when all three are set Docker is not used.
+#   FLAKEID_TEST_POSTGRES_IMAGE / FLAKEID_TEST_MYSQL_IMAGE / FLAKEID_TEST_ETCD_IMAGE
+#       images to run instead of the locally built ones (e.g. postgres:16, mysql:8.4,
+#       mariadb:11, quay.io/coreos/etcd:v3.5.17).
 #   FLAKEID_KEEP_DOCKERD=1  leave a Docker engine this script started running.
 set -euo pipefail
 
@@ -30,7 +31,8 @@ use_docker=1
 # Lets cleanup find exactly the containers of this run.
 export FLAKEID_TEST_RUN_ID="${FLAKEID_TEST_RUN_ID:-$(date +%s)-$$}"
 
-if [ -n "${FLAKEID_TEST_POSTGRES_URL:-}" ] && [ -n "${FLAKEID_TEST_MYSQL_URL:-}" ]; then
+if [ -n "${FLAKEID_TEST_POSTGRES_URL:-}" ] && [ -n "${FLAKEID_TEST_MYSQL_URL:-}" ] &&
+    [ -n "${FLAKEID_TEST_ETCD_URL:-}" ]; then
     use_docker=0
 fi
 
@@ -67,7 +69,8 @@ start_engine() {
 
 official_images_pullable() {
     local image
-    for image in "${FLAKEID_TEST_POSTGRES_IMAGE:-postgres:17}" "${FLAKEID_TEST_MYSQL_IMAGE:-mysql:8.4}"; do
+    for image in "${FLAKEID_TEST_POSTGRES_IMAGE:-postgres:17}" "${FLAKEID_TEST_MYSQL_IMAGE:-mysql:8.4}" \
+        "${FLAKEID_TEST_ETCD_IMAGE:-quay.io/coreos/etcd:v3.5.17}"; do
         docker image inspect "$image" >/dev/null 2>&1 && continue
         log "pulling $image"
         timeout 600 docker pull -q "$image" >/dev/null 2>&1 || {
@@ -78,8 +81,9 @@ official_images_pullable() {
 }
 
 build_images() {
-    if [ -n "${FLAKEID_TEST_POSTGRES_IMAGE:-}" ] && [ -n "${FLAKEID_TEST_MYSQL_IMAGE:-}" ]; then
-        log "using images from the environment: $FLAKEID_TEST_POSTGRES_IMAGE, $FLAKEID_TEST_MYSQL_IMAGE"
+    if [ -n "${FLAKEID_TEST_POSTGRES_IMAGE:-}" ] && [ -n "${FLAKEID_TEST_MYSQL_IMAGE:-}" ] &&
+        [ -n "${FLAKEID_TEST_ETCD_IMAGE:-}" ]; then
+        log "using images from the environment: $FLAKEID_TEST_POSTGRES_IMAGE, $FLAKEID_TEST_MYSQL_IMAGE, $FLAKEID_TEST_ETCD_IMAGE"
         return 0
     fi
     # A machine whose Docker engine was already running (a developer's laptop)
@@ -96,15 +100,18 @@ build_images() {
     "$here/build-images.sh" || return 1
     export FLAKEID_TEST_POSTGRES_IMAGE="${FLAKEID_TEST_POSTGRES_IMAGE:-$FLAKEID_LOCAL_POSTGRES_IMAGE}"
     export FLAKEID_TEST_MYSQL_IMAGE="${FLAKEID_TEST_MYSQL_IMAGE:-$FLAKEID_LOCAL_MARIADB_IMAGE}"
+    export FLAKEID_TEST_ETCD_IMAGE="${FLAKEID_TEST_ETCD_IMAGE:-$FLAKEID_LOCAL_ETCD_IMAGE}"
 }
 
 install_build_deps() {
-    # Diesel's postgres and mysql backends link libpq and libmysqlclient.
+    # Diesel's postgres and mysql backends link libpq and libmysqlclient;
+    # etcd-client's build script runs protoc on etcd's .proto files, which
+    # import protobuf's own (libprotobuf-dev).
     if ! command -v dpkg-query >/dev/null 2>&1; then
-        log "not a Debian system: make sure libpq, libmysqlclient and pkg-config are installed"
+        log "not a Debian system: make sure libpq, libmysqlclient, pkg-config and protoc are installed"
         return 0
     fi
-    ensure_apt_packages libpq-dev default-libmysqlclient-dev pkg-config
+    ensure_apt_packages libpq-dev default-libmysqlclient-dev pkg-config protobuf-compiler libprotobuf-dev
 }
 
 remove_leftover_containers() {
@@ -171,10 +178,10 @@ if [ "$use_docker" -eq 1 ]; then
     phase "container engine" start_engine
     phase "database images" build_images
 else
-    log "FLAKEID_TEST_POSTGRES_URL and FLAKEID_TEST_MYSQL_URL set: not using Docker"
+    log "FLAKEID_TEST_POSTGRES_URL, FLAKEID_TEST_MYSQL_URL and FLAKEID_TEST_ETCD_URL set: not using Docker"
 fi
 phase "build dependencies" install_build_deps
-log "FLAKEID_TEST_POSTGRES_IMAGE=${FLAKEID_TEST_POSTGRES_IMAGE:-<default>} FLAKEID_TEST_MYSQL_IMAGE=${FLAKEID_TEST_MYSQL_IMAGE:-<default>}"
+log "FLAKEID_TEST_POSTGRES_IMAGE=${FLAKEID_TEST_POSTGRES_IMAGE:-<default>} FLAKEID_TEST_MYSQL_IMAGE=${FLAKEID_TEST_MYSQL_IMAGE:-<default>} FLAKEID_TEST_ETCD_IMAGE=${FLAKEID_TEST_ETCD_IMAGE:-<default>}"
 status=0
 phase "tests" run_tests "$@" || status=$?
 if [ "$status" -eq 0 ]; then log "all tests passed"; else log "TESTS FAILED"; fi

@@ -5,6 +5,7 @@
 FLAKEID_BASE_IMAGE="${FLAKEID_BASE_IMAGE:-flakeid-db-base:bookworm}"
 FLAKEID_LOCAL_POSTGRES_IMAGE="${FLAKEID_LOCAL_POSTGRES_IMAGE:-flakeid-postgres:15}"
 FLAKEID_LOCAL_MARIADB_IMAGE="${FLAKEID_LOCAL_MARIADB_IMAGE:-flakeid-mariadb:10.11}"
+FLAKEID_LOCAL_ETCD_IMAGE="${FLAKEID_LOCAL_ETCD_IMAGE:-flakeid-etcd:3.4}"
 # Label every test container carries, so leftovers can be found and removed.
 FLAKEID_CONTAINER_LABEL="org.flakeid.tests=1"
 

@@ -5,7 +5,8 @@
 //! ```text
 //! lease_worker --url URL --worker TAG [options]
 //!   --source lease|file:PATH:NODE|fixed:NODE   where the node ID comes from (lease)
-//!   --orm seaorm|diesel      lease store (seaorm)
+//!   --orm seaorm|diesel|etcd lease store (seaorm); etcd needs
+//!   --etcd URL               the etcd server's client URL (IDs still go to --url)
 //!   --space S --nodes N      lease space and its node IDs 0..N (ids, 4)
 //!   --ttl-ms --renew-ms --lead-ms   lease timing (1500, 300, = ttl)
 //!   --wait-for-node-ms MS    keep trying when every node is held (0)
@@ -48,6 +49,7 @@ struct Args {
     worker: String,
     source: String,
     orm: String,
+    etcd: String,
     space: String,
     nodes: u64,
     ttl: Duration,
@@ -70,6 +72,7 @@ fn args() -> Result<Args, String> {
         worker: format!("w{}", std::process::id()),
         source: "lease".into(),
         orm: "seaorm".into(),
+        etcd: String::new(),
         space: "ids".into(),
         nodes: 4,
         ttl: Duration::from_millis(1500),
@@ -102,6 +105,7 @@ fn args() -> Result<Args, String> {
             "--worker" => a.worker = v,
             "--source" => a.source = v,
             "--orm" => a.orm = v,
+            "--etcd" => a.etcd = v,
             "--space" => a.space = v,
             "--nodes" => a.nodes = v.parse().map_err(|_| format!("--nodes {v}"))?,
             "--ttl-ms" => a.ttl = ms(v)?,
@@ -167,6 +171,7 @@ type Gen = Generator<flakeid_core::BitLayout, WorkerClock>;
 enum Holder {
     SeaOrm(flakeid_seaorm::lease::NodeLease<flakeid_core::BitLayout, WorkerClock>),
     Diesel(flakeid_core::lease::NodeLease<flakeid_core::BitLayout, WorkerClock>),
+    Etcd(flakeid_etcd::NodeLease<flakeid_core::BitLayout, WorkerClock>),
     File(flakeid_core::lease::HighWaterFile<flakeid_core::BitLayout, WorkerClock>),
     Fixed,
 }
@@ -232,6 +237,19 @@ async fn run(a: Args) -> Result<i32, String> {
                         Holder::Diesel(l),
                     )
                 })
+        } else if a.orm == "etcd" {
+            let client = flakeid_etcd::etcd_client::Client::connect([a.etcd.as_str()], None)
+                .await
+                .map_err(|e| format!("connect to etcd at {:?}: {e}", a.etcd))?;
+            flakeid_etcd::claim(&client, options).await.map(|l| {
+                (
+                    l.generator_builder(),
+                    l.fence(),
+                    l.resume_after_millis(),
+                    l.node(),
+                    Holder::Etcd(l),
+                )
+            })
         } else {
             flakeid_seaorm::lease::claim(&db, options).await.map(|l| {
                 (
@@ -316,6 +334,7 @@ async fn run(a: Args) -> Result<i32, String> {
     if a.release {
         let released = match holder {
             Holder::SeaOrm(l) => l.release(&g).await.map_err(|e| e.to_string()),
+            Holder::Etcd(l) => l.release(&g).await.map_err(|e| e.to_string()),
             Holder::Diesel(l) => {
                 let g = g.clone();
                 tokio::task::spawn_blocking(move || l.release(&g).map_err(|e| e.to_string()))

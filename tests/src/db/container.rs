@@ -35,6 +35,8 @@ pub(crate) enum ImageKind {
     OfficialMysql,
     /// Official `mariadb` image.
     OfficialMariadb,
+    /// Official etcd image (`quay.io/coreos/etcd`, `gcr.io/etcd-development/etcd`).
+    OfficialEtcd,
 }
 
 /// What a backend needs from its container.
@@ -49,6 +51,8 @@ pub(crate) struct ContainerSpec {
     /// its port. Official images run a temporary server first; callers also
     /// retry connecting until the real one answers.
     pub(crate) ready_message: &'static str,
+    /// The command to run instead of the image's own (empty: the image's).
+    pub(crate) cmd: Vec<String>,
 }
 
 /// A started container: where to reach it.
@@ -65,6 +69,8 @@ pub(crate) fn kind_of(image: &str) -> ImageKind {
     let base = name.rsplit('/').next().unwrap_or(name);
     if base.starts_with("flakeid-") {
         ImageKind::Local
+    } else if base.contains("etcd") {
+        ImageKind::OfficialEtcd
     } else if base.contains("mariadb") {
         ImageKind::OfficialMariadb
     } else if base.contains("mysql") {
@@ -95,6 +101,9 @@ pub(crate) async fn start(spec: &ContainerSpec) -> Result<Started, String> {
         .with_startup_timeout(Duration::from_secs(180));
     for (key, value) in &spec.env {
         request = request.with_env_var(*key, *value);
+    }
+    if !spec.cmd.is_empty() {
+        request = request.with_cmd(spec.cmd.clone());
     }
     let container = request.start().await.map_err(|e| e.to_string())?;
     let id = container.id().to_owned();

@@ -17,10 +17,16 @@
 //!   `mariadb:11` works too). `./scripts/test.sh` builds local images
 //!   (`flakeid-postgres:15`, `flakeid-mariadb:10.11`) and selects them.
 //!
+//! [`etcd()`] is an etcd v3 server shared by the binary's tests
+//! (`FLAKEID_TEST_ETCD_URL` / `FLAKEID_TEST_ETCD_IMAGE`, default
+//! `quay.io/coreos/etcd:v3.5.17`; `./scripts/test.sh` selects
+//! `flakeid-etcd:3.4`).
+//!
 //! If neither a URL nor a container engine is available, the fixture panics
 //! with instructions: a database test never passes without a database.
 
 mod container;
+mod etcd;
 mod mysql;
 mod postgres;
 mod runtime;
@@ -35,6 +41,7 @@ use testcontainers::{ContainerAsync, GenericImage};
 use tokio::sync::OnceCell;
 
 use container::{ContainerSpec, note};
+pub use etcd::{Etcd, etcd};
 
 /// Which kind of server a [`TestDb`] lives on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -481,6 +488,11 @@ mod tests {
             ImageKind::OfficialMysql
         );
         assert_eq!(kind_of("postgres:16"), ImageKind::OfficialPostgres);
+        assert_eq!(
+            kind_of("quay.io/coreos/etcd:v3.5.17"),
+            ImageKind::OfficialEtcd
+        );
+        assert_eq!(kind_of("flakeid-etcd:3.4"), ImageKind::Local);
     }
 
     #[test]

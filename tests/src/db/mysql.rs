@@ -30,6 +30,7 @@ pub(crate) fn container_spec(image: String) -> ContainerSpec {
             ("MARIADB_ROOT_PASSWORD", "flakeid"),
         ],
         ready_message,
+        cmd: Vec::new(),
     }
 }
 

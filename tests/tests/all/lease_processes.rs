@@ -136,13 +136,18 @@ async fn mariadb_six_processes_share_four_nodes() {
 // SIGKILL
 // ---------------------------------------------------------------------------
 
-async fn killed_holder_is_taken_over(db: TestDb, name: &str, orm: &str) {
+/// `extra`: more worker arguments (the etcd store's `--etcd URL`).
+pub(super) async fn killed_holder_is_taken_over(db: TestDb, name: &str, orm: &str, extra: &[&str]) {
     let conn = prepare(&db).await;
     let space = space(name);
     let hold = std::env::temp_dir().join(format!("{space}.go"));
     let _ = std::fs::remove_file(&hold);
     let hold_s = hold.display().to_string();
-    let common = ["--space", &space, "--nodes", "2", "--orm", orm];
+    let common = [
+        &["--space", &space, "--nodes", "2", "--orm", orm][..],
+        extra,
+    ]
+    .concat();
     // A issues for long; B holds the other node until the test lets it go.
     let mut a = Worker::start(
         db.url(),
@@ -211,12 +216,12 @@ async fn killed_holder_is_taken_over(db: TestDb, name: &str, orm: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn postgres_killed_holders_node_is_taken_over_after_expiry() {
-    killed_holder_is_taken_over(db::postgres().await, "pg-sigkill", "diesel").await;
+    killed_holder_is_taken_over(db::postgres().await, "pg-sigkill", "diesel", &[]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn mariadb_killed_holders_node_is_taken_over_after_expiry() {
-    killed_holder_is_taken_over(db::mysql().await, "my-sigkill", "seaorm").await;
+    killed_holder_is_taken_over(db::mysql().await, "my-sigkill", "seaorm", &[]).await;
 }
 
 // ---------------------------------------------------------------------------

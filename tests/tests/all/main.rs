@@ -42,7 +42,8 @@ mod seaorm_sequences;
 mod sql_names;
 
 // Node leases: the table through both ORMs, real processes competing,
-// killed, stopped and restarted, and the database paused.
+// killed, stopped and restarted, and the database paused; the store on etcd.
+mod lease_etcd;
 mod lease_pause;
 mod lease_processes;
 mod lease_stores;
