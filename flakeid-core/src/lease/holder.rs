@@ -77,6 +77,7 @@ pub struct LeaseOptions<L = BitLayout, C = MonotonicClock> {
     holder: Option<String>,
     wait_for_node: Duration,
     at_ceiling: CeilingWait,
+    spread: bool,
 }
 
 impl<L: Layout> LeaseOptions<L, MonotonicClock> {
@@ -97,6 +98,7 @@ impl<L: Layout> LeaseOptions<L, MonotonicClock> {
             holder: None,
             wait_for_node: Duration::ZERO,
             at_ceiling: CeilingWait::default(),
+            spread: true,
         }
     }
 }
@@ -116,6 +118,7 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
             holder: self.holder,
             wait_for_node: self.wait_for_node,
             at_ceiling: self.at_ceiling,
+            spread: self.spread,
         }
     }
 
@@ -168,6 +171,57 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
     pub fn at_ceiling(mut self, policy: CeilingWait) -> Self {
         self.at_ceiling = policy;
         self
+    }
+
+    /// Whether claimants try the nodes from a random one on (`true`, the
+    /// default), so that processes starting together mostly try different
+    /// rows, or all from the first node up (`false`: the lowest free node
+    /// is taken, so node IDs in use stay dense, but claimants starting
+    /// together compete for the same rows; `BENCHMARKS.md` measures what
+    /// that costs).
+    pub fn spread_claims(mut self, spread: bool) -> Self {
+        self.spread = spread;
+        self
+    }
+
+    /// How many holders can hold a node of the space at once: the number
+    /// of node IDs these options lease (all of the layout's by default,
+    /// 1,024 for Twitter's). The next claimant gets
+    /// [`LeaseError::AllTaken`], or waits with
+    /// [`wait_for_node`](Self::wait_for_node). The store keeps one row (or
+    /// key) per node, created at the first claim.
+    ///
+    /// ```
+    /// use flakeid_core::{layout::presets, lease::LeaseOptions};
+    ///
+    /// assert_eq!(LeaseOptions::new("s", presets::twitter()).max_holders()?, 1024);
+    /// assert_eq!(LeaseOptions::new("s", presets::sonyflake()).nodes(0..=99).max_holders()?, 100);
+    /// # Ok::<(), flakeid_core::lease::LeaseError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LeaseError::InvalidOption`], as [`claim`](Self::claim) would.
+    pub fn max_holders(&self) -> Result<u64, LeaseError> {
+        let plan = self.clone().plan()?;
+        Ok(*plan.nodes.end() - *plan.nodes.start() + 1)
+    }
+
+    /// How long after its holder crashes a node stays unusable: its lease
+    /// ends the TTL after the last renewal that reached the store (by the
+    /// store's clock), and a holder renews every
+    /// [`renew_every`](Self::renew_every), so between `ttl − renew_every`
+    /// and `ttl` (12–15 s with the defaults). A claimant waiting for a node
+    /// takes it within a few milliseconds of the end.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use flakeid_core::{layout::presets, lease::LeaseOptions};
+    ///
+    /// let bound = LeaseOptions::new("s", presets::twitter()).crashed_node_unusable_for();
+    /// assert_eq!(bound, Duration::from_secs(12)..=Duration::from_secs(15));
+    /// ```
+    pub fn crashed_node_unusable_for(&self) -> RangeInclusive<Duration> {
+        self.ttl.saturating_sub(self.renew_every)..=self.ttl
     }
 
     fn plan(self) -> Result<Plan<L, C>, LeaseError> {
@@ -224,10 +278,14 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
         Ok(Plan {
             owner: random_token(),
             holder: holder.chars().take(255).collect(),
-            start: crate::rng::below(
-                crate::rng::mix(crate::rng::os_seed() ^ u64::from(std::process::id())),
-                *nodes.end() - *nodes.start() + 1,
-            ),
+            start: if self.spread {
+                crate::rng::below(
+                    crate::rng::mix(crate::rng::os_seed() ^ u64::from(std::process::id())),
+                    *nodes.end() - *nodes.start() + 1,
+                )
+            } else {
+                0
+            },
             nodes,
             lead_millis: ms(lead),
             options: self,
