@@ -1,6 +1,6 @@
 //! Benchmarks of flakeid's generator against its peers.
 //!
-//! The `compare` binary prints one table; see `BENCHMARKS.md` at the
+//! The `compare` binary prints one table, `lease_load` another; see `BENCHMARKS.md` at the
 //! repository root for what each column measures and for results.
 //!
 //! * [`measure`] — generic measurements over any ID source; each checks
@@ -8,7 +8,10 @@
 //! * [`subjects`] — the compared generators (flakeid, ferroid, snowflaked,
 //!   uuid v7, ulid) and how each is driven.
 //! * [`report`] — rounds of measurements, the machine description and the table.
+//! * [`lease_load`] — many node-lease holders starting at once against one
+//!   store (the `lease_load` binary: 1,024 holders on PostgreSQL).
 
+pub mod lease_load;
 pub mod measure;
 pub mod report;
 pub mod subjects;
