@@ -18,7 +18,7 @@ check flakeid-macros ""
 for f in "" macros with-json; do
     check flakeid-seaorm "$f"
 done
-for f in "" macros postgres mysql sqlite; do
+for f in "" macros postgres mysql sqlite async async,postgres; do
     check flakeid-diesel "$f"
 done
 check flakeid-etcd ""

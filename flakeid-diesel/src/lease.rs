@@ -77,7 +77,7 @@ pub trait LeaseBackend: Backend + Sized {
 
 /// The columns every lease `SELECT` returns.
 #[derive(diesel::QueryableByName)]
-struct Row {
+pub(crate) struct Row {
     #[diesel(sql_type = diesel::sql_types::BigInt)]
     node_id: i64,
     #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
@@ -140,7 +140,7 @@ lease_backend!("sqlite", diesel::sqlite::Sqlite, Dialect::Sqlite);
 
 /// The statement with its values bound, in placeholder order.
 #[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
-fn bind<DB>(
+pub(crate) fn bind<DB>(
     s: &SqlStatement,
 ) -> diesel::query_builder::BoxedSqlQuery<'static, DB, diesel::query_builder::SqlQuery>
 where

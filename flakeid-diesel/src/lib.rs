@@ -107,6 +107,8 @@
 mod convert;
 mod error;
 pub mod lease;
+#[cfg(feature = "async")]
+pub mod lease_async;
 mod macros;
 
 pub use error::find_id_error;

@@ -139,6 +139,66 @@ fn diesel_lease_lifecycle<C>(
     assert_eq!((owner, hw), (None, mark as i64));
 }
 
+/// The same through `diesel-async`, with a tokio renewal task on its own
+/// connection.
+async fn diesel_async_lease_lifecycle<C>(url: &str, probe: &DatabaseConnection)
+where
+    C: diesel_async::AsyncConnection + 'static,
+    C::Backend: flakeid_diesel::lease_async::AsyncLeaseBackend,
+{
+    use flakeid_diesel::lease_async;
+    let mut conn = C::establish(url).await.unwrap();
+    lease_async::create_table(&mut conn).await.unwrap();
+    // Twice: the helper is idempotent.
+    lease_async::create_table(&mut conn).await.unwrap();
+    let space = "lifecycle-diesel-async";
+    let lease = lease_async::claim::<C, _, _>(url, options(space))
+        .await
+        .unwrap();
+    let node = lease.node();
+    let g = lease.generator_builder().build().unwrap();
+    let id = g.next_id().unwrap();
+    let (owner, fence, lease_until, hw, holder, now) = row(probe, space, node).await;
+    assert!(owner.is_some());
+    assert_eq!(fence, 1);
+    assert!(lease_until >= now, "a live lease by the database's clock");
+    assert_eq!(holder.as_deref(), Some("test-host/1"));
+    assert!(
+        hw as u64 >= stamped(&g, id),
+        "the ceiling is persisted before use"
+    );
+    // The tokio task renews: the mark rises.
+    wait_for_renewal(probe, space, node, hw).await;
+    let table = lease_async::list_nodes(&mut conn, space).await.unwrap();
+    assert_eq!(table.rows.len(), 3);
+    assert_eq!(table.held().map(|r| r.node).collect::<Vec<_>>(), vec![node]);
+    let last = g.next_id().unwrap();
+    let mark = lease.release(&g).await.unwrap();
+    assert_eq!(mark, stamped(&g, last));
+    let (owner, fence, _, hw, _, _) = row(probe, space, node).await;
+    assert_eq!((owner, fence, hw), (None, 1, mark as i64));
+    // The next holder of the node resumes after the mark.
+    let again = lease_async::claim::<C, _, _>(url, options(space).nodes(node..=node))
+        .await
+        .unwrap();
+    assert_eq!((again.fence(), again.resume_after_millis()), (2, mark));
+    again.release_unused().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_diesel_async_lease_rows_follow_claim_renewal_and_release() {
+    let db = db::postgres().await;
+    let probe = Database::connect(db.url()).await.unwrap();
+    diesel_async_lease_lifecycle::<diesel_async::AsyncPgConnection>(db.url(), &probe).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mariadb_diesel_async_lease_rows_follow_claim_renewal_and_release() {
+    let db = db::mysql().await;
+    let probe = Database::connect(db.url()).await.unwrap();
+    diesel_async_lease_lifecycle::<diesel_async::AsyncMysqlConnection>(db.url(), &probe).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn postgres_lease_rows_follow_claim_renewal_and_release() {
     let db = db::postgres().await;
