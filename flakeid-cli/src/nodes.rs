@@ -83,6 +83,11 @@ async fn read(
     table: &str,
     space: Option<&str>,
 ) -> Result<Vec<NodeTable>, CliError> {
+    // One plain connection first: a pool that cannot connect reports only
+    // its own timeout, the driver says why (refused, bad password, …).
+    probe(url, dialect)
+        .await
+        .map_err(|e| CliError::failed(format!("cannot connect to {}: {e}", redact(url))))?;
     let mut options = sea_orm::ConnectOptions::new(url);
     options
         .max_connections(1)
@@ -108,6 +113,16 @@ async fn read(
     }
     let _ = db.close().await;
     Ok(tables)
+}
+
+/// Opens and closes one connection to `url`.
+async fn probe(url: &str, dialect: Dialect) -> Result<(), sea_orm::sqlx::Error> {
+    use sea_orm::sqlx::{self, Connection as _};
+    match dialect {
+        Dialect::Postgres => sqlx::PgConnection::connect(url).await?.close().await,
+        Dialect::MySql => sqlx::MySqlConnection::connect(url).await?.close().await,
+        _ => sqlx::SqliteConnection::connect(url).await?.close().await,
+    }
 }
 
 /// The spaces that have rows in the lease table.
