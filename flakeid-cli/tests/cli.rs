@@ -387,6 +387,12 @@ async fn lists_a_lease(orm_url: &str, url: &str, reserve: Option<Dialect>) {
     let text = tokio::task::spawn_blocking(move || {
         let text = stdout(&["nodes", &url]);
         let json = stdout(&["nodes", &url, "--space", "orders", "--json"]);
+        // A table that does not exist: a failure naming it.
+        fails(
+            &["nodes", &url, "--table", "no_such_leases"],
+            1,
+            &["cannot read the lease table \"no_such_leases\""],
+        );
         (text, json)
     })
     .await
