@@ -804,3 +804,88 @@ async fn postgres_every_preset_composes_like_the_rust_layout() {
 async fn mariadb_every_preset_composes_like_the_rust_layout() {
     every_preset_composes_like_the_rust_layout(db::mysql().await).await;
 }
+
+/// A clock each session sets for itself (a setting or a user variable), so
+/// that a transaction's snapshot does not hide it.
+async fn session_clock(conn: &mut Conn, backend: Backend) {
+    conn.ok(match backend {
+        Backend::Postgres => {
+            "CREATE FUNCTION test_session_clock() RETURNS bigint LANGUAGE sql VOLATILE \
+             AS $$ SELECT current_setting('flakeid_test.clock_ms')::bigint $$"
+        }
+        Backend::MySql => {
+            "CREATE FUNCTION test_session_clock() RETURNS BIGINT NOT DETERMINISTIC NO SQL \
+             RETURN @test_clock_ms"
+        }
+    })
+    .await;
+}
+
+async fn set_session_clock(conn: &mut Conn, backend: Backend, at: i64) {
+    conn.ok(&match backend {
+        Backend::Postgres => format!("SET flakeid_test.clock_ms = '{at}'"),
+        Backend::MySql => format!("SET @test_clock_ms = {at}"),
+    })
+    .await;
+}
+
+/// A repeatable-read transaction whose snapshot predates other sessions'
+/// IDs of a later tick still continues after them: the function's state
+/// is read outside the snapshot.
+async fn a_snapshot_does_not_hide_the_last_id(db: TestDb) {
+    let backend = db.backend();
+    let layout = presets::twitter();
+    let t = layout.epoch_millis() as i64 + 60_000_000_000;
+    let mut a = Conn::open(&db).await;
+    session_clock(&mut a, backend).await;
+    let f = IdFunction::new(dialect(&db), "snapshot", layout.clone(), 6)
+        .clock_function("test_session_clock");
+    install(&mut a, &f, "snapshot").await;
+    let mut b = Conn::open(&db).await;
+
+    set_session_clock(&mut a, backend, t).await;
+    a.ok(match backend {
+        Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ",
+        Backend::MySql => "START TRANSACTION WITH CONSISTENT SNAPSHOT",
+    })
+    .await;
+    a.insert("snapshot", "a", 0).await.expect("A's first ID");
+
+    set_session_clock(&mut b, backend, t + 1).await;
+    for n in 0..5 {
+        b.insert("snapshot", "b", n).await.expect("B's ID");
+    }
+    let b_max = b
+        .int("SELECT MAX(id) FROM snapshot WHERE writer = 'b'")
+        .await;
+
+    set_session_clock(&mut a, backend, t + 1).await;
+    for n in 1..=5 {
+        if let Err(e) = a.insert("snapshot", "a", n).await {
+            panic!("A's insert {n} after B's IDs of the same tick: {e}");
+        }
+    }
+    a.ok("COMMIT").await;
+    let a_after = a
+        .int("SELECT MIN(id) FROM snapshot WHERE writer = 'a' AND n > 0")
+        .await;
+    assert!(a_after > b_max, "{a_after} after B's {b_max}");
+    let rows = all_ids(&mut a, "snapshot").await;
+    assert_eq!(rows.len(), 11);
+    let distinct: HashSet<i64> = rows.iter().map(|r| r.0).collect();
+    assert_eq!(distinct.len(), 11);
+    assert_eq!(
+        layout.decompose(a_after as u64).tick,
+        layout.decompose(b_max as u64).tick
+    );
+}
+
+#[tokio::test]
+async fn postgres_a_snapshot_does_not_hide_the_last_id() {
+    a_snapshot_does_not_hide_the_last_id(db::postgres().await).await;
+}
+
+#[tokio::test]
+async fn mariadb_a_snapshot_does_not_hide_the_last_id() {
+    a_snapshot_does_not_hide_the_last_id(db::mysql().await).await;
+}
