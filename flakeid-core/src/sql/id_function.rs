@@ -53,7 +53,9 @@
 //! On both databases, every call:
 //!
 //! * never returns an ID twice, and returns increasing IDs (monotonic per
-//!   node), whatever the transactions that called it did;
+//!   node), whatever the transactions that called it did (rolled back,
+//!   still open, or reading a repeatable-read snapshot: the state is read
+//!   outside the snapshot);
 //! * stamps the clock's current tick; when the tick's sequence values are
 //!   used up it waits for the next tick, for at most
 //!   [`max_wait`](IdFunction::max_wait), then raises an error (it never
