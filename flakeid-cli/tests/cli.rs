@@ -479,3 +479,106 @@ async fn nodes_lists_sqlite() {
     .await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `script` as the `mariadb` client splits it: statements end with the
+/// current delimiter, which `DELIMITER` lines change.
+fn client_statements(script: &str) -> Vec<String> {
+    let mut delimiter = ";".to_owned();
+    let mut statements = Vec::new();
+    let mut current = String::new();
+    for line in script.lines() {
+        if let Some(d) = line.strip_prefix("DELIMITER ") {
+            delimiter = d.trim().to_owned();
+            continue;
+        }
+        current.push_str(line);
+        current.push('\n');
+        if let Some(done) = current.trim_end().strip_suffix(delimiter.as_str()) {
+            statements.push(done.to_owned());
+            current.clear();
+        }
+    }
+    assert!(
+        current.trim().is_empty(),
+        "an unfinished statement: {current}"
+    );
+    statements
+}
+
+/// The script `flakeid sql` prints, run on a real server as its client
+/// would; the IDs the column default then issues decode with
+/// `flakeid decode` to the node and a time within the inserts.
+async fn sql_script_issues_ids_that_decode(db: TestDb, dialect: &str) {
+    let orm = sea_orm::Database::connect(db.url()).await.expect("connect");
+    orm.execute_unprepared(
+        "CREATE TABLE orders (id BIGINT NOT NULL PRIMARY KEY, customer VARCHAR(32) NOT NULL)",
+    )
+    .await
+    .expect("create table");
+    let script = stdout(&[
+        "sql",
+        "--dialect",
+        dialect,
+        "--space",
+        "cli",
+        "--node",
+        "77",
+        "--table",
+        "orders",
+        "--column",
+        "id",
+    ]);
+    if dialect == "postgres" {
+        // psql sends it statement by statement; the server takes it whole.
+        orm.execute_unprepared(&script).await.expect("the script");
+    } else {
+        for s in client_statements(&script) {
+            if let Err(e) = orm.execute_unprepared(&s).await {
+                panic!("{s}\nfailed: {e}");
+            }
+        }
+    }
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_millis() as u64
+    };
+    let start = now();
+    for _ in 0..3 {
+        orm.execute_unprepared("INSERT INTO orders (customer) VALUES ('walk-in')")
+            .await
+            .expect("insert through the default");
+    }
+    let end = now();
+    let rows = orm
+        .query_all_raw(sea_orm::Statement::from_string(
+            orm.get_database_backend(),
+            "SELECT id FROM orders ORDER BY id",
+        ))
+        .await
+        .expect("select");
+    assert_eq!(rows.len(), 3);
+    for row in rows {
+        let id: i64 = row.try_get("", "id").expect("id");
+        let out = stdout(&["decode", &id.to_string(), "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(v["node"], 77, "{out}");
+        let ms = v["unix_ms"].as_u64().expect("unix_ms");
+        assert!(
+            (start - 1..=end).contains(&ms),
+            "{ms} outside {start}..={end}"
+        );
+        assert!(v["time"].as_str().expect("time").ends_with('Z'));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_script_runs_on_postgres() {
+    sql_script_issues_ids_that_decode(db::postgres().await, "postgres").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_script_runs_on_mariadb() {
+    sql_script_issues_ids_that_decode(db::mysql().await, "mariadb").await;
+}
