@@ -28,7 +28,7 @@
 //! node's row to an owner token of its own (`sql:` and 16 hex digits
 //! derived from the function name, space and node, so running the install
 //! again changes nothing), a `holder` naming the function, and a lease
-//! that never ends ([`RESERVED_UNTIL_MILLIS`](crate::lease::RESERVED_UNTIL_MILLIS)).
+//! that never ends ([`crate::lease::RESERVED_UNTIL_MILLIS`]).
 //! The install fails if a live lease holds the node. Every call of the
 //! function reads the row: it refuses to issue when the row no longer
 //! names its token, and it stamps no ID at or before the row's
