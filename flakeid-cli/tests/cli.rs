@@ -108,6 +108,31 @@ fn decode_takes_another_epoch_and_custom_fields() {
     assert!(out.contains("time       1970-01-01T00:00:00.070Z"), "{out}");
     assert!(out.contains("node       2"), "{out}");
     assert!(out.contains("sequence   1"), "{out}");
+    // The same bits with the sequence above the node (Sonyflake's order).
+    let out = stdout(&[
+        "decode",
+        &((7u64 << 20) | (2 << 12) | 1).to_string(),
+        "--time-bits",
+        "40",
+        "--node-bits",
+        "12",
+        "--sequence-bits",
+        "8",
+        "--tick-ms",
+        "10",
+        "--epoch",
+        "0",
+        "--order",
+        "sequence-node",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        (&v["node"], &v["sequence"]),
+        (&1.into(), &2.into()),
+        "{out}"
+    );
+    assert_eq!(v["time"], "1970-01-01T00:00:00.070Z");
 }
 
 #[test]
