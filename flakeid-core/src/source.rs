@@ -209,11 +209,11 @@ mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
     use super::IdScheme;
+    use crate::BitLayout;
     use crate::decimal_id::{DecimalIdScheme, JS_SAFE_MAX_COUNTER};
     use crate::layout::{DecimalLayout, EXAMPLE_UNIX_MILLIS, RandomStart, presets};
     use crate::random_key::RandomKeys;
     use crate::trace::TraceIdLayout;
-    use crate::{BitLayout, Layout};
 
     /// The example of `scheme`: an ID of it (in range, passing `check`),
     /// the same on every call.

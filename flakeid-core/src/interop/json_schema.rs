@@ -1,0 +1,83 @@
+//! How an ID looks in an API schema: a string of decimal digits.
+//!
+//! IDs travel as decimal **strings** (see [`encoding`](crate::encoding)),
+//! because JavaScript numbers round integers above 2^53. The `utoipa` and
+//! `schemars` features describe every `#[flake_id]` type with these
+//! values, so that a frontend reading the OpenAPI document or JSON Schema
+//! sees strings, not numbers:
+//!
+//! | keyword | value |
+//! |---|---|
+//! | `type` | `"string"` |
+//! | `pattern` | [`PATTERN`]: `^[1-9][0-9]*$` |
+//! | `maxLength` | [`MAX_LENGTH`]: 19 |
+//! | `description` | [`DESCRIPTION`] |
+//! | `examples` | the type's [`example`]: one real ID of its scheme |
+//!
+//! The schema is named after the type (`UserId`), so documents refer to
+//! it (`$ref`) rather than repeating it.
+//!
+//! Pattern and length together accept exactly the canonical decimal
+//! strings of `1` to `9999999999999999999`: the string of every ID (IDs
+//! are at most `i64::MAX`, 19 digits), and nothing `FromStr` and serde
+//! refuse for its form (no sign, whitespace, leading zero, other
+//! characters, no `0`). A pattern cannot state a numeric bound, so values
+//! above the type's largest ID ([`FlakeId::max_value`], e.g. `2^53 − 1` for
+//! a JavaScript-safe layout) pass the schema and are refused by the server.
+//! serde also reads JSON integers for an ID; the schema states the string
+//! form that IDs are written as and that clients should send.
+//!
+//! ```
+//! use flakeid_core::{flake_id, interop::json_schema, layout::presets};
+//!
+//! #[flake_id(layout = presets::js_safe)]
+//! pub struct TicketId(i64);
+//!
+//! let example = json_schema::example::<TicketId>().expect("layouts give one");
+//! assert_eq!(example, "129525350400256");
+//! assert!(example.parse::<TicketId>().is_ok());
+//! ```
+
+use crate::FlakeId;
+
+/// The regular expression (ECMA 262, as JSON Schema uses it) of an ID's
+/// decimal string: a non-zero digit, then digits.
+pub const PATTERN: &str = "^[1-9][0-9]*$";
+
+/// The most digits an ID has: those of `i64::MAX`, `9223372036854775807`.
+pub const MAX_LENGTH: usize = 19;
+
+/// What an ID field is, for people reading the schema.
+pub const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits because \
+                               JavaScript numbers round integers above 2^53.";
+
+/// A real ID of `I`, as the string it is sent as: its scheme's
+/// [`example_id`](crate::IdScheme::example_id), the same on every call.
+/// `None` when the scheme gives no example (or one that is not an `I`).
+pub fn example<I: FlakeId>() -> Option<String> {
+    let id = I::scheme().example_id()?;
+    I::from_u64(id).ok().map(|id| id.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_LENGTH, PATTERN};
+
+    #[test]
+    fn max_length_is_the_digits_of_i64_max() {
+        assert_eq!(i64::MAX.to_string().len(), MAX_LENGTH);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn schema_accepts_the_canonical_decimals_of_up_to_19_digits(
+            s in "[0-9]{0,21}|[-+ 0-9a٣.]{0,21}"
+        ) {
+            let pattern = regex::Regex::new(PATTERN).expect("a valid pattern");
+            let schema_accepts = pattern.is_match(&s) && s.chars().count() <= MAX_LENGTH;
+            let decoded = crate::encoding::decimal::decode(&s);
+            let canonical = matches!(decoded, Ok(v) if v >= 1) && s.len() <= MAX_LENGTH;
+            proptest::prop_assert_eq!(schema_accepts, canonical, "{:?}", s);
+        }
+    }
+}

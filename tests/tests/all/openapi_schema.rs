@@ -1,0 +1,242 @@
+//! ID types in API schemas (flakeid-core's `utoipa` and `schemars`
+//! features): a model with an ID, an optional ID and a list of IDs,
+//! rendered by each crate, describes every ID as a string of decimal
+//! digits; a JSON Schema validator accepts the model as serde writes it and
+//! refuses IDs in any other form.
+
+use flakeid_core::flake_id;
+use flakeid_core::interop::json_schema::{DESCRIPTION, MAX_LENGTH, PATTERN};
+use flakeid_core::layout::presets;
+use serde_json::{Value, json};
+
+use crate::support::init_generator;
+
+/// Twitter's layout.
+#[flake_id]
+pub(crate) struct OrderId(i64);
+
+/// JavaScript-safe layout.
+#[flake_id(layout = presets::js_safe)]
+pub(crate) struct ItemId(i64);
+
+/// What a frontend receives.
+#[derive(serde::Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub(crate) struct Order {
+    id: OrderId,
+    parent: Option<OrderId>,
+    items: Vec<ItemId>,
+}
+
+/// The examples: node 1, sequence 0, at 2025-01-01T00:00:00Z.
+const ORDER_EXAMPLE: &str = "1874244142494650368";
+const ITEM_EXAMPLE: &str = "129525350400256";
+
+/// The schema every ID type must have, with its example.
+fn id_schema(example: &str) -> Value {
+    json!({
+        "type": "string",
+        "pattern": "^[1-9][0-9]*$",
+        "maxLength": 19,
+        "description": "A 64-bit ID, sent as a string of decimal digits because JavaScript \
+                        numbers round integers above 2^53.",
+        "examples": [example],
+    })
+}
+
+/// The OpenAPI document of an API whose only schema is `Order`.
+fn openapi() -> Value {
+    #[derive(utoipa::OpenApi)]
+    #[openapi(components(schemas(Order)))]
+    struct Api;
+    serde_json::to_value(<Api as utoipa::OpenApi>::openapi()).expect("JSON")
+}
+
+/// `Order`'s schema from utoipa, as a JSON Schema document: the OpenAPI
+/// components, with `Order` at the root.
+fn utoipa_order_schema() -> Value {
+    let doc = openapi();
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": "#/components/schemas/Order",
+        "components": doc["components"].clone(),
+    })
+}
+
+/// `Order`'s schema from schemars.
+fn schemars_order_schema() -> Value {
+    schemars::schema_for!(Order).to_value()
+}
+
+/// An order as serde writes it, with real IDs.
+fn real_order(parent: bool) -> Value {
+    init_generator();
+    let items = (1..=3)
+        .map(|n| ItemId::try_from((1_u64 << 53) - n).expect("a JavaScript-safe ID"))
+        .collect();
+    let order = Order {
+        id: OrderId::generate().expect("an ID"),
+        parent: parent.then(|| OrderId::generate().expect("an ID")),
+        items,
+    };
+    serde_json::to_value(&order).expect("JSON")
+}
+
+/// Values an ID field must not hold, and why.
+fn not_ids() -> Vec<(Value, &'static str)> {
+    vec![
+        (json!("-1"), "a sign"),
+        (json!("+1"), "a sign"),
+        (json!("0"), "zero"),
+        (json!("01"), "a leading zero"),
+        (json!("1.5"), "a fraction"),
+        (json!("1e3"), "an exponent"),
+        (json!(" 1"), "whitespace"),
+        (json!(""), "empty"),
+        (json!("12345678901234567890"), "20 digits"),
+        (json!(1), "a number"),
+        (json!(1_874_244_142_494_650_368_u64), "a number"),
+        (json!(-1), "a negative number"),
+        (json!(1.5), "a fractional number"),
+        (json!(null), "null"),
+    ]
+}
+
+/// Checks that `schema` (draft 2020-12) accepts real orders and refuses
+/// every non-ID in each ID field.
+fn assert_validates_real_ids_only(schema: &Value) {
+    let validator = jsonschema::draft202012::new(schema).expect("a valid JSON Schema");
+    for parent in [true, false] {
+        let order = real_order(parent);
+        assert!(validator.is_valid(&order), "{order}");
+        assert!(order["id"].is_string(), "{order}");
+    }
+    for (bad, why) in not_ids() {
+        let mut order = real_order(true);
+        order["id"] = bad.clone();
+        assert!(!validator.is_valid(&order), "id {bad} ({why}) accepted");
+        if !bad.is_null() {
+            let mut order = real_order(true);
+            order["parent"] = bad.clone();
+            assert!(!validator.is_valid(&order), "parent {bad} ({why}) accepted");
+        }
+        let mut order = real_order(true);
+        order["items"][1] = bad.clone();
+        assert!(!validator.is_valid(&order), "item {bad} ({why}) accepted");
+    }
+}
+
+#[test]
+fn utoipa_describes_ids_as_decimal_strings() {
+    let doc = openapi();
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(schemas["OrderId"], id_schema(ORDER_EXAMPLE), "{doc:#}");
+    assert_eq!(schemas["ItemId"], id_schema(ITEM_EXAMPLE), "{doc:#}");
+
+    let order = &schemas["Order"];
+    assert_eq!(order["type"], "object");
+    let properties = &order["properties"];
+    assert_eq!(
+        properties["id"],
+        json!({"$ref": "#/components/schemas/OrderId"})
+    );
+    assert_eq!(
+        properties["items"],
+        json!({"type": "array", "items": {"$ref": "#/components/schemas/ItemId"}})
+    );
+    // `parent` may be null, or an OrderId, and is not required.
+    let parent = properties["parent"].to_string();
+    assert!(
+        parent.contains(r##""$ref":"#/components/schemas/OrderId""##),
+        "{parent}"
+    );
+    assert!(parent.contains(r#""type":"null""#), "{parent}");
+    assert_eq!(order["required"], json!(["id", "items"]));
+
+    assert_eq!(
+        serde_json::to_value(<OrderId as utoipa::PartialSchema>::schema()).expect("JSON"),
+        id_schema(ORDER_EXAMPLE)
+    );
+    assert_eq!(<OrderId as utoipa::ToSchema>::name(), "OrderId");
+}
+
+#[test]
+fn schemars_describes_ids_as_decimal_strings() {
+    let schema = schemars_order_schema();
+    let defs = &schema["$defs"];
+    assert_eq!(defs["OrderId"], id_schema(ORDER_EXAMPLE), "{schema:#}");
+    assert_eq!(defs["ItemId"], id_schema(ITEM_EXAMPLE), "{schema:#}");
+
+    let properties = &schema["properties"];
+    assert_eq!(properties["id"], json!({"$ref": "#/$defs/OrderId"}));
+    assert_eq!(
+        properties["items"],
+        json!({"type": "array", "items": {"$ref": "#/$defs/ItemId"}})
+    );
+    let parent = properties["parent"].to_string();
+    assert!(parent.contains(r##""$ref":"#/$defs/OrderId""##), "{parent}");
+    assert!(parent.contains(r#""type":"null""#), "{parent}");
+    assert_eq!(schema["required"], json!(["id", "items"]));
+
+    let alone = schemars::schema_for!(OrderId).to_value();
+    assert_eq!(alone["type"], "string");
+    assert_eq!(alone["pattern"], PATTERN);
+    assert_eq!(alone["title"], "OrderId");
+}
+
+#[test]
+fn the_schema_constants_are_what_the_documents_hold() {
+    assert_eq!(id_schema("x")["pattern"], PATTERN);
+    assert_eq!(id_schema("x")["maxLength"], MAX_LENGTH);
+    assert_eq!(id_schema("x")["description"], DESCRIPTION);
+}
+
+#[test]
+fn the_examples_are_ids_of_their_types() {
+    let order: OrderId = ORDER_EXAMPLE.parse().expect("an OrderId");
+    let item: ItemId = ITEM_EXAMPLE.parse().expect("an ItemId");
+    for d in [order.decode(), item.decode()] {
+        assert_eq!(
+            d.timestamp,
+            Some(std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_735_689_600_000))
+        );
+        assert_eq!(d.parts.map(|p| (p.node, p.sequence)), Some((1, 0)));
+    }
+    assert!(item.get() < 1 << 53);
+}
+
+#[test]
+fn utoipa_schema_accepts_serialized_ids_and_refuses_other_forms() {
+    assert_validates_real_ids_only(&utoipa_order_schema());
+}
+
+#[test]
+fn schemars_schema_accepts_serialized_ids_and_refuses_other_forms() {
+    assert_validates_real_ids_only(&schemars_order_schema());
+}
+
+#[test]
+fn id_schemas_alone_accept_exactly_what_from_str_accepts() {
+    let schemas = [
+        serde_json::to_value(<OrderId as utoipa::PartialSchema>::schema()).expect("JSON"),
+        schemars::schema_for!(OrderId).to_value(),
+    ];
+    for schema in &schemas {
+        let validator = jsonschema::draft202012::new(schema).expect("a valid JSON Schema");
+        for good in ["1", "9", "10", ORDER_EXAMPLE, "9223372036854775807"] {
+            assert!(good.parse::<OrderId>().is_ok(), "{good}");
+            assert!(
+                validator.is_valid(&json!(good)),
+                "{good} refused by {schema}"
+            );
+        }
+        for (bad, why) in not_ids() {
+            if let Some(s) = bad.as_str() {
+                assert!(s.parse::<OrderId>().is_err(), "{s}");
+            }
+            assert!(
+                !validator.is_valid(&bad),
+                "{bad} ({why}) accepted by {schema}"
+            );
+        }
+    }
+}
