@@ -27,6 +27,10 @@
 //! serde also reads JSON integers for an ID; the schema states the string
 //! form that IDs are written as and that clients should send.
 //!
+//! [`Flake128`] is described the same way with its own string: type
+//! `string`, [`FLAKE128_PATTERN`], [`FLAKE128_DESCRIPTION`] and
+//! [`flake128_example`] as its example, under the name `Flake128`.
+//!
 //! ```
 //! use flakeid_core::{flake_id, interop::json_schema, layout::presets};
 //!
@@ -39,6 +43,7 @@
 //! ```
 
 use crate::FlakeId;
+use crate::flake128::Flake128;
 
 /// The regular expression (ECMA 262, as JSON Schema uses it) of an ID's
 /// decimal string: a non-zero digit, then digits.
@@ -57,6 +62,33 @@ pub const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits b
 pub fn example<I: FlakeId>() -> Option<String> {
     let id = I::scheme().example_id()?;
     I::from_u64(id).ok().map(|id| id.to_string())
+}
+
+/// The regular expression of a [`Flake128`]'s canonical string: 32
+/// lowercase hex digits in UUID groups, as its serde impls write and read
+/// it. (The all-zero string matches and is refused: flakes start at 1.)
+pub const FLAKE128_PATTERN: &str = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+
+/// What a [`Flake128`] field is, for people reading the schema.
+pub const FLAKE128_DESCRIPTION: &str = "A 128-bit flake ID: 32 lowercase hex digits in UUID \
+                                        groups, ordered like its number (creation time).";
+
+/// A fixed [`Flake128`], as the string it is sent as: worker 1, sequence
+/// 0, at 2025-01-01T00:00:00Z.
+///
+/// ```
+/// use flakeid_core::{flake128::Flake128, interop::json_schema};
+///
+/// let example = json_schema::flake128_example();
+/// assert_eq!(example, "00000194-1f29-7c00-0000-000000010000");
+/// let flake: Flake128 = example.parse()?;
+/// assert_eq!((flake.timestamp_millis(), flake.worker(), flake.sequence()), (1_735_689_600_000, 1, 0));
+/// # Ok::<(), flakeid_core::Flake128Error>(())
+/// ```
+pub fn flake128_example() -> String {
+    Flake128::from_parts(crate::layout::EXAMPLE_UNIX_MILLIS, 1, 0)
+        .map(|flake| flake.to_string())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

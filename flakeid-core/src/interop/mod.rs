@@ -7,6 +7,10 @@
 //! | `utoipa` | `utoipa::PartialSchema` and `ToSchema`: a string of decimal digits ([`json_schema`]) |
 //! | `schemars` | `schemars::JsonSchema`: the same schema ([`json_schema`]) |
 //!
+//! [`Flake128`](crate::flake128::Flake128) gets the same impls from these
+//! features, as 16 bytes (`uuid`, `BINARY(16)`, `BLOB`) and as its
+//! canonical string.
+//!
 //! The orphan rule allows these impls only in the crate that declares the
 //! ID type, so `#[flake_id]` writes them there: it calls a macro of
 //! flakeid-core for each integration, which expands to the impls when the

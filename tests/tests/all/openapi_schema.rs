@@ -2,11 +2,13 @@
 //! features): a model with an ID, an optional ID and a list of IDs,
 //! rendered by each crate, describes every ID as a string of decimal
 //! digits; a JSON Schema validator accepts the model as serde writes it and
-//! refuses IDs in any other form.
+//! refuses IDs in any other form. `Flake128` is its canonical string.
 
-use flakeid_core::flake_id;
+use flakeid_core::flake128::Flake128;
 use flakeid_core::interop::json_schema::{DESCRIPTION, MAX_LENGTH, PATTERN};
+use flakeid_core::layout::Flake128Layout;
 use flakeid_core::layout::presets;
+use flakeid_core::{Generator, flake_id};
 use serde_json::{Value, json};
 
 use crate::support::init_generator;
@@ -238,5 +240,88 @@ fn id_schemas_alone_accept_exactly_what_from_str_accepts() {
                 "{bad} ({why}) accepted by {schema}"
             );
         }
+    }
+}
+
+/// A model keyed by a 128-bit flake.
+#[derive(serde::Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub(crate) struct Upload {
+    id: Flake128,
+}
+
+/// Flake128's example: worker 1, sequence 0, at 2025-01-01T00:00:00Z.
+const FLAKE_EXAMPLE: &str = "00000194-1f29-7c00-0000-000000010000";
+
+#[test]
+fn flake128_is_described_as_its_canonical_string() {
+    let expected = json!({
+        "type": "string",
+        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+        "minLength": 36,
+        "maxLength": 36,
+        "description": "A 128-bit flake ID: 32 lowercase hex digits in UUID groups, ordered \
+                        like its number (creation time).",
+        "examples": [FLAKE_EXAMPLE],
+    });
+    #[derive(utoipa::OpenApi)]
+    #[openapi(components(schemas(Upload)))]
+    struct Api;
+    let doc = serde_json::to_value(<Api as utoipa::OpenApi>::openapi()).expect("JSON");
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(schemas["Flake128"], expected, "{doc:#}");
+    assert_eq!(
+        schemas["Upload"]["properties"]["id"],
+        json!({"$ref": "#/components/schemas/Flake128"})
+    );
+    let schemars = schemars::schema_for!(Upload).to_value();
+    assert_eq!(schemars["$defs"]["Flake128"], expected, "{schemars:#}");
+    assert_eq!(
+        schemars["properties"]["id"],
+        json!({"$ref": "#/$defs/Flake128"})
+    );
+
+    let example: Flake128 = FLAKE_EXAMPLE.parse().expect("a Flake128");
+    assert_eq!(
+        (
+            example.timestamp_millis(),
+            example.worker(),
+            example.sequence()
+        ),
+        (1_735_689_600_000, 1, 0)
+    );
+
+    // Both accept what serde writes and refuse other spellings.
+    let generator = Generator::builder(Flake128Layout, 0x0242_ac11_0002)
+        .build()
+        .expect("a generator");
+    let utoipa_schema = json!({
+        "$ref": "#/components/schemas/Upload",
+        "components": doc["components"].clone(),
+    });
+    for schema in [utoipa_schema, schemars] {
+        let validator = jsonschema::draft202012::new(&schema).expect("a valid JSON Schema");
+        for _ in 0..3 {
+            let upload = Upload {
+                id: Flake128::generate(&generator).expect("a flake"),
+            };
+            let json = serde_json::to_value(&upload).expect("JSON");
+            assert!(validator.is_valid(&json), "{json} refused by {schema}");
+        }
+        let good = FLAKE_EXAMPLE;
+        for bad in [
+            good.to_uppercase(),
+            good.replace('-', ""),
+            format!("{{{good}}}"),
+            format!("{good}0"),
+            good[1..].to_owned(),
+            String::new(),
+        ] {
+            assert!(bad.parse::<Flake128>().is_err(), "{bad}");
+            assert!(
+                !validator.is_valid(&json!({ "id": bad })),
+                "{bad} accepted by {schema}"
+            );
+        }
+        assert!(!validator.is_valid(&json!({ "id": 1 })));
     }
 }

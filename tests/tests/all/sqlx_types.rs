@@ -2,15 +2,18 @@
 //! service that shares the tables without an ORM: bound with `bind`, read
 //! with `query_as` / `query_scalar`, `NULL`s as `Option`, arrays on
 //! PostgreSQL, `BIGINT UNSIGNED` on MariaDB, and stored values that are not
-//! IDs read back as typed errors. What the database stored is checked with
+//! IDs read back as typed errors; `Flake128` as 16 bytes on each database. What the database stored is checked with
 //! plain SQL on plain integers.
 
 use flakeid_core::decimal_id::DecimalIdScheme;
+use flakeid_core::flake128::Flake128;
+use flakeid_core::layout::Flake128Layout;
 use flakeid_core::layout::presets;
-use flakeid_core::{FieldOutOfRange, IdError, flake_id};
+use flakeid_core::{FieldOutOfRange, Flake128Error, Generator, IdError, flake_id};
 use flakeid_tests::db;
+use sqlx::Row as _;
 use sqlx::mysql::MySqlPool;
-use sqlx::postgres::PgPool;
+use sqlx::postgres::{PgPool, PgValueFormat};
 use sqlx::sqlite::SqlitePool;
 
 use crate::support::init_generator;
@@ -468,5 +471,203 @@ async fn sqlite_stored_values_that_are_not_ids_are_typed_errors() -> Result<(), 
         .await?;
     sqlx::query(BAD_ROWS).execute(&pool).await?;
     assert_stored_non_ids_are_errors!(&pool, "SELECT v FROM bad WHERE k = ?");
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Flake128: 16 big-endian bytes (`uuid`/`bytea`, `BINARY(16)`, `BLOB`)
+// ---------------------------------------------------------------------------
+
+/// Three flakes of one worker, in issue order.
+fn flakes() -> [Flake128; 3] {
+    let generator = Generator::builder(Flake128Layout, 0x0242_ac11_0002)
+        .build()
+        .expect("a generator");
+    [(); 3].map(|()| Flake128::generate(&generator).expect("a flake"))
+}
+
+/// The lowercase hex of a flake's 16 bytes, as SQL's `hex`/`encode` print them.
+fn hex(f: Flake128) -> String {
+    f.to_bytes().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The `Flake128Error` a failed read carries.
+fn flake_error<T: std::fmt::Debug>(read: Result<T, sqlx::Error>) -> Flake128Error {
+    match read {
+        Err(sqlx::Error::ColumnDecode { source, .. }) => {
+            match source.downcast_ref::<Flake128Error>() {
+                Some(e) => e.clone(),
+                None => panic!("a decode error without a Flake128Error: {source}"),
+            }
+        }
+        other => panic!("expected a decode error holding a Flake128Error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn postgres_flakes_are_uuids_or_bytea_and_read_back_checked() -> Result<(), sqlx::Error> {
+    let (_db, pool) = postgres().await;
+    sqlx::query("CREATE TABLE flakes (k INT PRIMARY KEY, u UUID NULL, b BYTEA NULL)")
+        .execute(&pool)
+        .await?;
+    let [a, b, c] = flakes();
+    for (k, f) in [(1, Some(a)), (2, Some(b)), (3, None)] {
+        // A flake binds as `uuid`; the `bytea` column gets the same bytes in SQL.
+        sqlx::query(
+            "INSERT INTO flakes (k, u, b) VALUES ($1, $2, decode(replace($2::text, '-', ''), 'hex'))",
+        )
+        .bind(k)
+        .bind(f)
+            .execute(&pool)
+            .await?;
+    }
+    let stored: Vec<(Option<String>, Option<String>)> =
+        sqlx::query_as("SELECT u::text, encode(b, 'hex') FROM flakes ORDER BY k")
+            .fetch_all(&pool)
+            .await?;
+    assert_eq!(
+        stored,
+        [
+            (Some(a.to_string()), Some(hex(a))),
+            (Some(b.to_string()), Some(hex(b))),
+            (None, None)
+        ]
+    );
+    let read: Vec<(Option<Flake128>, Option<Flake128>)> =
+        sqlx::query_as("SELECT u, b FROM flakes ORDER BY k")
+            .fetch_all(&pool)
+            .await?;
+    assert_eq!(read, [(Some(a), Some(a)), (Some(b), Some(b)), (None, None)]);
+    // A simple query (no parameters) returns text: `uuid` hyphenated, `bytea` as `\x…` hex.
+    let rows = sqlx::raw_sql("SELECT u, b FROM flakes WHERE k = 2")
+        .fetch_all(&pool)
+        .await?;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].try_get_raw(0)?.format(), PgValueFormat::Text);
+    let text: (Flake128, Flake128) = (rows[0].try_get(0)?, rows[0].try_get(1)?);
+    assert_eq!(text, (b, b));
+    // The database orders `uuid` like the numbers: issue order.
+    let ordered: Vec<Flake128> =
+        sqlx::query_scalar("SELECT u FROM flakes WHERE u IS NOT NULL ORDER BY u DESC")
+            .fetch_all(&pool)
+            .await?;
+    assert_eq!(ordered, [b, a]);
+    // Arrays bind as `uuid[]`.
+    let found: Vec<Flake128> =
+        sqlx::query_scalar("SELECT u FROM flakes WHERE u = ANY($1) ORDER BY u")
+            .bind(vec![b, c])
+            .fetch_all(&pool)
+            .await?;
+    assert_eq!(found, [b]);
+
+    // Stored values that are not flakes.
+    let nil: Result<Flake128, _> =
+        sqlx::query_scalar("SELECT '00000000-0000-0000-0000-000000000000'::uuid")
+            .fetch_one(&pool)
+            .await;
+    assert_eq!(flake_error(nil), Flake128Error::Zero);
+    let short: Result<Flake128, _> = sqlx::query_scalar("SELECT '\\x0102'::bytea")
+        .fetch_one(&pool)
+        .await;
+    assert_eq!(flake_error(short), Flake128Error::ByteLength { len: 2 });
+    Ok(())
+}
+
+#[tokio::test]
+async fn mysql_flakes_are_binary_16_and_read_back_checked() -> Result<(), sqlx::Error> {
+    let (_db, pool) = mysql().await;
+    sqlx::query(
+        "CREATE TABLE flakes (k INT NOT NULL PRIMARY KEY, f BINARY(16) NULL, v VARBINARY(20) NULL)",
+    )
+    .execute(&pool)
+    .await?;
+    let [a, b, _] = flakes();
+    for (k, f) in [(1, Some(b)), (2, Some(a)), (3, None)] {
+        sqlx::query("INSERT INTO flakes (k, f) VALUES (?, ?)")
+            .bind(k)
+            .bind(f)
+            .execute(&pool)
+            .await?;
+    }
+    let stored: Vec<Option<String>> =
+        sqlx::query_scalar("SELECT LOWER(HEX(f)) FROM flakes ORDER BY k")
+            .fetch_all(&pool)
+            .await?;
+    assert_eq!(stored, [Some(hex(b)), Some(hex(a)), None]);
+    let read: Vec<Option<Flake128>> = sqlx::query_scalar("SELECT f FROM flakes ORDER BY k")
+        .fetch_all(&pool)
+        .await?;
+    assert_eq!(read, [Some(b), Some(a), None]);
+    let ordered: Vec<Flake128> =
+        sqlx::query_scalar("SELECT f FROM flakes WHERE f IS NOT NULL ORDER BY f")
+            .fetch_all(&pool)
+            .await?;
+    assert_eq!(ordered, [a, b]);
+
+    sqlx::query("INSERT INTO flakes (k, f, v) VALUES (4, UNHEX(REPEAT('00', 16)), UNHEX('0102'))")
+        .execute(&pool)
+        .await?;
+    let nil = sqlx::query_scalar::<_, Flake128>("SELECT f FROM flakes WHERE k = 4")
+        .fetch_one(&pool)
+        .await;
+    assert_eq!(flake_error(nil), Flake128Error::Zero);
+    let short = sqlx::query_scalar::<_, Flake128>("SELECT v FROM flakes WHERE k = 4")
+        .fetch_one(&pool)
+        .await;
+    assert_eq!(flake_error(short), Flake128Error::ByteLength { len: 2 });
+    Ok(())
+}
+
+#[tokio::test]
+async fn sqlite_flakes_are_blobs_and_read_back_checked() -> Result<(), sqlx::Error> {
+    let pool = sqlite().await;
+    sqlx::query("CREATE TABLE flakes (k INTEGER PRIMARY KEY, f BLOB NULL)")
+        .execute(&pool)
+        .await?;
+    let [a, b, _] = flakes();
+    for (k, f) in [(1, Some(b)), (2, Some(a)), (3, None)] {
+        sqlx::query("INSERT INTO flakes (k, f) VALUES (?, ?)")
+            .bind(k)
+            .bind(f)
+            .execute(&pool)
+            .await?;
+    }
+    // SQLite's `hex(NULL)` is the empty string.
+    let stored: Vec<(String, String)> =
+        sqlx::query_as("SELECT lower(hex(f)), typeof(f) FROM flakes ORDER BY k")
+            .fetch_all(&pool)
+            .await?;
+    let blob = "blob".to_owned();
+    assert_eq!(
+        stored,
+        [
+            (hex(b), blob.clone()),
+            (hex(a), blob),
+            (String::new(), "null".to_owned())
+        ]
+    );
+    let read: Vec<Option<Flake128>> = sqlx::query_scalar("SELECT f FROM flakes ORDER BY k")
+        .fetch_all(&pool)
+        .await?;
+    assert_eq!(read, [Some(b), Some(a), None]);
+    let ordered: Vec<Flake128> =
+        sqlx::query_scalar("SELECT f FROM flakes WHERE f IS NOT NULL ORDER BY f")
+            .fetch_all(&pool)
+            .await?;
+    assert_eq!(ordered, [a, b]);
+
+    sqlx::query("INSERT INTO flakes (k, f) VALUES (4, zeroblob(16)), (5, x'0102')")
+        .execute(&pool)
+        .await?;
+    let read = |k: i32| {
+        sqlx::query_scalar::<_, Flake128>("SELECT f FROM flakes WHERE k = ?")
+            .bind(k)
+            .fetch_one(&pool)
+    };
+    assert_eq!(flake_error(read(4).await), Flake128Error::Zero);
+    assert_eq!(
+        flake_error(read(5).await),
+        Flake128Error::ByteLength { len: 2 }
+    );
     Ok(())
 }
