@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `type` | `"string"` |
 //! | `pattern` | [`PATTERN`]: `^[1-9][0-9]*$` |
-//! | `maxLength` | [`MAX_LENGTH`]: 19 |
+//! | `maxLength` | the type's [`max_length`]: the digits of its largest ID (19, or 16 for JavaScript-safe layouts) |
 //! | `description` | [`DESCRIPTION`] |
 //! | `examples` | the type's [`example`]: one real ID of its scheme |
 //!
@@ -18,12 +18,14 @@
 //! it (`$ref`) rather than repeating it.
 //!
 //! Pattern and length together accept exactly the canonical decimal
-//! strings of `1` to `9999999999999999999`: the string of every ID (IDs
-//! are at most `i64::MAX`, 19 digits), and nothing `FromStr` and serde
-//! refuse for its form (no sign, whitespace, leading zero, other
-//! characters, no `0`). A pattern cannot state a numeric bound, so values
-//! above the type's largest ID ([`FlakeId::max_value`], e.g. `2^53 − 1` for
-//! a JavaScript-safe layout) pass the schema and are refused by the server.
+//! strings with at most as many digits as the type's largest ID
+//! ([`FlakeId::max_value`]): the string of every ID of the type, and
+//! nothing `FromStr` and serde refuse for its form (no sign, whitespace,
+//! leading zero, other characters, no `0`, no more digits). A pattern
+//! cannot state a numeric bound, so values above the largest ID with as
+//! many digits (`9007199254740992` to `9999999999999999` for a
+//! JavaScript-safe layout, whose largest ID is `2^53 − 1`) pass the schema
+//! and are refused by the server.
 //! serde also reads JSON integers for an ID; the schema states the string
 //! form that IDs are written as and that clients should send.
 //!
@@ -49,8 +51,31 @@ use crate::flake128::Flake128;
 /// decimal string: a non-zero digit, then digits.
 pub const PATTERN: &str = "^[1-9][0-9]*$";
 
-/// The most digits an ID has: those of `i64::MAX`, `9223372036854775807`.
+/// The most digits any ID has: those of `i64::MAX`, `9223372036854775807`.
 pub const MAX_LENGTH: usize = 19;
+
+/// The most digits an ID of `I` has: those of its largest ID,
+/// [`FlakeId::max_value`] (at most [`MAX_LENGTH`]).
+///
+/// ```
+/// use flakeid_core::{flake_id, interop::json_schema, layout::presets};
+///
+/// #[flake_id]
+/// pub struct UserId(i64);
+/// #[flake_id(layout = presets::js_safe)]
+/// pub struct TicketId(i64);
+///
+/// assert_eq!(json_schema::max_length::<UserId>(), 19);
+/// assert_eq!(json_schema::max_length::<TicketId>(), 16); // 2^53 − 1 = 9007199254740991
+/// ```
+pub fn max_length<I: FlakeId>() -> usize {
+    digits(I::max_value())
+}
+
+/// The number of decimal digits of `n`.
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
 
 /// What an ID field is, for people reading the schema.
 pub const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits because \
@@ -98,6 +123,24 @@ mod tests {
     #[test]
     fn max_length_is_the_digits_of_i64_max() {
         assert_eq!(i64::MAX.to_string().len(), MAX_LENGTH);
+    }
+
+    #[test]
+    fn digits_are_those_of_the_decimal_string() {
+        for n in [
+            0,
+            1,
+            9,
+            10,
+            99,
+            100,
+            (1 << 53) - 1,
+            1 << 53,
+            i64::MAX as u64,
+            u64::MAX,
+        ] {
+            assert_eq!(super::digits(n), n.to_string().len(), "{n}");
+        }
     }
 
     proptest::proptest! {

@@ -4,7 +4,7 @@
 
 use ::schemars::Schema;
 
-use super::json_schema::{DESCRIPTION, MAX_LENGTH, PATTERN, example};
+use super::json_schema::{DESCRIPTION, PATTERN, example, max_length};
 use crate::FlakeId;
 
 /// The schema of `I`: a string of decimal digits.
@@ -12,7 +12,7 @@ pub fn schema<I: FlakeId>() -> Schema {
     let mut schema = ::schemars::json_schema!({
         "type": "string",
         "pattern": PATTERN,
-        "maxLength": MAX_LENGTH,
+        "maxLength": max_length::<I>(),
         "description": DESCRIPTION,
     });
     if let Some(example) = example::<I>() {

@@ -5,7 +5,7 @@
 use ::utoipa::openapi::RefOr;
 use ::utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
-use super::json_schema::{DESCRIPTION, MAX_LENGTH, PATTERN, example};
+use super::json_schema::{DESCRIPTION, PATTERN, example, max_length};
 use crate::FlakeId;
 
 /// The schema of `I`: a string of decimal digits.
@@ -13,7 +13,7 @@ pub fn schema<I: FlakeId>() -> RefOr<Schema> {
     ObjectBuilder::new()
         .schema_type(Type::String)
         .pattern(Some(PATTERN))
-        .max_length(Some(MAX_LENGTH))
+        .max_length(Some(max_length::<I>()))
         .description(Some(DESCRIPTION))
         .examples(example::<I>())
         .into()

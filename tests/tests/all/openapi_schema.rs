@@ -5,7 +5,7 @@
 //! refuses IDs in any other form. `Flake128` is its canonical string.
 
 use flakeid_core::flake128::Flake128;
-use flakeid_core::interop::json_schema::{DESCRIPTION, MAX_LENGTH, PATTERN};
+use flakeid_core::interop::json_schema::{DESCRIPTION, MAX_LENGTH, PATTERN, max_length};
 use flakeid_core::layout::Flake128Layout;
 use flakeid_core::layout::presets;
 use flakeid_core::{Generator, flake_id};
@@ -33,12 +33,13 @@ pub(crate) struct Order {
 const ORDER_EXAMPLE: &str = "1874244142494650368";
 const ITEM_EXAMPLE: &str = "129525350400256";
 
-/// The schema every ID type must have, with its example.
-fn id_schema(example: &str) -> Value {
+/// The schema every ID type must have, with its example and the digits
+/// of its largest ID.
+fn id_schema(example: &str, max_length: usize) -> Value {
     json!({
         "type": "string",
         "pattern": "^[1-9][0-9]*$",
-        "maxLength": 19,
+        "maxLength": max_length,
         "description": "A 64-bit ID, sent as a string of decimal digits because JavaScript \
                         numbers round integers above 2^53.",
         "examples": [example],
@@ -131,8 +132,8 @@ fn assert_validates_real_ids_only(schema: &Value) {
 fn utoipa_describes_ids_as_decimal_strings() {
     let doc = openapi();
     let schemas = &doc["components"]["schemas"];
-    assert_eq!(schemas["OrderId"], id_schema(ORDER_EXAMPLE), "{doc:#}");
-    assert_eq!(schemas["ItemId"], id_schema(ITEM_EXAMPLE), "{doc:#}");
+    assert_eq!(schemas["OrderId"], id_schema(ORDER_EXAMPLE, 19), "{doc:#}");
+    assert_eq!(schemas["ItemId"], id_schema(ITEM_EXAMPLE, 16), "{doc:#}");
 
     let order = &schemas["Order"];
     assert_eq!(order["type"], "object");
@@ -156,7 +157,7 @@ fn utoipa_describes_ids_as_decimal_strings() {
 
     assert_eq!(
         serde_json::to_value(<OrderId as utoipa::PartialSchema>::schema()).expect("JSON"),
-        id_schema(ORDER_EXAMPLE)
+        id_schema(ORDER_EXAMPLE, 19)
     );
     assert_eq!(<OrderId as utoipa::ToSchema>::name(), "OrderId");
 }
@@ -165,8 +166,8 @@ fn utoipa_describes_ids_as_decimal_strings() {
 fn schemars_describes_ids_as_decimal_strings() {
     let schema = schemars_order_schema();
     let defs = &schema["$defs"];
-    assert_eq!(defs["OrderId"], id_schema(ORDER_EXAMPLE), "{schema:#}");
-    assert_eq!(defs["ItemId"], id_schema(ITEM_EXAMPLE), "{schema:#}");
+    assert_eq!(defs["OrderId"], id_schema(ORDER_EXAMPLE, 19), "{schema:#}");
+    assert_eq!(defs["ItemId"], id_schema(ITEM_EXAMPLE, 16), "{schema:#}");
 
     let properties = &schema["properties"];
     assert_eq!(properties["id"], json!({"$ref": "#/$defs/OrderId"}));
@@ -187,9 +188,11 @@ fn schemars_describes_ids_as_decimal_strings() {
 
 #[test]
 fn the_schema_constants_are_what_the_documents_hold() {
-    assert_eq!(id_schema("x")["pattern"], PATTERN);
-    assert_eq!(id_schema("x")["maxLength"], MAX_LENGTH);
-    assert_eq!(id_schema("x")["description"], DESCRIPTION);
+    assert_eq!(id_schema("x", 19)["pattern"], PATTERN);
+    assert_eq!(id_schema("x", MAX_LENGTH)["maxLength"], 19);
+    assert_eq!(id_schema("x", 19)["description"], DESCRIPTION);
+    assert_eq!(max_length::<OrderId>(), 19);
+    assert_eq!(max_length::<ItemId>(), 16);
 }
 
 #[test]
@@ -323,5 +326,26 @@ fn flake128_is_described_as_its_canonical_string() {
             );
         }
         assert!(!validator.is_valid(&json!({ "id": 1 })));
+    }
+}
+
+#[test]
+fn javascript_safe_id_schemas_refuse_more_digits_than_their_largest_id() {
+    let item_schemas = [
+        serde_json::to_value(<ItemId as utoipa::PartialSchema>::schema()).expect("JSON"),
+        schemars::schema_for!(ItemId).to_value(),
+    ];
+    let largest = ((1_u64 << 53) - 1).to_string();
+    let seventeen_digits = "10000000000000000";
+    assert!(largest.parse::<ItemId>().is_ok());
+    assert!(seventeen_digits.parse::<ItemId>().is_err());
+    assert!(seventeen_digits.parse::<OrderId>().is_ok());
+    for schema in &item_schemas {
+        let validator = jsonschema::draft202012::new(schema).expect("a valid JSON Schema");
+        assert!(validator.is_valid(&json!(largest)), "{schema}");
+        assert!(!validator.is_valid(&json!(seventeen_digits)), "{schema}");
+        // The documented gap: above the largest ID with as many digits.
+        assert!(validator.is_valid(&json!("9007199254740992")), "{schema}");
+        assert!("9007199254740992".parse::<ItemId>().is_err());
     }
 }
