@@ -41,7 +41,8 @@
 //! them nowhere else), generic over the databases implementing
 //! [`IdDatabase`]; generated code names sqlx through flakeid-core, so you
 //! need no `use` for it. Using an ID type with a database whose feature is
-//! off is a compile error naming the feature.
+//! off is a compile error: `IdDatabase` is implemented only for the
+//! databases whose feature is on.
 
 use ::sqlx::encode::IsNull;
 use ::sqlx::error::BoxDynError;
