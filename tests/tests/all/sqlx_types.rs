@@ -406,6 +406,21 @@ async fn mysql_stored_values_that_are_not_ids_are_typed_errors() -> Result<(), s
 // SQLite (in memory: no server)
 // ---------------------------------------------------------------------------
 
+/// A row of `users` read into named fields.
+struct User {
+    id: UserId,
+    referrer: Option<UserId>,
+}
+
+impl<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> for User {
+    fn from_row(row: &'r sqlx::sqlite::SqliteRow) -> Result<Self, sqlx::Error> {
+        Ok(Self {
+            id: row.try_get("id")?,
+            referrer: row.try_get("referrer")?,
+        })
+    }
+}
+
 async fn sqlite() -> SqlitePool {
     // One connection: every connection to `sqlite::memory:` is a database of its own.
     let pool = sqlx::sqlite::SqlitePoolOptions::new()
@@ -460,6 +475,14 @@ async fn sqlite_ids_bind_and_read_back_with_nulls() -> Result<(), sqlx::Error> {
         .fetch_one(&pool)
         .await?;
     assert_eq!(child, b);
+
+    // A `FromRow` struct (what `#[derive(sqlx::FromRow)]` writes: `try_get` per field).
+    let users: Vec<User> = sqlx::query_as("SELECT id, referrer FROM users ORDER BY id")
+        .fetch_all(&pool)
+        .await?;
+    let users: Vec<(UserId, Option<UserId>)> =
+        users.into_iter().map(|u| (u.id, u.referrer)).collect();
+    assert_eq!(users, [(a, None), (b, Some(a))]);
     Ok(())
 }
 
