@@ -84,6 +84,16 @@ pub const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits b
 /// A real ID of `I`, as the string it is sent as: its scheme's
 /// [`example_id`](crate::IdScheme::example_id), the same on every call.
 /// `None` when the scheme gives no example (or one that is not an `I`).
+///
+/// ```
+/// use flakeid_core::{flake_id, interop::json_schema};
+///
+/// #[flake_id]
+/// pub struct UserId(i64);
+///
+/// // Twitter's layout: node 1, sequence 0, at 2025-01-01T00:00:00Z.
+/// assert_eq!(json_schema::example::<UserId>().as_deref(), Some("1874244142494650368"));
+/// ```
 pub fn example<I: FlakeId>() -> Option<String> {
     let id = I::scheme().example_id()?;
     I::from_u64(id).ok().map(|id| id.to_string())

@@ -7,7 +7,19 @@ use ::schemars::Schema;
 use super::json_schema::{DESCRIPTION, PATTERN, example, max_length};
 use crate::FlakeId;
 
-/// The schema of `I`: a string of decimal digits.
+/// The schema of `I`: a string of decimal digits. `I`'s
+/// `schemars::JsonSchema::json_schema()` returns it.
+///
+/// ```
+/// use flakeid_core::{flake_id, interop};
+///
+/// #[flake_id]
+/// pub struct UserId(i64);
+///
+/// let schema = interop::schemars::schema::<UserId>();
+/// assert_eq!(schema.get("type"), Some(&"string".into()));
+/// assert_eq!(schema.get("maxLength"), Some(&19.into()));
+/// ```
 pub fn schema<I: FlakeId>() -> Schema {
     let mut schema = ::schemars::json_schema!({
         "type": "string",

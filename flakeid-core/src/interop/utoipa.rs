@@ -8,7 +8,21 @@ use ::utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use super::json_schema::{DESCRIPTION, PATTERN, example, max_length};
 use crate::FlakeId;
 
-/// The schema of `I`: a string of decimal digits.
+/// The schema of `I`: a string of decimal digits. `I`'s
+/// `utoipa::PartialSchema::schema()` returns it.
+///
+/// ```
+/// use flakeid_core::{flake_id, interop};
+///
+/// #[flake_id]
+/// pub struct UserId(i64);
+///
+/// let schema = serde_json::to_value(interop::utoipa::schema::<UserId>())?;
+/// assert_eq!(schema["type"], "string");
+/// assert_eq!(schema["pattern"], "^[1-9][0-9]*$");
+/// assert_eq!(schema, serde_json::to_value(<UserId as utoipa::PartialSchema>::schema())?);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 pub fn schema<I: FlakeId>() -> RefOr<Schema> {
     ObjectBuilder::new()
         .schema_type(Type::String)
