@@ -11,7 +11,8 @@ check() {
     cargo clippy --quiet -p "$crate" --no-default-features ${features:+--features "$features"} -- -D warnings
 }
 
-for f in "" serde macros diesel diesel-postgres diesel-mysql diesel-sqlite sea-orm; do
+for f in "" serde macros diesel diesel-postgres diesel-mysql diesel-sqlite sea-orm \
+    sqlx-postgres sqlx-mysql sqlx-sqlite utoipa schemars; do
     check flakeid-core "$f"
 done
 check flakeid-macros ""

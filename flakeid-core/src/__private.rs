@@ -162,3 +162,73 @@ macro_rules! __flakeid_core_impl_serde {
 
 #[doc(hidden)]
 pub use crate::__flakeid_core_impl_serde as impl_serde;
+
+#[cfg(any(
+    feature = "sqlx-postgres",
+    feature = "sqlx-mysql",
+    feature = "sqlx-sqlite"
+))]
+pub use ::sqlx;
+
+/// `sqlx::Type` / `Encode` / `Decode` for an ID type. Expands to nothing
+/// because flakeid-core was built without a `sqlx-*` feature.
+#[cfg(not(any(
+    feature = "sqlx-postgres",
+    feature = "sqlx-mysql",
+    feature = "sqlx-sqlite"
+)))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __flakeid_core_impl_sqlx {
+    ($id:ty) => {};
+}
+
+/// `PgHasArrayType` for an ID type. Expands to nothing because
+/// flakeid-core was built without its `sqlx-postgres` feature.
+#[cfg(not(feature = "sqlx-postgres"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __flakeid_core_impl_sqlx_postgres {
+    ($id:ty) => {};
+}
+
+#[doc(hidden)]
+pub use crate::__flakeid_core_impl_sqlx as impl_sqlx;
+#[doc(hidden)]
+pub use crate::__flakeid_core_impl_sqlx_postgres as impl_sqlx_postgres;
+
+#[cfg(feature = "utoipa")]
+pub use ::utoipa;
+
+#[cfg(feature = "utoipa")]
+pub use crate::interop::utoipa::schema as utoipa_schema;
+
+/// `utoipa::PartialSchema` / `ToSchema` for an ID type. Expands to nothing
+/// because flakeid-core was built without its `utoipa` feature.
+#[cfg(not(feature = "utoipa"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __flakeid_core_impl_utoipa {
+    ($id:ty) => {};
+}
+
+#[doc(hidden)]
+pub use crate::__flakeid_core_impl_utoipa as impl_utoipa;
+
+#[cfg(feature = "schemars")]
+pub use ::schemars;
+
+#[cfg(feature = "schemars")]
+pub use crate::interop::schemars::schema as schemars_schema;
+
+/// `schemars::JsonSchema` for an ID type. Expands to nothing because
+/// flakeid-core was built without its `schemars` feature.
+#[cfg(not(feature = "schemars"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __flakeid_core_impl_schemars {
+    ($id:ty) => {};
+}
+
+#[doc(hidden)]
+pub use crate::__flakeid_core_impl_schemars as impl_schemars;

@@ -26,6 +26,8 @@
 //!   coprime-step short keys ([`shortkey`]).
 //! * [`encoding`] — the decimal, base62 and Crockford base32 text forms, and
 //!   serde.
+//! * [`interop`] — ID types as values of other crates: sqlx, utoipa,
+//!   schemars (each behind a feature), and their JSON Schema.
 //! * [`sql`] — every SQL text the crate writes, with its quoting.
 //!
 //! Shared errors are at the crate root; every module's own error lives with
@@ -56,6 +58,8 @@
 //! | `macros` | yes | re-exports the `#[flake_id]` attribute |
 //! | `diesel-postgres`, `diesel-mysql`, `diesel-sqlite` | no | [`Flake128`](flake128::Flake128) as a Diesel column: PostgreSQL `uuid` / `bytea`, MySQL `BINARY(16)`, SQLite `BLOB` (enabled for you by `flakeid-diesel`'s backend features) |
 //! | `sea-orm` | no | [`Flake128`](flake128::Flake128) as a SeaORM column and key (enabled for you by `flakeid-seaorm`) |
+//! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | no | ID types as sqlx values of `BIGINT` / `BIGINT UNSIGNED` / `INTEGER` columns, read with the same checks as the ORM impls (see `interop::sqlx`); [`Flake128`](flake128::Flake128) as `uuid` / `BINARY(16)` / `BLOB` |
+//! | `utoipa`, `schemars` | no | ID types as OpenAPI / JSON Schema schemas: strings of decimal digits ([`interop::json_schema`]); [`Flake128`](flake128::Flake128) as its canonical string |
 //!
 //! The column impls for [`Flake128`](flake128::Flake128) live here, behind features, because it
 //! is this crate's type: the ORM crates may not implement ORM traits for it.
@@ -75,6 +79,7 @@ pub mod fork;
 pub mod generator;
 pub mod global;
 pub mod id;
+pub mod interop;
 pub mod layout;
 pub mod lease;
 pub mod public_id;

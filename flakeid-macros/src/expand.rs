@@ -193,7 +193,11 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
             }
         }
 
+        // Each expands to nothing unless flakeid-core's feature is on.
         #core::__private::impl_serde!(#name);
+        #core::__private::impl_sqlx!(#name);
+        #core::__private::impl_utoipa!(#name);
+        #core::__private::impl_schemars!(#name);
     };
     for orm in [&paths.seaorm, &paths.diesel].into_iter().flatten() {
         out.extend(quote!(#orm::__private::impl_id!(#name);));

@@ -40,6 +40,11 @@
 //! * `Serialize` / `Deserialize` as a decimal **string** (JavaScript rounds
 //!   integers above 2^53), reading a string or an integer — when
 //!   `flakeid-core`'s `serde` feature is on;
+//! * `sqlx::Type`, `Encode` and `Decode` — when a `sqlx-postgres`,
+//!   `sqlx-mysql` or `sqlx-sqlite` feature of `flakeid-core` is on;
+//!   `utoipa::ToSchema` / `schemars::JsonSchema` (a string of decimal
+//!   digits) — with its `utoipa` / `schemars` feature (see
+//!   `flakeid_core::interop`);
 //! * ORM column and key impls when you ask for them (below).
 //!
 //! Derive none of the traits above yourself: they are already implemented.

@@ -27,6 +27,12 @@
 //! is creation time. `NUMERIC(39)` / `DECIMAL(39)` hold
 //! [`Flake128::to_decimal`] too.
 //!
+//! The same 16 bytes are what its column impls read and write: Diesel
+//! (`diesel-*` features), SeaORM (`sea-orm`) and sqlx (`sqlx-postgres`:
+//! `uuid`, `bytea` and `uuid[]`; `sqlx-mysql`: `BINARY(16)`;
+//! `sqlx-sqlite`: `BLOB`). With `utoipa` / `schemars` its API schema is its
+//! canonical string ([`json_schema`](crate::interop::json_schema)).
+//!
 //! # Text forms
 //!
 //! * Canonical (`Display`, `FromStr`, serde): 32 lowercase hex digits in
@@ -61,10 +67,18 @@ mod error;
 pub mod generator;
 pub mod layout;
 pub mod node;
+#[cfg(any(feature = "utoipa", feature = "schemars"))]
+mod schema_impls;
 #[cfg(feature = "sea-orm")]
 mod sea_orm_impls;
 #[cfg(feature = "serde")]
 mod serde_impls;
+#[cfg(any(
+    feature = "sqlx-postgres",
+    feature = "sqlx-mysql",
+    feature = "sqlx-sqlite"
+))]
+mod sqlx_impls;
 
 use core::fmt;
 use core::str::FromStr;

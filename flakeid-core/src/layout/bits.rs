@@ -837,6 +837,10 @@ impl IdScheme for BitLayout {
     fn decode(&self, id: u64) -> Decoded {
         Decoded::new(self, id)
     }
+
+    fn example_id(&self) -> Option<u64> {
+        Some(super::example_id(self, 0))
+    }
 }
 
 impl GlobalScheme for BitLayout {

@@ -567,6 +567,10 @@ impl IdScheme for DecimalLayout {
         let node = (self.node_digits() > 0).then_some((Cow::Borrowed("node"), parts.node));
         Decoded::from_layout_parts(id, time, parts, node)
     }
+
+    fn example_id(&self) -> Option<u64> {
+        Some(super::example_id(self, 0))
+    }
 }
 
 impl GlobalScheme for DecimalLayout {

@@ -185,6 +185,10 @@ impl<L: DecodeLayout> IdScheme for RandomStart<L> {
     fn decode(&self, id: u64) -> Decoded {
         self.inner().decode(id)
     }
+
+    fn example_id(&self) -> Option<u64> {
+        self.inner().example_id()
+    }
 }
 
 /// Two random-start schemes are the same when their inner layouts and start

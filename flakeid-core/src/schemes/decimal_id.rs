@@ -568,6 +568,11 @@ impl crate::IdScheme for DecimalIdScheme {
         ];
         crate::Decoded::from_fields(id, None, fields)
     }
+
+    /// Counter 1, generator ID 1, launch ID 1: `10000100001`.
+    fn example_id(&self) -> Option<u64> {
+        Some(COUNTER_FACTOR + GENERATOR_FACTOR + 1)
+    }
 }
 
 /// The process's node ID is the launch ID; generator IDs come from the
@@ -624,6 +629,10 @@ impl<S: GeneratorIdSource + 'static> crate::IdScheme for DecimalIdGenerator<S> {
 
     fn decode(&self, id: u64) -> crate::Decoded {
         self.scheme().decode(id)
+    }
+
+    fn example_id(&self) -> Option<u64> {
+        self.scheme().example_id()
     }
 }
 

@@ -371,6 +371,12 @@ impl<L: DecodeLayout> IdScheme for RandomKeys<L> {
     fn decode(&self, id: u64) -> Decoded {
         self.0.decode(id)
     }
+
+    /// The layout's example with random part 1; `None` for a layout
+    /// without sequence bits, which has no valid random key.
+    fn example_id(&self) -> Option<u64> {
+        (self.0.sequences_per_tick() > 1).then(|| crate::layout::example_id(&self.0, 1))
+    }
 }
 
 /// A [`RandomKeyGenerator`] for the process's node ID.
@@ -399,6 +405,10 @@ impl<L: DecodeLayout + Clone, C: Clock> IdScheme for RandomKeyGenerator<L, C> {
 
     fn decode(&self, id: u64) -> Decoded {
         self.layout().decode(id)
+    }
+
+    fn example_id(&self) -> Option<u64> {
+        RandomKeys(self.layout().clone()).example_id()
     }
 }
 

@@ -545,6 +545,12 @@ impl crate::IdScheme for TraceIdLayout {
         ];
         crate::Decoded::from_fields(id, None, fields)
     }
+
+    /// Node 1, thread 0, counter 1 in the second 2025-01-01T00:00:00Z.
+    fn example_id(&self) -> Option<u64> {
+        let second = crate::layout::EXAMPLE_UNIX_MILLIS / 1000;
+        Some(self.compose_unchecked(second & TIMESTAMP_MAX, 1, 0, 1))
+    }
 }
 
 /// A [`TraceIdGenerator`] for the process's node ID (0..=65,535) and this
@@ -582,6 +588,10 @@ impl<C: Clock> crate::IdScheme for TraceIdGenerator<C> {
 
     fn decode(&self, id: u64) -> crate::Decoded {
         self.layout.decode(id)
+    }
+
+    fn example_id(&self) -> Option<u64> {
+        self.layout.example_id()
     }
 }
 

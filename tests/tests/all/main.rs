@@ -35,6 +35,10 @@ mod schemes_diesel;
 mod schemes_diesel_async;
 mod schemes_seaorm;
 
+// ID types as plain sqlx values on each database, and in API schemas.
+mod openapi_schema;
+mod sqlx_types;
+
 // Keys the database counts out or refuses, and the names in its SQL.
 mod diesel_sequences;
 mod key_check;

@@ -1,0 +1,56 @@
+//! ID types as utoipa schemas (feature `utoipa`): what the
+//! `PartialSchema` and `ToSchema` impls of `#[flake_id]` return. The values
+//! are those of [`json_schema`](super::json_schema).
+
+use ::utoipa::openapi::RefOr;
+use ::utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+
+use super::json_schema::{DESCRIPTION, PATTERN, example, max_length};
+use crate::FlakeId;
+
+/// The schema of `I`: a string of decimal digits. `I`'s
+/// `utoipa::PartialSchema::schema()` returns it.
+///
+/// ```
+/// use flakeid_core::{flake_id, interop};
+///
+/// #[flake_id]
+/// pub struct UserId(i64);
+///
+/// let schema = serde_json::to_value(interop::utoipa::schema::<UserId>())?;
+/// assert_eq!(schema["type"], "string");
+/// assert_eq!(schema["pattern"], "^[1-9][0-9]*$");
+/// assert_eq!(schema, serde_json::to_value(<UserId as utoipa::PartialSchema>::schema())?);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn schema<I: FlakeId>() -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(PATTERN))
+        .max_length(Some(max_length::<I>()))
+        .description(Some(DESCRIPTION))
+        .examples(example::<I>())
+        .into()
+}
+
+/// `utoipa::PartialSchema` and `utoipa::ToSchema` (named after the type)
+/// for an ID type; `#[flake_id]` calls it as `__private::impl_utoipa!(Type)`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __flakeid_core_impl_utoipa {
+    ($id:ty) => {
+        impl $crate::__private::utoipa::PartialSchema for $id {
+            fn schema() -> $crate::__private::utoipa::openapi::RefOr<
+                $crate::__private::utoipa::openapi::schema::Schema,
+            > {
+                $crate::__private::utoipa_schema::<$id>()
+            }
+        }
+
+        impl $crate::__private::utoipa::ToSchema for $id {
+            fn name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(<$id as $crate::FlakeId>::NAME)
+            }
+        }
+    };
+}
