@@ -140,7 +140,7 @@ lease_backend!("sqlite", diesel::sqlite::Sqlite, Dialect::Sqlite);
 
 /// The statement with its values bound, in placeholder order.
 #[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
-fn bind<DB>(
+pub(crate) fn bind<DB>(
     s: &SqlStatement,
 ) -> diesel::query_builder::BoxedSqlQuery<'static, DB, diesel::query_builder::SqlQuery>
 where
@@ -178,7 +178,8 @@ pub enum DieselLeaseError {
 
 type Connect<C> = Box<dyn Fn() -> ConnectionResult<C> + Send>;
 
-/// Runs the lease statements on a connection of its own, opened by
+/// Runs the lease statements (and the segment statements, see
+/// [`segment`](crate::segment)) on a connection of its own, opened by
 /// `connect` and opened again after any error (the next statement
 /// reconnects: a database restart or failover is ridden out).
 pub struct DieselExecutor<C> {
@@ -207,7 +208,7 @@ where
         }
     }
 
-    fn with<T>(
+    pub(crate) fn with<T>(
         &mut self,
         run: impl FnOnce(&mut C) -> QueryResult<T>,
     ) -> Result<T, DieselLeaseError> {

@@ -108,6 +108,7 @@ mod convert;
 mod error;
 pub mod lease;
 mod macros;
+pub mod segment;
 
 pub use error::find_id_error;
 
