@@ -62,9 +62,11 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
         .await;
     }
     // Longer than the ceiling lead (the 1.5 s TTL): every holder meets its ceiling.
+    let paused = crate::support::PAUSE.lock().await;
     docker(&["pause", &container]);
     tokio::time::sleep(Duration::from_secs(4)).await;
     docker(&["unpause", &container]);
+    drop(paused);
 
     let (mut issued, mut dups) = (0, 0);
     for w in workers {

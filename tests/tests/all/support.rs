@@ -28,3 +28,7 @@ pub(crate) fn test_name(module_path: &str, function: &str) -> String {
         format!("{module}::{function}")
     }
 }
+
+/// Held by a test while it pauses a server's container (`docker pause`):
+/// pauses of one server must not overlap.
+pub(crate) static PAUSE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
