@@ -22,6 +22,8 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
         .container_id()
         .expect("this test pauses the server's container: run it with a container, not a URL")
         .to_owned();
+    // The whole test: another test's pause would delay or cut this one's.
+    let _pauses = crate::support::PAUSE.lock().await;
     let conn = prepare(&db).await;
     let space = space(name);
     let ids = 4_000u64;
@@ -62,11 +64,9 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
         .await;
     }
     // Longer than the ceiling lead (the 1.5 s TTL): every holder meets its ceiling.
-    let paused = crate::support::PAUSE.lock().await;
     docker(&["pause", &container]);
     tokio::time::sleep(Duration::from_secs(4)).await;
     docker(&["unpause", &container]);
-    drop(paused);
 
     let (mut issued, mut dups) = (0, 0);
     for w in workers {

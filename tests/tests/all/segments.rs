@@ -528,6 +528,8 @@ async fn paused_mid_prefetch(db: TestDb, test: &str) {
         .container_id()
         .expect("this test pauses the server's container: run it with a container, not a URL")
         .to_owned();
+    // The whole test: another test's pause would cut this one's phases.
+    let _pauses = crate::support::PAUSE.lock().await;
     let conn = prepare(&db).await;
     let name = format!("{test}-pause");
     let options = || {
@@ -584,7 +586,6 @@ async fn paused_mid_prefetch(db: TestDb, test: &str) {
         }
     }
 
-    let paused = crate::support::PAUSE.lock().await;
     docker(&["pause", &container]);
     // Both segments are served from memory; the second's trigger starts a
     // prefetch that hangs on the paused server.
@@ -608,7 +609,6 @@ async fn paused_mid_prefetch(db: TestDb, test: &str) {
         }
     }
     docker(&["unpause", &container]);
-    drop(paused);
 
     for (orm, ids) in &sources {
         let deadline = Instant::now() + PATIENCE;
