@@ -206,6 +206,11 @@ pub enum GenerateError {
     /// A scheme's own generator failed (see [`SchemeError`]).
     #[error(transparent)]
     Scheme(#[from] SchemeError),
+    /// A segment source had no value to hand out (see
+    /// [`segment`](crate::segment)): the database did not deliver the next
+    /// segment in time, the row is used up, or the source was stopped.
+    #[error(transparent)]
+    Segment(#[from] crate::segment::SegmentError),
     /// The generator could not be configured (process-wide generator only).
     #[error(transparent)]
     Config(#[from] ConfigError),
@@ -305,6 +310,21 @@ pub enum ConfigError {
     /// A scheme's own generator could not be built (see [`SchemeError`]).
     #[error(transparent)]
     Scheme(SchemeError),
+    /// Dense IDs come from a segment source, which needs a database: the
+    /// process-wide configuration cannot build one.
+    #[error(
+        "dense IDs come from a segment source of your own: declare the type with \
+         `#[flake_id(scheme = DenseIds::default, source = path::to::function)]`, the function \
+         returning the source started at start-up"
+    )]
+    SegmentSourceRequired,
+    /// A [`SegmentCell`](crate::segment::SegmentCell) was read before a
+    /// source was installed in it.
+    #[error(
+        "no segment source is installed: start one at start-up (flakeid_seaorm::segment::start, \
+         flakeid_diesel::segment::start) and install it with SegmentCell::set"
+    )]
+    SegmentsNotStarted,
     /// The [`Ceiling`](crate::lease::Ceiling) given to the builder already
     /// serves another generator; each generator needs its own lease.
     #[error(

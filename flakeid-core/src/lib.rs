@@ -18,6 +18,9 @@
 //! * [`lease`] — where a node ID comes from: leased from a table in the
 //!   application's database (fenced by a persisted ceiling), a local
 //!   high-water file, a Kubernetes ordinal.
+//! * [`segment`] — ranges of values handed out by a database row, served
+//!   from memory with the next one fetched in the background (Leaf's
+//!   segment mode): dense IDs, DecimalId generator IDs, short-key indices.
 //! * [`schemes`] — ID sources beyond bit layouts: random keys, DecimalId,
 //!   TraceId, per-location offset ranges (also at their old paths
 //!   [`random_key`], [`decimal_id`], [`trace`], [`offset_range`]).
@@ -85,6 +88,7 @@ pub mod lease;
 pub mod public_id;
 mod rng;
 pub mod schemes;
+pub mod segment;
 pub mod source;
 pub mod sql;
 
@@ -107,6 +111,7 @@ pub use public_id::short_keys::{AllocError, ShortKeyError};
 pub use schemes::decimal_id::DecimalIdError;
 pub use schemes::offset_range::OffsetRangeError;
 pub use schemes::trace::TraceIdError;
+pub use segment::SegmentError;
 pub use source::{DecodeLayout, GlobalScheme, IdScheme, IdSource};
 pub use sql::SqlNameError;
 

@@ -178,7 +178,8 @@ pub enum DieselLeaseError {
 
 type Connect<C> = Box<dyn Fn() -> ConnectionResult<C> + Send>;
 
-/// Runs the lease statements on a connection of its own, opened by
+/// Runs the lease statements (and the segment statements, see
+/// [`segment`](crate::segment)) on a connection of its own, opened by
 /// `connect` and opened again after any error (the next statement
 /// reconnects: a database restart or failover is ridden out).
 pub struct DieselExecutor<C> {
@@ -207,7 +208,7 @@ where
         }
     }
 
-    fn with<T>(
+    pub(crate) fn with<T>(
         &mut self,
         run: impl FnOnce(&mut C) -> QueryResult<T>,
     ) -> Result<T, DieselLeaseError> {

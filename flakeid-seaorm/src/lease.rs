@@ -32,10 +32,11 @@ use sea_orm::{
     ConnectionTrait, DatabaseConnection, DbBackend, DbErr, QueryResult, Statement, Value,
 };
 
-/// Runs the lease statements on a SeaORM connection (pool).
+/// Runs the lease statements (and the segment statements, see
+/// [`segment`](crate::segment)) on a SeaORM connection (pool).
 #[derive(Debug, Clone)]
 pub struct SeaOrmExecutor {
-    db: DatabaseConnection,
+    pub(crate) db: DatabaseConnection,
 }
 
 impl SeaOrmExecutor {
@@ -55,7 +56,7 @@ pub fn dialect(backend: DbBackend) -> Dialect {
     }
 }
 
-fn statement(backend: DbBackend, s: &SqlStatement) -> Statement {
+pub(crate) fn statement(backend: DbBackend, s: &SqlStatement) -> Statement {
     let values = s.values.iter().map(|v| match v {
         SqlValue::Text(t) => Value::String(Some(t.clone())),
         SqlValue::BigInt(i) => Value::BigInt(Some(*i)),

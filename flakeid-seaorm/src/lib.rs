@@ -221,6 +221,8 @@ mod error;
 mod json;
 #[cfg(feature = "lease")]
 pub mod lease;
+#[cfg(feature = "lease")]
+pub mod segment;
 
 pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
 pub use error::Error;

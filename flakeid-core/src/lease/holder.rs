@@ -1018,7 +1018,11 @@ async fn renew_async<S: AsyncLeaseStore, C: Clock, R: Sleep>(
 }
 
 /// `fut`'s output, or `None` if `d` passes first.
-async fn timeout<T, R: Sleep>(runtime: &R, d: Duration, fut: impl Future<Output = T>) -> Option<T> {
+pub(crate) async fn timeout<T, R: Sleep>(
+    runtime: &R,
+    d: Duration,
+    fut: impl Future<Output = T>,
+) -> Option<T> {
     let mut fut = pin!(fut);
     let mut sleep = pin!(runtime.sleep(d));
     core::future::poll_fn(|cx| {

@@ -134,6 +134,7 @@ mod store;
 pub use ceiling::{Ceiling, CeilingWait, FenceReason, Fenced};
 pub use error::{HighWaterFileError, LeaseError, OrdinalError, StoreError};
 pub use file::{DEFAULT_FILE_EVERY, DEFAULT_FILE_LEAD, HighWaterFile, HighWaterFileOptions};
+pub(crate) use holder::timeout;
 pub use holder::{
     AsyncNodeLease, DEFAULT_RENEW_EVERY, DEFAULT_TABLE, DEFAULT_TTL, LeaseOptions, MAX_SPACE_LEN,
     NodeLease, RESERVED_UNTIL_MILLIS,

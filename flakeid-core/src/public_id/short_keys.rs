@@ -57,7 +57,9 @@
 
 use core::fmt;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering, fence};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::segment::cursor::{Cursor, NO_TRIGGER, Take};
 
 use crate::encoding::excerpt;
 use thiserror::Error;
@@ -544,67 +546,56 @@ impl BlockAllocator for LocalBlocks {
 
 /// The longest block [`ShortKeys`] accepts: `2^40 − 1` indices (its state
 /// word keeps the position within the block in 40 bits).
-pub const MAX_BLOCK_LEN: u64 = (1 << 40) - 1;
+pub const MAX_BLOCK_LEN: u64 = crate::segment::cursor::MAX_RANGE_LEN;
 
-const POS_BITS: u32 = 40;
-const POS_MASK: u64 = (1 << POS_BITS) - 1;
-/// Marks the block slot as being rewritten (seqlock).
-const WRITING: u64 = u64::MAX;
+/// Where [`ShortKeys`] takes its sequence indices from, each handed out
+/// once: a [`BlockAllocator`]'s blocks served by [`Blocks`], or the values
+/// of a [`SegmentIds`](crate::segment::SegmentIds) source (index = value − 1),
+/// double-buffered from a database row.
+pub trait IndexSource: Send + Sync {
+    /// What can go wrong when taking an index.
+    type Error: std::error::Error + Send + Sync + 'static;
 
-/// Serves keys from blocks of indices, without a lock on the fast path.
+    /// The next index below `n` (the number of keys); an index at or past
+    /// `n` is reported as [`ShortKeyError::Exhausted`] or
+    /// [`ShortKeyError::InvalidBlock`].
+    ///
+    /// # Errors
+    /// The source's error as [`AllocError::Refill`], or
+    /// [`AllocError::Key`].
+    fn next_index(&self, n: u64) -> Result<u64, AllocError<Self::Error>>;
+}
+
+/// A [`BlockAllocator`]'s blocks, served index by index without a lock.
 ///
-/// Taking a key is one compare-and-swap on a state word holding the
+/// Taking an index is one compare-and-swap on a state word holding the
 /// current block's generation and the position within it; the block itself
 /// sits in a seqlock-protected slot. When the block is used up one thread
 /// calls [`BlockAllocator::refill`] (under a mutex, as the refill usually
 /// talks to a database) while the others wait for it.
-///
-/// A key is returned at most once per process; with a correct
-/// [`BlockAllocator`], at most once across processes. Indices of a block
-/// that is not used up when the `ShortKeys` is dropped are lost.
-pub struct ShortKeys<A> {
-    config: ShortKeyConfig,
+pub struct Blocks<A> {
     allocator: A,
-    /// Generation (high 24 bits) and position within the block (low 40 bits).
-    state: AtomicU64,
-    /// The current block: its full generation, start and length.
-    slot_generation: AtomicU64,
-    slot_start: AtomicU64,
-    slot_len: AtomicU64,
+    cursor: Cursor,
     refill_lock: Mutex<()>,
-    /// The process's fork tag when built (see [`crate::fork`]).
-    fork_tag: u64,
 }
 
-impl<A: fmt::Debug> fmt::Debug for ShortKeys<A> {
+impl<A: fmt::Debug> fmt::Debug for Blocks<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ShortKeys")
-            .field("config", &self.config)
+        f.debug_struct("Blocks")
             .field("allocator", &self.allocator)
             .finish_non_exhaustive()
     }
 }
 
-impl<A: BlockAllocator> ShortKeys<A> {
-    /// Keys of `config`, indices from `allocator`. No block is reserved until
-    /// the first key is asked for.
-    pub fn new(config: ShortKeyConfig, allocator: A) -> Self {
-        ShortKeys {
-            config,
+impl<A: BlockAllocator> Blocks<A> {
+    /// Indices from `allocator`'s blocks; none is reserved until the first
+    /// is asked for.
+    pub fn new(allocator: A) -> Self {
+        Blocks {
             allocator,
-            // Generation 0 with an empty block: the first call refills.
-            state: AtomicU64::new(0),
-            slot_generation: AtomicU64::new(0),
-            slot_start: AtomicU64::new(0),
-            slot_len: AtomicU64::new(0),
+            cursor: Cursor::new(),
             refill_lock: Mutex::new(()),
-            fork_tag: crate::fork::tag(),
         }
-    }
-
-    /// The configuration keys are computed with.
-    pub fn config(&self) -> &ShortKeyConfig {
-        &self.config
     }
 
     /// The block allocator.
@@ -612,86 +603,18 @@ impl<A: BlockAllocator> ShortKeys<A> {
         &self.allocator
     }
 
-    /// The next key (as a number; render it with [`ShortKeyConfig::encode`]).
-    ///
-    /// # Errors
-    /// [`AllocError::Refill`] when the allocator fails,
-    /// [`AllocError::Key`] with [`ShortKeyError::InvalidBlock`] when it hands
-    /// in an empty, too long or out-of-range block. [`LocalBlocks`] reports
-    /// that all `n` keys are used as `AllocError::Refill(ShortKeyError::Exhausted)`.
-    pub fn next_key(&self) -> Result<u64, AllocError<A::Error>> {
-        let index = self.next_index()?;
-        Ok(self.config.key_at(index)?)
-    }
-
-    /// The next key, rendered.
-    ///
-    /// # Errors
-    /// As [`next_key`](Self::next_key).
-    pub fn next_key_string(&self) -> Result<String, AllocError<A::Error>> {
-        let key = self.next_key()?;
-        Ok(self.config.encode(key)?)
-    }
-
-    /// The next sequence index.
-    ///
-    /// # Errors
-    /// As [`next_key`](Self::next_key).
-    pub fn next_index(&self) -> Result<u64, AllocError<A::Error>> {
-        if crate::fork::current_tag() != self.fork_tag {
-            // The block (and an in-memory allocator) are the parent's copies.
-            return Err(AllocError::Forked);
-        }
-        loop {
-            let state = self.state.load(Ordering::Acquire);
-            let (generation, pos) = (state >> POS_BITS, state & POS_MASK);
-            let Some((start, len)) = self.read_slot(generation) else {
-                // The slot is being rewritten or already holds a newer block.
-                core::hint::spin_loop();
-                continue;
-            };
-            if pos < len {
-                // Success means the state was still (generation, pos), so the
-                // slot read above belongs to the current block.
-                if self
-                    .state
-                    .compare_exchange_weak(state, state + 1, Ordering::AcqRel, Ordering::Relaxed)
-                    .is_ok()
-                {
-                    return Ok(start + pos);
-                }
-                continue;
-            }
-            self.refill(state)?;
-        }
-    }
-
-    /// The slot's block if it belongs to `generation` (low 24 bits compared).
-    fn read_slot(&self, generation: u64) -> Option<(u64, u64)> {
-        let g1 = self.slot_generation.load(Ordering::Acquire);
-        if g1 == WRITING || g1 & GEN_MASK != generation {
-            return None;
-        }
-        let start = self.slot_start.load(Ordering::Relaxed);
-        let len = self.slot_len.load(Ordering::Relaxed);
-        fence(Ordering::Acquire);
-        let g2 = self.slot_generation.load(Ordering::Relaxed);
-        (g1 == g2).then_some((start, len))
-    }
-
     #[cold]
-    fn refill(&self, seen: u64) -> Result<(), AllocError<A::Error>> {
+    fn refill(&self, seen: u64, n: u64) -> Result<(), AllocError<A::Error>> {
         // A poisoned lock only means another refill panicked; the state is
         // consistent between refills, so carry on.
         let _guard = self
             .refill_lock
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if self.state.load(Ordering::Acquire) != seen {
+        if self.cursor.state() != seen {
             return Ok(()); // another thread refilled meanwhile
         }
         let block = self.allocator.refill().map_err(AllocError::Refill)?;
-        let n = self.config.n;
         if block.len == 0
             || block.len > MAX_BLOCK_LEN
             || block.start >= n
@@ -705,20 +628,139 @@ impl<A: BlockAllocator> ShortKeys<A> {
             }
             .into());
         }
-        let full_generation = self.slot_generation.load(Ordering::Relaxed) + 1;
-        self.slot_generation.store(WRITING, Ordering::Relaxed);
-        fence(Ordering::Release);
-        self.slot_start.store(block.start, Ordering::Relaxed);
-        self.slot_len.store(block.len, Ordering::Relaxed);
-        self.slot_generation
-            .store(full_generation, Ordering::Release);
-        self.state
-            .store((full_generation & GEN_MASK) << POS_BITS, Ordering::Release);
+        self.cursor.install(block.start, block.len, NO_TRIGGER);
         Ok(())
     }
 }
 
-const GEN_MASK: u64 = (1 << (64 - POS_BITS)) - 1;
+impl<A: BlockAllocator> IndexSource for Blocks<A> {
+    type Error = A::Error;
+
+    fn next_index(&self, n: u64) -> Result<u64, AllocError<A::Error>> {
+        loop {
+            match self.cursor.take() {
+                Take::Value { value, .. } => return Ok(value),
+                Take::Empty(seen) => self.refill(seen, n)?,
+            }
+        }
+    }
+}
+
+/// Serves keys from sequence indices, without a lock while the current
+/// block or segment lasts.
+///
+/// The indices come from an [`IndexSource`]: a [`BlockAllocator`]'s blocks
+/// ([`ShortKeys::new`]; refilled when used up, the callers waiting for the
+/// refill) or a [`SegmentIds`](crate::segment::SegmentIds) source
+/// ([`ShortKeys::with_source`]; the next segment fetched in the background
+/// before the current one is used up, so callers do not wait on the
+/// database while the buffer lasts).
+///
+/// A key is returned at most once per process; with a correct source
+/// (every index handed out once across processes), at most once across
+/// processes. Indices of a block or segment that is not used up when the
+/// process stops are lost.
+pub struct ShortKeys<S> {
+    config: ShortKeyConfig,
+    source: S,
+    /// The process's fork tag when built (see [`crate::fork`]).
+    fork_tag: u64,
+}
+
+impl<S: fmt::Debug> fmt::Debug for ShortKeys<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ShortKeys")
+            .field("config", &self.config)
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<A: BlockAllocator> ShortKeys<Blocks<A>> {
+    /// Keys of `config`, indices from `allocator`'s blocks. No block is
+    /// reserved until the first key is asked for.
+    pub fn new(config: ShortKeyConfig, allocator: A) -> Self {
+        Self::with_source(config, Blocks::new(allocator))
+    }
+
+    /// The block allocator.
+    pub fn allocator(&self) -> &A {
+        self.source.allocator()
+    }
+}
+
+impl<S: IndexSource> ShortKeys<S> {
+    /// Keys of `config`, indices from `source`: a
+    /// [`SegmentIds`](crate::segment::SegmentIds) source whose values
+    /// `1, 2, 3, …` become indices `0, 1, 2, …` (give the key space a
+    /// segment row of its own).
+    ///
+    /// ```
+    /// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
+    /// use flakeid_core::shortkey::{Alphabet, ShortKeyConfig, ShortKeys};
+    ///
+    /// // The article's example: n = 5 keys, step k = 3.
+    /// let config = ShortKeyConfig::new(Alphabet::new("01234")?, 1)?.with_step(3)?;
+    /// let store = MemorySegmentStore::new(); // a database row in production
+    /// let keys = ShortKeys::with_source(config, SegmentOptions::new("keys").step(2).start(store)?);
+    /// let five: Vec<String> = (0..5).map(|_| keys.next_key_string()).collect::<Result<_, _>>()?;
+    /// assert_eq!(five, ["0", "3", "1", "4", "2"]);
+    /// assert!(keys.next_key().is_err()); // all 5 keys are used
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_source(config: ShortKeyConfig, source: S) -> Self {
+        ShortKeys {
+            config,
+            source,
+            fork_tag: crate::fork::tag(),
+        }
+    }
+
+    /// The configuration keys are computed with.
+    pub fn config(&self) -> &ShortKeyConfig {
+        &self.config
+    }
+
+    /// Where the indices come from.
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
+    /// The next key (as a number; render it with [`ShortKeyConfig::encode`]).
+    ///
+    /// # Errors
+    /// [`AllocError::Refill`] when the index source fails,
+    /// [`AllocError::Key`] with [`ShortKeyError::InvalidBlock`] when an
+    /// allocator hands in an empty, too long or out-of-range block, and
+    /// with [`ShortKeyError::Exhausted`] when a segment source's values
+    /// pass `n`. [`LocalBlocks`] reports that all `n` keys are used as
+    /// `AllocError::Refill(ShortKeyError::Exhausted)`.
+    pub fn next_key(&self) -> Result<u64, AllocError<S::Error>> {
+        let index = self.next_index()?;
+        Ok(self.config.key_at(index)?)
+    }
+
+    /// The next key, rendered.
+    ///
+    /// # Errors
+    /// As [`next_key`](Self::next_key).
+    pub fn next_key_string(&self) -> Result<String, AllocError<S::Error>> {
+        let key = self.next_key()?;
+        Ok(self.config.encode(key)?)
+    }
+
+    /// The next sequence index.
+    ///
+    /// # Errors
+    /// As [`next_key`](Self::next_key).
+    pub fn next_index(&self) -> Result<u64, AllocError<S::Error>> {
+        if crate::fork::current_tag() != self.fork_tag {
+            // The block (and an in-memory allocator) are the parent's copies.
+            return Err(AllocError::Forked);
+        }
+        self.source.next_index(self.config.n)
+    }
+}
 
 #[cfg(test)]
 mod tests {

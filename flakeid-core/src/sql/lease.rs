@@ -156,17 +156,9 @@ impl LeaseSql {
         self.dialect.quote(name)
     }
 
-    /// The database's clock in Unix milliseconds.
+    /// The database's clock in Unix milliseconds ([`Dialect::now_millis`]).
     pub fn now(&self) -> &'static str {
-        match self.dialect {
-            Dialect::Postgres => {
-                "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)"
-            }
-            Dialect::MySql => {
-                "CAST(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000 AS SIGNED)"
-            }
-            Dialect::Sqlite => "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
-        }
+        self.dialect.now_millis()
     }
 
     fn greatest(&self) -> &'static str {

@@ -4,6 +4,8 @@
 //!
 //! * [`lease`] — the node lease table's statements, and the store that
 //!   runs them through an executor an ORM crate supplies.
+//! * [`segment`] — the segment table's statements (one atomic advance per
+//!   segment), and the store that runs them through an executor an ORM crate supplies.
 //! * [`offset_range`] — per-location counters confined to their range.
 //! * [`id_function`] — a PostgreSQL or MariaDB function that issues IDs
 //!   of a layout and node as the key column's default.
@@ -16,6 +18,7 @@ mod error;
 pub mod id_function;
 pub mod lease;
 pub mod offset_range;
+pub mod segment;
 
 pub use error::SqlNameError;
 
@@ -71,6 +74,26 @@ impl Dialect {
         match self {
             Dialect::Postgres => format!("${n}"),
             Dialect::MySql | Dialect::Sqlite => "?".to_owned(),
+        }
+    }
+
+    /// The database's clock in Unix milliseconds, as an SQL expression
+    /// (independent of the session's time zone):
+    ///
+    /// | dialect | expression |
+    /// |---|---|
+    /// | PostgreSQL | `CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)` |
+    /// | MySQL/MariaDB | `CAST(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000 AS SIGNED)` |
+    /// | SQLite | `CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)` |
+    pub const fn now_millis(self) -> &'static str {
+        match self {
+            Dialect::Postgres => {
+                "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)"
+            }
+            Dialect::MySql => {
+                "CAST(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000 AS SIGNED)"
+            }
+            Dialect::Sqlite => "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
         }
     }
 

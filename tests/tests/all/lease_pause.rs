@@ -22,6 +22,8 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
         .container_id()
         .expect("this test pauses the server's container: run it with a container, not a URL")
         .to_owned();
+    // The whole test: another test's pause would delay or cut this one's.
+    let _pauses = crate::support::PAUSE.lock().await;
     let conn = prepare(&db).await;
     let space = space(name);
     let ids = 4_000u64;

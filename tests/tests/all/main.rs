@@ -54,3 +54,7 @@ mod lease_etcd;
 mod lease_pause;
 mod lease_processes;
 mod lease_stores;
+
+// Segments: one row handing out ranges to processes, one killed; short
+// keys and DecimalId generator IDs from it; the database paused.
+mod segments;

@@ -28,3 +28,8 @@ pub(crate) fn test_name(module_path: &str, function: &str) -> String {
         format!("{module}::{function}")
     }
 }
+
+/// Held for their whole run by the tests that pause a server's container
+/// (`docker pause`): one such test must not pause, unpause or delay
+/// another's phases.
+pub(crate) static PAUSE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

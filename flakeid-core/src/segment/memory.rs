@@ -1,0 +1,106 @@
+//! An in-memory segment store: the rows without a database, for tests,
+//! examples and benchmarks of one process.
+
+use core::future::{Future, ready};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::store::{AsyncSegmentStore, FetchRequest, Fetched, SegmentRow, SegmentStore};
+use crate::lease::StoreError;
+use crate::{Clock, MonotonicClock};
+
+/// Segment rows in memory: the protocol without a database, for tests,
+/// examples and benchmarks of one process. Clones share one table, as
+/// connections share one database. It coordinates nothing across
+/// processes.
+///
+/// ```
+/// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
+///
+/// let store = MemorySegmentStore::new();
+/// let ids = SegmentOptions::new("orders").step(100).start(store.clone())?;
+/// assert_eq!(ids.next_value()?, 1);
+/// assert_eq!(ids.next_value()?, 2);
+/// let row = store.row("orders").unwrap();
+/// assert!(row.max_id >= 100); // the first segment, perhaps the next one too
+/// # Ok::<(), flakeid_core::segment::SegmentError>(())
+/// ```
+#[derive(Clone)]
+pub struct MemorySegmentStore {
+    rows: Arc<Mutex<BTreeMap<String, SegmentRow>>>,
+    clock: Arc<dyn Clock>,
+}
+
+impl core::fmt::Debug for MemorySegmentStore {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MemorySegmentStore")
+            .field("rows", &self.lock().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for MemorySegmentStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MemorySegmentStore {
+    /// An empty table whose clock is [`MonotonicClock`].
+    pub fn new() -> Self {
+        Self::with_clock(MonotonicClock::new())
+    }
+
+    /// An empty table whose update times come from `clock`.
+    pub fn with_clock(clock: impl Clock) -> Self {
+        MemorySegmentStore {
+            rows: Arc::new(Mutex::new(BTreeMap::new())),
+            clock: Arc::new(clock),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, SegmentRow>> {
+        self.rows.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The row `name`, if it exists.
+    pub fn row(&self, name: &str) -> Option<SegmentRow> {
+        self.lock().get(name).cloned()
+    }
+
+    fn advance(&self, r: &FetchRequest<'_>) -> Fetched {
+        let now = i64::try_from(self.clock.now_millis()).unwrap_or(i64::MAX);
+        let step = i64::try_from(r.step).unwrap_or(i64::MAX);
+        let mut rows = self.lock();
+        let row = rows.entry(r.name.to_owned()).or_insert_with(|| SegmentRow {
+            name: r.name.to_owned(),
+            max_id: i64::try_from(r.first.saturating_sub(1)).unwrap_or(i64::MAX),
+            step,
+            updated_at_millis: now,
+        });
+        match row.max_id.checked_add(step) {
+            Some(max_id) => {
+                row.max_id = max_id;
+                row.step = step;
+                row.updated_at_millis = now;
+                Fetched::Advanced { max_id }
+            }
+            None => Fetched::Exhausted { max_id: row.max_id },
+        }
+    }
+}
+
+impl SegmentStore for MemorySegmentStore {
+    fn fetch(&mut self, request: &FetchRequest<'_>) -> Result<Fetched, StoreError> {
+        Ok(self.advance(request))
+    }
+}
+
+impl AsyncSegmentStore for MemorySegmentStore {
+    fn fetch(
+        &self,
+        request: &FetchRequest<'_>,
+    ) -> impl Future<Output = Result<Fetched, StoreError>> + Send {
+        ready(Ok(self.advance(request)))
+    }
+}

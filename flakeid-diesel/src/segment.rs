@@ -1,0 +1,304 @@
+//! Values handed out in segments by a row of the application's database,
+//! through Diesel: dense IDs, DecimalId generator IDs and short-key
+//! indices that survive restarts without repeating.
+//!
+//! The protocol, its guarantees and its defaults are described in
+//! [`flakeid_core::segment`]; the SQL is [`flakeid_core::sql::segment`].
+//! This module runs it on a synchronous Diesel connection (PostgreSQL,
+//! MySQL/MariaDB, SQLite) and fetches the next segment in a thread with a
+//! connection of its own, opened (and reopened after an error) by a
+//! function you give.
+//!
+//! The table comes from a migration shipped with this crate, in
+//! `migrations/<backend>/00000000000002_create_flakeid_segments/` (copy it
+//! into your migrations directory for the Diesel CLI), as the
+//! [`MIGRATIONS`] source for `diesel_migrations`'
+//! `run_pending_migrations`, or run at once by [`create_table`].
+//!
+//! ```
+//! use diesel::{Connection, SqliteConnection};
+//! use flakeid_diesel::flakeid_core::segment::SegmentOptions;
+//!
+//! let dir = std::env::temp_dir().join(format!("flakeid-diesel-segment-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let url = dir.join("app.db").display().to_string();
+//! let mut conn = SqliteConnection::establish(&url)?;
+//! flakeid_diesel::segment::create_table(&mut conn)?;
+//!
+//! let connect_url = url.clone();
+//! let ids = flakeid_diesel::segment::start(
+//!     move || SqliteConnection::establish(&connect_url),
+//!     SegmentOptions::new("orders").step(100),
+//! )?;
+//! assert_eq!(ids.next_value()?, 1);
+//! assert_eq!(ids.next_value()?, 2);
+//! assert!(flakeid_diesel::segment::max_id(&mut conn, "orders")? >= Some(100));
+//! # drop(ids);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+
+use diesel::connection::{Connection, LoadConnection};
+use diesel::migration::{
+    Migration, MigrationMetadata, MigrationName, MigrationSource, MigrationVersion,
+};
+use diesel::result::{ConnectionResult, QueryResult};
+use flakeid_core::Clock;
+use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
+use flakeid_core::sql::segment::{Executed, SegmentExecutor, SegmentSql, SqlSegmentStore};
+use flakeid_core::sql::{Dialect, SqlStatement};
+
+use crate::lease::{DieselExecutor, DieselLeaseError, LeaseBackend};
+
+/// A Diesel backend the segment statements run on (PostgreSQL, MySQL,
+/// SQLite, with this crate's feature of the same name).
+pub trait SegmentBackend: LeaseBackend {
+    /// Runs a statement returning one `BIGINT` column `max_id`; the
+    /// first row's value.
+    ///
+    /// # Errors
+    /// The database's error.
+    fn load_max_id<C: LoadConnection<Backend = Self>>(
+        conn: &mut C,
+        s: &SqlStatement,
+    ) -> QueryResult<Option<i64>>;
+
+    /// MySQL/MariaDB: the connection's `LAST_INSERT_ID()`.
+    ///
+    /// # Errors
+    /// The database's error.
+    fn last_insert_id<C: LoadConnection<Backend = Self>>(conn: &mut C) -> QueryResult<i64>;
+}
+
+#[derive(diesel::QueryableByName)]
+struct MaxIdRow {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    max_id: i64,
+}
+
+#[derive(diesel::QueryableByName)]
+struct LastInsertIdRow {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    last_insert_id: i64,
+}
+
+macro_rules! segment_backend {
+    ($feature:literal, $db:ty) => {
+        #[cfg(feature = $feature)]
+        impl SegmentBackend for $db {
+            fn load_max_id<C: LoadConnection<Backend = Self>>(
+                conn: &mut C,
+                s: &SqlStatement,
+            ) -> QueryResult<Option<i64>> {
+                use diesel::RunQueryDsl as _;
+                let rows: Vec<MaxIdRow> = crate::lease::bind::<$db>(s).load(conn)?;
+                Ok(rows.first().map(|r| r.max_id))
+            }
+
+            fn last_insert_id<C: LoadConnection<Backend = Self>>(conn: &mut C) -> QueryResult<i64> {
+                use diesel::RunQueryDsl as _;
+                let rows: Vec<LastInsertIdRow> =
+                    diesel::sql_query(flakeid_core::sql::segment::MYSQL_LAST_INSERT_ID)
+                        .load(conn)?;
+                rows.first()
+                    .map(|r| r.last_insert_id)
+                    .ok_or(diesel::result::Error::NotFound)
+            }
+        }
+    };
+}
+
+segment_backend!("postgres", diesel::pg::Pg);
+segment_backend!("mysql", diesel::mysql::Mysql);
+segment_backend!("sqlite", diesel::sqlite::Sqlite);
+
+impl<C> SegmentExecutor for DieselExecutor<C>
+where
+    C: Connection + LoadConnection + Send + 'static,
+    C::Backend: SegmentBackend,
+{
+    type Error = DieselLeaseError;
+
+    fn dialect(&self) -> Dialect {
+        <C::Backend as LeaseBackend>::DIALECT
+    }
+
+    fn execute(&mut self, s: &SqlStatement) -> Result<u64, DieselLeaseError> {
+        self.with(|conn| <C::Backend as LeaseBackend>::execute(conn, s))
+            .map(|n| u64::try_from(n).unwrap_or(u64::MAX))
+    }
+
+    fn query_max_id(&mut self, s: &SqlStatement) -> Result<Option<i64>, DieselLeaseError> {
+        self.with(|conn| C::Backend::load_max_id(conn, s))
+    }
+
+    /// The `UPDATE`, then `SELECT LAST_INSERT_ID()` on the same
+    /// connection: two round trips.
+    fn execute_with_insert_id(&mut self, s: &SqlStatement) -> Result<Executed, DieselLeaseError> {
+        self.with(|conn| {
+            let rows = <C::Backend as LeaseBackend>::execute(conn, s)?;
+            let id = C::Backend::last_insert_id(conn)?;
+            Ok(Executed {
+                rows: u64::try_from(rows).unwrap_or(u64::MAX),
+                // Negative (never set by an advance) reads as a bad row.
+                last_insert_id: u64::try_from(id).unwrap_or(u64::MAX),
+            })
+        })
+    }
+}
+
+/// The segment store on Diesel connections opened by a function.
+pub type DieselSegmentStore<C> = SqlSegmentStore<DieselExecutor<C>>;
+
+/// A segment store (table `flakeid_segments`) whose connections `connect`
+/// opens.
+pub fn store<C>(connect: impl Fn() -> ConnectionResult<C> + Send + 'static) -> DieselSegmentStore<C>
+where
+    C: Connection + LoadConnection + Send + 'static,
+    C::Backend: SegmentBackend,
+{
+    SqlSegmentStore::new(DieselExecutor::new(connect))
+}
+
+/// Fetches the first segment of the row `options` name (in the table
+/// `flakeid_segments`, creating the row if need be) and starts the thread
+/// that fetches the next ones, on a connection `connect` opens (not one of
+/// the application's: a prefetch must not wait for a busy pool).
+///
+/// # Errors
+/// See [`SegmentOptions::start`].
+pub fn start<C, K>(
+    connect: impl Fn() -> ConnectionResult<C> + Send + 'static,
+    options: SegmentOptions<K>,
+) -> Result<SegmentIds, SegmentError>
+where
+    C: Connection + LoadConnection + Send + 'static,
+    C::Backend: SegmentBackend,
+    K: Clock,
+{
+    options.start(store(connect))
+}
+
+/// The row `name`'s `max_id` (the last value handed out), for operators.
+///
+/// # Errors
+/// The database's error.
+pub fn max_id<C>(conn: &mut C, name: &str) -> QueryResult<Option<i64>>
+where
+    C: Connection + LoadConnection,
+    C::Backend: SegmentBackend,
+{
+    let sql = SegmentSql::new(<C::Backend as LeaseBackend>::DIALECT);
+    C::Backend::load_max_id(conn, &sql.select_max_id(name))
+}
+
+/// Creates the segment table `flakeid_segments` if it does not exist (the
+/// shipped migration's `up.sql`, run directly).
+///
+/// # Errors
+/// The database's error.
+pub fn create_table<C>(conn: &mut C) -> QueryResult<()>
+where
+    C: Connection,
+    C::Backend: LeaseBackend,
+{
+    conn.batch_execute(&up_sql(<C::Backend as LeaseBackend>::DIALECT))
+}
+
+fn up_sql(dialect: Dialect) -> String {
+    format!("{};\n", SegmentSql::new(dialect).create_table())
+}
+
+fn down_sql(dialect: Dialect) -> String {
+    format!("{};\n", SegmentSql::new(dialect).drop_table())
+}
+
+/// The segment table's migration as a Diesel migration source: run it with
+/// `diesel_migrations`' `MigrationHarness::run_pending_migrations(MIGRATIONS)`
+/// (recorded in `__diesel_schema_migrations` like your own).
+pub const MIGRATIONS: SegmentMigrations = SegmentMigrations;
+
+/// See [`MIGRATIONS`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SegmentMigrations;
+
+/// The version of the segment table's migration.
+pub const MIGRATION_VERSION: &str = "00000000000002";
+
+/// The name of the segment table's migration (its directory's, after the version).
+pub const MIGRATION_NAME: &str = "create_flakeid_segments";
+
+struct CreateSegments;
+
+impl fmt::Display for CreateSegments {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{MIGRATION_VERSION}_{MIGRATION_NAME}")
+    }
+}
+
+impl MigrationName for CreateSegments {
+    fn version(&self) -> MigrationVersion<'_> {
+        MigrationVersion::from(MIGRATION_VERSION)
+    }
+}
+
+impl MigrationMetadata for CreateSegments {}
+
+impl<DB: LeaseBackend> Migration<DB> for CreateSegments {
+    fn run(
+        &self,
+        conn: &mut dyn diesel::connection::BoxableConnection<DB>,
+    ) -> diesel::migration::Result<()> {
+        Ok(conn.batch_execute(&up_sql(DB::DIALECT))?)
+    }
+
+    fn revert(
+        &self,
+        conn: &mut dyn diesel::connection::BoxableConnection<DB>,
+    ) -> diesel::migration::Result<()> {
+        Ok(conn.batch_execute(&down_sql(DB::DIALECT))?)
+    }
+
+    fn metadata(&self) -> &dyn MigrationMetadata {
+        self
+    }
+
+    fn name(&self) -> &dyn MigrationName {
+        self
+    }
+}
+
+impl<DB: LeaseBackend> MigrationSource<DB> for SegmentMigrations {
+    fn migrations(&self) -> diesel::migration::Result<Vec<Box<dyn Migration<DB>>>> {
+        Ok(vec![Box::new(CreateSegments)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The migration files shipped for the Diesel CLI are the SQL the
+    /// migration source and `create_table` run.
+    #[test]
+    fn shipped_migrations_match_the_generated_sql() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        for (dir, dialect) in [
+            ("postgres", Dialect::Postgres),
+            ("mysql", Dialect::MySql),
+            ("sqlite", Dialect::Sqlite),
+        ] {
+            let m = root
+                .join(dir)
+                .join(format!("{MIGRATION_VERSION}_{MIGRATION_NAME}"));
+            let read = |f: &str| {
+                std::fs::read_to_string(m.join(f))
+                    .unwrap_or_else(|e| panic!("{}: {e}", m.join(f).display()))
+            };
+            assert_eq!(read("up.sql"), up_sql(dialect), "{dir}");
+            assert_eq!(read("down.sql"), down_sql(dialect), "{dir}");
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Values handed out in segments by a row of the application's database,
+//! through SeaORM (feature `lease`, on by default): dense IDs, DecimalId
+//! generator IDs and short-key indices that survive restarts without
+//! repeating.
+//!
+//! The protocol, its guarantees and its defaults are described in
+//! [`flakeid_core::segment`]; the SQL is [`flakeid_core::sql::segment`].
+//! This module runs it on a SeaORM connection (PostgreSQL, MySQL/MariaDB,
+//! SQLite) and fetches the next segment in a tokio task.
+//!
+//! ```
+//! use flakeid_core::segment::SegmentOptions;
+//! use sea_orm::Database;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let db = Database::connect("sqlite::memory:").await?;
+//! flakeid_seaorm::segment::create_table(&db).await?; // or add `Migration` to your Migrator
+//! let ids = flakeid_seaorm::segment::start(&db, SegmentOptions::new("orders").step(100)).await?;
+//! assert_eq!(ids.next_value()?, 1);
+//! assert_eq!(flakeid_seaorm::segment::max_id(&db, "orders").await?, Some(100));
+//! # Ok(())
+//! # }
+//! ```
+
+use flakeid_core::Clock;
+use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
+use flakeid_core::sql::segment::{AsyncSegmentExecutor, Executed, SegmentSql, SqlSegmentStore};
+use flakeid_core::sql::{Dialect, SqlStatement};
+use sea_orm::{ConnectionTrait, DbErr};
+
+use crate::lease::{SeaOrmExecutor, TokioSleep, dialect, statement};
+
+impl AsyncSegmentExecutor for SeaOrmExecutor {
+    type Error = DbErr;
+
+    fn dialect(&self) -> Dialect {
+        dialect(self.db.get_database_backend())
+    }
+
+    async fn execute(&self, s: &SqlStatement) -> Result<u64, DbErr> {
+        let backend = self.db.get_database_backend();
+        Ok(self
+            .db
+            .execute_raw(statement(backend, s))
+            .await?
+            .rows_affected())
+    }
+
+    async fn query_max_id(&self, s: &SqlStatement) -> Result<Option<i64>, DbErr> {
+        let backend = self.db.get_database_backend();
+        match self.db.query_one_raw(statement(backend, s)).await? {
+            Some(row) => Ok(Some(row.try_get("", "max_id")?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The `UPDATE`'s OK packet carries the connection's
+    /// `LAST_INSERT_ID()`: one round trip, on whichever connection of the
+    /// pool ran it.
+    async fn execute_with_insert_id(&self, s: &SqlStatement) -> Result<Executed, DbErr> {
+        let backend = self.db.get_database_backend();
+        let done = self.db.execute_raw(statement(backend, s)).await?;
+        Ok(Executed {
+            rows: done.rows_affected(),
+            last_insert_id: done.last_insert_id(),
+        })
+    }
+}
+
+/// The segment store on a SeaORM connection.
+pub type SeaOrmSegmentStore = SqlSegmentStore<SeaOrmExecutor>;
+
+/// Creates the segment table `flakeid_segments` if it does not exist.
+///
+/// # Errors
+/// The database's error.
+pub async fn create_table<C: ConnectionTrait>(db: &C) -> Result<(), DbErr> {
+    let sql = SegmentSql::new(dialect(db.get_database_backend()));
+    db.execute_unprepared(&sql.create_table()).await.map(drop)
+}
+
+/// Fetches the first segment of the row `options` name (in the table
+/// `flakeid_segments`, creating the row if need be) and spawns the tokio
+/// task that fetches the next ones. Call it from within a tokio runtime;
+/// the task ends when the source is stopped or dropped.
+///
+/// # Errors
+/// See [`SegmentOptions::start_async`].
+pub async fn start<C: Clock>(
+    db: &sea_orm::DatabaseConnection,
+    options: SegmentOptions<C>,
+) -> Result<SegmentIds, SegmentError> {
+    let store = SqlSegmentStore::new_async(SeaOrmExecutor::new(db.clone()));
+    let (ids, fetcher) = options.start_async(store, TokioSleep).await?;
+    tokio::spawn(fetcher);
+    Ok(ids)
+}
+
+/// The row `name`'s `max_id` (the last value handed out), for operators.
+///
+/// # Errors
+/// The database's error.
+pub async fn max_id(db: &sea_orm::DatabaseConnection, name: &str) -> Result<Option<i64>, DbErr> {
+    SqlSegmentStore::new_async(SeaOrmExecutor::new(db.clone()))
+        .max_id_async(name)
+        .await
+}
+
+#[cfg(feature = "migration")]
+mod migration {
+    use sea_orm_migration::{MigrationName, MigrationTrait, SchemaManager};
+
+    use sea_orm::ConnectionTrait as _;
+
+    use super::{DbErr, SegmentSql, dialect};
+
+    /// A migration creating the segment table; add it to your `Migrator`.
+    #[derive(Debug, Clone, Copy, Default)]
+    pub struct Migration;
+
+    impl MigrationName for Migration {
+        fn name(&self) -> &str {
+            "m00000000_000002_create_flakeid_segments"
+        }
+    }
+
+    // The trait's signatures elide `SchemaManager`'s lifetime; the impl must match.
+    #[allow(elided_lifetimes_in_paths)]
+    #[async_trait::async_trait]
+    impl MigrationTrait for Migration {
+        async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+            let sql = SegmentSql::new(dialect(manager.get_database_backend()));
+            manager
+                .get_connection()
+                .execute_unprepared(&sql.create_table())
+                .await
+                .map(drop)
+        }
+
+        async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+            let sql = SegmentSql::new(dialect(manager.get_database_backend()));
+            manager
+                .get_connection()
+                .execute_unprepared(&sql.drop_table())
+                .await
+                .map(drop)
+        }
+    }
+}
+
+#[cfg(feature = "migration")]
+pub use migration::Migration;

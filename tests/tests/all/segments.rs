@@ -1,0 +1,654 @@
+//! Segments on real servers: `segment_worker` processes drawing from one
+//! segment row through SeaORM and Diesel, one killed with SIGKILL
+//! mid-segment; short keys and DecimalId generator IDs from two processes
+//! (and across restarts); the database paused mid-prefetch.
+//!
+//! What the database stored is checked with plain SQL: every value lands
+//! in a table with a primary key.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
+use flakeid_tests::db::{self, TestDb};
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection, Statement};
+
+/// The longest the tests wait for a worker or a recovery (a bound on a
+/// hang, not a timing assertion).
+const PATIENCE: Duration = Duration::from_secs(180);
+
+/// A running `segment_worker` and the lines it printed.
+struct Worker {
+    tag: String,
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Worker {
+    fn start(url: &str, tag: &str, name: &str, args: &[&str]) -> Worker {
+        let bin = env!("CARGO_BIN_EXE_segment_worker");
+        let mut child = Command::new(bin)
+            .args(["--url", url, "--worker", tag, "--name", name])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {bin}: {e}"));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let (lines2, tag2) = (lines.clone(), tag.to_owned());
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                println!("[{tag2}] {line}");
+                lines2.lock().unwrap().push(line);
+            }
+        });
+        Worker {
+            tag: tag.to_owned(),
+            child,
+            lines,
+            reader: Some(reader),
+        }
+    }
+
+    fn said(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+
+    /// Waits for a line starting with `prefix`.
+    fn wait_for(&self, prefix: &str) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let said = self.said();
+            if let Some(l) = said.iter().find(|l| l.starts_with(prefix)) {
+                return l.clone();
+            }
+            if let Some(l) = said.iter().find(|l| l.starts_with("ERROR")) {
+                panic!("worker {} failed: {l}", self.tag);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "worker {} said no {prefix} in {PATIENCE:?}: {said:?}",
+                self.tag
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for the exit; `(issued, inserted, duplicates)` of its `DONE` line.
+    fn finish(mut self) -> (u64, u64, u64) {
+        let status = self.child.wait().expect("wait for the worker");
+        if let Some(r) = self.reader.take() {
+            r.join().expect("the reader thread");
+        }
+        let said = self.said();
+        assert!(
+            status.success(),
+            "worker {} exited with {status}: {said:?}",
+            self.tag
+        );
+        let done = said
+            .iter()
+            .find(|l| l.starts_with("DONE"))
+            .unwrap_or_else(|| panic!("worker {} did not finish: {said:?}", self.tag));
+        (
+            field(done, "issued"),
+            field(done, "inserted"),
+            field(done, "duplicates"),
+        )
+    }
+
+    fn kill9(&mut self) {
+        let ok = Command::new("kill")
+            .args(["-KILL", &self.child.id().to_string()])
+            .status()
+            .expect("run kill")
+            .success();
+        assert!(ok, "kill -KILL {}", self.child.id());
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // A failing test must not leave processes behind.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn field(line: &str, key: &str) -> u64 {
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key}= in {line:?}"))
+}
+
+/// Connects, creates the segment table and the tables the workers fill.
+async fn prepare(db: &TestDb) -> DatabaseConnection {
+    let conn = Database::connect(db.url())
+        .await
+        .unwrap_or_else(|e| panic!("connect {}: {e}", db.url()));
+    flakeid_seaorm::segment::create_table(&conn)
+        .await
+        .expect("create the segment table");
+    for ddl in [
+        "CREATE TABLE segment_ids (id BIGINT NOT NULL PRIMARY KEY, worker VARCHAR(64) NOT NULL)",
+        "CREATE TABLE segment_keys (k VARCHAR(32) NOT NULL PRIMARY KEY, idx BIGINT NOT NULL, \
+         worker VARCHAR(64) NOT NULL)",
+        "CREATE TABLE segment_decimal (id BIGINT NOT NULL PRIMARY KEY, generator_id BIGINT NOT \
+         NULL, worker VARCHAR(64) NOT NULL)",
+    ] {
+        conn.execute_unprepared(ddl)
+            .await
+            .unwrap_or_else(|e| panic!("{ddl}: {e}"));
+    }
+    conn
+}
+
+async fn query(conn: &DatabaseConnection, sql: &str) -> Vec<sea_orm::QueryResult> {
+    conn.query_all_raw(Statement::from_string(conn.get_database_backend(), sql))
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// The segment row's `max_id`, read with plain SQL.
+async fn row_max_id(conn: &DatabaseConnection, name: &str) -> u64 {
+    let rows = query(
+        conn,
+        &format!("SELECT max_id FROM flakeid_segments WHERE name = '{name}'"),
+    )
+    .await;
+    let max: i64 = rows[0].try_get("", "max_id").unwrap();
+    u64::try_from(max).unwrap()
+}
+
+async fn count(conn: &DatabaseConnection, table: &str, worker: &str) -> u64 {
+    let rows = query(
+        conn,
+        &format!("SELECT COUNT(*) AS n FROM {table} WHERE worker = '{worker}'"),
+    )
+    .await;
+    u64::try_from(rows[0].try_get::<i64>("", "n").unwrap()).unwrap()
+}
+
+fn report(line: &str) {
+    // Straight to stderr: shown in every run, not only with --nocapture.
+    let _ = writeln!(std::io::stderr().lock(), "segment test {line}");
+}
+
+// ---------------------------------------------------------------------------
+// Several processes on one row, one killed mid-segment
+// ---------------------------------------------------------------------------
+
+async fn processes_share_a_row_and_a_killed_one_leaves_only_its_remainder(db: TestDb, test: &str) {
+    let conn = prepare(&db).await;
+    let name = format!("{test}-dense");
+    let step = 100u64;
+    let ids = 2_000u64;
+    let step_s = step.to_string();
+    let ids_s = ids.to_string();
+    let survivors: Vec<Worker> = (0..3)
+        .map(|i| {
+            let orm = if i % 2 == 0 { "seaorm" } else { "diesel" };
+            Worker::start(
+                db.url(),
+                &format!("s{i}-{orm}"),
+                &name,
+                &[
+                    "--orm",
+                    orm,
+                    "--ids",
+                    &ids_s,
+                    "--step",
+                    &step_s,
+                    "--pace-us",
+                    "200",
+                ],
+            )
+        })
+        .collect();
+    let mut victim = Worker::start(
+        db.url(),
+        "victim-diesel",
+        &name,
+        &[
+            "--orm",
+            "diesel",
+            "--ids",
+            "1000000",
+            "--step",
+            &step_s,
+            "--pace-us",
+            "500",
+        ],
+    );
+    for w in survivors.iter().chain([&victim]) {
+        w.wait_for("READY");
+    }
+    // Mid-segment: 250 is not a multiple of the step, and it keeps going.
+    let deadline = Instant::now() + PATIENCE;
+    while count(&conn, "segment_ids", "victim-diesel").await < 250 {
+        assert!(Instant::now() < deadline, "the victim stored nothing");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    victim.kill9();
+    let victim_rows = count(&conn, "segment_ids", "victim-diesel").await;
+
+    let mut issued = 0;
+    for w in survivors {
+        let tag = w.tag.clone();
+        let (i, inserted, dups) = w.finish();
+        assert!(i >= ids, "{tag} issued {i}");
+        assert_eq!(dups, 0, "{tag} met values stored already");
+        assert_eq!(inserted, i, "{tag}");
+        issued += i;
+    }
+
+    // Plain SQL: every stored value and who stored it; the row's max_id.
+    let rows: Vec<(u64, String)> = query(&conn, "SELECT id, worker FROM segment_ids ORDER BY id")
+        .await
+        .iter()
+        .map(|r| {
+            (
+                u64::try_from(r.try_get::<i64>("", "id").unwrap()).unwrap(),
+                r.try_get("", "worker").unwrap(),
+            )
+        })
+        .collect();
+    let max_id = row_max_id(&conn, &name).await;
+    assert_eq!(rows.len() as u64, issued + victim_rows);
+    assert_eq!(max_id % step, 0, "a fixed step: segments are aligned");
+    assert!(rows.iter().all(|(v, _)| (1..=max_id).contains(v)));
+
+    // Segment by segment: fully stored by one process, or the victim's
+    // remainder (a prefix of it stored by the victim, or nothing).
+    let mut by_segment: BTreeMap<u64, Vec<&(u64, String)>> = BTreeMap::new();
+    for r in &rows {
+        by_segment.entry((r.0 - 1) / step).or_default().push(r);
+    }
+    let mut gap_segments = 0;
+    for s in 0..max_id / step {
+        let stored = by_segment.get(&s).map_or(&[][..], Vec::as_slice);
+        let workers: BTreeSet<&str> = stored.iter().map(|r| r.1.as_str()).collect();
+        assert!(workers.len() <= 1, "segment {s} was served by {workers:?}");
+        if stored.len() as u64 == step {
+            continue;
+        }
+        gap_segments += 1;
+        assert!(
+            workers.is_empty() || workers.contains("victim-diesel"),
+            "segment {s} has a gap but belonged to {workers:?}, which drained its source"
+        );
+        let first = s * step + 1;
+        for (i, r) in stored.iter().enumerate() {
+            assert_eq!(
+                r.0,
+                first + i as u64,
+                "the victim's values of segment {s} are a prefix"
+            );
+        }
+    }
+    let gap = max_id - rows.len() as u64;
+    assert!(
+        gap_segments <= 2,
+        "{gap_segments} segments with gaps; the victim held at most 2"
+    );
+    assert!(gap < 2 * step);
+    report(&format!(
+        "{test}: 4 processes (1 SIGKILLed) x {} IDs x 0 duplicates; row max_id {max_id}, \
+         gap {gap} (the killed process's remainder, {gap_segments} segments)",
+        rows.len()
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_processes_share_a_segment_row_one_killed() {
+    processes_share_a_row_and_a_killed_one_leaves_only_its_remainder(
+        db::postgres().await,
+        "pg-kill",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mariadb_processes_share_a_segment_row_one_killed() {
+    processes_share_a_row_and_a_killed_one_leaves_only_its_remainder(db::mysql().await, "my-kill")
+        .await;
+}
+
+// ---------------------------------------------------------------------------
+// Short keys from two processes
+// ---------------------------------------------------------------------------
+
+async fn keys(conn: &DatabaseConnection) -> Vec<(String, u64, String)> {
+    query(conn, "SELECT k, idx, worker FROM segment_keys ORDER BY idx")
+        .await
+        .iter()
+        .map(|r| {
+            (
+                r.try_get("", "k").unwrap(),
+                u64::try_from(r.try_get::<i64>("", "idx").unwrap()).unwrap(),
+                r.try_get("", "worker").unwrap(),
+            )
+        })
+        .collect()
+}
+
+async fn short_keys_from_two_processes(db: TestDb, test: &str) {
+    let conn = prepare(&db).await;
+    // The article's example: n = 5 keys, step k = 3: 0, 3, 1, 4, 2.
+    let small = format!("{test}-n5");
+    let ws: Vec<Worker> = ["seaorm", "diesel"]
+        .iter()
+        .map(|orm| {
+            Worker::start(
+                db.url(),
+                &format!("n5-{orm}"),
+                &small,
+                &[
+                    "--mode",
+                    "shortkeys",
+                    "--orm",
+                    orm,
+                    "--alphabet",
+                    "01234",
+                    "--length",
+                    "1",
+                    "--k",
+                    "3",
+                    "--step",
+                    "1",
+                    "--pace-us",
+                    "1000",
+                ],
+            )
+        })
+        .collect();
+    let mut issued = 0;
+    for w in ws {
+        let (i, inserted, dups) = w.finish();
+        assert_eq!((inserted, dups), (i, 0));
+        issued += i;
+    }
+    let stored = keys(&conn).await;
+    assert_eq!(issued, 5);
+    let pairs: Vec<(u64, &str)> = stored.iter().map(|(k, i, _)| (*i, k.as_str())).collect();
+    assert_eq!(pairs, [(0, "0"), (1, "3"), (2, "1"), (3, "4"), (4, "2")]);
+
+    // A larger space: 36^4 keys, blocks of 50, 1,500 keys per process.
+    conn.execute_unprepared("DELETE FROM segment_keys")
+        .await
+        .unwrap();
+    let large = format!("{test}-n36e4");
+    let ws: Vec<Worker> = ["seaorm", "diesel"]
+        .iter()
+        .map(|orm| {
+            Worker::start(
+                db.url(),
+                &format!("big-{orm}"),
+                &large,
+                &[
+                    "--mode",
+                    "shortkeys",
+                    "--orm",
+                    orm,
+                    "--alphabet",
+                    "0123456789abcdefghijklmnopqrstuvwxyz",
+                    "--length",
+                    "4",
+                    "--step",
+                    "50",
+                    "--ids",
+                    "1500",
+                ],
+            )
+        })
+        .collect();
+    let mut issued = 0;
+    for w in ws {
+        let (i, inserted, dups) = w.finish();
+        assert_eq!((i, inserted, dups), (1_500, 1_500, 0));
+        issued += i;
+    }
+    let stored = keys(&conn).await;
+    assert_eq!(stored.len() as u64, issued);
+    assert!(stored.iter().all(|(k, _, _)| k.len() == 4), "fixed length");
+    let indices: HashSet<u64> = stored.iter().map(|r| r.1).collect();
+    assert_eq!(indices.len(), stored.len(), "every index once");
+    report(&format!(
+        "{test}: short keys, 2 processes x 1500 keys x 0 duplicates (n=5,k=3 exact)"
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_short_keys_from_two_processes() {
+    short_keys_from_two_processes(db::postgres().await, "pg-keys").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mariadb_short_keys_from_two_processes() {
+    short_keys_from_two_processes(db::mysql().await, "my-keys").await;
+}
+
+// ---------------------------------------------------------------------------
+// DecimalId generator IDs from two processes, across restarts
+// ---------------------------------------------------------------------------
+
+async fn decimal_ids_across_restarts(db: TestDb, test: &str) {
+    let conn = prepare(&db).await;
+    let name = format!("{test}-generators");
+    let mut issued = 0;
+    for round in 0..3 {
+        let ws: Vec<Worker> = ["seaorm", "diesel"]
+            .iter()
+            .map(|orm| {
+                Worker::start(
+                    db.url(),
+                    &format!("r{round}-{orm}"),
+                    &name,
+                    &[
+                        "--mode",
+                        "decimal",
+                        "--orm",
+                        orm,
+                        "--step",
+                        "1",
+                        "--max-counter",
+                        "5",
+                        "--ids",
+                        "40",
+                    ],
+                )
+            })
+            .collect();
+        for w in ws {
+            let (i, inserted, dups) = w.finish();
+            assert_eq!((i, inserted, dups), (40, 40, 0));
+            issued += i;
+        }
+    }
+    let rows = query(&conn, "SELECT generator_id, worker FROM segment_decimal").await;
+    assert_eq!(rows.len() as u64, issued);
+    let mut owner: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
+    for r in &rows {
+        owner
+            .entry(r.try_get("", "generator_id").unwrap())
+            .or_default()
+            .insert(r.try_get("", "worker").unwrap());
+    }
+    for (g, ws) in &owner {
+        assert_eq!(ws.len(), 1, "generator ID {g} used by {ws:?}");
+    }
+    // 40 IDs, 5 per generator ID: 8 generator IDs per process run.
+    assert_eq!(owner.len(), 6 * 8);
+    report(&format!(
+        "{test}: DecimalId, 2 processes x 3 runs x 40 IDs x 0 duplicates, {} generator IDs, \
+         none reused",
+        owner.len()
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_decimal_generator_ids_never_reused_across_restarts() {
+    decimal_ids_across_restarts(db::postgres().await, "pg-decimal").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mariadb_decimal_generator_ids_never_reused_across_restarts() {
+    decimal_ids_across_restarts(db::mysql().await, "my-decimal").await;
+}
+
+// ---------------------------------------------------------------------------
+// The database paused mid-prefetch
+// ---------------------------------------------------------------------------
+
+fn docker(args: &[&str]) {
+    let status = Command::new("docker")
+        .args(args)
+        .status()
+        .unwrap_or_else(|e| panic!("docker {args:?}: {e}"));
+    assert!(status.success(), "docker {args:?}: {status}");
+}
+
+/// Takes a value on a blocking thread (a source's caller may wait).
+async fn take(ids: &Arc<SegmentIds>) -> Result<u64, SegmentError> {
+    let ids = ids.clone();
+    tokio::task::spawn_blocking(move || ids.next_value())
+        .await
+        .expect("the take task")
+}
+
+async fn paused_mid_prefetch(db: TestDb, test: &str) {
+    let container = db
+        .container_id()
+        .expect("this test pauses the server's container: run it with a container, not a URL")
+        .to_owned();
+    // The whole test: another test's pause would cut this one's phases.
+    let _pauses = crate::support::PAUSE.lock().await;
+    let conn = prepare(&db).await;
+    let name = format!("{test}-pause");
+    let options = || {
+        SegmentOptions::new(name.clone())
+            .step(100)
+            .max_step(100)
+            .prefetch_at(0.5)
+            .wait(Duration::from_millis(300))
+            .retry_every(Duration::from_millis(200))
+            .fetch_timeout(Duration::from_secs(1))
+    };
+    let seaorm = Arc::new(
+        flakeid_seaorm::segment::start(&conn, options())
+            .await
+            .unwrap(),
+    );
+    let url = db.url().to_owned();
+    let opts = options();
+    let diesel = Arc::new(
+        tokio::task::spawn_blocking(move || {
+            if url.starts_with("postgres") {
+                flakeid_diesel::segment::start(
+                    move || <diesel::PgConnection as diesel::Connection>::establish(&url),
+                    opts,
+                )
+            } else {
+                flakeid_diesel::segment::start(
+                    move || <diesel::MysqlConnection as diesel::Connection>::establish(&url),
+                    opts,
+                )
+            }
+        })
+        .await
+        .unwrap()
+        .unwrap(),
+    );
+    let sources = [("seaorm", seaorm), ("diesel", diesel)];
+    let mut served: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    // Past the first trigger: the second segment arrives.
+    for (orm, ids) in &sources {
+        for _ in 0..51 {
+            served
+                .entry(orm)
+                .or_default()
+                .push(take(ids).await.unwrap());
+        }
+        let deadline = Instant::now() + PATIENCE;
+        while ids.stats().next.is_none() {
+            assert!(
+                Instant::now() < deadline,
+                "{orm}: the prefetch never arrived"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    docker(&["pause", &container]);
+    // Both segments are served from memory; the second's trigger starts a
+    // prefetch that hangs on the paused server.
+    for (orm, ids) in &sources {
+        for _ in 0..149 {
+            let v = take(ids)
+                .await
+                .unwrap_or_else(|e| panic!("{orm} while paused: {e}"));
+            served.entry(orm).or_default().push(v);
+        }
+    }
+    for (orm, ids) in &sources {
+        match take(ids).await {
+            Err(e @ SegmentError::Unavailable { .. }) => {
+                assert!(
+                    e.to_string().contains("both segments are used up"),
+                    "{orm}: {e}"
+                );
+            }
+            other => panic!("{orm}: expected Unavailable while paused, got {other:?}"),
+        }
+    }
+    docker(&["unpause", &container]);
+
+    for (orm, ids) in &sources {
+        let deadline = Instant::now() + PATIENCE;
+        let first = loop {
+            match take(ids).await {
+                Ok(v) => break v,
+                Err(SegmentError::Unavailable { .. }) => {
+                    assert!(Instant::now() < deadline, "{orm}: never recovered");
+                }
+                Err(e) => panic!("{orm}: {e}"),
+            }
+        };
+        let list = served.entry(orm).or_default();
+        list.push(first);
+        for _ in 0..150 {
+            list.push(take(ids).await.unwrap());
+        }
+        assert!(list.windows(2).all(|w| w[0] < w[1]), "{orm}: ascending");
+    }
+    let all: Vec<u64> = served.values().flatten().copied().collect();
+    let unique: HashSet<u64> = all.iter().copied().collect();
+    assert_eq!(unique.len(), all.len(), "a value served twice");
+    let max_id = row_max_id(&conn, &name).await;
+    assert!(
+        all.iter().all(|v| *v <= max_id),
+        "served beyond the row's max_id {max_id}"
+    );
+    report(&format!(
+        "{test}: paused mid-prefetch, 2 sources x {} values x 0 duplicates, served 149 from \
+         the buffer, then Unavailable, then recovered",
+        all.len() / 2
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_paused_mid_prefetch_serves_the_buffer_then_refuses_then_recovers() {
+    paused_mid_prefetch(db::postgres().await, "pg").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mariadb_paused_mid_prefetch_serves_the_buffer_then_refuses_then_recovers() {
+    paused_mid_prefetch(db::mysql().await, "my").await;
+}
