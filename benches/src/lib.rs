@@ -1,6 +1,7 @@
 //! Benchmarks of flakeid's generator against its peers.
 //!
-//! The `compare` binary prints one table; see `BENCHMARKS.md` at the
+//! The `compare` binary prints one table, the `db` binary the database
+//! benchmark's; see `BENCHMARKS.md` at the
 //! repository root for what each column measures and for results.
 //!
 //! * [`measure`] — generic measurements over any ID source; each checks
@@ -8,7 +9,10 @@
 //! * [`subjects`] — the compared generators (flakeid, ferroid, snowflaked,
 //!   uuid v7, ulid) and how each is driven.
 //! * [`report`] — rounds of measurements, the machine description and the table.
+//! * [`db`] — the database benchmark (`--bin db`): insert speed and
+//!   primary-key size against database-assigned keys and UUIDs.
 
+pub mod db;
 pub mod measure;
 pub mod report;
 pub mod subjects;
