@@ -12,7 +12,9 @@
 //! being the common start. flakeid's generator reads that time from a
 //! [`ManualClock`], UUIDv7 gets it as its timestamp. Keys reserved *at
 //! write time* ([`Key::FlakeBatch`]) come from a generator on the real clock
-//! when the batch is written.
+//! when the batch is written. The writers' batch boundaries are staggered
+//! ([`batch_sizes`](super::worker::batch_sizes)), as in a service whose
+//! instances did not start in the same instant.
 
 use std::sync::Arc;
 

@@ -11,7 +11,7 @@ use sqlx::{AssertSqlSafe, Connection as _, Row as _};
 use super::DbBenchError;
 use super::config::{Config, Key, RunSpec, Server};
 use super::schema::{self, TABLE};
-use super::worker::{WorkerArgs, now_micros};
+use super::worker::{WorkerArgs, batch_sizes, now_micros};
 
 /// What one run measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -282,17 +282,15 @@ async fn measure(
                 spec.rows_of(writer)
             )));
         }
-        let expected_batches = rows.div_ceil(cfg.batch as u64) as usize;
-        if times.len() != expected_batches {
+        let sizes = batch_sizes(rows, cfg.batch, writer, spec.writers);
+        if times.len() != sizes.len() {
             return Err(w.failed(format!(
-                "reports {} batches, expected {expected_batches}",
-                times.len()
+                "reports {} batches, expected {}",
+                times.len(),
+                sizes.len()
             )));
         }
-        for (i, t) in times.into_iter().enumerate() {
-            let size = (rows - i as u64 * cfg.batch as u64).min(cfg.batch as u64);
-            batches.push((t, size));
-        }
+        batches.extend(times.into_iter().zip(sizes));
     }
     for w in writers {
         w.wait()?;

@@ -109,6 +109,26 @@ impl WorkerArgs {
     }
 }
 
+/// The sizes of the batches writer `writer` (of `writers`) writes `rows`
+/// rows in. The writers' batch boundaries are staggered, as in a service
+/// whose instances did not start in the same instant: writer `w`'s first
+/// batch holds `batch - w · batch / writers` rows, later ones `batch`
+/// (the last one what is left).
+pub fn batch_sizes(rows: u64, batch: usize, writer: usize, writers: usize) -> Vec<u64> {
+    let batch = batch as u64;
+    let first = batch - (writer as u64 * batch / writers.max(1) as u64);
+    let mut sizes = Vec::with_capacity(rows.div_ceil(batch) as usize + 1);
+    let mut left = rows;
+    let mut next = first.max(1);
+    while left > 0 {
+        let n = next.min(left);
+        sizes.push(n);
+        left -= n;
+        next = batch;
+    }
+    sizes
+}
+
 /// Runs one writer: connect, say `ready`, wait for `go`, insert, report.
 ///
 /// # Errors
@@ -147,10 +167,10 @@ pub fn run_worker(args: &WorkerArgs) -> Result<(), DbBenchError> {
     )?;
     let writer = i32::try_from(args.writer)
         .map_err(|_| DbBenchError::Argument(format!("writer {} too large", args.writer)))?;
-    let mut times = Vec::with_capacity(args.rows.div_ceil(args.batch as u64) as usize);
+    let sizes = batch_sizes(args.rows, args.batch, args.writer, args.writers);
+    let mut times = Vec::with_capacity(sizes.len());
     let mut seq = 0u64;
-    while seq < args.rows {
-        let n = (args.rows - seq).min(args.batch as u64);
+    for n in sizes {
         let mut rows = Vec::with_capacity(n as usize);
         for _ in 0..n {
             let mut row = Row::new(writer, seq as i64);
@@ -201,6 +221,21 @@ fn micros_since(t0: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batch_boundaries_are_staggered_between_writers() {
+        assert_eq!(batch_sizes(2500, 1000, 0, 4), [1000, 1000, 500]);
+        assert_eq!(batch_sizes(2500, 1000, 1, 4), [750, 1000, 750]);
+        assert_eq!(batch_sizes(2500, 1000, 3, 4), [250, 1000, 1000, 250]);
+        assert_eq!(batch_sizes(100, 1000, 2, 4), [100]);
+        assert_eq!(batch_sizes(3, 1, 0, 1), [1, 1, 1]);
+        for w in 0..4 {
+            assert_eq!(
+                batch_sizes(1_250_000, 1000, w, 4).iter().sum::<u64>(),
+                1_250_000
+            );
+        }
+    }
 
     #[test]
     fn worker_arguments_round_trip() {
