@@ -8,6 +8,8 @@ use flakeid_seaorm::FlakeEntity as _;
 use sea_orm::{ActiveValue, ConnectOptions, Database, DatabaseConnection, EntityTrait as _};
 use sqlx::{Connection as _, MySql, Postgres, QueryBuilder};
 
+use flakeid_tests::db::redact;
+
 use super::DbBenchError;
 use super::config::{Key, Path, Server};
 use super::keys::{KeyValue, Row};
@@ -373,15 +375,4 @@ async fn seaorm_insert(
         }
     };
     result.map_err(|e| DbBenchError::sql("", e))
-}
-
-/// The URL without its password, for messages.
-fn redact(url: &str) -> String {
-    match url.split_once('@') {
-        Some((credentials, rest)) => match credentials.rsplit_once(':') {
-            Some((user, _)) if user.contains("//") => format!("{user}:***@{rest}"),
-            _ => url.to_owned(),
-        },
-        None => url.to_owned(),
-    }
 }

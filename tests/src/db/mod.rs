@@ -770,8 +770,8 @@ fn short(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
 }
 
-/// The URL without its password, for messages.
-fn redact(url: &str) -> String {
+/// The URL without its password, for messages: `mysql://root:***@db:3306/mysql`.
+pub fn redact(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(mut u) if u.password().is_some() => {
             let _ = u.set_password(Some("***"));
