@@ -23,6 +23,8 @@
 //!                         keys made at row creation (250)
 //!   --paced               write each batch only when its rows have been created
 //!                         at that rate in real time (rows/s then shows the pace)
+//!   --max-load L          before each run wait (up to 20 min) until the 1-minute
+//!                         load average is below L (a shared machine)
 //! ```
 //!
 //! Servers are containers of `FLAKEID_TEST_POSTGRES_IMAGE`,
@@ -30,7 +32,7 @@
 //! the tests), started with a 64 MB buffer pool. See `BENCHMARKS.md`.
 
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use flakeid_benches::db::DbBenchError;
 use flakeid_benches::db::config::{Config, Server, Table};
@@ -81,6 +83,14 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
             let Some(server) = servers.get(&spec.server) else {
                 continue;
             };
+            if let Some(max) = cfg.max_load {
+                let (waited, gave_up) = run::wait_for_load(max, Duration::from_secs(20 * 60));
+                if gave_up {
+                    eprintln!("db bench: load still ≥ {max} after {waited:.0?}; running anyway");
+                } else if waited.as_secs() > 0 {
+                    eprintln!("db bench: waited {waited:.0?} for the load to drop below {max}");
+                }
+            }
             eprintln!("db bench: [{number}/{total}] round {round}: {spec}");
             let outcome =
                 runtime.block_on(run::run_one(&exe, server, cfg, *spec, round, number))?;
@@ -90,6 +100,17 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
     }
 
     let load_after = load_average();
+    let loads: Vec<f64> = outcomes.iter().filter_map(|o| o.load_at_start).collect();
+    let load_runs = match (
+        loads.iter().copied().reduce(f64::min),
+        report::median(loads.clone()),
+        loads.iter().copied().reduce(f64::max),
+    ) {
+        (Some(min), Some(median), Some(max)) => {
+            format!("; at the start of each run {min:.1} min, {median:.1} median, {max:.1} max")
+        }
+        _ => String::new(),
+    };
     let elapsed = started_at.elapsed();
     let labels: Vec<(Server, String)> = servers
         .iter()
@@ -106,7 +127,7 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
     println!();
     println!(
         "Machine: {}, {} logical CPUs ({} available), {}; load average {load_before} before, \
-         {load_after} after; {} rows in {:.0} s ({} runs); {}{}",
+         {load_after} after{load_runs}; {} rows in {:.0} s ({} runs); {}{}",
         machine.cpu,
         machine.cpus,
         machine.available,

@@ -361,6 +361,9 @@ pub struct Config {
     /// the pace, not the server's speed. Off: writers write as fast as the
     /// server takes the rows.
     pub paced: bool,
+    /// Before each run, wait (up to 20 minutes) until the 1-minute load
+    /// average is below this.
+    pub max_load: Option<f64>,
 }
 
 impl Config {
@@ -382,6 +385,7 @@ impl Config {
             paths: Path::ALL.to_vec(),
             creation_rate: 250,
             paced: false,
+            max_load: None,
         }
     }
 
@@ -478,6 +482,7 @@ impl Config {
                 }
                 "--creation-rate" => cfg.creation_rate = number(&flag, &value()?)?,
                 "--paced" => cfg.paced = true,
+                "--max-load" => cfg.max_load = Some(number(&flag, &value()?)?),
                 other => {
                     return Err(DbBenchError::Argument(format!(
                         "unknown option {other:?} (see the binary's documentation)"

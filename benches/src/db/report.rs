@@ -424,6 +424,7 @@ mod tests {
             pk_bytes: pk,
             pk_leaf_pages: None,
             pk_leaf_density: None,
+            load_at_start: None,
         }
     }
 

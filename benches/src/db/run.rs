@@ -38,6 +38,8 @@ pub struct Outcome {
     pub pk_leaf_pages: Option<u64>,
     /// PostgreSQL only: average leaf density in % (`pgstatindex`).
     pub pk_leaf_density: Option<f64>,
+    /// The machine's 1-minute load average when the run started.
+    pub load_at_start: Option<f64>,
 }
 
 impl Outcome {
@@ -47,7 +49,7 @@ impl Outcome {
         format!(
             "RESULT table={} server={} key={} path={} writers={} round={} rows={} expected={} \
              distinct_keys={} secs={:.3} rows_per_s={:.0} last10_rows_per_s={:.0} pk_bytes={} \
-             pk_leaf_pages={} pk_leaf_density={}",
+             pk_leaf_pages={} pk_leaf_density={} load={}",
             self.spec.table.name(),
             self.spec.server,
             self.spec.key,
@@ -63,6 +65,7 @@ impl Outcome {
             self.pk_bytes,
             opt(self.pk_leaf_pages.map(|p| p.to_string())),
             opt(self.pk_leaf_density.map(|d| format!("{d:.2}"))),
+            opt(self.load_at_start.map(|l| format!("{l:.2}"))),
         )
     }
 }
@@ -245,6 +248,7 @@ async fn measure(
         .await;
     }
 
+    let load_at_start = load1();
     let mut writers = Vec::with_capacity(spec.writers);
     for writer in 0..spec.writers {
         let args = WorkerArgs {
@@ -311,7 +315,35 @@ async fn measure(
         pk_bytes: size.bytes,
         pk_leaf_pages: size.leaf_pages,
         pk_leaf_density: size.leaf_density,
+        load_at_start,
     })
+}
+
+/// The 1-minute load average from `/proc/loadavg`.
+pub fn load1() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Waits until the 1-minute load average is below `max` (the machine is
+/// shared: a run during someone else's build measures the build), for at
+/// most `patience`. Returns how long it waited and whether it gave up.
+pub fn wait_for_load(max: f64, patience: std::time::Duration) -> (std::time::Duration, bool) {
+    let start = std::time::Instant::now();
+    loop {
+        match load1() {
+            Some(load) if load >= max => {}
+            _ => return (start.elapsed(), false),
+        }
+        if start.elapsed() >= patience {
+            return (start.elapsed(), true);
+        }
+        std::thread::sleep(std::time::Duration::from_secs(10));
+    }
 }
 
 /// `(seconds, rows/s over all rows, rows/s over the last 10 %)` from the
