@@ -208,7 +208,7 @@ run_postgres18_pass() {
 
 run_tests() {
     local failed=0 full=0
-    # Arguments replace `--workspace`, e.g. `./scripts/test.sh -p flakeid-tests --test harness`.
+    # Arguments replace `--workspace`, e.g. `./scripts/test.sh -p flakeid-tests --test all -- harness::`.
     [ "$#" -gt 0 ] || { full=1; set -- --workspace; }
     local logged="$logdir/postgres-tests-$FLAKEID_TEST_RUN_ID.txt"
     : >"$logged"

@@ -44,6 +44,9 @@ pub enum BenchError {
     /// flakeid rejected its configuration.
     #[error("flakeid rejected the configuration: {0}")]
     Config(#[from] ConfigError),
+    /// flakeid could not lease a node.
+    #[error("flakeid could not lease a node: {0}")]
+    Lease(#[from] flakeid_core::lease::LeaseError),
     /// A command-line argument or size was unusable.
     #[error("{0}")]
     Argument(String),

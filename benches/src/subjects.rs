@@ -13,6 +13,7 @@ use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
 use ferroid::id::SnowflakeTwitterId;
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use flakeid_core::layout::presets::{self, TWITTER_EPOCH_MILLIS};
+use flakeid_core::lease::{LeaseOptions, MemoryLeaseStore, NodeLease};
 use flakeid_core::{BitLayout, Clock, Generator, Layout, MonotonicClock, SequenceExhaustion};
 
 use crate::BenchError;
@@ -30,6 +31,10 @@ pub enum Subject {
     /// flakeid `Generator`, Twitter layout, default policies (wait when a
     /// tick is used up, 10 ms catch-up window).
     Flakeid,
+    /// The same generator on a node leased from a lease store (in memory
+    /// here: the store's cost is the renewal thread's, every 3 s), its IDs
+    /// capped by the lease's ceiling.
+    FlakeidLeased,
     /// flakeid `Generator` with `SequenceExhaustion::RunAhead { max_lead }`,
     /// one `next_id` call per ID (burst column only).
     FlakeidRunAhead,
@@ -50,8 +55,9 @@ pub enum Subject {
 
 impl Subject {
     /// Every subject, in table order.
-    pub const ALL: [Subject; 8] = [
+    pub const ALL: [Subject; 9] = [
         Subject::Flakeid,
+        Subject::FlakeidLeased,
         Subject::FlakeidRunAhead,
         Subject::FlakeidBatch,
         Subject::FerroidAtomic,
@@ -68,6 +74,7 @@ impl Subject {
     pub fn label(self) -> &'static str {
         match self {
             Subject::Flakeid => "flakeid Generator (Wait)",
+            Subject::FlakeidLeased => "flakeid leased node (Wait)",
             Subject::FlakeidRunAhead => "flakeid RunAhead next_id",
             Subject::FlakeidBatch => "flakeid RunAhead next_batch",
             Subject::FerroidAtomic => "ferroid AtomicSnowflakeGen",
@@ -139,6 +146,19 @@ pub fn flakeid(policy: SequenceExhaustion) -> Result<Generator, BenchError> {
         .build()?)
 }
 
+/// A flakeid generator like [`flakeid`], on a node leased from an
+/// in-memory lease store, and its lease (keep it while the generator runs).
+pub fn flakeid_leased(policy: SequenceExhaustion) -> Result<(NodeLease, Generator), BenchError> {
+    let lease = LeaseOptions::new("bench", presets::twitter())
+        .nodes(u64::from(NODE)..=u64::from(NODE))
+        .claim(MemoryLeaseStore::new())?;
+    let g = lease
+        .generator_builder()
+        .sequence_exhaustion(policy)
+        .build()?;
+    Ok((lease, g))
+}
+
 fn snowflaked_generator() -> snowflaked::sync::Generator {
     snowflaked::sync::Generator::builder()
         .instance(NODE)
@@ -166,6 +186,12 @@ impl Subject {
             Subject::Flakeid | Subject::FlakeidRunAhead | Subject::FlakeidBatch => {
                 let g = flakeid(policy)?;
                 v.visit(|| g.next_id().map_err(BenchError::from))
+            }
+            Subject::FlakeidLeased => {
+                let (lease, g) = flakeid_leased(policy)?;
+                let out = v.visit(|| g.next_id().map_err(BenchError::from))?;
+                lease.release(&g)?;
+                Ok(out)
             }
             Subject::FerroidAtomic => {
                 let g = AtomicSnowflakeGenerator::<SnowflakeTwitterId, _>::new(
@@ -200,6 +226,12 @@ impl Subject {
             Subject::Flakeid => {
                 let g = flakeid(SequenceExhaustion::Wait)?;
                 v.visit(&|| g.next_id().map_err(BenchError::from))?
+            }
+            Subject::FlakeidLeased => {
+                let (lease, g) = flakeid_leased(SequenceExhaustion::Wait)?;
+                let out = v.visit(&|| g.next_id().map_err(BenchError::from))?;
+                lease.release(&g)?;
+                out
             }
             Subject::FerroidAtomic => {
                 let g = AtomicSnowflakeGenerator::<SnowflakeTwitterId, _>::new(

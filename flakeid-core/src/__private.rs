@@ -5,15 +5,18 @@
 
 pub use ::core;
 
-use crate::encoding::decimal;
-use crate::{ConfigError, FlakeId, IdError, IdSource};
+use std::sync::{LazyLock, OnceLock};
 
-/// What a `generator = path` function may return a reference to: any
+use crate::encoding::decimal;
+use crate::layout::presets;
+use crate::{BitLayout, ConfigError, FlakeId, GlobalScheme, IdError, IdSource};
+
+/// What a `source = path` function may return a reference to: any
 /// [`IdSource`], or a `dyn IdSource` chosen at run time.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an ID source",
-    label = "returned by the `generator = ...` function",
-    note = "a `generator = ...` function returns `Result<&'static G, flakeid_core::ConfigError>` \
+    label = "returned by the `source = ...` function",
+    note = "a `source = ...` function returns `Result<&'static G, flakeid_core::ConfigError>` \
             where `G` implements `flakeid_core::IdSource` (a `Generator`, `DecimalIdGenerator`, \
             `TraceIdGenerator`, `RandomKeyGenerator` ...)"
 )]
@@ -34,7 +37,7 @@ impl AsIdSource for dyn IdSource {
     }
 }
 
-/// `FlakeId::generator` of `#[flake_id(generator = path)]`: the function's
+/// `FlakeId::source` of `#[flake_id(source = path)]`: the function's
 /// result as a `dyn IdSource`.
 #[inline]
 pub fn id_source<G: AsIdSource + ?Sized>(
@@ -43,18 +46,68 @@ pub fn id_source<G: AsIdSource + ?Sized>(
     generator.map(AsIdSource::as_id_source)
 }
 
-/// `FlakeId::generator` of `#[flake_id]`: the process-wide generator,
-/// configured from the environment on first use.
+/// Where an ID type keeps the scheme its `layout = path` or `scheme = path`
+/// function returned.
+pub type SchemeCell = OnceLock<Box<dyn GlobalScheme>>;
+
+/// Where an ID type keeps its source once it is resolved (errors are not
+/// kept: a later call may succeed once the process is configured).
+pub type SourceCell = OnceLock<&'static dyn IdSource>;
+
+/// The scheme `make` returns, made once and kept in `cell`.
 #[inline]
-pub fn global_source() -> Result<&'static dyn IdSource, ConfigError> {
-    Ok(crate::global::generator()?)
+pub fn scheme(
+    cell: &'static SchemeCell,
+    make: impl FnOnce() -> Box<dyn GlobalScheme>,
+) -> &'static dyn GlobalScheme {
+    &**cell.get_or_init(make)
 }
 
-/// `FlakeId::validator` of `#[flake_id]`: the process-wide generator if it
-/// is installed, without configuring it.
+/// `scheme` boxed, once its type is known to be a [`GlobalScheme`].
 #[inline]
-pub fn global_validator() -> Option<&'static dyn IdSource> {
-    crate::global::get().map(|g| g as &'static dyn IdSource)
+pub fn boxed_scheme<S: GlobalScheme>(scheme: S) -> Box<dyn GlobalScheme> {
+    Box::new(scheme)
+}
+
+/// The source in `cell`, or the one `resolve` finds (kept on success).
+#[inline]
+pub fn cached_source(
+    cell: &'static SourceCell,
+    resolve: impl FnOnce() -> Result<&'static dyn IdSource, ConfigError>,
+) -> Result<&'static dyn IdSource, ConfigError> {
+    if let Some(source) = cell.get() {
+        return Ok(*source);
+    }
+    let source = resolve()?;
+    Ok(*cell.get_or_init(|| source))
+}
+
+/// The scheme of `#[flake_id]` without a layout: Twitter's layout.
+pub fn default_scheme() -> &'static BitLayout {
+    static TWITTER: LazyLock<BitLayout> = LazyLock::new(presets::twitter);
+    &TWITTER
+}
+
+/// `FlakeId::source` of `#[flake_id]` without a layout: the process-wide
+/// generator, which must have Twitter's layout.
+pub fn default_source(type_name: &'static str) -> Result<&'static dyn IdSource, ConfigError> {
+    let generator = crate::global::generator()?;
+    if generator.layout() == default_scheme() {
+        Ok(generator)
+    } else {
+        Err(ConfigError::LayoutMismatch {
+            type_name,
+            configured: presets::describe(generator.layout()),
+        })
+    }
+}
+
+/// `FlakeId::source` of `#[flake_id(layout = ...)]` / `(scheme = ...)`.
+#[inline]
+pub fn global_source(
+    scheme: &'static dyn GlobalScheme,
+) -> Result<&'static dyn IdSource, ConfigError> {
+    crate::global::source_for(scheme)
 }
 
 /// `Display` for an ID: its decimal value.
@@ -72,7 +125,8 @@ pub fn display<I: FlakeId>(id: &I, f: &mut core::fmt::Formatter<'_>) -> core::fm
 /// # struct Id(i64);
 /// # impl FlakeId for Id {
 /// #     const NAME: &'static str = "Id";
-/// #     fn generator() -> Result<&'static dyn flakeid_core::IdSource, flakeid_core::ConfigError> { Err(flakeid_core::ConfigError::MissingNodeId) }
+/// #     fn scheme() -> &'static dyn flakeid_core::IdScheme { flakeid_core::__private::default_scheme() }
+/// #     fn source() -> Result<&'static dyn flakeid_core::IdSource, flakeid_core::ConfigError> { Err(flakeid_core::ConfigError::MissingNodeId) }
 /// #     fn __from_valid(v: i64) -> Self { Id(v) }
 /// #     fn get(self) -> i64 { self.0 }
 /// # }
@@ -95,7 +149,7 @@ pub fn from_str<I: FlakeId>(s: &str) -> Result<I, IdError> {
 pub use ::serde;
 
 #[cfg(feature = "serde")]
-pub use crate::external::serde_support::{deserialize, serialize};
+pub use crate::encoding::serde_impls::{deserialize, serialize};
 
 /// `Serialize` / `Deserialize` for an ID type. Expands to nothing because
 /// flakeid-core was built without its `serde` feature.

@@ -11,9 +11,11 @@
 //! * [`ManualClock`] moves only when told to; its [`Clock::wait_until`]
 //!   advances it, so tests that block are deterministic.
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::thread::{self, Thread};
+use std::thread;
+
+use crate::fork;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// A source of wall-clock time with millisecond resolution.
@@ -24,17 +26,20 @@ pub trait Clock: Send + Sync + 'static {
     /// Milliseconds since the Unix epoch.
     fn now_millis(&self) -> u64;
 
-    /// A reading if one is at hand without extra work, else `None`.
+    /// A reading if one is at hand without extra work, else `None`; the
+    /// milliseconds of [`now_millis`](Self::now_millis) plus the process's
+    /// fork tag (see [`fork`]), so that a generator can tell a
+    /// reading of another fork generation at no extra cost.
     ///
     /// The generator's inlined fast path calls this and, on `None`, goes to
     /// its out-of-line path, which calls [`now_millis`](Self::now_millis);
     /// so an implementation keeps its rare expensive branch (and any call)
-    /// out of every caller's code. Must agree with `now_millis`. The
-    /// default is `Some(self.now_millis())`.
+    /// out of every caller's code. The default is
+    /// `Some(self.now_millis() | fork tag)`.
     #[doc(hidden)]
     #[inline]
-    fn try_now_millis(&self) -> Option<u64> {
-        Some(self.now_millis())
+    fn try_tagged_now(&self) -> Option<u64> {
+        Some(self.now_millis() | fork::current_tag())
     }
 
     /// Blocks the calling thread until `now_millis() >= target_millis`.
@@ -63,8 +68,8 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
         (**self).now_millis()
     }
     #[inline]
-    fn try_now_millis(&self) -> Option<u64> {
-        (**self).try_now_millis()
+    fn try_tagged_now(&self) -> Option<u64> {
+        (**self).try_tagged_now()
     }
     fn wait_until(&self, target_millis: u64) {
         (**self).wait_until(target_millis)
@@ -76,8 +81,8 @@ impl<C: Clock + ?Sized> Clock for &'static C {
         (**self).now_millis()
     }
     #[inline]
-    fn try_now_millis(&self) -> Option<u64> {
-        (**self).try_now_millis()
+    fn try_tagged_now(&self) -> Option<u64> {
+        (**self).try_tagged_now()
     }
     fn wait_until(&self, target_millis: u64) {
         (**self).wait_until(target_millis)
@@ -99,27 +104,35 @@ impl<C: Clock + ?Sized> Clock for &'static C {
 /// # Cost and accuracy
 ///
 /// Reading `Instant::now()` costs tens of nanoseconds (more inside virtual
-/// machines), several times the cost of issuing an ID, so a background thread ("ticker") publishes the current
-/// millisecond into an atomic once per millisecond and
-/// [`now_millis`](Clock::now_millis) is a relaxed atomic load.
+/// machines), several times the cost of issuing an ID. So while the clock is
+/// read at a high rate, a background thread (the "ticker") publishes the
+/// current millisecond into an atomic once per millisecond and a reading is
+/// one atomic load. At a low rate the ticker would cost more than it saves (a
+/// wake-up costs microseconds of CPU, a thousand a second), so there is none
+/// and every reading computes the time itself:
 ///
-/// * **Lag:** a reading is behind the true monotonic time by less than one
-///   millisecond plus the ticker's wake-up latency (normally well under a
-///   millisecond; longer on an overloaded machine). IDs are then stamped a
-///   little early, never late; uniqueness never depends on it.
-/// * **Drift:** after the anchor is taken the clock follows the monotonic
-///   clock, not NTP steps; on a machine whose wall clock is slewed the two
-///   can drift apart by the slew (a few ms per hour at most).
-/// * **Ticker cost:** one thread, waking about 1,000 times per second while
-///   the clock is being read (a few microseconds of CPU per wake-up, about
-///   0.1–0.5 % of one core). When nothing reads the clock for 0.25–0.5 s the
-///   ticker parks itself, so an idle process pays nothing; the next reading
-///   computes the time directly (one `Instant::now()`) and wakes it. To
-///   notice idleness without a write on every reading, the ticker sets a
-///   flag bit in the published word every 0.25 s and the next reading
-///   clears it.
-/// * If the ticker thread cannot be spawned every reading falls back to
-///   `Instant::now()`: slower, equally correct.
+/// * **No ticker** (the start, and whenever the clock is read at a low
+///   rate): a reading costs one `Instant::now()` and an uncontended atomic
+///   update or two; no background thread exists and an idle process pays
+///   nothing.
+/// * **Ticker**: started by the first millisecond in which the clock is read
+///   at least 64 times (64,000 readings a second). It wakes about 1,000
+///   times per second (a few microseconds of CPU each) and stops when a
+///   16 ms period passes without a reading, or when a 3 ms trial, made every
+///   256 ms, finds fewer than 64 readings in a millisecond.
+/// * **Lag:** with a ticker, a reading is behind the true monotonic time by
+///   less than one millisecond plus the ticker's wake-up latency (normally
+///   well under a millisecond; longer on an overloaded machine). IDs are then
+///   stamped a little early, never late; uniqueness never depends on it.
+/// * **Steps:** after the anchor is taken the clock follows the monotonic
+///   clock, which NTP slews like the wall clock but does not step: a step of
+///   the system time (by hand, or NTP correcting a large offset) is not
+///   followed until the process restarts.
+/// * **fork():** the ticker does not survive into a child process; the
+///   child's clock notices the fork and works on (see [`fork`]
+///   for what generators built before the fork do).
+/// * If the ticker thread cannot be spawned every reading computes the time
+///   itself: slower, equally correct.
 ///
 /// ```
 /// use flakeid_core::{Clock, MonotonicClock};
@@ -146,46 +159,61 @@ impl MonotonicClock {
 impl Clock for MonotonicClock {
     #[inline]
     fn now_millis(&self) -> u64 {
-        // One relaxed load: usage is reported only when the ticker asks
-        // for it (the `PROBE` bit), so the common reading writes nothing.
-        let v = NOW.0.load(Ordering::Relaxed);
+        // Acquire: a generator that loads a state word and then reads the
+        // clock must not see a time older than the reading that produced the
+        // state (see the generator's `reserve`).
+        let v = NOW.0.load(Ordering::Acquire);
         if v & FLAGS == 0 {
-            return v;
+            return v & TIME_MASK;
         }
         slow_now(v)
     }
 
     #[inline]
-    fn try_now_millis(&self) -> Option<u64> {
+    fn try_tagged_now(&self) -> Option<u64> {
+        // The published word is already tagged with the fork generation.
         let v = NOW.0.load(Ordering::Relaxed);
         (v & FLAGS == 0).then_some(v)
     }
 }
 
-/// Set in [`NOW`] while no ticker keeps it current (not started yet, or parked).
+/// Set in [`NOW`] while no ticker keeps it current: readers compute the time.
 const DORMANT: u64 = 1 << 63;
-/// Set in [`NOW`] by the ticker once per idle-check period and cleared by the
+/// Set in [`NOW`] by the ticker once per probe period and cleared by the
 /// next reader; still set at the next check means nobody read the time.
 const PROBE: u64 = 1 << 62;
 const FLAGS: u64 = DORMANT | PROBE;
-/// How many ticker periods without a reading before the ticker parks.
-const IDLE_CHECK_TICKS: u64 = 256;
+/// The time part of [`NOW`] (below the fork tag; 2^51 ms is 71,000 years).
+const TIME_MASK: u64 = (1 << fork::TAG_SHIFT) - 1;
 
-const TICKER_AWAKE: u8 = 0;
-const TICKER_PARKED: u8 = 1;
+/// Readings within one millisecond that start a ticker.
+const START_READINGS: u32 = 64;
+/// A ticker stops after this many milliseconds without a reading.
+const PROBE_PERIOD_MS: u64 = 16;
+/// How often a ticker checks that the reading rate still pays for it ...
+const TRIAL_PERIOD_MS: u64 = 256;
+/// ... by letting readers compute the time and count themselves for this long.
+const TRIAL_MS: u64 = 3;
+
+const TICKER_NONE: u8 = 0;
+const TICKER_RUNNING: u8 = 1;
 
 #[repr(align(128))]
 struct Padded<T>(T);
 
-/// The published time, in Unix milliseconds, plus the [`DORMANT`] and [`PROBE`] bits.
+/// The published time in Unix milliseconds, tagged with the fork generation
+/// (see [`fork`]), plus the [`DORMANT`] and [`PROBE`] bits. [`DORMANT`] is
+/// clear only while a ticker runs, which sets it again before it stops.
 static NOW: Padded<AtomicU64> = Padded(AtomicU64::new(DORMANT));
-static TICKER: OnceLock<Ticker> = OnceLock::new();
-
-struct Ticker {
-    anchor: Anchor,
-    state: AtomicU8,
-    thread: Option<Thread>,
-}
+/// Whether a ticker thread runs (or is being started).
+static TICKER: AtomicU8 = AtomicU8::new(TICKER_NONE);
+/// Readings made while dormant since the published millisecond last moved.
+static READINGS: AtomicU32 = AtomicU32::new(0);
+/// Set by readers during a ticker's trial when the rate justifies it.
+static DEMAND: AtomicBool = AtomicBool::new(false);
+/// How many times a ticker woke up (for tests and diagnostics).
+static WAKEUPS: AtomicU64 = AtomicU64::new(0);
+static ANCHOR: OnceLock<Anchor> = OnceLock::new();
 
 #[derive(Clone, Copy)]
 struct Anchor {
@@ -209,10 +237,14 @@ impl Anchor {
         saturating_millis(self.instant.elapsed())
     }
 
-    fn now_millis(&self) -> u64 {
+    fn at(&self, elapsed_millis: u64) -> u64 {
         self.wall_millis
-            .saturating_add(self.elapsed_millis())
-            .min(PROBE - 1)
+            .saturating_add(elapsed_millis)
+            .min(TIME_MASK)
+    }
+
+    fn now_millis(&self) -> u64 {
+        self.at(self.elapsed_millis())
     }
 }
 
@@ -220,94 +252,146 @@ fn saturating_millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-fn ticker() -> &'static Ticker {
-    TICKER.get_or_init(|| {
-        let anchor = Anchor::take();
-        let thread = thread::Builder::new()
-            .name("flakeid-clock".into())
-            .spawn(ticker_loop)
-            .ok()
-            .map(|h| h.thread().clone());
-        Ticker {
-            anchor,
-            state: AtomicU8::new(TICKER_AWAKE),
-            thread,
-        }
+fn anchor() -> &'static Anchor {
+    ANCHOR.get_or_init(|| {
+        // From now on a fork is noticed (see `after_fork`).
+        fork::tag();
+        Anchor::take()
     })
 }
 
 /// Raises the published time to at least `fresh`, then sets the flag bits
-/// in `set` and clears those in `clear` (other flag bits are kept).
-/// Returns the published word.
-fn publish(fresh: u64, set: u64, clear: u64) -> u64 {
-    let mut cur = NOW.0.load(Ordering::Relaxed);
+/// in `set` and clears those in `clear` (the fork tag and other flag bits
+/// are kept). Returns the published word and whether the time moved.
+fn publish(fresh: u64, set: u64, clear: u64) -> (u64, bool) {
+    let mut cur = NOW.0.load(Ordering::Acquire);
     loop {
-        let time = (cur & !FLAGS).max(fresh);
-        let new = time | ((cur & FLAGS & !clear) | set);
+        let time = (cur & TIME_MASK).max(fresh);
+        let new = time | (cur & !TIME_MASK & !clear) | set;
+        if new == cur {
+            return (cur, false);
+        }
         match NOW
             .0
-            .compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Relaxed)
+            .compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Acquire)
         {
-            Ok(_) => return new,
+            Ok(_) => return (new, time > cur & TIME_MASK),
             Err(actual) => cur = actual,
         }
     }
 }
 
-/// A reading that found a flag bit: answer the ticker's probe, or (dormant)
-/// compute the time directly and wake the ticker.
+/// A reading that found a flag bit: answer the ticker's probe, or (no
+/// ticker) compute the time, publish it and count the reading.
 #[cold]
 #[inline(never)]
 fn slow_now(seen: u64) -> u64 {
     if seen & DORMANT == 0 {
         // Only the probe: report that the time is being read.
-        return NOW.0.fetch_and(!PROBE, Ordering::Relaxed) & !FLAGS;
+        return NOW.0.fetch_and(!PROBE, Ordering::AcqRel) & TIME_MASK;
     }
-    let t = ticker();
-    let time = publish(t.anchor.now_millis(), 0, PROBE) & !FLAGS;
-    if t.state.swap(TICKER_AWAKE, Ordering::AcqRel) == TICKER_PARKED
-        && let Some(thread) = &t.thread
+    let (word, moved) = publish(anchor().now_millis(), 0, 0);
+    if moved {
+        // The first reading of a new millisecond judges the last one's rate.
+        if READINGS.swap(1, Ordering::Relaxed) >= START_READINGS {
+            start_ticker();
+        }
+    } else {
+        READINGS.fetch_add(1, Ordering::Relaxed);
+    }
+    word & TIME_MASK
+}
+
+fn start_ticker() {
+    if TICKER
+        .compare_exchange(
+            TICKER_NONE,
+            TICKER_RUNNING,
+            Ordering::AcqRel,
+            Ordering::Relaxed,
+        )
+        .is_err()
     {
-        thread.unpark();
+        // A ticker in its trial: tell it the rate is still high.
+        DEMAND.store(true, Ordering::Relaxed);
+        return;
     }
-    time
+    let spawned = thread::Builder::new()
+        .name("flakeid-clock".into())
+        .spawn(ticker_loop);
+    if spawned.is_err() {
+        TICKER.store(TICKER_NONE, Ordering::Release);
+    }
 }
 
 fn ticker_loop() {
-    // `TICKER` is being initialised by the thread that spawned us; wait for it.
-    let t = loop {
-        if let Some(t) = TICKER.get() {
-            break t;
-        }
-        thread::sleep(Duration::from_micros(100));
-    };
-    let mut since_check = 0u64;
+    let anchor = anchor();
+    let mut ticks = 0u64;
     loop {
-        let elapsed = t.anchor.elapsed_millis();
-        let word = publish(t.anchor.now_millis(), 0, DORMANT);
-        since_check += 1;
-        if since_check >= IDLE_CHECK_TICKS {
-            since_check = 0;
+        let elapsed = anchor.elapsed_millis();
+        // Running: readers may use the published word as it is.
+        let (word, _) = publish(anchor.at(elapsed), 0, DORMANT);
+        WAKEUPS.fetch_add(1, Ordering::Relaxed);
+        ticks += 1;
+        if ticks.is_multiple_of(PROBE_PERIOD_MS) {
             if word & PROBE != 0 {
-                // Nobody read the time for a whole period: park until a reader
-                // finds the dormant bit and wakes us.
-                t.state.store(TICKER_PARKED, Ordering::SeqCst);
-                publish(t.anchor.now_millis(), DORMANT, PROBE);
-                while t.state.load(Ordering::SeqCst) == TICKER_PARKED {
-                    thread::park();
-                }
-                continue;
+                return stop_ticker();
             }
             // Ask again: the next reader clears the bit.
             publish(0, PROBE, 0);
         }
+        if ticks.is_multiple_of(TRIAL_PERIOD_MS) {
+            // A ticker pays for itself only at a high reading rate: let the
+            // readers compute the time for a moment and count themselves.
+            READINGS.store(0, Ordering::Relaxed);
+            DEMAND.store(false, Ordering::Relaxed);
+            publish(0, DORMANT, PROBE);
+            thread::sleep(Duration::from_millis(TRIAL_MS));
+            if !DEMAND.swap(false, Ordering::Relaxed) {
+                return stop_ticker();
+            }
+            continue;
+        }
         // Sleep to the next millisecond boundary of the anchor.
-        let target = t.anchor.instant + Duration::from_millis(elapsed.saturating_add(1));
+        let target = anchor.instant + Duration::from_millis(elapsed.saturating_add(1));
         let now = Instant::now();
         if target > now {
             thread::sleep(target - now);
         }
     }
+}
+
+/// Leaves the time to the readers, then lets a new ticker start.
+fn stop_ticker() {
+    publish(0, DORMANT, PROBE);
+    READINGS.store(0, Ordering::Relaxed);
+    TICKER.store(TICKER_NONE, Ordering::Release);
+}
+
+/// In a child process right after `fork()` (called by [`fork`]'s handler,
+/// with one thread and only atomics touched): no ticker survived, so the
+/// readers take over; readings carry the child's fork `tag`.
+pub(crate) fn after_fork(tag: u64) {
+    let v = NOW.0.load(Ordering::Relaxed);
+    NOW.0
+        .store((v & TIME_MASK) | tag | DORMANT, Ordering::Relaxed);
+    TICKER.store(TICKER_NONE, Ordering::Relaxed);
+    READINGS.store(0, Ordering::Relaxed);
+    DEMAND.store(false, Ordering::Relaxed);
+}
+
+/// How many times the clock's ticker thread has woken up in this process.
+/// For tests and diagnostics; not a stable API.
+#[doc(hidden)]
+pub fn ticker_wakeups() -> u64 {
+    WAKEUPS.load(Ordering::Relaxed)
+}
+
+/// Whether a ticker thread is running now. For tests and diagnostics; not
+/// a stable API.
+#[doc(hidden)]
+pub fn ticker_running() -> bool {
+    TICKER.load(Ordering::Acquire) == TICKER_RUNNING
 }
 
 // ---------------------------------------------------------------------------
@@ -437,12 +521,17 @@ mod tests {
     fn readings_answer_the_probe_and_carry_no_flag_bits() {
         let clock = MonotonicClock::new();
         let before = clock.now_millis();
-        // As the ticker does once per idle-check period.
+        // As the ticker does once per probe period.
         publish(0, PROBE, 0);
         let after = clock.now_millis();
-        assert!(after >= before && after & FLAGS == 0, "{before} {after}");
-        if let Some(fast) = clock.try_now_millis() {
-            assert!(fast >= after && fast & FLAGS == 0, "{after} {fast}");
+        assert!(
+            after >= before && after & !TIME_MASK == 0,
+            "{before} {after}"
+        );
+        if let Some(fast) = clock.try_tagged_now() {
+            assert!(fast & FLAGS == 0, "{fast:x}");
+            assert!(fast & TIME_MASK >= after, "{after} {fast}");
+            assert_eq!(fast & !TIME_MASK, fork::current_tag());
         }
         assert!(clock.now_millis() >= after);
     }

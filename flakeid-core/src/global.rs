@@ -10,24 +10,43 @@
 //!
 //! | variable | meaning | if unset |
 //! |---|---|---|
-//! | `FLAKEID_NODE_ID` | this process's node ID, decimal, `0..=max_node` of the layout | error, unless development mode |
+//! | `FLAKEID_NODE_ID` | this process's node ID: ASCII digits `0`-`9` only (no sign; surrounding whitespace is ignored), `0..=max_node` of the layout | error, unless development mode |
 //! | `FLAKEID_LAYOUT` | preset name, one of [`presets::ALL`]: `twitter`, `discord`, `instagram`, `sonyflake`, `tsid`, `lsid`, `js_safe`, `js_safe_seconds`, `nonsequential` (`-` may stand for `_`) | `twitter` |
-//! | `FLAKEID_EPOCH` | the layout's epoch: RFC 3339 (`2024-01-01T00:00:00Z`, offsets allowed) or Unix milliseconds | the preset's epoch |
+//! | `FLAKEID_EPOCH` | the layout's epoch: RFC 3339 (`2024-01-01T00:00:00Z`, offsets allowed) or Unix milliseconds; not in the future, and not so early that the layout's time field has already run out | the preset's epoch |
 //! | `FLAKEID_DEV_MODE` | `1`/`true`: development mode, a missing node ID becomes a random one (announced on stderr) | off |
 //!
-//! Every mistake is an error at start-up naming the variable and its value:
-//! an unknown layout, an unparsable number or date, a node ID beyond the
-//! layout's range, an epoch in the future, a missing node ID outside
-//! development mode. Empty values count as unset.
+//! Every mistake is a [`ConfigError::InvalidEnv`] at start-up naming the
+//! variable and its value, from [`builder_from_vars`], [`builder_from_env`],
+//! [`init_from_env`] and a lazy [`generator()`] alike: an unknown layout or
+//! development flag, an unparsable date or number, a node ID that is not
+//! plain digits or is beyond the layout's range (the message names the
+//! layout and its range), an epoch later than the wall clock or one from
+//! which the layout's time field has already run out (`FLAKEID_LAYOUT` is
+//! named instead when no epoch is given). A missing node ID outside
+//! development mode is [`ConfigError::MissingNodeId`]. Empty values count
+//! as unset.
+//!
+//! ```
+//! use flakeid_core::global;
+//!
+//! let vars = |name: &str| match name {
+//!     "FLAKEID_NODE_ID" => Some("5000".to_string()),
+//!     _ => None,
+//! };
+//! assert_eq!(
+//!     global::builder_from_vars(vars).unwrap_err().to_string(),
+//!     r#"FLAKEID_NODE_ID="5000" is invalid: out of range: the twitter layout allows node IDs 0..=1023"#,
+//! );
+//! ```
 //!
 //! A node ID must be unique among all processes writing IDs of the same
 //! layout into the same tables at the same time; two processes sharing a
 //! node ID can issue the same ID.
 //!
 //! ```
-//! use flakeid_core::{global, layout::presets, GeneratorBuilder};
+//! use flakeid_core::{global, layout::presets, Generator};
 //!
-//! let generator = global::init(GeneratorBuilder::new(presets::twitter(), 17))?;
+//! let generator = global::init(Generator::builder(presets::twitter(), 17))?;
 //! assert_eq!(generator.node(), 17);
 //! // Later, anywhere in the process:
 //! let id = global::generator()?.next_id()?;
@@ -37,10 +56,15 @@
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Mutex, OnceLock, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::decimal_id::{AnyGeneratorIds, GeneratorIdSource};
 use crate::layout::presets;
-use crate::{BitLayout, ConfigError, Generator, GeneratorBuilder};
+use crate::source::{DecodeLayout, GlobalScheme};
+use crate::{
+    BitLayout, ClockRegression, ConfigError, Generator, GeneratorBuilder, IdSource,
+    SequenceExhaustion,
+};
 
 /// The environment variable holding the node ID.
 pub const NODE_ID_VAR: &str = "FLAKEID_NODE_ID";
@@ -51,9 +75,81 @@ pub const LAYOUT_VAR: &str = "FLAKEID_LAYOUT";
 /// The environment variable that turns on development mode.
 pub const DEV_MODE_VAR: &str = "FLAKEID_DEV_MODE";
 
-static GLOBAL: OnceLock<Generator> = OnceLock::new();
+/// The installed configuration: the process-wide generator and the
+/// sources built for other schemes from its node ID and policies.
+struct Process {
+    generator: Generator,
+    config: NodeConfig,
+    /// Sources of other schemes, built on first use; never removed, so the
+    /// references handed out live as long as the process.
+    sources: Mutex<Vec<(&'static dyn GlobalScheme, &'static dyn IdSource)>>,
+}
+
+static PROCESS: OnceLock<Process> = OnceLock::new();
 /// The outcome of configuring from the environment lazily, once.
 static LAZY_ERROR: Mutex<Option<ConfigError>> = Mutex::new(None);
+/// The counter DecimalId generator IDs come from (see [`init_generator_ids`]).
+static GENERATOR_IDS: OnceLock<Box<dyn AnyGeneratorIds>> = OnceLock::new();
+
+/// The process's node ID and generator policies: what every process-wide
+/// source is built with (see [`GlobalScheme`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeConfig {
+    node: u64,
+    exhaustion: SequenceExhaustion,
+    regression: ClockRegression,
+    catch_up: Duration,
+    /// The variable the node ID was read from, to name in errors.
+    node_var: Option<&'static str>,
+}
+
+impl NodeConfig {
+    fn of(generator: &Generator, node_var: Option<&'static str>) -> Self {
+        NodeConfig {
+            node: generator.node(),
+            exhaustion: generator.sequence_exhaustion(),
+            regression: generator.clock_regression(),
+            catch_up: generator.catch_up_window(),
+            node_var,
+        }
+    }
+
+    /// This process's node ID.
+    pub fn node(&self) -> u64 {
+        self.node
+    }
+
+    /// A generator of `layout` for this node, with these policies. A node ID
+    /// beyond the layout's range names the variable it came from.
+    ///
+    /// # Errors
+    /// As [`GeneratorBuilder::build`].
+    pub fn generator<L>(&self, layout: L) -> Result<Box<dyn IdSource>, ConfigError>
+    where
+        L: DecodeLayout,
+    {
+        let max = layout.max_node();
+        let generator = Generator::builder(layout, self.node)
+            .sequence_exhaustion(self.exhaustion)
+            .clock_regression(self.regression)
+            .catch_up_window(self.catch_up)
+            .build()
+            .map_err(|e| self.node_error(e, max))?;
+        Ok(Box::new(generator))
+    }
+
+    /// `e`, naming the node ID's variable when the node is out of range.
+    pub(crate) fn node_error(&self, e: ConfigError, max: u64) -> ConfigError {
+        match (e, self.node_var) {
+            (ConfigError::NodeOutOfRange { node, .. }, Some(var)) => invalid(
+                var,
+                &node.to_string(),
+                &format!("out of range: an ID type's scheme allows node IDs 0..={max}"),
+            ),
+            (e, _) => e,
+        }
+    }
+}
 
 /// Installs the process-wide generator built from `builder`.
 ///
@@ -72,27 +168,41 @@ static LAZY_ERROR: Mutex<Option<ConfigError>> = Mutex::new(None);
 /// configuration is installed.
 ///
 /// ```
-/// use flakeid_core::{global, layout::presets, ConfigError, GeneratorBuilder};
+/// use flakeid_core::{global, layout::presets, ConfigError, Generator};
 ///
-/// let first = global::init(GeneratorBuilder::new(presets::twitter(), 3))?;
-/// let again = global::init(GeneratorBuilder::new(presets::twitter(), 3))?;
+/// let first = global::init(Generator::builder(presets::twitter(), 3))?;
+/// let again = global::init(Generator::builder(presets::twitter(), 3))?;
 /// assert!(std::ptr::eq(first, again));
 /// assert_eq!(
-///     global::init(GeneratorBuilder::new(presets::twitter(), 4)).unwrap_err(),
+///     global::init(Generator::builder(presets::twitter(), 4)).unwrap_err(),
 ///     ConfigError::AlreadyInitialized,
 /// );
 /// # Ok::<(), ConfigError>(())
 /// ```
 pub fn init(builder: GeneratorBuilder) -> Result<&'static Generator, ConfigError> {
     let candidate = builder.build()?;
-    install(candidate)
+    install(candidate, None)
 }
 
-fn install(candidate: Generator) -> Result<&'static Generator, ConfigError> {
-    let rejected = GLOBAL.set(candidate).err();
-    match (GLOBAL.get(), rejected) {
-        (Some(installed), None) => Ok(installed),
-        (Some(installed), Some(candidate)) if installed.same_config(&candidate) => Ok(installed),
+fn install(
+    candidate: Generator,
+    node_var: Option<&'static str>,
+) -> Result<&'static Generator, ConfigError> {
+    let config = NodeConfig::of(&candidate, node_var);
+    let rejected = PROCESS
+        .set(Process {
+            generator: candidate,
+            config,
+            sources: Mutex::new(Vec::new()),
+        })
+        .err();
+    match (PROCESS.get(), rejected) {
+        (Some(installed), None) => Ok(&installed.generator),
+        (Some(installed), Some(candidate))
+            if installed.generator.same_config(&candidate.generator) =>
+        {
+            Ok(&installed.generator)
+        }
         _ => Err(ConfigError::AlreadyInitialized),
     }
 }
@@ -103,7 +213,7 @@ fn install(candidate: Generator) -> Result<&'static Generator, ConfigError> {
 /// # Errors
 /// As [`builder_from_vars`] and [`init`].
 pub fn init_from_env() -> Result<&'static Generator, ConfigError> {
-    init(builder_from_env()?)
+    install(build_from_env()?, Some(NODE_ID_VAR))
 }
 
 /// The process-wide generator.
@@ -115,40 +225,114 @@ pub fn init_from_env() -> Result<&'static Generator, ConfigError> {
 /// # Errors
 /// The configuration error, naming the variable and value at fault.
 pub fn generator() -> Result<&'static Generator, ConfigError> {
-    if let Some(g) = GLOBAL.get() {
-        return Ok(g);
-    }
-    lazy_generator()
+    process().map(|p| &p.generator)
 }
 
 /// The process-wide generator if one is installed, without configuring
-/// it: no environment is read and nothing is printed. ID types of the
-/// process-wide generator check values read from a database with it (see
-/// [`FlakeId::validator`](crate::FlakeId::validator)).
+/// it: no environment is read and nothing is printed.
 ///
 /// ```
-/// use flakeid_core::{global, layout::presets, GeneratorBuilder};
+/// use flakeid_core::{global, layout::presets, Generator};
 ///
-/// let installed = global::init(GeneratorBuilder::new(presets::twitter(), 5))?;
+/// let installed = global::init(Generator::builder(presets::twitter(), 5))?;
 /// assert!(global::get().is_some_and(|g| std::ptr::eq(g, installed)));
 /// # Ok::<(), flakeid_core::ConfigError>(())
 /// ```
 pub fn get() -> Option<&'static Generator> {
-    GLOBAL.get()
+    PROCESS.get().map(|p| &p.generator)
+}
+
+/// The process's node ID and policies (configuring from the environment
+/// on first use, as [`generator()`] does).
+///
+/// # Errors
+/// As [`generator()`].
+pub fn node_config() -> Result<&'static NodeConfig, ConfigError> {
+    process().map(|p| &p.config)
+}
+
+/// The process-wide source of `scheme`'s IDs: the process-wide generator
+/// when `scheme` is its layout, otherwise a source built once from the
+/// process's node ID and policies ([`GlobalScheme::build_source`]) and
+/// shared by every caller with an equal scheme.
+///
+/// ```
+/// use flakeid_core::{global, layout::presets, Generator, IdSource};
+///
+/// global::init(Generator::builder(presets::twitter(), 5))?;
+/// static SONYFLAKE: std::sync::LazyLock<flakeid_core::BitLayout> =
+///     std::sync::LazyLock::new(presets::sonyflake);
+/// let source = global::source_for(&*SONYFLAKE)?;
+/// let id = source.next_id()?;
+/// assert_eq!(presets::sonyflake().decompose(id).node, 5);
+/// assert!(std::ptr::eq(source, global::source_for(&*SONYFLAKE)?));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`generator()`], and the scheme's [`GlobalScheme::build_source`]
+/// error (a node ID beyond its range names the variable it came from).
+pub fn source_for(scheme: &'static dyn GlobalScheme) -> Result<&'static dyn IdSource, ConfigError> {
+    let process = process()?;
+    if scheme.same_scheme(process.generator.layout()) {
+        return Ok(&process.generator);
+    }
+    if process.generator.is_fenced() {
+        // The lease covers one space; another scheme's IDs under this node
+        // ID would not be fenced by it.
+        return Err(ConfigError::LeasedForOneLayout {
+            leased: presets::describe(process.generator.layout()),
+        });
+    }
+    let mut sources = process
+        .sources
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, source)) = sources.iter().find(|(s, _)| s.same_scheme(scheme)) {
+        return Ok(*source);
+    }
+    let source: &'static dyn IdSource = Box::leak(scheme.build_source(&process.config)?);
+    sources.push((scheme, source));
+    Ok(source)
+}
+
+/// Installs the counter that DecimalId generator IDs come from for ID
+/// types declared with `#[flake_id(scheme = …)]` of a
+/// [`DecimalIdScheme`](crate::decimal_id::DecimalIdScheme): a counter shared
+/// by the whole system (see [`decimal_id`](crate::decimal_id)).
+///
+/// # Errors
+/// [`ConfigError::AlreadyInitialized`] when one is installed already.
+pub fn init_generator_ids(source: impl GeneratorIdSource + 'static) -> Result<(), ConfigError> {
+    GENERATOR_IDS
+        .set(Box::new(source))
+        .map_err(|_| ConfigError::AlreadyInitialized)
+}
+
+/// The counter installed by [`init_generator_ids`].
+pub(crate) fn generator_ids() -> Option<&'static dyn AnyGeneratorIds> {
+    GENERATOR_IDS.get().map(|b| &**b)
+}
+
+fn process() -> Result<&'static Process, ConfigError> {
+    match PROCESS.get() {
+        Some(p) => Ok(p),
+        None => lazy_process(),
+    }
 }
 
 #[cold]
-fn lazy_generator() -> Result<&'static Generator, ConfigError> {
+fn lazy_process() -> Result<&'static Process, ConfigError> {
     // The lock makes concurrent first calls configure (and report) once.
     let mut error = LAZY_ERROR.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(g) = GLOBAL.get() {
-        return Ok(g);
+    if let Some(p) = PROCESS.get() {
+        return Ok(p);
     }
     if let Some(e) = error.as_ref() {
         return Err(e.clone());
     }
-    match builder_from_env().and_then(GeneratorBuilder::build) {
-        Ok(g) => install(g),
+    match build_from_env().and_then(|g| install(g, Some(NODE_ID_VAR))) {
+        Ok(_) => PROCESS.get().ok_or(ConfigError::AlreadyInitialized),
         Err(e) => {
             *error = Some(e.clone());
             Err(e)
@@ -161,25 +345,58 @@ fn lazy_generator() -> Result<&'static Generator, ConfigError> {
 /// # Errors
 /// As [`builder_from_vars`].
 pub fn builder_from_env() -> Result<GeneratorBuilder, ConfigError> {
-    builder_from_vars(|name| match std::env::var(name) {
+    EnvConfig::read(env_var).map(|config| config.builder)
+}
+
+fn env_var(name: &str) -> Option<String> {
+    match std::env::var(name) {
         Ok(v) => Some(v),
         Err(std::env::VarError::NotPresent) => None,
         // Reported as an invalid value by the parser, with the lossy text.
         Err(std::env::VarError::NotUnicode(v)) => Some(v.to_string_lossy().into_owned()),
+    }
+}
+
+/// Builds the generator configured by the environment. The builder checked
+/// the epoch against the wall clock; the generator's own clock may read a
+/// little earlier, so its errors are attributed to the variables too.
+fn build_from_env() -> Result<Generator, ConfigError> {
+    let EnvConfig { builder, sources } = EnvConfig::read(env_var)?;
+    builder.build().map_err(|e| match e {
+        ConfigError::EpochInFuture {
+            epoch_millis,
+            now_millis,
+        } => match &sources.epoch {
+            Some(value) => epoch_in_future(value, epoch_millis, now_millis),
+            None => e,
+        },
+        ConfigError::LayoutExpired {
+            end_millis,
+            now_millis,
+        } => sources.layout_expired(end_millis, now_millis),
+        e => e,
     })
 }
 
 /// Builds a generator configuration from variables looked up with `lookup`
 /// (the process environment for [`builder_from_env`]; a map in tests).
 ///
-/// The node ID is checked against the layout by
-/// [`GeneratorBuilder::build`] (or [`init`]); everything else here.
+/// Everything is checked here, so that each mistake names its variable: the
+/// node ID against the layout's range, the epoch against the wall clock
+/// (`SystemTime::now`). [`GeneratorBuilder::build`] checks the epoch again
+/// with the generator's clock and reports [`ConfigError::EpochInFuture`]
+/// should that clock read earlier; [`init_from_env`] and [`generator()`]
+/// report that as [`ConfigError::InvalidEnv`] naming `FLAKEID_EPOCH` too.
 ///
 /// # Errors
 /// [`ConfigError::InvalidEnv`] naming the variable and value for an unknown
-/// layout, an unparsable node ID, epoch or development flag;
+/// layout, a development flag other than `1`/`true`/`yes`/`on` or
+/// `0`/`false`/`no`/`off`, a node ID that is not ASCII digits or is beyond
+/// the layout's range, an unparsable epoch, an epoch in the future, or an
+/// epoch (or, without one, a preset) whose time field has run out;
 /// [`ConfigError::MissingNodeId`] without a node ID outside development
-/// mode; [`ConfigError::Layout`] when the epoch does not fit the layout.
+/// mode; [`ConfigError::LayoutExpired`] only when no variable chose the
+/// layout and the default preset's time field has run out.
 ///
 /// ```
 /// use flakeid_core::{global, ConfigError};
@@ -200,50 +417,173 @@ pub fn builder_from_vars<F>(lookup: F) -> Result<GeneratorBuilder, ConfigError>
 where
     F: Fn(&str) -> Option<String>,
 {
-    let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+    EnvConfig::read(lookup).map(|config| config.builder)
+}
 
-    let dev_mode = match get(DEV_MODE_VAR) {
-        None => false,
-        Some(v) => match v.trim().to_ascii_lowercase().as_str() {
-            "1" | "true" | "yes" | "on" => true,
-            "0" | "false" | "no" | "off" => false,
-            _ => return Err(invalid(DEV_MODE_VAR, &v, "expected 1/true or 0/false")),
-        },
-    };
+/// A configuration read from variables, with the values it came from.
+struct EnvConfig {
+    builder: GeneratorBuilder,
+    sources: Sources,
+}
 
-    let mut layout = match get(LAYOUT_VAR) {
-        None => presets::twitter(),
-        Some(v) => preset(&v).ok_or_else(|| {
-            let names: Vec<&str> = presets::ALL.iter().map(|(n, _)| *n).collect();
-            invalid(
+/// The variables that chose the layout's time field, to name in errors.
+struct Sources {
+    /// The preset's name in [`presets::ALL`].
+    layout_name: &'static str,
+    /// `FLAKEID_LAYOUT` as found, when set.
+    layout: Option<String>,
+    /// `FLAKEID_EPOCH` as found, when set.
+    epoch: Option<String>,
+}
+
+impl Sources {
+    /// The layout's time field ran out at `end_millis`, before `now_millis`:
+    /// the epoch is at fault if one was given, otherwise the chosen preset.
+    /// With neither set no variable is at fault (the default preset ran out).
+    fn layout_expired(&self, end_millis: u64, now_millis: u64) -> ConfigError {
+        let name = self.layout_name;
+        let clock = format!("the clock reads {now_millis} ms since the Unix epoch");
+        match (&self.epoch, &self.layout) {
+            (Some(epoch), _) => invalid(
+                EPOCH_VAR,
+                epoch,
+                &format!(
+                    "the {name} layout's time field, counted from this epoch, ran out at \
+                     {end_millis} ms: {clock}"
+                ),
+            ),
+            (None, Some(layout)) => invalid(
                 LAYOUT_VAR,
-                &v,
-                &format!("expected one of {}", names.join(", ")),
-            )
-        })?,
-    };
+                layout,
+                &format!(
+                    "the {name} layout's time field ran out at {end_millis} ms: {clock}; \
+                     set {EPOCH_VAR} to a later epoch or choose another layout"
+                ),
+            ),
+            (None, None) => ConfigError::LayoutExpired {
+                end_millis,
+                now_millis,
+            },
+        }
+    }
+}
 
-    if let Some(v) = get(EPOCH_VAR) {
-        let epoch = parse_epoch(v.trim()).map_err(|reason| invalid(EPOCH_VAR, &v, reason))?;
-        layout = with_epoch(&layout, epoch)?;
+impl EnvConfig {
+    fn read<F>(lookup: F) -> Result<EnvConfig, ConfigError>
+    where
+        F: Fn(&str) -> Option<String>,
+    {
+        Self::read_at(lookup, wall_clock_millis())
     }
 
-    let node = match get(NODE_ID_VAR) {
-        Some(v) => v
-            .trim()
-            .parse::<u64>()
-            .map_err(|_| invalid(NODE_ID_VAR, &v, "expected a non-negative decimal integer"))?,
-        None if dev_mode => {
-            let node = random_below_or_eq(layout.max_node());
-            eprintln!(
-                "flakeid: {DEV_MODE_VAR} is on and {NODE_ID_VAR} is unset: using random node ID {node} \
-                 (development only; set {NODE_ID_VAR} in production)"
-            );
-            node
+    /// Reads the configuration as if the wall clock read `now` (Unix ms).
+    fn read_at<F>(lookup: F, now: u64) -> Result<EnvConfig, ConfigError>
+    where
+        F: Fn(&str) -> Option<String>,
+    {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+
+        let dev_mode = match get(DEV_MODE_VAR) {
+            None => false,
+            Some(v) => match v.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" => false,
+                _ => return Err(invalid(DEV_MODE_VAR, &v, "expected 1/true or 0/false")),
+            },
+        };
+
+        let layout_value = get(LAYOUT_VAR);
+        let (layout_name, mut layout) = match &layout_value {
+            None => ("twitter", presets::twitter()),
+            Some(v) => preset(v).ok_or_else(|| {
+                let names: Vec<&str> = presets::ALL.iter().map(|(n, _)| *n).collect();
+                invalid(
+                    LAYOUT_VAR,
+                    v,
+                    &format!("expected one of {}", names.join(", ")),
+                )
+            })?,
+        };
+
+        let epoch = get(EPOCH_VAR);
+        if let Some(v) = &epoch {
+            let epoch_millis =
+                parse_epoch(v.trim()).map_err(|reason| invalid(EPOCH_VAR, v, reason))?;
+            if epoch_millis > now {
+                return Err(epoch_in_future(v, epoch_millis, now));
+            }
+            layout = layout.with_epoch_millis(epoch_millis).map_err(|e| {
+                invalid(
+                    EPOCH_VAR,
+                    v,
+                    &format!("does not fit the {layout_name} layout: {e}"),
+                )
+            })?;
         }
-        None => return Err(ConfigError::MissingNodeId),
-    };
-    Ok(GeneratorBuilder::new(layout, node))
+        let sources = Sources {
+            layout_name,
+            layout: layout_value,
+            epoch,
+        };
+        if now >= layout.end_millis() {
+            return Err(sources.layout_expired(layout.end_millis(), now));
+        }
+
+        let node = match get(NODE_ID_VAR) {
+            Some(v) => parse_node(&v, layout_name, layout.max_node())?,
+            None if dev_mode => {
+                let node = random_below_or_eq(layout.max_node());
+                eprintln!(
+                    "flakeid: {DEV_MODE_VAR} is on and {NODE_ID_VAR} is unset: using random node ID {node} \
+                     (development only; set {NODE_ID_VAR} in production)"
+                );
+                node
+            }
+            None => return Err(ConfigError::MissingNodeId),
+        };
+        Ok(EnvConfig {
+            builder: Generator::builder(layout, node),
+            sources,
+        })
+    }
+}
+
+/// A node ID: ASCII digits only (surrounding whitespace ignored), within
+/// `0..=max`. `u64::from_str` alone would also take a leading `+`.
+fn parse_node(value: &str, layout_name: &str, max: u64) -> Result<u64, ConfigError> {
+    let digits = value.trim();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid(
+            NODE_ID_VAR,
+            value,
+            "expected plain decimal digits 0-9 (no sign, no other characters)",
+        ));
+    }
+    match digits.parse::<u64>() {
+        Ok(node) if node <= max => Ok(node),
+        // Only digits: the parse fails only above u64::MAX, which is out of range too.
+        _ => Err(invalid(
+            NODE_ID_VAR,
+            value,
+            &format!("out of range: the {layout_name} layout allows node IDs 0..={max}"),
+        )),
+    }
+}
+
+fn epoch_in_future(value: &str, epoch_millis: u64, now_millis: u64) -> ConfigError {
+    invalid(
+        EPOCH_VAR,
+        value,
+        &format!(
+            "epoch {epoch_millis} ms is in the future: the clock reads {now_millis} ms since the Unix epoch"
+        ),
+    )
+}
+
+fn wall_clock_millis() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn invalid(var: &'static str, value: &str, reason: &str) -> ConfigError {
@@ -254,25 +594,13 @@ fn invalid(var: &'static str, value: &str, reason: &str) -> ConfigError {
     }
 }
 
-/// A preset by name; `-` and `_` are interchangeable, case is ignored.
-fn preset(name: &str) -> Option<BitLayout> {
+/// A preset and its canonical name; `-` and `_` are interchangeable, case is ignored.
+fn preset(name: &str) -> Option<(&'static str, BitLayout)> {
     let key = name.trim().to_ascii_lowercase().replace('-', "_");
     presets::ALL
         .iter()
         .find(|(n, _)| *n == key)
-        .map(|(_, make)| make())
-}
-
-fn with_epoch(layout: &BitLayout, epoch_millis: u64) -> Result<BitLayout, ConfigError> {
-    Ok(BitLayout::builder()
-        .time_bits(layout.time_bits() as u8)
-        .tick(layout.tick())
-        .epoch_millis(epoch_millis)
-        .node_fields(layout.node_fields().iter().cloned())
-        .sequence_bits(layout.sequence_bits() as u8)
-        .order(layout.order())
-        .domain(layout.domain())
-        .build()?)
+        .map(|(n, make)| (*n, make()))
 }
 
 fn random_below_or_eq(max: u64) -> u64 {
@@ -383,6 +711,62 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_at(vars: &[(&str, &str)], now: u64) -> Result<EnvConfig, ConfigError> {
+        EnvConfig::read_at(
+            |name| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_owned())
+            },
+            now,
+        )
+    }
+
+    #[test]
+    fn a_preset_that_ran_out_names_the_layout_variable() {
+        // Instagram's time field runs out at 2046-06-27T17:00:49.497Z.
+        let end = presets::instagram().end_millis();
+        let vars = [("FLAKEID_NODE_ID", "1"), ("FLAKEID_LAYOUT", "instagram")];
+        assert!(read_at(&vars, end - 1).is_ok());
+        let err = read_at(&vars, end).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "FLAKEID_LAYOUT=\"instagram\" is invalid: the instagram layout's time field ran out \
+                 at {end} ms: the clock reads {end} ms since the Unix epoch; set FLAKEID_EPOCH to a \
+                 later epoch or choose another layout"
+            )
+        );
+        // The default preset, chosen by no variable, reports the plain error.
+        let end = presets::twitter().end_millis();
+        let err = read_at(&[("FLAKEID_NODE_ID", "1")], end + 5).err().unwrap();
+        assert_eq!(
+            err,
+            ConfigError::LayoutExpired {
+                end_millis: end,
+                now_millis: end + 5
+            }
+        );
+    }
+
+    #[test]
+    fn an_epoch_whose_end_does_not_fit_names_the_epoch_variable() {
+        let err = read_at(
+            &[
+                ("FLAKEID_NODE_ID", "1"),
+                ("FLAKEID_EPOCH", "18446744073709551614"),
+            ],
+            u64::MAX,
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            err.to_string(),
+            "FLAKEID_EPOCH=\"18446744073709551614\" is invalid: does not fit the twitter layout: \
+             epoch 18446744073709551614 ms + 2^41 ticks of 1 ms is past the last representable time"
+        );
+    }
 
     #[test]
     fn rfc3339_examples() {

@@ -12,23 +12,33 @@ use std::borrow::Cow;
 use std::time::SystemTime;
 
 use crate::encoding::{base62, crockford};
-use crate::{BitLayout, ConfigError, GenerateError, IdError, IdSource, Parts, SchemeError};
+use crate::{
+    BitLayout, ConfigError, GenerateError, IdError, IdScheme, IdSource, Parts, SchemeError,
+};
 
 /// An application-assigned 64-bit ID stored as a signed BIGINT in
-/// `1..=i64::MAX`, drawn from an [`IdSource`].
+/// `1..=i64::MAX`, of an [`IdScheme`], drawn from an [`IdSource`].
 ///
-/// Implement it with `#[flake_id]`; by hand it looks like this:
+/// Declare one with `#[flake_id]`, which also gives the type inherent
+/// `generate`, `try_generate`, `generate_many`, `get` and `decode` (so no
+/// trait import is needed). By hand it looks like this:
 ///
 /// ```
-/// use flakeid_core::{ConfigError, FlakeId, IdError, IdSource};
+/// use flakeid_core::{layout::presets, BitLayout, ConfigError, FlakeId, IdError, IdScheme, IdSource};
+/// use std::sync::LazyLock;
 ///
 /// #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 /// struct OrderId(i64);
 ///
+/// static TWITTER: LazyLock<BitLayout> = LazyLock::new(presets::twitter);
+///
 /// impl FlakeId for OrderId {
 ///     const NAME: &'static str = "OrderId";
-///     fn generator() -> Result<&'static dyn IdSource, ConfigError> {
-///         Ok(flakeid_core::global::generator()?)
+///     fn scheme() -> &'static dyn IdScheme {
+///         &*TWITTER
+///     }
+///     fn source() -> Result<&'static dyn IdSource, ConfigError> {
+///         flakeid_core::global::source_for(&*TWITTER)
 ///     }
 ///     fn __from_valid(value: i64) -> Self { OrderId(value) }
 ///     fn get(self) -> i64 { self.0 }
@@ -48,20 +58,23 @@ use crate::{BitLayout, ConfigError, GenerateError, IdError, IdSource, Parts, Sch
 /// # Ok::<(), IdError>(())
 /// ```
 ///
-/// # Any scheme
+/// # Scheme and source
 ///
-/// `#[flake_id(generator = path)]` takes IDs from any 64-bit scheme: `path`
-/// is a function returning `Result<&'static G, ConfigError>` for a `G`
-/// implementing [`IdSource`] — a [`Generator`](crate::Generator) of any
-/// layout, a [`DecimalIdGenerator`](crate::decimal_id::DecimalIdGenerator),
-/// a [`TraceIdGenerator`](crate::trace::TraceIdGenerator), a
-/// [`RandomKeyGenerator`](crate::random_key::RandomKeyGenerator). Values
-/// read from a database or parsed from text are then checked with that
-/// scheme's rules, and [`decode`](FlakeId::decode) names its fields:
+/// Checking and decoding use only [`scheme`](FlakeId::scheme): they never
+/// read the environment, build a generator or need a node ID, so a
+/// read-only service decodes stored IDs without any configuration, and a
+/// value's validity never depends on whether [`global::init`](crate::global::init)
+/// has run. Only generating uses [`source`](FlakeId::source).
+///
+/// `#[flake_id]` gives a type Twitter's layout and the process-wide
+/// generator; `#[flake_id(layout = path)]` or `#[flake_id(scheme = path)]`
+/// any [`GlobalScheme`](crate::GlobalScheme) with a source built from the
+/// process's node ID; `#[flake_id(scheme = path, source = path)]` a source
+/// of your own:
 ///
 /// ```
 /// use std::sync::OnceLock;
-/// use flakeid_core::decimal_id::{DecimalIdGenerator, InMemoryGeneratorIdSource};
+/// use flakeid_core::decimal_id::{DecimalIdGenerator, DecimalIdScheme, InMemoryGeneratorIdSource};
 /// use flakeid_core::{flake_id, ConfigError, FlakeId};
 ///
 /// type OrderIds = DecimalIdGenerator<InMemoryGeneratorIdSource>;
@@ -76,12 +89,12 @@ use crate::{BitLayout, ConfigError, GenerateError, IdError, IdSource, Parts, Sch
 ///     }))
 /// }
 ///
-/// #[flake_id(generator = order_ids)]
+/// #[flake_id(scheme = DecimalIdScheme::default, source = order_ids)]
 /// pub struct OrderId(i64);
 ///
-/// let id = OrderId::try_generate()?;
+/// let id = OrderId::generate()?;
 /// assert_eq!(id.get(), 10_009_200_065); // counter 1, generator 92, launch 65
-/// let d = id.decode()?;
+/// let d = id.decode();
 /// assert_eq!((d.field("counter"), d.field("generator_id"), d.field("launch_id")), (Some(1), Some(92), Some(65)));
 /// assert_eq!(d.to_string(), "10009200065 (counter 1, generator_id 92, launch_id 65)");
 ///
@@ -90,6 +103,15 @@ use crate::{BitLayout, ConfigError, GenerateError, IdError, IdSource, Parts, Sch
 /// assert_eq!(e.to_string(), "9200065 is not a valid OrderId: its counter is 0, outside 1..=922337202");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// # Blocking and `try_`
+///
+/// As everywhere in flakeid, a `try_` method never waits:
+/// [`generate`](FlakeId::generate) waits as the source's policies allow
+/// (for the next tick when a tick's sequence is used up, say) and
+/// [`try_generate`](FlakeId::try_generate) returns
+/// [`GenerateError::WouldBlock`] instead. Both return errors rather than
+/// panic.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an ID type",
     label = "not declared with `#[flake_id]`",
@@ -101,23 +123,16 @@ pub trait FlakeId:
     /// The type's name (`"UserId"`), used in error messages.
     const NAME: &'static str;
 
-    /// The source IDs of this type come from, and whose scheme checks and
-    /// decodes them.
-    fn generator() -> Result<&'static dyn IdSource, ConfigError>;
+    /// The rules of this type's IDs: which values are IDs and what their
+    /// fields mean. Pure: no environment, no generator.
+    fn scheme() -> &'static dyn IdScheme;
 
-    /// The source whose rules check values read from a database or parsed
-    /// from text, if one is available **without side effects**; `None`
-    /// checks against the plain domain `1..=i64::MAX`.
+    /// The source new IDs of this type come from (for the process-wide
+    /// ones, configured from the environment on first use).
     ///
-    /// By default [`generator`](FlakeId::generator) (when it succeeds). An
-    /// ID type of the process-wide generator (`#[flake_id]` without
-    /// `generator =`) uses the generator [`global::get`](crate::global::get)
-    /// returns: reading a row never configures the process-wide generator
-    /// from the environment, and before it is configured values are
-    /// checked against the plain domain.
-    fn validator() -> Option<&'static dyn IdSource> {
-        Self::generator().ok()
-    }
+    /// # Errors
+    /// The source's configuration error.
+    fn source() -> Result<&'static dyn IdSource, ConfigError>;
 
     /// Wraps a value that has already been validated. Not a public API:
     /// use [`FlakeId::from_i64`].
@@ -127,15 +142,15 @@ pub trait FlakeId:
     /// The ID as the `i64` stored in the database.
     fn get(self) -> i64;
 
-    /// The largest valid value: the [`validator`](FlakeId::validator)'s
-    /// [`max_id`](IdSource::max_id) when there is one, otherwise `i64::MAX`.
+    /// The largest valid value: the scheme's [`max_id`](IdScheme::max_id)
+    /// (at most `i64::MAX`).
     fn max_value() -> u64 {
-        max_of(Self::validator())
+        Self::scheme().max_id().min(i64::MAX as u64)
     }
 
     /// Checked conversion from a database or user value: `0`, negatives,
     /// values above [`max_value`](FlakeId::max_value) and values that break
-    /// the scheme's rules ([`IdSource::check`]) are errors naming the value.
+    /// the scheme's rules ([`IdScheme::check`]) are errors naming the value.
     fn from_i64(value: i64) -> Result<Self, IdError> {
         if value < 0 {
             return Err(IdError::Negative {
@@ -153,8 +168,8 @@ pub trait FlakeId:
                 type_name: Self::NAME,
             });
         }
-        let validator = Self::validator();
-        let max = max_of(validator);
+        let scheme = Self::scheme();
+        let max = Self::max_value();
         let v = match i64::try_from(value) {
             Ok(v) if value <= max => v,
             _ => {
@@ -165,40 +180,40 @@ pub trait FlakeId:
                 });
             }
         };
-        if let Some(source) = validator {
-            source.check(value).map_err(|source| IdError::Field {
-                type_name: Self::NAME,
-                value,
-                source,
-            })?;
-        }
+        scheme.check(value).map_err(|source| IdError::Field {
+            type_name: Self::NAME,
+            value,
+            source,
+        })?;
         Ok(Self::__from_valid(v))
     }
 
-    /// A fresh ID from [`FlakeId::generator`].
+    /// A fresh ID from [`FlakeId::source`], waiting as its policies allow.
     ///
-    /// # Panics
-    /// When the generator is not available (for the process-wide one: not
-    /// configured, see [`crate::global`]) or cannot issue an ID; use
-    /// [`FlakeId::try_generate`] to handle that as an error.
-    fn generate() -> Self {
-        match Self::try_generate() {
-            Ok(id) => id,
-            Err(e) => panic!("cannot generate a {}: {e}", Self::NAME),
-        }
+    /// # Errors
+    /// The source is not available (for the process-wide one: not
+    /// configured, see [`crate::global`]) or cannot issue an ID.
+    fn generate() -> Result<Self, GenerateError> {
+        issued(Self::source()?.next_id()?)
     }
 
-    /// A fresh ID, or why none could be issued.
+    /// A fresh ID if one can be issued without waiting.
+    ///
+    /// # Errors
+    /// [`GenerateError::WouldBlock`] where [`generate`](FlakeId::generate)
+    /// would wait; otherwise as `generate`.
     fn try_generate() -> Result<Self, GenerateError> {
-        let raw = Self::generator()?.next_id()?;
-        issued(raw)
+        issued(Self::source()?.try_next_id()?)
     }
 
     /// `n` fresh IDs, increasing for sources whose IDs increase. A
-    /// [`Generator`](crate::Generator) reserves them in one atomic step
-    /// ([`next_batch`](crate::Generator::next_batch)).
+    /// [`Generator`](crate::Generator) reserves them in one atomic step, as
+    /// one contiguous run ([`next_batch`](crate::Generator::next_batch)).
+    ///
+    /// # Errors
+    /// As [`generate`](FlakeId::generate).
     fn generate_many(n: usize) -> Result<Vec<Self>, GenerateError> {
-        Self::generator()?
+        Self::source()?
             .next_ids(n)?
             .into_iter()
             .map(issued)
@@ -206,9 +221,9 @@ pub trait FlakeId:
     }
 
     /// The ID's time (when the scheme records one) and fields, decoded by
-    /// its generator's scheme.
-    fn decode(self) -> Result<Decoded, ConfigError> {
-        Ok(Self::generator()?.decode(self.get().unsigned_abs()))
+    /// the type's scheme.
+    fn decode(self) -> Decoded {
+        Self::scheme().decode(self.get().unsigned_abs())
     }
 
     /// The ID as 11 base62 characters (see [`crate::encoding::base62`]).
@@ -216,7 +231,17 @@ pub trait FlakeId:
         base62::encode(self.get().unsigned_abs())
     }
 
-    /// Parses an ID from base62, then checks it like [`FlakeId::from_u64`].
+    /// Parses an ID from its base62 form, exactly the 11 characters
+    /// [`to_base62`](FlakeId::to_base62) writes (case-sensitive, no padding
+    /// left out), then checks it like [`FlakeId::from_u64`]. For shorter
+    /// spellings, pass [`base62::decode_lenient`]'s value to
+    /// [`from_u64`](FlakeId::from_u64).
+    ///
+    /// # Errors
+    /// [`IdError::Text`] holding the [`DecodeError`](crate::DecodeError)
+    /// (wrong length, a character outside `0-9A-Za-z`, a value above
+    /// `u64::MAX`), or the errors of [`from_u64`](FlakeId::from_u64) for a
+    /// value that is 0 or above [`max_value`](FlakeId::max_value).
     fn from_base62(s: &str) -> Result<Self, IdError> {
         let v = base62::decode(s).map_err(|source| IdError::Text {
             type_name: Self::NAME,
@@ -230,9 +255,30 @@ pub trait FlakeId:
         crockford::encode(self.get().unsigned_abs())
     }
 
-    /// Parses an ID from Crockford base32 (case-insensitive, `I`/`L` read
-    /// as `1`, `O` as `0`, hyphens ignored), then checks it like
-    /// [`FlakeId::from_u64`].
+    /// Parses an ID from its Crockford base32 form: exactly 13 symbols as
+    /// [`to_crockford`](FlakeId::to_crockford) writes them, except that case
+    /// is ignored and `I`/`L` read as `1`, `O` as `0`; no hyphens. Then checks
+    /// it like [`FlakeId::from_u64`]: the first symbol is at most `7` for
+    /// `i64::MAX`. For hyphenated or shorter spellings, pass
+    /// [`crockford::decode_lenient`]'s value to [`from_u64`](FlakeId::from_u64).
+    ///
+    /// # Errors
+    /// [`IdError::Text`] holding the [`DecodeError`](crate::DecodeError)
+    /// (wrong length, a character outside the alphabet and its aliases, a
+    /// first symbol above `F`), or the errors of
+    /// [`from_u64`](FlakeId::from_u64) for a value that is 0 or above
+    /// [`max_value`](FlakeId::max_value).
+    ///
+    /// ```
+    /// # use flakeid_core::{flake_id, FlakeId};
+    /// # #[flake_id(layout = flakeid_core::layout::presets::tsid)] pub struct OrderId(i64);
+    /// let id = OrderId::from_crockford("04w86bb0g4oo7")?;
+    /// assert_eq!(id.to_crockford(), "04W86BB0G4007");
+    /// assert!(OrderId::from_crockford("4W86BB0G4007").is_err()); // 12 symbols
+    /// assert!(OrderId::from_crockford("04W86-BB0G-4007").is_err());
+    /// assert!(OrderId::from_crockford("8000000000000").is_err()); // above i64::MAX
+    /// # Ok::<(), flakeid_core::IdError>(())
+    /// ```
     fn from_crockford(s: &str) -> Result<Self, IdError> {
         let v = crockford::decode(s).map_err(|source| IdError::Text {
             type_name: Self::NAME,
@@ -240,11 +286,6 @@ pub trait FlakeId:
         })?;
         Self::from_u64(v)
     }
-}
-
-/// The largest value an ID type accepts with `validator`.
-fn max_of(validator: Option<&'static dyn IdSource>) -> u64 {
-    validator.map_or(i64::MAX as u64, |s| s.max_id().min(i64::MAX as u64))
 }
 
 /// Wraps an ID a source issued; a source issuing 0 or a value above

@@ -1,49 +1,52 @@
 //! Time-ordered, unique, application-assigned IDs.
 //!
-//! `flakeid-core` is the database-independent heart of flakeid:
+//! `flakeid-core` is the database-independent heart of flakeid. Its folders
+//! follow its concepts:
 //!
-//! * [`layout`] — how an ID is split into time, node and sequence fields
-//!   ([`BitLayout`] and its presets: Twitter, Discord, Instagram, Sonyflake,
-//!   TSID-like, LSID, JavaScript-safe).
-//! * [`clock`] — where time comes from ([`Clock`], [`MonotonicClock`],
-//!   [`ManualClock`] for tests).
-//! * [`generator`] — the lock-free [`Generator`] and its policies for
-//!   sequence exhaustion and clock regression.
-//! * [`id`] — the [`FlakeId`] trait that typed ID newtypes implement, and
-//!   [`Decoded`] parts of an ID.
-//! * [`source`] — [`IdSource`]: what an ID type draws from, implemented by
-//!   every 64-bit scheme's generator.
-//! * [`encoding`] — base62 and Crockford base32 text forms.
-//! * [`global`] — the process-wide default generator used by
-//!   `UserId::generate()`.
-//! * [`flake128`] — 128-bit flakes (ms since 1970 + 48-bit worker from a
-//!   MAC address + 16-bit sequence), stored as 16 big-endian bytes.
-//! * [`shortkey`] — coprime-step short keys: fixed-length base-62 strings
-//!   served from blocks of indices.
-//! * [`permute`] — a keyed, reversible permutation of an ID domain for
-//!   public IDs that hide creation time and volume (obfuscation, not encryption).
-//! * [`layout::DecimalLayout`] — decimal digit fields (13 digits ms + 6
-//!   sequence + 1 server), run by the same [`Generator`];
-//!   [`layout::RandomStart`] — a random starting sequence per tick for any layout.
-//! * [`random_key`] — random low bits instead of a sequence (the
-//!   "nonsequential key"), with its collision probability.
-//! * [`decimal_id`] — DecimalId: `counter · 10^10 + generator_id · 10^5 +
-//!   launch_id`, not time-based.
-//! * [`trace`] — TraceId: wrapping 25-bit seconds, per-thread counters.
-//! * [`offset_range`] — per-location offset ranges of a database sequence,
-//!   with detection when a location outgrows its range; its docs also cover
-//!   database-produced IDs, the baseline every scheme is compared with.
+//! * [`id`] and [`source`] — the [`FlakeId`] trait of typed ID newtypes,
+//!   [`Decoded`] parts, and what an ID *is* ([`IdScheme`]) versus where it
+//!   *comes from* ([`IdSource`]).
+//! * [`layout`] — how an ID is split into time, node and sequence fields:
+//!   [`BitLayout`] and its presets (Twitter, Discord, Instagram, Sonyflake,
+//!   TSID-like, LSID, JavaScript-safe), [`layout::DecimalLayout`] (decimal
+//!   digit fields), [`layout::RandomStart`] (a random starting sequence per
+//!   tick).
+//! * [`generator`] — the lock-free [`Generator`] and its policies; [`clock`]
+//!   — where time comes from; [`fork`] — what generators do after `fork()`.
+//! * [`global`] — the process's node ID and the process-wide generators
+//!   that `UserId::generate()` uses.
+//! * [`lease`] — where a node ID comes from: leased from a table in the
+//!   application's database (fenced by a persisted ceiling), a local
+//!   high-water file, a Kubernetes ordinal.
+//! * [`schemes`] — ID sources beyond bit layouts: random keys, DecimalId,
+//!   TraceId, per-location offset ranges (also at their old paths
+//!   [`random_key`], [`decimal_id`], [`trace`], [`offset_range`]).
+//! * [`flake128`] — 128-bit flakes, everything about them in one folder.
+//! * [`public_id`] — IDs shown to the public: a keyed [`permute`]ation and
+//!   coprime-step short keys ([`shortkey`]).
+//! * [`encoding`] — the decimal, base62 and Crockford base32 text forms, and
+//!   serde.
+//! * [`sql`] — every SQL text the crate writes, with its quoting.
+//!
+//! Shared errors are at the crate root; every module's own error lives with
+//! it and is re-exported here.
 //!
 //! # Generation guarantees
 //!
 //! A [`Generator`] never issues an ID twice or an ID of 0, issues strictly
 //! increasing IDs, and never wraps past its layout's last tick (it fails
-//! with [`GenerateError::TimeExhausted`]). When a tick's sequence runs out
-//! it waits, runs ahead by a bounded lead, or fails ([`SequenceExhaustion`]);
-//! when the clock runs backwards it waits up to a bound or fails
-//! ([`ClockRegression`]). The time decoded from an ID lies within
-//! `[real − catch-up window, real + max_lead]` of the clock's time when it
-//! was issued (10 ms and 0 by default; see [`generator`] for details).
+//! with [`GenerateError::TimeExhausted`]). It issues no ID in the tick it
+//! was built in, so a process restarted at once with the same node ID does
+//! not repeat its predecessor's IDs, and a copy of it in a forked child
+//! refuses to issue ([`GenerateError::Forked`]). When a tick's sequence runs
+//! out it waits, runs ahead by a bounded lead, or fails
+//! ([`SequenceExhaustion`]); when the clock runs backwards it waits up to a
+//! bound or fails ([`ClockRegression`]). The time decoded from an ID lies
+//! within `[t − W − tick + 1 ms, t + L]` of the clock's reading `t` when it
+//! was issued (`W` the catch-up window, 10 ms by default, which applies
+//! only right after the generator used up a tick; `L` the run-ahead lead, 0
+//! by default; the tick for truncation to the tick's start; see
+//! [`generator`] for batches and details).
 //!
 //! # Features
 //!
@@ -65,35 +68,42 @@
 extern crate self as flakeid_core;
 
 pub mod clock;
-pub mod decimal_id;
 pub mod encoding;
 mod error;
 pub mod flake128;
+pub mod fork;
 pub mod generator;
 pub mod global;
 pub mod id;
 pub mod layout;
-pub mod offset_range;
-pub mod permute;
-pub mod random_key;
+pub mod lease;
+pub mod public_id;
 mod rng;
-pub mod shortkey;
+pub mod schemes;
 pub mod source;
-pub mod trace;
+pub mod sql;
 
-#[cfg(any(feature = "serde", feature = "diesel", feature = "sea-orm"))]
-mod external;
+// The schemes and public-ID tools at the paths of earlier releases.
+#[doc(no_inline)]
+pub use public_id::{permute, short_keys as shortkey};
+#[doc(no_inline)]
+pub use schemes::{decimal_id, offset_range, random_key, trace};
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
-pub use error::{
-    AllocError, ConfigError, DecimalIdError, DecodeError, Flake128Error, GenerateError, IdError,
-    LayoutError, NodeSourceError, OffsetRangeError, PermuteError, ShortKeyError, TraceIdError,
-};
-pub use error::{FieldOutOfRange, SchemeError};
+pub use encoding::DecodeError;
+pub use error::{ConfigError, FieldOutOfRange, GenerateError, IdError, SchemeError};
+pub use flake128::{Flake128Error, NodeSourceError};
 pub use generator::{ClockRegression, Generator, GeneratorBuilder, SequenceExhaustion};
 pub use id::{Decoded, FlakeId};
+pub use layout::LayoutError;
 pub use layout::{BitLayout, Layout, Parts};
-pub use source::{DecodeLayout, IdSource};
+pub use public_id::permute::PermuteError;
+pub use public_id::short_keys::{AllocError, ShortKeyError};
+pub use schemes::decimal_id::DecimalIdError;
+pub use schemes::offset_range::OffsetRangeError;
+pub use schemes::trace::TraceIdError;
+pub use source::{DecodeLayout, GlobalScheme, IdScheme, IdSource};
+pub use sql::SqlNameError;
 
 #[cfg(feature = "macros")]
 pub use flakeid_macros::flake_id;

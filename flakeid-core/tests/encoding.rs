@@ -11,8 +11,9 @@ proptest! {
         prop_assert_eq!(s.len(), base62::WIDTH);
         prop_assert_eq!(base62::decode(&s), Ok(v));
         prop_assert_eq!(s.as_bytes(), &base62::encode_array(v)[..]);
-        // Shorter input is the same number padded with zeros.
-        prop_assert_eq!(base62::decode(s.trim_start_matches('0')).unwrap_or(0), v);
+        // The lenient decoder reads shorter input as padded with zeros.
+        prop_assert_eq!(base62::decode_lenient(&s), Ok(v));
+        prop_assert_eq!(base62::decode_lenient(s.trim_start_matches('0')).unwrap_or(0), v);
     }
 
     #[test]
@@ -23,8 +24,12 @@ proptest! {
         prop_assert_eq!(crockford::decode(&s.to_lowercase()), Ok(v));
         // Aliases from the specification: 0 may be written O, 1 as I or L.
         prop_assert_eq!(crockford::decode(&s.replace('0', "o").replace('1', "L")), Ok(v));
+        // Hyphens and shorter input only through the lenient decoder.
         let hyphenated = format!("{}-{}", &s[..4], &s[4..]);
-        prop_assert_eq!(crockford::decode(&hyphenated), Ok(v));
+        prop_assert!(crockford::decode(&hyphenated).is_err());
+        prop_assert_eq!(crockford::decode_lenient(&hyphenated), Ok(v));
+        prop_assert_eq!(crockford::decode_lenient(&s.to_lowercase()), Ok(v));
+        prop_assert_eq!(crockford::decode_lenient(s.trim_start_matches('0')).unwrap_or(0), v);
     }
 
     #[test]
@@ -41,7 +46,9 @@ proptest! {
     #[test]
     fn decoders_never_panic(s in "\\PC{0,30}") {
         let _ = base62::decode(&s);
+        let _ = base62::decode_lenient(&s);
         let _ = crockford::decode(&s);
+        let _ = crockford::decode_lenient(&s);
         let _ = decimal::decode(&s);
     }
 }
@@ -79,7 +86,7 @@ fn errors_name_input_character_and_position() {
         e.to_string(),
         "base62 string \"LygHa16AHYG\" is larger than the largest 64-bit value"
     );
-    let e = crockford::decode("10000000000000").unwrap_err();
+    let e = crockford::decode_lenient("10000000000000").unwrap_err();
     assert!(
         matches!(
             e,
@@ -101,4 +108,140 @@ fn errors_name_input_character_and_position() {
         e.len() < 150,
         "a huge input is shortened in the message: {e}"
     );
+}
+
+/// Crockford's spelling of `s` as `encode` writes it: upper case, `I`/`L`
+/// as `1`, `O` as `0`.
+fn crockford_canonical(s: &str) -> String {
+    s.chars()
+        .map(|c| match c.to_ascii_uppercase() {
+            'I' | 'L' => '1',
+            'O' => '0',
+            c => c,
+        })
+        .collect()
+}
+
+proptest! {
+    #[test]
+    fn every_accepted_base62_string_is_the_encoding_of_its_value(
+        s in "[0-9A-Za-z]{11}|[0-9A-Za-z]{0,14}|[0-9A-Za-z\\-_ ]{9,13}|L[0-9A-Za-z]{10}",
+    ) {
+        if let Ok(v) = base62::decode(&s) {
+            prop_assert_eq!(base62::encode(v), s);
+        } else {
+            prop_assert!(s.len() != base62::WIDTH || s.bytes().any(|b| !b.is_ascii_alphanumeric()) || s.as_str() > "LygHa16AHYF", "{}", s);
+        }
+    }
+
+    #[test]
+    fn every_accepted_crockford_string_is_the_encoding_of_its_value_modulo_case_and_aliases(
+        s in "[0-9A-HJKMNP-TV-Za-hjkmnp-tv-zIiLlOo]{13}|[0-9A-Za-z]{0,15}|[0-9A-Za-z\\-]{12,15}",
+    ) {
+        if let Ok(v) = crockford::decode(&s) {
+            prop_assert_eq!(crockford::encode(v), crockford_canonical(&s));
+        } else {
+            let canonical = crockford_canonical(&s);
+            prop_assert!(
+                s.chars().count() != crockford::WIDTH
+                    || canonical.bytes().any(|b| !crockford::ALPHABET.contains(&b))
+                    || canonical.as_str() > "FZZZZZZZZZZZZ",
+                "{}", s
+            );
+        }
+    }
+}
+
+#[test]
+fn canonical_decoders_require_the_full_width() {
+    for (input, message) in [
+        (
+            "0123456789AB",
+            r#"wrong length: expected 13 characters, got 12, in Crockford base32 string "0123456789AB""#,
+        ),
+        (
+            "1",
+            r#"wrong length: expected 13 characters, got 1, in Crockford base32 string "1""#,
+        ),
+        (
+            "00000000000000",
+            r#"wrong length: expected 13 characters, got 14, in Crockford base32 string "00000000000000""#,
+        ),
+    ] {
+        assert_eq!(crockford::decode(input).unwrap_err().to_string(), message);
+    }
+    for (input, message) in [
+        (
+            "z",
+            r#"wrong length: expected 11 characters, got 1, in base62 string "z""#,
+        ),
+        (
+            "Czks0tP37X",
+            r#"wrong length: expected 11 characters, got 10, in base62 string "Czks0tP37X""#,
+        ),
+        (
+            "000000000000",
+            r#"wrong length: expected 11 characters, got 12, in base62 string "000000000000""#,
+        ),
+    ] {
+        assert_eq!(base62::decode(input).unwrap_err().to_string(), message);
+    }
+}
+
+#[test]
+fn canonical_crockford_takes_no_hyphens_but_case_and_aliases() {
+    assert_eq!(
+        crockford::decode("04W86-BB0G-4007")
+            .unwrap_err()
+            .to_string(),
+        r#"invalid character '-' at position 5 in Crockford base32 string "04W86-BB0G-4007""#
+    );
+    assert_eq!(
+        crockford::decode("-04W86BB0G4007").unwrap_err().to_string(),
+        r#"invalid character '-' at position 0 in Crockford base32 string "-04W86BB0G4007""#
+    );
+    assert_eq!(
+        crockford::decode("o4w86bbog4oo7"),
+        Ok(175_928_847_299_117_063)
+    );
+    assert_eq!(crockford::decode("0000000000iLl"), Ok(0b00001_00001_00001));
+}
+
+#[test]
+fn canonical_decoders_reject_a_first_character_that_overflows() {
+    // 13 symbols hold 65 bits: the first may be at most F.
+    assert_eq!(crockford::decode("FZZZZZZZZZZZZ"), Ok(u64::MAX));
+    assert_eq!(crockford::decode("fzzzzzzzzzzzz"), Ok(u64::MAX));
+    for input in ["G000000000000", "g000000000000", "Z000000000000"] {
+        assert_eq!(
+            crockford::decode(input).unwrap_err().to_string(),
+            format!("Crockford base32 string {input:?} is larger than the largest 64-bit value")
+        );
+    }
+    assert_eq!(base62::decode("LygHa16AHYF"), Ok(u64::MAX));
+    for input in ["LygHa16AHYG", "M0000000000", "zzzzzzzzzzz"] {
+        assert_eq!(
+            base62::decode(input).unwrap_err().to_string(),
+            format!("base62 string {input:?} is larger than the largest 64-bit value")
+        );
+    }
+}
+
+proptest! {
+    /// The lenient decoders read every spelling as the canonical one padded
+    /// with `0` on the left (Crockford: after dropping hyphens).
+    #[test]
+    fn lenient_decoders_read_every_spelling_as_the_padded_canonical_form(
+        s in "[0-9A-Za-z]{1,11}|[0-9A-HJKMNP-TV-Za-hjkmnp-tv-zIiLlOo\\-]{1,16}",
+    ) {
+        if let Ok(v) = base62::decode_lenient(&s) {
+            prop_assert_eq!(base62::encode(v), format!("{s:0>11}"));
+            prop_assert_eq!(base62::decode(&format!("{s:0>11}")), Ok(v));
+        }
+        if let Ok(v) = crockford::decode_lenient(&s) {
+            let symbols = crockford_canonical(&s.replace('-', ""));
+            prop_assert_eq!(crockford::encode(v), format!("{symbols:0>13}"));
+            prop_assert_eq!(crockford::decode(&format!("{symbols:0>13}")), Ok(v));
+        }
+    }
 }

@@ -71,7 +71,24 @@ fn builder(
     layout: TinyLayout,
     clock: &Arc<ManualClock>,
 ) -> GeneratorBuilder<TinyLayout, Arc<ManualClock>> {
-    GeneratorBuilder::new(layout, 1).clock(clock.clone())
+    Generator::builder(layout, 1).clock(clock.clone())
+}
+
+/// Builds a generator whose first IDs may take the clock's current tick, as
+/// if it had been built one tick earlier: a generator never issues IDs in
+/// the tick it was built in (see `generator_guarantees.rs`).
+trait BuildStarted<L: Layout> {
+    fn started(self, clock: &ManualClock) -> Generator<L, Arc<ManualClock>>;
+}
+
+impl<L: Layout> BuildStarted<L> for GeneratorBuilder<L, Arc<ManualClock>> {
+    fn started(self, clock: &ManualClock) -> Generator<L, Arc<ManualClock>> {
+        let tick = Duration::from_millis(self.layout().tick_millis());
+        clock.step_back(tick);
+        let g = self.build().unwrap();
+        clock.advance(tick);
+        g
+    }
 }
 
 fn parts(g: &Generator<TinyLayout, Arc<ManualClock>>, id: u64) -> (u64, u64) {
@@ -87,7 +104,7 @@ fn parts(g: &Generator<TinyLayout, Arc<ManualClock>>, id: u64) -> (u64, u64) {
 #[test]
 fn wait_policy_moves_to_next_tick_when_sequence_runs_out() {
     let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock).build().unwrap();
+    let g = builder(TinyLayout::new(4), &clock).started(&clock);
     let ids: Vec<_> = (0..4).map(|_| g.next_id().unwrap()).collect();
     let got: Vec<_> = ids.iter().map(|&id| parts(&g, id)).collect();
     assert_eq!(got, [(100, 0), (100, 1), (100, 2), (100, 3)]);
@@ -102,7 +119,7 @@ fn wait_policy_moves_to_next_tick_when_sequence_runs_out() {
 #[test]
 fn try_next_id_reports_how_long_to_wait() {
     let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock).build().unwrap();
+    let g = builder(TinyLayout::new(4), &clock).started(&clock);
     for _ in 0..4 {
         g.try_next_id().unwrap();
     }
@@ -125,8 +142,7 @@ fn run_ahead_issues_up_to_max_lead_then_waits() {
         .sequence_exhaustion(SequenceExhaustion::RunAhead {
             max_lead: Duration::from_millis(2),
         })
-        .build()
-        .unwrap();
+        .started(&clock);
     // Ticks 100, 101 and 102 without the clock moving: 12 IDs.
     let mut last = 0;
     for i in 0..12u64 {
@@ -155,8 +171,7 @@ fn run_ahead_returns_to_the_clock_when_rate_drops() {
         .sequence_exhaustion(SequenceExhaustion::RunAhead {
             max_lead: Duration::from_millis(5),
         })
-        .build()
-        .unwrap();
+        .started(&clock);
     for _ in 0..10 {
         g.next_id().unwrap();
     }
@@ -171,8 +186,7 @@ fn fail_policy_reports_exhausted_sequence() {
     let clock = clock_at(100);
     let g = builder(TinyLayout::new(4), &clock)
         .sequence_exhaustion(SequenceExhaustion::Fail)
-        .build()
-        .unwrap();
+        .started(&clock);
     for _ in 0..4 {
         g.next_id().unwrap();
     }
@@ -193,8 +207,7 @@ fn twitter_layout_issues_4096_ids_per_millisecond() {
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let g = Generator::builder(presets::twitter(), 9)
         .clock(clock.clone())
-        .build()
-        .unwrap();
+        .started(&clock);
     let mut last = 0;
     for seq in 0..4096 {
         let id = g.try_next_id().unwrap();
@@ -220,8 +233,7 @@ fn low_rate_caller_gets_the_clock_tick_after_a_jump() {
     let clock = clock_at(100);
     let g = builder(TinyLayout::new(4), &clock)
         .catch_up_window(Duration::from_millis(50))
-        .build()
-        .unwrap();
+        .started(&clock);
     g.next_id().unwrap();
     g.next_id().unwrap();
     clock.advance(Duration::from_millis(20));
@@ -234,8 +246,7 @@ fn saturating_caller_catches_up_within_the_window() {
     let clock = clock_at(100);
     let g = builder(TinyLayout::new(4), &clock)
         .catch_up_window(Duration::from_millis(3))
-        .build()
-        .unwrap();
+        .started(&clock);
     for _ in 0..4 {
         g.next_id().unwrap();
     }
@@ -258,8 +269,7 @@ fn zero_catch_up_window_always_uses_the_clock_tick() {
     let clock = clock_at(100);
     let g = builder(TinyLayout::new(4), &clock)
         .catch_up_window(Duration::ZERO)
-        .build()
-        .unwrap();
+        .started(&clock);
     for _ in 0..4 {
         g.next_id().unwrap();
     }
@@ -278,8 +288,7 @@ fn regression_wait_waits_out_a_one_millisecond_step_back() {
         .clock_regression(ClockRegression::Wait {
             max: Duration::from_millis(10),
         })
-        .build()
-        .unwrap();
+        .started(&clock);
     let first = g.next_id().unwrap();
     clock.step_back(Duration::from_millis(1));
     assert_eq!(
@@ -306,8 +315,7 @@ fn regression_wait_fails_beyond_its_bound() {
         .clock_regression(ClockRegression::Wait {
             max: Duration::from_secs(1),
         })
-        .build()
-        .unwrap();
+        .started(&clock);
     let first = g.next_id().unwrap();
     clock.step_back(Duration::from_secs(10));
     let expected = GenerateError::ClockRegressed {
@@ -327,8 +335,7 @@ fn regression_fail_reports_even_one_millisecond() {
     let clock = clock_at(100);
     let g = builder(TinyLayout::new(4), &clock)
         .clock_regression(ClockRegression::Fail)
-        .build()
-        .unwrap();
+        .started(&clock);
     g.next_id().unwrap();
     clock.step_back(Duration::from_millis(1));
     let expected = GenerateError::ClockRegressed {
@@ -347,8 +354,7 @@ fn run_ahead_lead_absorbs_a_small_step_back() {
             max_lead: Duration::from_millis(5),
         })
         .clock_regression(ClockRegression::Fail)
-        .build()
-        .unwrap();
+        .started(&clock);
     let first = g.next_id().unwrap();
     clock.step_back(Duration::from_millis(1));
     let second = g.next_id().unwrap();
@@ -367,16 +373,18 @@ fn run_ahead_lead_absorbs_a_small_step_back() {
 // ---------------------------------------------------------------------------
 
 #[test]
-fn first_id_at_tick_zero_is_not_zero() {
+fn first_id_is_never_zero_even_at_the_epoch() {
+    // Built at tick 0: IDs start at tick 1, never at (0, 0).
     let clock = clock_at(0);
     let g = builder(TinyLayout::new(4), &clock).build().unwrap();
     let id = g.next_id().unwrap();
-    assert_eq!(parts(&g, id), (0, 1));
+    assert_eq!(parts(&g, id), (1, 0));
     assert_ne!(id, 0);
+    assert_eq!(clock.now_millis(), EPOCH + 1);
 
     // Node 0 of a one-sequence layout: the first ID waits for tick 1.
     let clock = clock_at(0);
-    let g = GeneratorBuilder::new(TinyLayout::new(1), 0)
+    let g = Generator::builder(TinyLayout::new(1), 0)
         .clock(clock.clone())
         .build()
         .unwrap();
@@ -387,13 +395,13 @@ fn first_id_at_tick_zero_is_not_zero() {
     assert_eq!(g.next_id().unwrap(), 4);
     assert_eq!(clock.now_millis(), EPOCH + 1);
 
-    // Twitter layout, node 0, clock at the epoch.
+    // Twitter layout, node 0, clock at the epoch: tick 1, sequence 0.
     let clock = Arc::new(ManualClock::new(presets::TWITTER_EPOCH_MILLIS));
     let g = Generator::builder(presets::twitter(), 0)
         .clock(clock)
         .build()
         .unwrap();
-    assert_eq!(g.next_id().unwrap(), 1);
+    assert_eq!(g.next_id().unwrap(), 1 << 22);
 }
 
 #[test]
@@ -401,7 +409,7 @@ fn time_runs_out_at_max_tick_without_wrapping() {
     let mut layout = TinyLayout::new(4);
     layout.max_tick = 10;
     let clock = clock_at(10);
-    let g = builder(layout, &clock).build().unwrap();
+    let g = builder(layout, &clock).started(&clock);
     let end = EPOCH + 11;
     assert_eq!(g.end_millis(), end);
     for _ in 0..4 {
@@ -431,8 +439,7 @@ fn run_ahead_stops_at_max_tick() {
         .sequence_exhaustion(SequenceExhaustion::RunAhead {
             max_lead: Duration::from_secs(1),
         })
-        .build()
-        .unwrap();
+        .started(&clock);
     for _ in 0..8 {
         g.next_id().unwrap();
     }
@@ -455,7 +462,7 @@ fn position(g: &Generator<TinyLayout, Arc<ManualClock>>, id: u64) -> u64 {
 #[test]
 fn batch_spans_ticks_in_ascending_order() {
     let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock).build().unwrap();
+    let g = builder(TinyLayout::new(4), &clock).started(&clock);
     let single = g.next_id().unwrap(); // (100, 0)
     let batch = g.next_batch(10).unwrap();
     assert_eq!(batch.len(), 10);
@@ -478,7 +485,7 @@ fn batch_spans_ticks_in_ascending_order() {
 #[test]
 fn batch_after_idle_time_ends_at_the_clock_tick() {
     let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock).build().unwrap();
+    let g = builder(TinyLayout::new(4), &clock).started(&clock);
     g.next_id().unwrap();
     clock.advance(Duration::from_secs(1));
     // 10 IDs need three ticks: the batch uses the two ticks before the clock's
@@ -492,7 +499,7 @@ fn batch_after_idle_time_ends_at_the_clock_tick() {
 #[test]
 fn try_next_batch_would_block_and_reserves_nothing() {
     let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock).build().unwrap();
+    let g = builder(TinyLayout::new(4), &clock).started(&clock);
     assert_eq!(
         g.try_next_batch(6).unwrap_err(),
         GenerateError::WouldBlock {
@@ -510,8 +517,7 @@ fn batch_with_fail_policy_and_empty_batch() {
     let clock = clock_at(100);
     let g = builder(TinyLayout::new(4), &clock)
         .sequence_exhaustion(SequenceExhaustion::Fail)
-        .build()
-        .unwrap();
+        .started(&clock);
     assert!(matches!(
         g.next_batch(5),
         Err(GenerateError::SequenceExhausted { tick: 100, .. })
@@ -525,12 +531,21 @@ fn batch_past_max_tick_is_refused_and_reserves_nothing() {
     let mut layout = TinyLayout::new(4);
     layout.max_tick = 10;
     let clock = clock_at(9);
-    let g = builder(layout, &clock).build().unwrap();
+    let g = builder(layout, &clock).started(&clock);
+    // Eight IDs remain before the layout's end: a batch of nine cannot be
+    // represented.
+    assert_eq!(
+        g.next_batch(9).unwrap_err(),
+        GenerateError::BatchTooLarge {
+            requested: 9,
+            max: 8
+        }
+    );
+    assert_eq!(g.next_batch(8).unwrap().count(), 8);
     assert!(matches!(
-        g.next_batch(9),
+        g.next_batch(1),
         Err(GenerateError::TimeExhausted { .. })
     ));
-    assert_eq!(g.next_batch(8).unwrap().count(), 8);
 }
 
 #[test]
@@ -540,8 +555,7 @@ fn run_ahead_batch_within_the_lead_does_not_wait() {
         .sequence_exhaustion(SequenceExhaustion::RunAhead {
             max_lead: Duration::from_millis(3),
         })
-        .build()
-        .unwrap();
+        .started(&clock);
     let ids: Vec<_> = g.try_next_batch(12).unwrap().collect();
     assert_eq!(parts(&g, ids[11]), (103, 2));
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
@@ -555,7 +569,7 @@ fn run_ahead_batch_within_the_lead_does_not_wait() {
 #[test]
 fn builder_rejects_node_out_of_range() {
     let clock = clock_at(0);
-    let err = GeneratorBuilder::new(TinyLayout::new(4), 4)
+    let err = Generator::builder(TinyLayout::new(4), 4)
         .clock(clock.clone())
         .build()
         .unwrap_err();
@@ -625,9 +639,10 @@ fn generator_exposes_its_configuration() {
 #[test]
 fn static_manual_clock_is_a_clock() {
     static CLOCK: ManualClock = ManualClock::new(EPOCH + 5);
-    let g = GeneratorBuilder::new(TinyLayout::new(4), 2)
+    let g = Generator::builder(TinyLayout::new(4), 2)
         .clock(&CLOCK)
         .build()
         .unwrap();
-    assert_eq!(g.layout().decompose(g.next_id().unwrap()).tick, 5);
+    // Built in tick 5: the first ID waits for tick 6.
+    assert_eq!(g.layout().decompose(g.next_id().unwrap()).tick, 6);
 }

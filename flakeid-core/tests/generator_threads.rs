@@ -6,7 +6,7 @@ use std::thread;
 use std::time::Duration;
 
 use flakeid_core::layout::presets;
-use flakeid_core::{Generator, GeneratorBuilder, ManualClock, SequenceExhaustion};
+use flakeid_core::{Generator, ManualClock, SequenceExhaustion};
 
 const THREADS: usize = 4;
 
@@ -66,7 +66,7 @@ fn threads_mixing_ids_and_batches_under_a_manual_clock() {
         .unwrap();
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let generator = Arc::new(
-        GeneratorBuilder::new(layout, 3)
+        Generator::builder(layout, 3)
             .clock(clock.clone())
             .sequence_exhaustion(SequenceExhaustion::RunAhead {
                 max_lead: Duration::from_millis(2),

@@ -1,4 +1,4 @@
-//! Every 64-bit scheme backs a `#[flake_id(generator = …)]` ID type: the
+//! Every 64-bit scheme backs a `#[flake_id(scheme = …)]` ID type: the
 //! type generates through the scheme's generator, checks values with the
 //! scheme's rules and decodes them into the scheme's fields.
 #![cfg(feature = "macros")]
@@ -6,11 +6,12 @@
 use std::sync::OnceLock;
 
 use flakeid_core::decimal_id::{
-    DecimalIdGenerator, InMemoryGeneratorIdSource, JS_SAFE_MAX_COUNTER, MAX_COUNTER,
+    DecimalIdGenerator, DecimalIdScheme, InMemoryGeneratorIdSource, JS_SAFE_MAX_COUNTER,
+    MAX_COUNTER,
 };
 use flakeid_core::layout::{DecimalLayout, RandomStart, presets};
-use flakeid_core::random_key::RandomKeyGenerator;
-use flakeid_core::trace::{TIMESTAMP_MAX, TraceIdGenerator};
+use flakeid_core::random_key::{RandomKeyGenerator, RandomKeys};
+use flakeid_core::trace::{TIMESTAMP_MAX, TraceIdGenerator, TraceIdLayout};
 use flakeid_core::{
     BitLayout, ConfigError, FieldOutOfRange, FlakeId, GenerateError, Generator, IdError, IdSource,
     TraceIdError, flake_id, global,
@@ -63,28 +64,55 @@ source_fn!(random_keys: RandomKeyGenerator =
         .build()
         .expect("random-key generator"));
 
-#[flake_id(generator = order_ids)]
+/// The schemes of the ID types below: what checks and decodes their values,
+/// with no generator involved.
+fn decimal_id_scheme() -> DecimalIdScheme {
+    DecimalIdScheme::default()
+}
+fn test_decimal_id_scheme() -> DecimalIdScheme {
+    DecimalIdScheme::default().allow_test_launch_id()
+}
+fn js_safe_decimal_id_scheme() -> DecimalIdScheme {
+    DecimalIdScheme::default().max_counter(JS_SAFE_MAX_COUNTER)
+}
+fn four_thread_traces() -> TraceIdLayout {
+    TraceIdLayout::for_threads(4).expect("a TraceId layout")
+}
+fn one_thread_traces() -> TraceIdLayout {
+    TraceIdLayout::for_threads(1).expect("a TraceId layout")
+}
+fn decimal_layout() -> DecimalLayout {
+    DecimalLayout::time_sequence_server(1_704_067_200_000).expect("decimal layout")
+}
+fn random_start_twitter() -> RandomStart<BitLayout> {
+    RandomStart::new(presets::twitter()).expect("random start")
+}
+fn nonsequential_keys() -> RandomKeys<BitLayout> {
+    RandomKeys(presets::nonsequential())
+}
+
+#[flake_id(scheme = decimal_id_scheme, source = order_ids)]
 pub struct OrderId(i64);
 
-#[flake_id(generator = test_launch_ids)]
+#[flake_id(scheme = test_decimal_id_scheme, source = test_launch_ids)]
 pub struct FixtureId(i64);
 
-#[flake_id(generator = js_safe_decimal_ids)]
+#[flake_id(scheme = js_safe_decimal_id_scheme, source = js_safe_decimal_ids)]
 pub struct JsDecimalId(i64);
 
-#[flake_id(generator = trace_ids)]
+#[flake_id(scheme = four_thread_traces, source = trace_ids)]
 pub struct TraceId(i64);
 
-#[flake_id(generator = one_thread_trace_ids)]
+#[flake_id(scheme = one_thread_traces, source = one_thread_trace_ids)]
 pub struct SingleThreadTraceId(i64);
 
-#[flake_id(generator = decimal_ids)]
+#[flake_id(layout = decimal_layout, source = decimal_ids)]
 pub struct DecimalSeqId(i64);
 
-#[flake_id(generator = random_start_ids)]
+#[flake_id(layout = random_start_twitter, source = random_start_ids)]
 pub struct RandomStartId(i64);
 
-#[flake_id(generator = random_keys)]
+#[flake_id(scheme = nonsequential_keys, source = random_keys)]
 pub struct RandomKeyId(i64);
 
 /// A source chosen at run time.
@@ -92,7 +120,7 @@ fn any_source() -> Result<&'static dyn IdSource, ConfigError> {
     Ok(decimal_ids()?)
 }
 
-#[flake_id(generator = any_source)]
+#[flake_id(layout = decimal_layout, source = any_source)]
 pub struct AnyId(i64);
 
 #[flake_id]
@@ -121,10 +149,10 @@ fn decimal_id_generates_validates_and_decodes() {
         raws,
         [first, first + 10_000_000_000, first + 20_000_000_000]
     );
-    let next = OrderId::generate();
+    let next = OrderId::generate().expect("a fresh ID");
     assert_eq!(next.get(), first + 30_000_000_000);
 
-    let d = next.decode().expect("decodes");
+    let d = next.decode();
     assert_eq!(d.timestamp, None);
     assert_eq!(d.parts, None);
     assert_eq!(d.field("generator_id"), Some(92));
@@ -168,7 +196,10 @@ fn decimal_id_generates_validates_and_decodes() {
 
 #[test]
 fn decimal_id_launch_zero_is_valid_only_for_a_test_generator() {
-    assert_eq!(FixtureId::generate().get() % 100_000, 0);
+    assert_eq!(
+        FixtureId::generate().expect("a fresh ID").get() % 100_000,
+        0
+    );
     assert!(FixtureId::from_i64(10_000_000_000).is_ok());
     assert!(OrderId::from_i64(10_000_000_000).is_err());
 }
@@ -179,7 +210,7 @@ fn js_safe_decimal_id_type_accepts_only_js_safe_values() {
     assert_eq!(max, JS_SAFE_MAX_COUNTER * 10_000_000_000 + 9_999_999_999);
     assert!(max < 1 << 53);
     assert!(JsDecimalId::from_u64(max + 1).is_err());
-    assert!(JsDecimalId::generate().get() < 1 << 53);
+    assert!(JsDecimalId::generate().expect("a fresh ID").get() < 1 << 53);
 }
 
 #[test]
@@ -189,7 +220,7 @@ fn trace_id_generates_validates_and_decodes() {
     sorted.sort();
     sorted.dedup();
     assert_eq!(sorted.len(), 5, "distinct: {ids:?}");
-    let d = ids[4].decode().expect("decodes");
+    let d = ids[4].decode();
     assert_eq!(d.timestamp, None, "TraceId seconds wrap");
     assert_eq!(d.field("node"), Some(7));
     assert!(d.field("counter").is_some_and(|c| c >= 1));
@@ -214,7 +245,7 @@ fn trace_id_generates_validates_and_decodes() {
 #[test]
 fn trace_id_generator_errors_are_scheme_errors() {
     // The main thread holds the only thread ID until it exits.
-    SingleThreadTraceId::generate();
+    SingleThreadTraceId::generate().expect("a fresh ID");
     let other = std::thread::spawn(SingleThreadTraceId::try_generate)
         .join()
         .expect("thread runs");
@@ -237,7 +268,7 @@ fn decimal_layout_generates_validates_and_decodes() {
     for id in &ids {
         assert_eq!(id.get() % 10, 3, "server digit");
     }
-    let d = ids[0].decode().expect("decodes");
+    let d = ids[0].decode();
     let parts = layout.decompose(ids[0].get().unsigned_abs());
     assert_eq!(d.parts, Some(parts));
     let expected: Vec<(&str, u64)> = vec![
@@ -259,7 +290,7 @@ fn random_start_decodes_the_stored_sequence() {
     let ids = RandomStartId::generate_many(10).expect("a batch");
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing: {ids:?}");
     let raw = ids[0].get().unsigned_abs();
-    let d = ids[0].decode().expect("decodes");
+    let d = ids[0].decode();
     assert_eq!(d.parts, Some(twitter.decompose(raw)));
     assert_eq!(d.field("sequence"), Some(twitter.decompose(raw).sequence));
     assert_eq!(d.timestamp, Some(twitter.timestamp(raw)));
@@ -269,8 +300,8 @@ fn random_start_decodes_the_stored_sequence() {
 #[test]
 fn random_key_generates_validates_and_decodes() {
     let layout = presets::nonsequential();
-    let id = RandomKeyId::generate();
-    let d = id.decode().expect("decodes");
+    let id = RandomKeyId::generate().expect("a fresh ID");
+    let d = id.decode();
     assert_eq!(d.parts.map(|p| p.node), Some(1));
     assert!(d.field("sequence").is_some_and(|s| (1..=8191).contains(&s)));
     assert_eq!(RandomKeyId::generate_many(4).expect("keys").len(), 4);
@@ -285,12 +316,12 @@ fn random_key_generates_validates_and_decodes() {
 
 #[test]
 fn a_source_chosen_at_run_time_backs_an_id_type() {
-    let id = AnyId::generate();
+    let id = AnyId::generate().expect("a fresh ID");
     assert!(std::ptr::addr_eq(
-        AnyId::generator().expect("source"),
+        AnyId::source().expect("source"),
         decimal_ids().expect("generator")
     ));
-    assert_eq!(id.decode().expect("decodes").field("node"), Some(3));
+    assert_eq!(id.decode().field("node"), Some(3));
 }
 
 /// Runs this binary's test `name` in a child process whose only `FLAKEID_*`
@@ -331,7 +362,7 @@ fn reading_a_value_does_not_configure_the_process_wide_generator() {
         "validation configured the generator"
     );
 
-    let generated = PlainId::generate();
+    let generated = PlainId::generate().expect("a fresh ID");
     assert!(global::get().is_some_and(|g| g.node() == 3));
     assert!(PlainId::from_i64(generated.get()).is_ok());
 }

@@ -1,21 +1,27 @@
 //! The `FlakeId` trait's provided methods, on a hand-written ID type.
 
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 use std::time::{Duration, UNIX_EPOCH};
 
 use flakeid_core::layout::presets;
 use flakeid_core::{
-    ConfigError, DecodeError, FlakeId, Generator, GeneratorBuilder, IdError, IdSource,
+    BitLayout, ConfigError, DecodeError, FlakeId, Generator, IdError, IdScheme, IdSource,
 };
+
+static DISCORD: LazyLock<BitLayout> = LazyLock::new(presets::discord);
+static TWITTER: LazyLock<BitLayout> = LazyLock::new(presets::twitter);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct PostId(i64);
 
 impl FlakeId for PostId {
     const NAME: &'static str = "PostId";
-    fn generator() -> Result<&'static dyn IdSource, ConfigError> {
+    fn scheme() -> &'static dyn IdScheme {
+        &*DISCORD
+    }
+    fn source() -> Result<&'static dyn IdSource, ConfigError> {
         static G: OnceLock<Result<Generator, ConfigError>> = OnceLock::new();
-        G.get_or_init(|| GeneratorBuilder::new(presets::discord(), 0b00001_00000).build())
+        G.get_or_init(|| Generator::builder(presets::discord(), 0b00001_00000).build())
             .as_ref()
             .map(|g| g as &dyn IdSource)
             .map_err(Clone::clone)
@@ -45,13 +51,17 @@ impl std::str::FromStr for PostId {
 // `serde` feature, so this file compiles either way.
 flakeid_core::__private::impl_serde!(PostId);
 
-/// An ID type whose generator cannot be configured: limits fall back to `i64::MAX`.
+/// An ID type whose source cannot be configured: it still checks and
+/// decodes values with its scheme (Twitter's layout).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct Unconfigured(i64);
 
 impl FlakeId for Unconfigured {
     const NAME: &'static str = "Unconfigured";
-    fn generator() -> Result<&'static dyn IdSource, ConfigError> {
+    fn scheme() -> &'static dyn IdScheme {
+        &*TWITTER
+    }
+    fn source() -> Result<&'static dyn IdSource, ConfigError> {
         Err(ConfigError::MissingNodeId)
     }
     fn __from_valid(value: i64) -> Self {
@@ -205,10 +215,7 @@ fn discord_vector_decodes_through_the_preset() {
 
 #[test]
 fn decode_uses_the_generators_layout() {
-    let d = PostId::from_i64(175_928_847_299_117_063)
-        .unwrap()
-        .decode()
-        .unwrap();
+    let d = PostId::from_i64(175_928_847_299_117_063).unwrap().decode();
     assert_eq!(
         d.timestamp,
         Some(UNIX_EPOCH + Duration::from_millis(1_462_015_105_796))
@@ -223,28 +230,35 @@ fn decode_uses_the_generators_layout() {
         d.to_string(),
         "175928847299117063 (2016-04-30T11:18:25.796Z, tick 41944705796, worker 1, process 0, sequence 7)"
     );
-    assert_eq!(Unconfigured(5).decode(), Err(ConfigError::MissingNodeId));
+    // Decoding needs no source: the scheme alone.
+    assert_eq!(Unconfigured(5).decode().field("sequence"), Some(5));
 }
 
 #[test]
 fn generated_ids_increase_and_carry_the_node() {
-    let a = PostId::generate();
-    let b = PostId::try_generate().unwrap();
+    let a = PostId::generate().expect("a fresh ID");
+    let b = PostId::generate().unwrap();
     assert!(b > a);
-    let d = b.decode().unwrap();
+    let d = b.decode();
     assert_eq!((d.field("worker"), d.field("process")), (Some(1), Some(0)));
     assert!(matches!(
-        Unconfigured::try_generate(),
+        Unconfigured::generate(),
         Err(flakeid_core::GenerateError::Config(
             ConfigError::MissingNodeId
         ))
     ));
 }
 
+/// `generate` reports why no ID could be issued instead of panicking (it
+/// panicked with this reason before it returned a `Result`).
 #[test]
-#[should_panic(expected = "cannot generate a Unconfigured")]
-fn generate_panics_with_the_reason() {
-    let _ = Unconfigured::generate();
+fn generate_returns_the_reason_instead_of_panicking() {
+    let e = Unconfigured::generate().unwrap_err();
+    assert!(e.to_string().contains("FLAKEID_NODE_ID is not set"), "{e}");
+    assert_eq!(
+        Unconfigured::try_generate().unwrap_err(),
+        flakeid_core::GenerateError::Config(ConfigError::MissingNodeId)
+    );
 }
 
 #[test]
@@ -272,4 +286,41 @@ fn text_encodings_round_trip_and_check_the_range() {
         e.to_string(),
         "not a valid PostId: invalid character 'U' at position 2 in Crockford base32 string \"12U4\""
     );
+}
+
+#[test]
+fn text_forms_accept_only_the_canonical_width() {
+    let id = PostId::from_i64(175_928_847_299_117_063).unwrap();
+    assert_eq!(PostId::from_crockford("04W86BB0G4007"), Ok(id));
+    assert_eq!(PostId::from_crockford("o4w86bbog4oo7"), Ok(id));
+    assert_eq!(PostId::from_base62("0Czks0tP37X"), Ok(id));
+    for (result, message) in [
+        (
+            PostId::from_crockford("4W86BB0G4007"),
+            r#"not a valid PostId: wrong length: expected 13 characters, got 12, in Crockford base32 string "4W86BB0G4007""#,
+        ),
+        (
+            PostId::from_crockford("04W86-BB0G-4007"),
+            r#"not a valid PostId: invalid character '-' at position 5 in Crockford base32 string "04W86-BB0G-4007""#,
+        ),
+        (
+            PostId::from_base62("Czks0tP37X"),
+            r#"not a valid PostId: wrong length: expected 11 characters, got 10, in base62 string "Czks0tP37X""#,
+        ),
+        (
+            PostId::from_base62("1"),
+            r#"not a valid PostId: wrong length: expected 11 characters, got 1, in base62 string "1""#,
+        ),
+        (
+            // Fits 64 bits but not the type: the largest PostId is 7ZZZZZZZZZZZZ.
+            PostId::from_crockford("8000000000000"),
+            "9223372036854775808 is not a valid PostId: the largest is 9223372036854775807",
+        ),
+        (
+            PostId::from_crockford("G000000000000"),
+            r#"not a valid PostId: Crockford base32 string "G000000000000" is larger than the largest 64-bit value"#,
+        ),
+    ] {
+        assert_eq!(result.unwrap_err().to_string(), message);
+    }
 }

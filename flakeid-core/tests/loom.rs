@@ -14,12 +14,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flakeid_core::{
-    Clock, ClockRegression, Generator, GeneratorBuilder, Layout, ManualClock, Parts,
-    SequenceExhaustion,
+    Clock, ClockRegression, Generator, Layout, ManualClock, Parts, SequenceExhaustion,
 };
 
 #[cfg(loom)]
+use loom::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+#[cfg(loom)]
 use loom::thread;
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 #[cfg(not(loom))]
 use std::thread;
 
@@ -84,7 +87,7 @@ type Gen = Generator<TwoPerTick, Arc<ManualClock>>;
 
 fn generator(exhaustion: SequenceExhaustion) -> (Arc<Gen>, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(EPOCH + 10));
-    let g = GeneratorBuilder::new(TwoPerTick, 0)
+    let g = Generator::builder(TwoPerTick, 0)
         .clock(clock.clone())
         .sequence_exhaustion(exhaustion)
         .clock_regression(ClockRegression::Fail)
@@ -151,5 +154,99 @@ fn three_threads_share_a_two_id_tick() {
             })
             .collect();
         check(handles.into_iter().map(|h| h.join().unwrap()).collect());
+    });
+}
+
+/// A clock published like [`MonotonicClock`](flakeid_core::MonotonicClock)'s:
+/// a store with Release by the thread that moves it, loads with Acquire.
+#[derive(Debug)]
+struct PublishedClock(AtomicU64);
+
+impl Clock for PublishedClock {
+    fn now_millis(&self) -> u64 {
+        self.0.load(AtomicOrdering::Acquire)
+    }
+    fn wait_until(&self, target_millis: u64) {
+        self.0.fetch_max(target_millis, AtomicOrdering::AcqRel);
+    }
+}
+
+/// A thread that finds the state of a newer tick must not read an older
+/// clock than the thread that entered that tick did: under
+/// `ClockRegression::Fail` that stale reading would be reported as the
+/// clock going backwards although it never did.
+#[test]
+fn a_newer_state_never_comes_with_an_older_clock() {
+    model(|| {
+        let clock = Arc::new(PublishedClock(AtomicU64::new(EPOCH + 10)));
+        let g = Generator::builder(TwoPerTick, 0)
+            .clock(clock.clone())
+            .clock_regression(ClockRegression::Fail)
+            .build()
+            .unwrap();
+        let g = Arc::new(g);
+        // Built in tick 10: IDs start in tick 11.
+        clock.0.store(EPOCH + 11, AtomicOrdering::Release);
+        let ticker = {
+            let clock = Arc::clone(&clock);
+            thread::spawn(move || clock.0.store(EPOCH + 12, AtomicOrdering::Release))
+        };
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let g = Arc::clone(&g);
+                thread::spawn(move || g.next_id())
+            })
+            .collect();
+        ticker.join().unwrap();
+        let ids: Vec<u64> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap().expect("no spurious ClockRegressed"))
+            .collect();
+        check(vec![vec![ids[0]], vec![ids[1]]]);
+    });
+}
+
+/// Releasing a node closes the generator's ceiling and seals it while
+/// another thread enters a new tick: whichever comes first, no ID is
+/// stamped later than the mark the seal returns (the next holder of the
+/// node starts after it).
+#[test]
+fn no_id_after_the_sealed_mark() {
+    use flakeid_core::lease::{Ceiling, CeilingWait, FenceReason};
+    model(|| {
+        let clock = Arc::new(ManualClock::new(EPOCH + 10));
+        let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
+        ceiling.raise(u64::MAX, 0);
+        let g = Generator::builder(TwoPerTick, 0)
+            .clock(clock.clone())
+            .ceiling(ceiling.clone())
+            .build()
+            .unwrap();
+        let g = Arc::new(g);
+        clock.set(EPOCH + 11);
+        let issuer = {
+            let (g, clock) = (Arc::clone(&g), Arc::clone(&clock));
+            thread::spawn(move || {
+                let first = g.next_id().ok();
+                // A new tick: entered on the general path, past the ceiling check.
+                clock.set(EPOCH + 12);
+                let second = g.next_id().ok();
+                [first, second]
+            })
+        };
+        // Lets the issuer run first in some interleavings (the close itself
+        // is not an operation loom schedules around).
+        thread::yield_now();
+        ceiling.close(FenceReason::Released { released_millis: 0 });
+        let mark = g.seal();
+        let issued: Vec<u64> = issuer.join().unwrap().into_iter().flatten().collect();
+        for id in &issued {
+            let stamped = TwoPerTick.decompose(*id).tick + EPOCH;
+            assert!(
+                mark.is_some_and(|m| stamped <= m),
+                "ID {id} stamped {stamped} after the sealed mark {mark:?}"
+            );
+        }
+        assert!(g.next_id().is_err());
     });
 }

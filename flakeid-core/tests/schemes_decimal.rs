@@ -83,11 +83,13 @@ fn end_date_is_the_last_tick_that_fits_a_signed_bigint() {
 #[test]
 fn generator_refuses_past_the_end() {
     let l = DecimalLayout::time_sequence_server(EPOCH_2024).unwrap();
-    let clock = Arc::new(ManualClock::new(l.end_millis() - 1));
+    // Built in the tick before the last, so that its first ID takes the last.
+    let clock = Arc::new(ManualClock::new(l.end_millis() - 2));
     let g = Generator::builder(l, 3)
         .clock(clock.clone())
         .build()
         .unwrap();
+    clock.set(l.end_millis() - 1);
     let last = g.next_id().unwrap();
     assert_eq!(l.decompose(last).tick, l.max_tick());
     assert!(last <= i64::MAX as u64);
@@ -98,24 +100,29 @@ fn generator_refuses_past_the_end() {
             end_millis: l.end_millis()
         })
     );
-    // Built after the end: refused at once.
-    let e = Generator::builder(l, 3)
-        .clock(Arc::new(ManualClock::new(l.end_millis())))
-        .build()
-        .unwrap_err();
-    assert!(matches!(e, ConfigError::LayoutExpired { .. }));
+    // Built in the last tick (its first ID could only use the next one) or
+    // after the end: refused at once.
+    for built in [l.end_millis() - 1, l.end_millis()] {
+        let e = Generator::builder(l, 3)
+            .clock(Arc::new(ManualClock::new(built)))
+            .build()
+            .unwrap_err();
+        assert!(matches!(e, ConfigError::LayoutExpired { .. }));
+    }
 }
 
 #[test]
 fn generator_issues_sequences_not_random_numbers() {
     let l = layout();
     let now = EPOCH_2011 + 31_536_000_000;
-    let clock = Arc::new(ManualClock::new(now));
+    // Built a millisecond earlier: IDs start in the tick after the build tick.
+    let clock = Arc::new(ManualClock::new(now - 1));
     let g = Generator::builder(l, 1)
         .clock(clock.clone())
         .sequence_exhaustion(SequenceExhaustion::Fail)
         .build()
         .unwrap();
+    clock.set(now);
     let ids: Vec<u64> = g.next_batch(1_000_000).unwrap().collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
     assert_eq!(ids[0], 315_360_000_000_000_001);

@@ -17,11 +17,16 @@ use proptest::prelude::*;
 const NOW: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 const MAC: u64 = 0x0242_ac11_0002;
 
+/// A generator whose first flake may take the clock's current millisecond,
+/// as if built a millisecond earlier (none is issued in the build tick).
 fn generator(clock: Arc<ManualClock>) -> Generator<Flake128Layout, Arc<ManualClock>> {
-    Generator::builder(Flake128Layout, MAC)
-        .clock(clock)
+    clock.step_back(Duration::from_millis(1));
+    let g = Generator::builder(Flake128Layout, MAC)
+        .clock(clock.clone())
         .build()
-        .unwrap()
+        .unwrap();
+    clock.advance(Duration::from_millis(1));
+    g
 }
 
 #[test]

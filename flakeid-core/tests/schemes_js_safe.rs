@@ -58,20 +58,25 @@ fn generated_ids_stay_js_safe_until_the_end() {
                     break;
                 }
             }
-            // Every tick of the run was filled to capacity.
-            let ticks = (clock.now_millis().min(end) - start) / l.tick().as_millis() as u64;
+            // Every tick of the run was filled to capacity (from the tick
+            // after the build tick on, where IDs start).
+            let tick = l.tick().as_millis() as u64;
+            let first = ((start - l.epoch_millis()) / tick + 1) * tick + l.epoch_millis();
+            let ticks = clock.now_millis().min(end).saturating_sub(first) / tick;
             assert!(
                 count >= ticks * l.capacity_per_tick(),
                 "{name}: {count} IDs in {ticks} ticks"
             );
             assert!(last > 0, "{name}");
         }
-        // Up to the last tick, then refused.
-        let clock = Arc::new(ManualClock::new(end - 1));
+        // Up to the last tick, then refused (built in the tick before it).
+        let tick = l.tick().as_millis() as u64;
+        let clock = Arc::new(ManualClock::new(end - 1 - tick));
         let g = Generator::builder(l.clone(), 0)
             .clock(clock.clone())
             .build()
             .unwrap();
+        clock.set(end - 1);
         assert!(g.next_id().unwrap() <= JS_MAX);
         clock.set(end);
         assert!(g.next_id().is_err(), "{name}");

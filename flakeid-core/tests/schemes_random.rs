@@ -284,6 +284,8 @@ fn random_start_works_for_decimal_layouts() {
     let b = g.next_id().unwrap();
     assert!(b > a);
     assert_eq!(b - a, 10); // the sequence digit group moved by one
-    assert_eq!(inner.decompose(a).sequence, layout.start_of(10));
+    // Built in tick 10, the first ID is in tick 11.
+    assert_eq!(inner.decompose(a).tick, 11);
+    assert_eq!(inner.decompose(a).sequence, layout.start_of(11));
     assert_eq!(a % 10, 4);
 }

@@ -10,7 +10,7 @@ use flakeid_core::trace::{
     MAX_THREADS, NODE_SHIFT, TIMESTAMP_MAX, TIMESTAMP_SHIFT, TraceIdGenerator, TraceIdLayout,
     TraceIdParts, WRAP_SECONDS,
 };
-use flakeid_core::{ManualClock, TraceIdError};
+use flakeid_core::{Clock, ManualClock, TraceIdError};
 
 /// A Unix second at which the 25-bit timestamp wraps (2026-05-10T…Z).
 const WRAP: u64 = 53 * WRAP_SECONDS;
@@ -321,4 +321,37 @@ fn thread_ids_are_limited_and_reused_without_repeats() {
     for h in holders {
         assert!(seen.insert(h.join().unwrap()));
     }
+}
+
+/// A process restarted within the second its predecessor was built in (one
+/// clock for both, as on one machine) must not repeat its TraceIds.
+#[test]
+fn a_restart_inside_a_second_does_not_repeat_trace_ids() {
+    let second = WRAP + 100;
+    let clock = Arc::new(ManualClock::new(second * 1000 + 100));
+    let before = TraceIdGenerator::builder(7)
+        .threads(1)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let first = before.next_id().unwrap();
+    drop(before);
+    // The successor starts 200 ms later, or right away if the predecessor's
+    // first ID had to wait for its second.
+    clock.set(clock.now_millis().max(second * 1000 + 300));
+    let after = TraceIdGenerator::builder(7)
+        .threads(1)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let next = after.next_id().unwrap();
+    assert_ne!(next, first, "the same TraceId from two processes");
+    let layout = after.layout();
+    assert!(
+        layout.decompose(next).unwrap().timestamp > layout.decompose(first).unwrap().timestamp,
+        "the successor's IDs carry a later second"
+    );
+    // No TraceId is stamped with a second the clock has not reached.
+    let stamped = u64::from(layout.decompose(next).unwrap().timestamp);
+    assert!(stamped <= (clock.now_millis() / 1000) % WRAP_SECONDS);
 }

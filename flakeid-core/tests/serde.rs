@@ -2,20 +2,25 @@
 //! integers; every rejected input names the bad value.
 #![cfg(feature = "serde")]
 
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use flakeid_core::layout::presets;
-use flakeid_core::{ConfigError, FlakeId, Generator, GeneratorBuilder, IdError, IdSource};
+use flakeid_core::{BitLayout, ConfigError, FlakeId, Generator, IdError, IdScheme, IdSource};
 
 /// An ID type on the JavaScript-safe layout, so "too large" means above 2^53-1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct JsId(i64);
 
+static JS_SAFE: LazyLock<BitLayout> = LazyLock::new(presets::js_safe);
+
 impl FlakeId for JsId {
     const NAME: &'static str = "JsId";
-    fn generator() -> Result<&'static dyn IdSource, ConfigError> {
+    fn scheme() -> &'static dyn IdScheme {
+        &*JS_SAFE
+    }
+    fn source() -> Result<&'static dyn IdSource, ConfigError> {
         static G: OnceLock<Result<Generator, ConfigError>> = OnceLock::new();
-        G.get_or_init(|| GeneratorBuilder::new(presets::js_safe(), 3).build())
+        G.get_or_init(|| Generator::builder(presets::js_safe(), 3).build())
             .as_ref()
             .map(|g| g as &dyn IdSource)
             .map_err(Clone::clone)

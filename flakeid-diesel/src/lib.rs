@@ -1,12 +1,13 @@
 //! Flake IDs as first-class [Diesel](https://diesel.rs) 2.3 keys.
 //!
-//! Declare an ID type once; with `flakeid-diesel` among your dependencies,
-//! `#[flake_id]` makes it a Diesel column type for `BigInt` (PostgreSQL,
-//! MySQL/MariaDB, SQLite) and, on MySQL, for `Unsigned<BigInt>`:
+//! Declare an ID type once with this crate's `#[flake_id]` (it emits the
+//! Diesel impls; `flakeid_core::flake_id` does not): it becomes a Diesel
+//! column type for `BigInt` (PostgreSQL, MySQL/MariaDB, SQLite) and, on
+//! MySQL, for `Unsigned<BigInt>`:
 //!
 //! ```
 //! use diesel::prelude::*;
-//! use flakeid_diesel::{FlakeId, flake_id};
+//! use flakeid_diesel::flake_id;
 //!
 //! #[flake_id]
 //! pub struct UserId(i64);
@@ -26,19 +27,25 @@
 //! }
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use flakeid_diesel::flakeid_core::{global, layout::presets, GeneratorBuilder};
+//! use flakeid_diesel::flakeid_core::{global, layout::presets, Generator};
 //! // Once at start-up: this process's node ID (unique among writers).
-//! global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
+//! global::init(Generator::builder(presets::twitter(), 1))?;
 //! let mut conn = SqliteConnection::establish(":memory:")?;
-//! diesel::sql_query("CREATE TABLE users (id BIGINT PRIMARY KEY NOT NULL, name TEXT NOT NULL)")
-//!     .execute(&mut conn)?;
+//! // `CHECK (id > 0)`: the database itself refuses a key that is not an ID.
+//! diesel::sql_query(
+//!     "CREATE TABLE users (id BIGINT PRIMARY KEY NOT NULL CHECK (id > 0), name TEXT NOT NULL)",
+//! )
+//! .execute(&mut conn)?;
 //!
 //! // The application assigns the key before the insert: nothing to read back.
-//! let alice = User { id: UserId::generate(), name: "alice".into() };
+//! let alice = User { id: UserId::generate()?, name: "alice".into() };
 //! diesel::insert_into(users::table).values(&alice).execute(&mut conn)?;
 //!
 //! let found: User = users::table.find(alice.id).select(User::as_select()).first(&mut conn)?;
 //! assert_eq!(found, alice);
+//! assert!(diesel::sql_query("INSERT INTO users (id, name) VALUES (0, 'zero')")
+//!     .execute(&mut conn)
+//!     .is_err());
 //! # Ok(()) }
 //! ```
 //!
@@ -52,17 +59,17 @@
 //!   `eq`, `eq_any` and `RETURNING`, with sync Diesel and `diesel-async`.
 //! * Values read back are validated: `0`, negative numbers and values above
 //!   the layout's largest ID fail with `diesel::result::Error::DeserializationError`,
-//!   whose `source()` is a [`flakeid_core::IdError`] naming the value (Diesel's
-//!   own message names the field). Nothing panics on stored data.
+//!   holding a [`flakeid_core::IdError`] naming the type and the value
+//!   (Diesel's own message names only the field); [`find_id_error`] finds
+//!   it. Nothing panics on stored data.
 //!
 //! # Assigning IDs
 //!
 //! Diesel has no insert hooks, so the application assigns the key when it
-//! builds the row: `NewUser { id: UserId::generate(), .. }`. `#[flake_id]`
-//! above an `Insertable` struct also generates `NewUser::new(..)` (all
-//! fields but the key, in order) and `NewUser::try_new(..)`, which assign a
-//! fresh key; `#[flake_id(constructor = manual)]` leaves constructors to the
-//! model (for one that has a `new` of its own). ID types deliberately do not implement `Default`: a
+//! builds the row: `NewUser { id: UserId::generate()?, name }`. Named
+//! fields keep two values of one type from being swapped by position, so
+//! `#[flake_id]` on a model writes no constructor: it checks that the key
+//! is an ID type. ID types deliberately do not implement `Default`: a
 //! `#[serde(default)]` or `..Default::default()` would then mint IDs
 //! silently, e.g. for a request that forgot to send one.
 //!
@@ -95,14 +102,21 @@
 //! in your application). Any combination works.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod convert;
+mod error;
+pub mod lease;
 mod macros;
+
+pub use error::find_id_error;
 
 pub use flakeid_core;
 pub use flakeid_core::FlakeId;
-#[doc(no_inline)]
-pub use flakeid_core::flake_id;
+/// `#[flake_id]` with Diesel's impls: ID types become `BigInt` column types
+/// (see the crate docs).
+#[cfg(feature = "macros")]
+pub use flakeid_macros::diesel_flake_id as flake_id;
 
 /// Items used by code that `#[flake_id]` generates. Not a public API: no
 /// semver guarantees.

@@ -1,8 +1,9 @@
 //! `#[flake_id]` on a Diesel model: the key is found and checked, and the
-//! ID type gets its Diesel column impls because this crate depends on
-//! `flakeid-diesel`.
+//! ID type gets its Diesel column impls because it is declared with
+//! `flakeid_diesel::flake_id`.
 
-use flakeid_core::{FlakeId, flake_id};
+use flakeid_diesel::flake_id;
+use flakeid_diesel::flakeid_core::Generator;
 
 /// The key of `users`.
 #[flake_id]
@@ -58,7 +59,7 @@ fn id_type_is_a_diesel_bigint() {
 }
 
 #[test]
-fn models_keep_their_fields() -> Result<(), flakeid_core::IdError> {
+fn models_keep_their_fields() -> Result<(), flakeid_diesel::flakeid_core::IdError> {
     let id = UserId::try_from(5_i64)?;
     let user = NewUser {
         id,
@@ -80,9 +81,9 @@ diesel::table! {
     }
 }
 
-/// A row whose constructor is the model's own: `constructor = manual` keeps
-/// `#[flake_id]` from generating `new` / `try_new`, which would clash.
-#[flake_id(constructor = manual)]
+/// A row with a constructor of its own: `#[flake_id]` writes none, so
+/// nothing clashes.
+#[flake_id]
 #[derive(diesel::Insertable)]
 #[diesel(table_name = notes)]
 pub struct NewNote {
@@ -93,16 +94,16 @@ pub struct NewNote {
 }
 
 /// The key of `notes`.
-#[flake_id(generator = note_ids)]
+#[flake_id(layout = flakeid_diesel::flakeid_core::layout::presets::twitter, source = note_ids)]
 pub struct NoteId(i64);
 
-fn note_ids() -> Result<&'static flakeid_core::Generator, flakeid_core::ConfigError> {
-    static GENERATOR: std::sync::OnceLock<flakeid_core::Generator> = std::sync::OnceLock::new();
+fn note_ids() -> Result<&'static Generator, flakeid_diesel::flakeid_core::ConfigError> {
+    static GENERATOR: std::sync::OnceLock<Generator> = std::sync::OnceLock::new();
     if let Some(g) = GENERATOR.get() {
         return Ok(g);
     }
     let g =
-        flakeid_core::Generator::builder(flakeid_core::layout::presets::twitter(), 3).build()?;
+        Generator::builder(flakeid_diesel::flakeid_core::layout::presets::twitter(), 3).build()?;
     Ok(GENERATOR.get_or_init(|| g))
 }
 
@@ -110,29 +111,30 @@ impl NewNote {
     /// The model's own constructor.
     pub fn new(body: &str) -> Self {
         Self {
-            id: NoteId::generate(),
+            id: NoteId::generate().expect("a fresh ID"),
             body: body.trim().to_owned(),
         }
     }
 }
 
 #[test]
-fn constructor_manual_leaves_new_to_the_model() {
+fn a_model_keeps_its_own_constructor() {
     let note = NewNote::new("  hello ");
     assert_eq!(note.body, "hello");
-    let parts = note
-        .id
-        .decode()
-        .expect("decodes")
-        .parts
-        .expect("a bit layout");
+    let parts = note.id.decode().parts.expect("a bit layout");
     assert_eq!(parts.node, 3);
 }
 
 #[test]
-fn generated_constructor_assigns_a_fresh_key() -> Result<(), Box<dyn std::error::Error>> {
-    let a = NewAccountFromNote::try_new("x".to_owned())?;
-    let b = NewAccountFromNote::try_new("y".to_owned())?;
+fn keys_set_where_rows_are_built_are_fresh() -> Result<(), Box<dyn std::error::Error>> {
+    let a = NewAccountFromNote {
+        id: NoteId::generate()?,
+        body: "x".to_owned(),
+    };
+    let b = NewAccountFromNote {
+        id: NoteId::generate()?,
+        body: "y".to_owned(),
+    };
     assert!(
         b.id > a.id,
         "fresh keys increase: {a:?} then {b:?}",
@@ -142,12 +144,12 @@ fn generated_constructor_assigns_a_fresh_key() -> Result<(), Box<dyn std::error:
     Ok(())
 }
 
-/// A generated-constructor model drawing from the same generator.
+/// A model built with a struct literal, drawing from the same generator.
 #[flake_id]
 #[derive(diesel::Insertable)]
 #[diesel(table_name = notes)]
 pub struct NewAccountFromNote {
-    /// Assigned by `try_new`.
+    /// Assigned where the row is built.
     pub id: NoteId,
     /// Text.
     pub body: String,

@@ -32,57 +32,55 @@
 //!
 //! * `#[repr(transparent)]` and the derives `Clone`, `Copy`, `PartialEq`,
 //!   `Eq`, `PartialOrd`, `Ord`, `Hash` (IDs order by creation time);
-//! * `impl FlakeId` — `UserId::generate()`, `decode()`, `from_i64()` … —
-//!   with IDs drawn from the process-wide generator
-//!   (`flakeid_core::global::generator()`), or with
-//!   `#[flake_id(generator = path)]` from the `flakeid_core::IdSource` that
-//!   `path()` returns (`Result<&'static G, ConfigError>`: a `Generator` of
-//!   any layout, a `DecimalIdGenerator`, a `TraceIdGenerator` …), whose
-//!   scheme then also checks and decodes the type's values;
+//! * `impl FlakeId`, and inherent `generate()`, `try_generate()`,
+//!   `generate_many(n)`, `get()` and `decode()` (no trait import needed);
 //! * `Debug` (`UserId(1234567)`), `Display` and `FromStr` (decimal),
 //!   `TryFrom<i64>`, `TryFrom<u64>` (rejecting `0`, negatives and values the
-//!   layout cannot hold) and `From<UserId> for i64`;
+//!   scheme does not hold) and `From<UserId> for i64`;
 //! * `Serialize` / `Deserialize` as a decimal **string** (JavaScript rounds
 //!   integers above 2^53), reading a string or an integer — when
 //!   `flakeid-core`'s `serde` feature is on;
-//! * SeaORM column and key impls when your crate depends on
-//!   `flakeid-seaorm`, Diesel ones when it depends on `flakeid-diesel`
-//!   (renamed dependencies are found too).
+//! * ORM column and key impls when you ask for them (below).
 //!
 //! Derive none of the traits above yourself: they are already implemented.
 //!
-//! An ORM crate listed only in `[dev-dependencies]` is not available to the
-//! library, so its column impls are then generated for unit tests
-//! (`#[cfg(test)]`), integration tests and benches only — not for examples
-//! and doctests. List it in `[dependencies]` to have them everywhere.
+//! ## Arguments
 //!
-//! ## Another generator
+//! | argument | on | meaning |
+//! |---|---|---|
+//! | (none) | ID type | Twitter's layout; IDs from the process-wide generator (`flakeid_core::global`) |
+//! | `layout = path` | ID type | `path()` returns the layout (e.g. `presets::discord`, or a function of yours); IDs from a process-wide generator of it with this process's node ID |
+//! | `scheme = path` | ID type | the same for any scheme: `TraceIdLayout`, `RandomKeys`, `DecimalIdScheme` … (anything implementing `flakeid_core::GlobalScheme`) |
+//! | `source = path` | ID type, with `layout`/`scheme` | `path()` returns `Result<&'static G, ConfigError>` for an `IdSource` of your own |
+//! | `seaorm`, `diesel` | both | emit that ORM's impls (implied by `flakeid_seaorm::flake_id` / `flakeid_diesel::flake_id`) |
+//! | `behavior = manual` | SeaORM model | you write `ActiveModelBehavior` yourself |
+//! | `crate = path` | both | where the attribute's own crate is, if you renamed or re-exported it |
 //!
-//! `#[flake_id(generator = path::to::function)]` draws IDs of this type from
-//! another generator; the function has the signature
-//! `fn() -> Result<&'static Generator, ConfigError>`:
+//! Checking, parsing and decoding use only the scheme: they never read the
+//! environment or build a generator, so a service that only reads IDs needs
+//! no node ID.
 //!
 //! ```
-//! use std::sync::OnceLock;
-//! use flakeid_core::{ConfigError, FlakeId, Generator, GeneratorBuilder, flake_id};
-//! use flakeid_core::layout::presets;
+//! use flakeid_core::{flake_id, global, layout::presets, Generator};
 //!
-//! // Audit records come from a fleet of their own, node IDs 0..1024.
-//! fn audit_generator() -> Result<&'static Generator, ConfigError> {
-//!     static AUDIT: OnceLock<Result<Generator, ConfigError>> = OnceLock::new();
-//!     AUDIT
-//!         .get_or_init(|| GeneratorBuilder::new(presets::twitter(), 42).build())
-//!         .as_ref()
-//!         .map_err(Clone::clone)
-//! }
-//!
-//! #[flake_id(generator = audit_generator)]
+//! // Audit records use Sonyflake's layout; this process's node ID is 42.
+//! #[flake_id(layout = presets::sonyflake)]
 //! pub struct AuditId(i64);
 //!
-//! let id = AuditId::try_generate()?;
-//! assert_eq!(id.decode()?.parts.map(|p| p.node), Some(42));
+//! global::init(Generator::builder(presets::twitter(), 42))?;
+//! let id = AuditId::generate()?;
+//! assert_eq!(id.decode().parts.map(|p| p.node), Some(42));
+//! assert_eq!(presets::sonyflake().decompose(id.get() as u64).node, 42);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! ## Which ORM
+//!
+//! The path you import decides: `flakeid_seaorm::flake_id` emits SeaORM
+//! impls, `flakeid_diesel::flake_id` Diesel ones, `flakeid_core::flake_id`
+//! none; `#[flake_id(seaorm)]` or `#[flake_id(diesel)]` add one (a type
+//! used by both ORMs writes `#[flake_id(seaorm, diesel)]`). Nothing is
+//! guessed from your `Cargo.toml`.
 //!
 //! # Marking a model's primary key
 //!
@@ -90,6 +88,8 @@
 //! key the application assigns. The key field's type must be an ID type
 //! declared with `#[flake_id]`; keys made of several columns are rejected,
 //! since their values (usually foreign keys) already exist.
+//!
+//! The model's ORM comes from the entry point or an argument, as above.
 //!
 //! * **SeaORM**: the key is the field with `#[sea_orm(primary_key)]`.
 //!   Put `#[flake_id]` **above** `#[sea_orm::model]` and
@@ -101,6 +101,8 @@
 //!
 //! ```ignore
 //! // SeaORM (runs in flakeid-seaorm's documentation)
+//! use flakeid_seaorm::flake_id;
+//!
 //! #[flake_id]
 //! #[sea_orm::model]
 //! #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -114,7 +116,8 @@
 //!
 //! ```ignore
 //! // Diesel (runs in flakeid-diesel's tests/model_marker.rs)
-//! use flakeid_core::{FlakeId, flake_id, global, layout::presets, GeneratorBuilder};
+//! use flakeid_diesel::flake_id;
+//! use flakeid_diesel::flakeid_core::{global, layout::presets, Generator};
 //!
 //! #[flake_id]
 //! pub struct UserId(i64);
@@ -135,8 +138,8 @@
 //!     pub name: String,
 //! }
 //!
-//! global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
-//! let row = User { id: UserId::try_generate()?, name: "alice".into() };
+//! global::init(Generator::builder(presets::twitter(), 1))?;
+//! let row = User { id: UserId::generate()?, name: "alice".into() };
 //! assert!(row.id.get() > 0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -149,14 +152,18 @@
 //! or of `Default` (`0` is not an ID); a model without a primary key, with a
 //! composite key, or whose key type is optional or not an ID type;
 //! `#[flake_id]` below `#[sea_orm::model]` or `#[derive(DeriveEntityModel)]`;
-//! and a crate that depends on none of `flakeid-core`, `flakeid-seaorm`,
-//! `flakeid-diesel`.
+//! a model without an ORM, or with two.
+
+#![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;
 
-mod id_type;
+mod attr;
+mod expand;
 mod model;
-mod paths;
+mod valid;
+
+use attr::{Entry, Paths};
 
 /// Declares a typed ID (`#[flake_id] pub struct UserId(i64);`) or marks a
 /// model's primary key as application-assigned.
@@ -165,7 +172,25 @@ mod paths;
 /// accepted arguments.
 #[proc_macro_attribute]
 pub fn flake_id(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand(args.into(), item.into())
+    run(Entry::Core, args, item)
+}
+
+/// `flakeid_seaorm::flake_id`: `#[flake_id]` with SeaORM's impls.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn seaorm_flake_id(args: TokenStream, item: TokenStream) -> TokenStream {
+    run(Entry::SeaOrm, args, item)
+}
+
+/// `flakeid_diesel::flake_id`: `#[flake_id]` with Diesel's impls.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn diesel_flake_id(args: TokenStream, item: TokenStream) -> TokenStream {
+    run(Entry::Diesel, args, item)
+}
+
+fn run(entry: Entry, args: TokenStream, item: TokenStream) -> TokenStream {
+    expand(entry, args.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
@@ -173,7 +198,9 @@ pub fn flake_id(args: TokenStream, item: TokenStream) -> TokenStream {
 const WHERE_IT_GOES: &str =
     "#[flake_id] goes on a tuple struct `struct UserId(i64);` or on a model struct";
 
+/// Parse, validate, expand.
 fn expand(
+    entry: Entry,
     args: proc_macro2::TokenStream,
     item: proc_macro2::TokenStream,
 ) -> syn::Result<proc_macro2::TokenStream> {
@@ -182,12 +209,18 @@ fn expand(
         syn::Item::Struct(s) => syn::DeriveInput::from(s),
         other => return Err(misplaced(&other)),
     };
+    let args = attr::parse(args)?;
+    let paths = Paths::new(entry, &args);
     let named =
         matches!(&input.data, syn::Data::Struct(s) if matches!(s.fields, syn::Fields::Named(_)));
     if named {
-        model::expand(args, input)
+        let orm = valid::model_orm(entry, &args, &input.ident)?;
+        model::expand(orm, &args, &paths, input)
     } else {
-        id_type::expand(args, input)
+        valid::id_type_args(&args)?;
+        valid::id_type_shape(&input)?;
+        valid::id_type_derives(&input.attrs)?;
+        Ok(expand::id_type(&args, &paths, input))
     }
 }
 

@@ -10,27 +10,31 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use flakeid_core::layout::presets;
-use flakeid_core::{ConfigError, FlakeId, Generator, GeneratorBuilder, IdError, flake_id, global};
+use flakeid_core::{ConfigError, FlakeId, Generator, IdError, flake_id, global};
 
 /// The key of the `users` table.
 #[flake_id]
 pub struct UserId(i64);
 
 /// An ID from a generator other than the process-wide one.
-#[flake_id(generator = custom_generator)]
+#[flake_id(layout = presets::twitter, source = custom_generator)]
 pub struct AuditId(i64);
+
+/// An ID of another layout, from a process-wide generator of it.
+#[flake_id(layout = presets::sonyflake)]
+pub struct EventId(i64);
 
 fn custom_generator() -> Result<&'static Generator, ConfigError> {
     static AUDIT: OnceLock<Result<Generator, ConfigError>> = OnceLock::new();
     AUDIT
-        .get_or_init(|| GeneratorBuilder::new(presets::twitter(), 900).build())
+        .get_or_init(|| Generator::builder(presets::twitter(), 900).build())
         .as_ref()
         .map_err(Clone::clone)
 }
 
 /// Installs the process-wide generator; every test installs the same one.
 fn init_global() -> Result<&'static Generator, ConfigError> {
-    global::init(GeneratorBuilder::new(presets::twitter(), 1))
+    global::init(Generator::builder(presets::twitter(), 1))
 }
 
 mod private {
@@ -74,6 +78,7 @@ where
 fn id_type_implements_all_generated_traits() {
     implements_everything::<UserId>();
     implements_everything::<AuditId>();
+    implements_everything::<EventId>();
     implements_everything::<private::OrderId>();
 }
 
@@ -92,17 +97,46 @@ fn name_is_the_type_name() {
 }
 
 #[test]
-fn generator_argument_selects_the_function() -> Result<(), Box<dyn std::error::Error>> {
+fn arguments_select_the_scheme_and_the_source() -> Result<(), Box<dyn std::error::Error>> {
     let global = init_global()?;
-    assert!(std::ptr::addr_eq(UserId::generator()?, global));
-    assert!(std::ptr::addr_eq(
-        AuditId::generator()?,
-        custom_generator()?
-    ));
-    assert!(!std::ptr::addr_eq(AuditId::generator()?, global));
+    assert!(std::ptr::addr_eq(UserId::source()?, global));
+    assert!(std::ptr::addr_eq(AuditId::source()?, custom_generator()?));
+    assert!(!std::ptr::addr_eq(AuditId::source()?, global));
     let node = |d: flakeid_core::Decoded| d.parts.map(|p| p.node);
-    assert_eq!(node(AuditId::try_generate()?.decode()?), Some(900));
-    assert_eq!(node(UserId::try_generate()?.decode()?), Some(1));
+    assert_eq!(node(AuditId::generate()?.decode()), Some(900));
+    assert_eq!(node(UserId::generate()?.decode()), Some(1));
+    // Another layout: its own process-wide generator, this process's node.
+    let event = EventId::generate()?;
+    assert_eq!(presets::sonyflake().decompose(event.get() as u64).node, 1);
+    assert_eq!(node(event.decode()), Some(1));
+    assert!(!std::ptr::addr_eq(EventId::source()?, global));
+    Ok(())
+}
+
+/// Calls every inherent method from a module that imports no trait.
+mod no_imports {
+    /// An ID type whose module has no `use` at all.
+    #[flakeid_core::flake_id]
+    pub struct PlainId(i64);
+
+    pub(crate) fn use_it() -> Result<(i64, Option<u64>, usize), flakeid_core::GenerateError> {
+        let id = PlainId::generate()?;
+        match PlainId::try_generate() {
+            Ok(_) | Err(flakeid_core::GenerateError::WouldBlock { .. }) => {}
+            Err(e) => return Err(e),
+        }
+        let many = PlainId::generate_many(3)?.len();
+        Ok((id.get(), id.decode().parts.map(|p| p.node), many))
+    }
+}
+
+#[test]
+fn inherent_methods_need_no_trait_import() -> Result<(), Box<dyn std::error::Error>> {
+    init_global()?;
+    let (raw, node, many) = no_imports::use_it()?;
+    assert!(raw > 0);
+    assert_eq!(node, Some(1));
+    assert_eq!(many, 3);
     Ok(())
 }
 
@@ -178,8 +212,8 @@ fn ordering_and_hashing_follow_the_value() -> Result<(), IdError> {
 #[test]
 fn generated_ids_are_valid_and_increasing() -> Result<(), Box<dyn std::error::Error>> {
     init_global()?;
-    let first = UserId::try_generate()?;
-    let second = UserId::try_generate()?;
+    let first = UserId::generate()?;
+    let second = UserId::generate()?;
     assert!(first.get() > 0);
     assert!(second > first);
     assert_eq!(UserId::try_from(first.get()), Ok(first));

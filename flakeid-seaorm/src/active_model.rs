@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `ActiveModel::insert`, `save` | the `before_save` hook `#[flake_id]` generates |
 //! | `Entity::insert(am).exec` | [`FlakeEntity::insert_with_id`] (hooks do not run here) |
-//! | `Entity::insert_many(..).exec` | [`FlakeEntity::insert_many_with_ids`] |
+//! | `Entity::insert_many(..).exec` | [`FlakeEntity::insert_many_with_ids`] (one contiguous run per statement, see [`assign_ids`]) |
 //! | JSON without an `id` | [`FlakeActiveModel::from_json_for_insert`], then `insert` |
 //!
 //! An ID that is already set is kept.
@@ -42,6 +42,18 @@ pub trait FlakeActiveModel: ActiveModelTrait + Sized {
     /// [`Error::Generate`] if no ID can be generated,
     /// [`Error::InvalidKeyValue`] if the key holds a value that is not an ID.
     fn assign_id(&mut self) -> Result<Self::Id, DbErr>;
+
+    /// The key, if it is set.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKeyValue`] if the key holds a value that is not an ID.
+    fn key(&self) -> Result<Option<Self::Id>, DbErr>;
+
+    /// Sets the key to `id`.
+    ///
+    /// # Errors
+    /// SeaORM's, if the key column cannot take the value.
+    fn set_key(&mut self, id: Self::Id) -> Result<(), DbErr>;
 
     /// `self` with its key set to a fresh ID unless it already has one.
     ///
@@ -93,20 +105,64 @@ where
     type Id = KeyOf<A>;
 
     fn assign_id(&mut self) -> Result<Self::Id, DbErr> {
-        let column = key_column::<A>()?;
-        match self.get(column) {
-            ActiveValue::Set(value) | ActiveValue::Unchanged(value) => key_from_value::<A>(&value),
-            ActiveValue::NotSet => {
-                let id = KeyOf::<A>::try_generate().map_err(|source| Error::Generate {
-                    id_type: KeyOf::<A>::NAME,
-                    table: table_name::<A>(),
-                    source,
-                })?;
-                self.try_set(column, Value::BigInt(Some(id.get())))?;
-                Ok(id)
+        if let Some(id) = self.key()? {
+            return Ok(id);
+        }
+        let id = KeyOf::<A>::generate().map_err(|source| Error::Generate {
+            id_type: KeyOf::<A>::NAME,
+            table: table_name::<A>(),
+            source,
+        })?;
+        self.set_key(id)?;
+        Ok(id)
+    }
+
+    fn key(&self) -> Result<Option<Self::Id>, DbErr> {
+        match self.get(key_column::<A>()?) {
+            ActiveValue::Set(value) | ActiveValue::Unchanged(value) => {
+                key_from_value::<A>(&value).map(Some)
             }
+            ActiveValue::NotSet => Ok(None),
         }
     }
+
+    fn set_key(&mut self, id: Self::Id) -> Result<(), DbErr> {
+        self.try_set(key_column::<A>()?, Value::BigInt(Some(id.get())))
+    }
+}
+
+/// Sets the key of every model in `models` that has none, with IDs reserved
+/// in one step ([`FlakeId::generate_many`]: for a
+/// [`Generator`](flakeid_core::Generator), one contiguous ascending run),
+/// in the order of `models`; keys already set are checked and kept.
+///
+/// Assign IDs this way when the rows are written, not when each row is
+/// built: IDs taken as rows are created over time interleave with other
+/// writers' IDs in the key's index (page splits in its middle, a larger
+/// index); a run reserved at write time lands at its right edge.
+///
+/// # Errors
+/// [`Error::Generate`] if no IDs can be generated, [`Error::InvalidKeyValue`]
+/// if a key holds a value that is not an ID. On error no key is changed.
+pub fn assign_ids<A: FlakeActiveModel>(models: &mut [A]) -> Result<(), DbErr> {
+    let mut missing = Vec::new();
+    for (i, am) in models.iter().enumerate() {
+        if am.key()?.is_none() {
+            missing.push(i);
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let ids = A::Id::generate_many(missing.len()).map_err(|source| Error::Generate {
+        id_type: A::Id::NAME,
+        table: table_name::<A>(),
+        source,
+    })?;
+    for (i, id) in missing.into_iter().zip(ids) {
+        models[i].set_key(id)?;
+    }
+    Ok(())
 }
 
 /// The single key column of `A`'s entity.
@@ -168,21 +224,25 @@ pub trait FlakeEntity: EntityTrait {
         Ok(Self::insert(am))
     }
 
-    /// [`EntityTrait::insert_many`] after [`FlakeActiveModel::assign_id`] on
-    /// each model. Nothing is built if any model fails.
+    /// [`EntityTrait::insert_many`] after [`assign_ids`]: the models without
+    /// a key get IDs reserved in one step, one contiguous ascending run, so
+    /// the statement's rows land together at the right edge of the key's
+    /// index (as an auto-increment batch does) even while other writers
+    /// insert. Nothing is built if any model fails.
     ///
     /// # Errors
-    /// As [`FlakeActiveModel::assign_id`].
+    /// As [`assign_ids`].
     fn insert_many_with_ids<M, I>(models: I) -> Result<InsertMany<Self::ActiveModel>, DbErr>
     where
         M: IntoActiveModel<Self::ActiveModel>,
         I: IntoIterator<Item = M>,
         Self::ActiveModel: FlakeActiveModel,
     {
-        let ams = models
+        let mut ams: Vec<Self::ActiveModel> = models
             .into_iter()
-            .map(|m| m.into_active_model().with_id())
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(IntoActiveModel::into_active_model)
+            .collect();
+        assign_ids(&mut ams)?;
         Ok(Self::insert_many(ams))
     }
 }

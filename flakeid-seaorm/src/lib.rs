@@ -2,7 +2,7 @@
 //! assigned by the application before the `INSERT`.
 //!
 //! ```
-//! use flakeid_core::{global, layout::presets, GeneratorBuilder};
+//! use flakeid_core::{global, layout::presets, Generator};
 //! use flakeid_seaorm::{flake_id, FlakeId};
 //! use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, EntityTrait, Schema, Set};
 //!
@@ -26,7 +26,7 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
+//! global::init(Generator::builder(presets::twitter(), 1))?;
 //! let db = Database::connect("sqlite::memory:").await?;
 //! let schema = Schema::new(db.get_database_backend());
 //! db.execute(&schema.create_table_from_entity(user::Entity)).await?;
@@ -37,6 +37,10 @@
 //!     .await?;
 //! assert!(ada.id.get() > 0);
 //! assert_eq!(user::Entity::find_by_id(ada.id).one(&db).await?, Some(ada));
+//!
+//! // The table refuses a key that is not an ID, whoever writes it.
+//! let zero = db.execute_unprepared("INSERT INTO users (id, name) VALUES (0, 'Zero')").await;
+//! assert!(zero.is_err());
 //! # Ok(())
 //! # }
 //! ```
@@ -59,14 +63,87 @@
 //!   no `AUTO_INCREMENT`); on SQLite it also emits `bigint` instead of
 //!   `integer`, so the key is not an alias of the rowid and an `INSERT`
 //!   without a key fails instead of storing a rowid;
+//! * adds `extra = "CHECK (<column> > 0)"` to the key, so the table that
+//!   `create_table_from_entity` (or `Schema::get_column_def`) makes refuses
+//!   a key that is not an ID: 0 or a negative number written by plain SQL,
+//!   and the 0 MySQL/MariaDB store in non-strict mode for an `INSERT` that
+//!   leaves the key out (see [Keys the database refuses](#keys-the-database-refuses));
 //! * implements `ActiveModelBehavior` with a `before_save` that assigns a
 //!   fresh ID on insert when the key is not set (`insert`, `save`).
 //!
 //! `Entity::insert` and `Entity::insert_many` run no hooks: use
 //! [`FlakeEntity::insert_with_id`] / [`FlakeEntity::insert_many_with_ids`].
-//! An `INSERT` that still leaves the key out fails (`NOT NULL`, or
-//! [`Error::DatabaseGeneratedKey`] where the database reports a generated
-//! key) rather than storing `0` or a rowid as an ID.
+//! An `INSERT` that still leaves the key out fails (`NOT NULL`, or the key's
+//! `CHECK` on MySQL/MariaDB in non-strict mode) rather than storing `0` or a
+//! rowid as an ID.
+//!
+//! ## Keys the database refuses
+//!
+//! The key column of a table made by `create_table_from_entity` reads
+//! `bigint NOT NULL PRIMARY KEY CHECK (id > 0)` (with the key's column
+//! name). What that guarantees, and where it stops:
+//!
+//! * PostgreSQL, SQLite, MariaDB ≥ 10.2.1 and MySQL ≥ 8.0.16 enforce the
+//!   check in every `sql_mode`: no row with a key ≤ 0 is stored, whichever
+//!   path writes it. MySQL before 8.0.16 parses the check and ignores it;
+//!   there the typed error on read ([`Error::InvalidStoredId`]) is what
+//!   remains.
+//! * Tables made another way do not get it: add it to hand-written or
+//!   migration SQL (`id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0)`; in a
+//!   sea-orm migration, `ColumnDef::check(Expr::col(..).gt(0))`), and to
+//!   existing tables with `ALTER TABLE t ADD CONSTRAINT t_id_positive CHECK (id > 0)`.
+//! * A `BIGINT UNSIGNED` key (`column_type = "BigUnsigned"`) gets the same
+//!   check, which refuses 0; values above 2^63 − 1 fit such a column but are
+//!   not IDs, and are refused only on read. Add `AND id <= 9223372036854775807`
+//!   in your own `extra` to refuse them in the database too.
+//! * The check only bounds the sign: a layout whose IDs end below 2^63 − 1
+//!   (e.g. JavaScript-safe, 2^53 − 1) is enforced on read.
+//! * The text is written unquoted, because no quoting reads the same on
+//!   PostgreSQL and MySQL. A key column whose name needs quoting (anything
+//!   but lowercase ASCII letters, digits and `_`, or a reserved word such
+//!   as `order`) is a compile error that asks you to write the check
+//!   yourself with `#[sea_orm(extra = "CHECK (...)")]`. A key that already
+//!   has an `extra` is left as it is: include the check in it.
+//!
+//! ```
+//! use flakeid_seaorm::flake_id;
+//! use sea_orm::{DbBackend, Schema};
+//!
+//! #[flake_id]
+//! pub struct TagId(i64);
+//!
+//! mod tag {
+//!     use sea_orm::entity::prelude::*;
+//!
+//!     #[flakeid_seaorm::flake_id]
+//!     #[sea_orm::model]
+//!     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+//!     #[sea_orm(table_name = "tags")]
+//!     pub struct Model {
+//!         #[sea_orm(primary_key)]
+//!         pub id: super::TagId,
+//!         pub label: String,
+//!     }
+//! }
+//!
+//! # fn main() {
+//! let create = |backend: DbBackend| {
+//!     backend.build(&Schema::new(backend).create_table_from_entity(tag::Entity)).to_string()
+//! };
+//! assert_eq!(
+//!     create(DbBackend::Postgres),
+//!     r#"CREATE TABLE "tags" ( "id" bigint NOT NULL PRIMARY KEY CHECK (id > 0), "label" varchar NOT NULL )"#
+//! );
+//! assert_eq!(
+//!     create(DbBackend::MySql),
+//!     "CREATE TABLE `tags` ( `id` bigint NOT NULL PRIMARY KEY CHECK (id > 0), `label` varchar(255) NOT NULL )"
+//! );
+//! assert_eq!(
+//!     create(DbBackend::Sqlite),
+//!     r#"CREATE TABLE "tags" ( "id" bigint NOT NULL PRIMARY KEY CHECK (id > 0), "label" varchar NOT NULL )"#
+//! );
+//! # }
+//! ```
 //!
 //! ## Your own `ActiveModelBehavior`
 //!
@@ -74,7 +151,7 @@
 //! [`FlakeActiveModel::assign_id_before_save`] first in your `before_save`:
 //!
 //! ```
-//! use flakeid_core::{global, layout::presets, GeneratorBuilder};
+//! use flakeid_core::{global, layout::presets, Generator};
 //! use flakeid_seaorm::{flake_id, FlakeId};
 //! use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, Schema, Set};
 //!
@@ -109,7 +186,7 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
+//! # global::init(Generator::builder(presets::twitter(), 1))?;
 //! # let db = Database::connect("sqlite::memory:").await?;
 //! # let schema = Schema::new(db.get_database_backend());
 //! # db.execute(&schema.create_table_from_entity(note::Entity)).await?;
@@ -131,6 +208,7 @@
 //! without a key and names the field of a bad ID.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 // Lets `::flakeid_seaorm::…` paths generated by `#[flake_id]` resolve in this crate's own tests.
 #[allow(unused_extern_crates)]
@@ -141,12 +219,17 @@ mod column;
 mod error;
 #[cfg(feature = "with-json")]
 mod json;
+#[cfg(feature = "lease")]
+pub mod lease;
 
-pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf};
+pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
 pub use error::Error;
+pub use flakeid_core;
 pub use flakeid_core::FlakeId;
+/// `#[flake_id]` with SeaORM's impls: ID types become column types and
+/// keys, models get application-assigned keys (see the crate docs).
 #[cfg(feature = "macros")]
-pub use flakeid_core::flake_id;
+pub use flakeid_macros::seaorm_flake_id as flake_id;
 
 /// Items used by code that `#[flake_id]` generates. Not a public API.
 #[doc(hidden)]

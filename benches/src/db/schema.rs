@@ -39,7 +39,7 @@ pub fn create_table(server: Server, key: Key) -> String {
 }
 
 /// The key type of the flakeid tables: a SeaORM and Diesel column type.
-#[flakeid_seaorm::flake_id]
+#[flakeid_core::flake_id(seaorm, diesel)]
 pub struct ItemId(i64);
 
 /// SeaORM entities, one per key column type.

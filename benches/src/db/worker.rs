@@ -16,7 +16,7 @@ use std::io::{BufRead as _, Write as _};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use flakeid_core::layout::presets;
-use flakeid_core::{GeneratorBuilder, global};
+use flakeid_core::{Generator, global};
 
 use super::DbBenchError;
 use super::config::{Key, Path, Server};
@@ -138,7 +138,7 @@ pub fn run_worker(args: &WorkerArgs) -> Result<(), DbBenchError> {
     let mut inserter = Inserter::connect(args.server, args.key, args.path, &args.url)?;
     if args.path == Path::SeaOrmWithIds {
         // insert_many_with_ids draws from the process-wide generator.
-        global::init(GeneratorBuilder::new(presets::twitter(), node))?;
+        global::init(Generator::builder(presets::twitter(), node))?;
     }
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "ready")

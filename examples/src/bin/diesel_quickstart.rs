@@ -8,8 +8,8 @@
 
 use diesel::prelude::*;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
-use flakeid_core::{FlakeId, GeneratorBuilder, global, layout::presets};
 use flakeid_diesel::flake_id;
+use flakeid_diesel::flakeid_core::{Generator, global, layout::presets};
 
 /// The SQL files under `examples/migrations/`, compiled into the binary.
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
@@ -41,8 +41,8 @@ diesel::table! {
 diesel::joinable!(posts -> authors (author_id));
 diesel::allow_tables_to_appear_in_same_query!(authors, posts);
 
-/// `#[flake_id]` above an `Insertable` struct adds `Author::new(name)`,
-/// which assigns a fresh key.
+/// `#[flake_id]` checks that the key is an ID type; the key is set where the
+/// row is built (`id: AuthorId::generate()?`).
 #[flake_id]
 #[derive(Queryable, Selectable, Insertable, Identifiable, Debug, serde::Serialize)]
 #[diesel(table_name = authors)]
@@ -65,26 +65,32 @@ pub struct Post {
 fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // The default generator: Twitter's layout, node 1. Every process writing
     // to the same tables needs its own node ID.
-    global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
+    global::init(Generator::builder(presets::twitter(), 1))?;
 
     let mut conn = SqliteConnection::establish(":memory:")?;
     conn.run_pending_migrations(MIGRATIONS)?;
 
     // The key is known before the INSERT: no RETURNING, no re-read.
-    let ada = Author::new("Ada".to_owned());
+    let ada = Author {
+        id: AuthorId::generate()?,
+        name: "Ada".to_owned(),
+    };
     diesel::insert_into(authors::table)
         .values(&ada)
         .execute(&mut conn)?;
 
-    // Or spelled out, for struct literals: `id: PostId::generate()`.
-    let posts = vec![
-        Post::new(ada.id, "Notes on the Analytical Engine".to_owned()),
-        Post {
-            id: PostId::generate(),
+    // Many rows: their IDs reserved in one step, one contiguous run, so the
+    // batch lands at the right edge of the key's index.
+    let titles = ["Notes on the Analytical Engine", "Sketch of the Engine"];
+    let posts: Vec<Post> = PostId::generate_many(titles.len())?
+        .into_iter()
+        .zip(titles)
+        .map(|(id, title)| Post {
+            id,
             author_id: ada.id,
-            title: "Sketch of the Engine".to_owned(),
-        },
-    ];
+            title: title.to_owned(),
+        })
+        .collect();
     diesel::insert_into(posts::table)
         .values(&posts)
         .execute(&mut conn)?;
@@ -99,7 +105,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .load(&mut conn)?;
 
     // e.g. `7301…5 (2025-06-01T12:00:00.123Z, tick …, datacenter 0, worker 1, sequence 0)`.
-    let decoded = author.id.decode()?;
+    let decoded = author.id.decode();
     println!("author {} ({})", author.id, author.name);
     println!("  decoded: {decoded}");
     for post in &posts {

@@ -5,7 +5,7 @@
 //! cargo run -p flakeid-examples --bin seaorm_quickstart
 //! ```
 
-use flakeid_core::{FlakeId, GeneratorBuilder, global, layout::presets};
+use flakeid_seaorm::flakeid_core::{Generator, global, layout::presets};
 use flakeid_seaorm::{FlakeEntity, flake_id};
 use sea_orm::{
     ActiveModelTrait, ConnectionTrait, Database, DbErr, EntityTrait, ModelTrait, QueryOrder,
@@ -61,7 +61,7 @@ pub mod post {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The default generator: Twitter's layout, node 1. Every process writing
     // to the same tables needs its own node ID.
-    global::init(GeneratorBuilder::new(presets::twitter(), 1))?;
+    global::init(Generator::builder(presets::twitter(), 1))?;
 
     let db = Database::connect("sqlite::memory:").await?;
     let schema = Schema::new(db.get_database_backend());
@@ -99,7 +99,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
 
     // e.g. `7301…5 (2025-06-01T12:00:00.123Z, tick …, datacenter 0, worker 1, sequence 0)`.
-    let decoded = author.id.decode()?;
+    let decoded = author.id.decode();
     println!("author {} ({})", author.id, author.name);
     println!("  decoded: {decoded}");
     for post in &posts {

@@ -6,11 +6,23 @@
 //! (Some base62 libraries use `0-9a-zA-Z`; their strings are not
 //! interchangeable with these.)
 //!
+//! Two decoders; both are case-sensitive (`a` and `A` are different digits)
+//! and take no characters but `0-9A-Za-z`:
+//!
+//! * [`decode`] (used by [`FlakeId::from_base62`](crate::FlakeId::from_base62))
+//!   accepts exactly [`WIDTH`] digits whose value fits 64 bits (at most
+//!   `LygHa16AHYF`): one spelling per value, the one [`encode`] writes.
+//! * [`decode_lenient`] accepts 1 to [`WIDTH`] digits, shorter input read as
+//!   if padded with `0` on the left, so a value has several spellings
+//!   (`"z"`, `"0z"`, … `"0000000000z"`).
+//!
 //! ```
 //! use flakeid_core::encoding::base62;
 //! let s = base62::encode(175_928_847_299_117_063);
 //! assert_eq!(s, "0Czks0tP37X");
 //! assert_eq!(base62::decode(&s)?, 175_928_847_299_117_063);
+//! assert!(base62::decode("Czks0tP37X").is_err());
+//! assert_eq!(base62::decode_lenient("Czks0tP37X")?, 175_928_847_299_117_063);
 //! # Ok::<(), flakeid_core::DecodeError>(())
 //! ```
 
@@ -66,8 +78,63 @@ const fn digit(c: u8) -> Option<u64> {
     }
 }
 
-/// Decodes 1 to [`WIDTH`] base62 digits (shorter input is read as if padded
-/// with `0` on the left). Case matters: `a` and `A` are different digits.
+/// Decodes the canonical form: exactly [`WIDTH`] base62 digits, at most
+/// `LygHa16AHYF` (`u64::MAX`). Case matters: `a` and `A` are different digits.
+///
+/// # Errors
+/// [`DecodeError`] naming the input: [`Empty`](DecodeError::Empty),
+/// [`InvalidChar`](DecodeError::InvalidChar) for a character outside
+/// `0-9A-Za-z` (with its position), [`Length`](DecodeError::Length) for any
+/// length but [`WIDTH`], [`Overflow`](DecodeError::Overflow) for a value
+/// above `u64::MAX`.
+///
+/// ```
+/// use flakeid_core::{DecodeError, encoding::base62};
+/// assert_eq!(base62::decode("0000000000z")?, 61);
+/// assert!(matches!(base62::decode("z"), Err(DecodeError::Length { len: 1, expected: 11, .. })));
+/// assert!(matches!(base62::decode("00000000-4"), Err(DecodeError::InvalidChar { character: '-', position: 8, .. })));
+/// assert!(matches!(base62::decode("zzzzzzzzzzz"), Err(DecodeError::Overflow { .. })));
+/// # Ok::<(), DecodeError>(())
+/// ```
+pub fn decode(input: &str) -> Result<u64, DecodeError> {
+    if input.is_empty() {
+        return Err(DecodeError::Empty { encoding: NAME });
+    }
+    // 62^11 > 2^64: collect in a u128, then check that the value fits.
+    let mut value: u128 = 0;
+    let mut len = 0usize;
+    for (position, c) in input.chars().enumerate() {
+        let d = u8::try_from(c)
+            .ok()
+            .and_then(digit)
+            .ok_or_else(|| DecodeError::InvalidChar {
+                encoding: NAME,
+                input: excerpt(input),
+                character: c,
+                position,
+            })?;
+        if position < WIDTH {
+            value = value * 62 + u128::from(d);
+        }
+        len += 1;
+    }
+    if len != WIDTH {
+        return Err(DecodeError::Length {
+            encoding: NAME,
+            input: excerpt(input),
+            len,
+            expected: WIDTH,
+        });
+    }
+    u64::try_from(value).map_err(|_| DecodeError::Overflow {
+        encoding: NAME,
+        input: excerpt(input),
+    })
+}
+
+/// Decodes 1 to [`WIDTH`] base62 digits; shorter input is read as if
+/// padded with `0` on the left, so `"z"` and `"0000000000z"` are both 61.
+/// Case matters: `a` and `A` are different digits.
 ///
 /// # Errors
 /// [`DecodeError`] naming the input for empty or too long input, a
@@ -76,12 +143,12 @@ const fn digit(c: u8) -> Option<u64> {
 ///
 /// ```
 /// use flakeid_core::{DecodeError, encoding::base62};
-/// assert_eq!(base62::decode("z")?, 61);
-/// assert!(matches!(base62::decode("12-4"), Err(DecodeError::InvalidChar { character: '-', position: 2, .. })));
-/// assert!(matches!(base62::decode("zzzzzzzzzzz"), Err(DecodeError::Overflow { .. })));
+/// assert_eq!(base62::decode_lenient("z")?, 61);
+/// assert!(matches!(base62::decode_lenient("12-4"), Err(DecodeError::InvalidChar { character: '-', position: 2, .. })));
+/// assert!(matches!(base62::decode_lenient("zzzzzzzzzzz"), Err(DecodeError::Overflow { .. })));
 /// # Ok::<(), DecodeError>(())
 /// ```
-pub fn decode(input: &str) -> Result<u64, DecodeError> {
+pub fn decode_lenient(input: &str) -> Result<u64, DecodeError> {
     if input.is_empty() {
         return Err(DecodeError::Empty { encoding: NAME });
     }
@@ -146,15 +213,27 @@ mod tests {
     #[test]
     fn errors_name_input() {
         assert_eq!(decode(""), Err(DecodeError::Empty { encoding: NAME }));
-        let e = decode("000000000000").unwrap_err();
+        assert_eq!(
+            decode_lenient(""),
+            Err(DecodeError::Empty { encoding: NAME })
+        );
+        assert_eq!(
+            decode("000000000000").unwrap_err().to_string(),
+            "wrong length: expected 11 characters, got 12, in base62 string \"000000000000\""
+        );
+        let e = decode_lenient("000000000000").unwrap_err();
         assert_eq!(
             e.to_string(),
             "base62 string \"000000000000\" is 12 digits long; at most 11 are allowed"
         );
-        let e = decode("ab é").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "invalid character ' ' at position 2 in base62 string \"ab é\""
-        );
+        for e in [
+            decode("ab é").unwrap_err(),
+            decode_lenient("ab é").unwrap_err(),
+        ] {
+            assert_eq!(
+                e.to_string(),
+                "invalid character ' ' at position 2 in base62 string \"ab é\""
+            );
+        }
     }
 }

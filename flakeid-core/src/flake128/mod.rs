@@ -8,6 +8,19 @@
 //! [`ClockRegression`](crate::ClockRegression) policy for clocks running
 //! backwards). [`node`] finds a worker ID from the machine's MAC address.
 //!
+//! # Workers
+//!
+//! A worker must not be used by two generators at once: they would issue
+//! the same flakes in the same millisecond. [`Flake128Generator::new`] takes
+//! the worker from the MAC address, as Boundary's flake does, and holds a
+//! host-wide lock on it for its lifetime, so that a second process on the
+//! same host (which has the same MAC address) gets
+//! [`Flake128Error::WorkerInUse`] instead of duplicate flakes; see
+//! [`generator`] for what the lock covers. With an explicit worker
+//! ([`Flake128GeneratorBuilder::worker`], or
+//! `Generator::builder(Flake128Layout, worker)`) no lock is taken and the
+//! caller guarantees the worker's uniqueness.
+//!
 //! A flake is wider than a SQL `BIGINT`. Store it in 16 bytes, big-endian
 //! ([`Flake128::to_bytes`]): PostgreSQL's `uuid` and MySQL's `BINARY(16)`
 //! compare bytes in order, so the database orders flakes by number, which
@@ -42,17 +55,28 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "diesel")]
+mod diesel_impls;
+mod error;
+pub mod generator;
+pub mod layout;
 pub mod node;
+#[cfg(feature = "sea-orm")]
+mod sea_orm_impls;
+#[cfg(feature = "serde")]
+mod serde_impls;
 
 use core::fmt;
 use core::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use self::layout::{MAX_WORKER, SEQUENCES_PER_MILLI};
 use crate::encoding::excerpt;
-use crate::layout::flake128::{MAX_WORKER, SEQUENCES_PER_MILLI};
-use crate::{Clock, Flake128Error, GenerateError, Generator, Parts};
+use crate::{Clock, GenerateError, Generator, Parts};
 
-pub use crate::layout::Flake128Layout;
+pub use error::{Flake128Error, NodeSourceError};
+pub use generator::{Flake128Generator, Flake128GeneratorBuilder};
+pub use layout::Flake128Layout;
 
 /// Length of the canonical text form: 32 hex digits and 4 hyphens.
 pub const TEXT_LEN: usize = 36;
@@ -68,6 +92,13 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// `Ord` compares the numbers, which is time order (then worker, then
 /// sequence). See the [module documentation](self) for its forms.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+// Diesel's own derive writes the `AsExpression` impls (see `diesel_impls.rs`).
+#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression))]
+#[cfg_attr(feature = "diesel", diesel(sql_type = diesel::sql_types::Binary))]
+#[cfg_attr(
+    feature = "diesel-postgres",
+    diesel(sql_type = diesel::sql_types::Uuid)
+)]
 pub struct Flake128(u128);
 
 impl Flake128 {

@@ -8,19 +8,31 @@
 //! order, those backed by a device (a `device` entry: physical NICs) before
 //! virtual ones; loopback and all-zero addresses are skipped.
 //!
+//! A MAC address names a machine, not a process: every process on the host
+//! reads the same one. These functions only read it; a generator built
+//! from their result with `Generator::builder(Flake128Layout, worker)`
+//! takes no lock, so two processes doing so issue the same flakes. Use
+//! [`Flake128Generator`](super::Flake128Generator), which locks the
+//! MAC-derived worker host-wide.
+//!
 //! A MAC address is only as unique as the machines are: cloned VMs,
 //! containers on bridges with generated addresses and misconfigured
 //! hardware can share one. When that can happen, give the worker ID
 //! explicitly (any unique 48-bit value) instead:
-//! `Generator::builder(Flake128Layout, worker)`.
+//! `Flake128Generator::builder().worker(worker)`.
 //!
 //! ```
-//! use flakeid_core::{flake128::node, layout::Flake128Layout, Generator};
+//! use flakeid_core::flake128::{node, Flake128Generator};
 //!
-//! // A MAC address where one exists, an explicit worker ID otherwise.
-//! let worker = node::mac_address().unwrap_or(0x0000_0000_0001);
-//! let generator = Generator::builder(Flake128Layout, worker).build()?;
-//! assert_eq!(generator.node(), worker);
+//! let dir = std::env::temp_dir().join(format!("flakeid-doc-node-{}", std::process::id()));
+//! std::fs::create_dir_all(dir.join("eth0"))?;
+//! std::fs::write(dir.join("eth0").join("address"), "02:42:ac:11:00:07\n")?;
+//! // The worker from the MAC address, locked on this host while `generator` lives.
+//! let generator = Flake128Generator::builder().mac_address_in(&dir).lock_dir(&dir).build()?;
+//! assert_eq!(generator.worker(), 0x0242_ac11_0007);
+//! assert!(Flake128Generator::builder().mac_address_in(&dir).lock_dir(&dir).build().is_err());
+//! drop(generator);
+//! std::fs::remove_dir_all(&dir)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -138,4 +150,21 @@ pub fn parse_mac(text: &str) -> Result<u64, NodeSourceError> {
         return Err(invalid());
     }
     Ok(value)
+}
+
+/// Writes a 48-bit worker ID as a MAC address, six colon-separated
+/// lowercase hex bytes: the inverse of [`parse_mac`].
+///
+/// ```
+/// use flakeid_core::flake128::node;
+/// assert_eq!(node::format_mac(0x0242_ac11_0002), "02:42:ac:11:00:02");
+/// assert_eq!(node::parse_mac(&node::format_mac(0x0242_ac11_0002))?, 0x0242_ac11_0002);
+/// # Ok::<(), flakeid_core::NodeSourceError>(())
+/// ```
+pub fn format_mac(worker: u64) -> String {
+    let b = worker.to_be_bytes();
+    format!(
+        "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
+        b[2], b[3], b[4], b[5], b[6], b[7]
+    )
 }

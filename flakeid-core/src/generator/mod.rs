@@ -11,9 +11,22 @@
 //!   greater than every ID it issued before (in the order the CAS operations
 //!   took effect; IDs one thread receives are increasing). No ID is issued
 //!   twice, whatever the clock does.
-//! * **Never zero**: `(tick 0, sequence 0)` is never issued.
+//! * **Never zero**: no ID is issued in tick 0.
 //! * **Never wraps**: past the layout's last tick every call fails with
 //!   [`GenerateError::TimeExhausted`] naming the end instant.
+//! * **Not in the build tick**: a generator issues no ID in the tick in
+//!   which it was built; its first ID is in the next tick. A blocking call
+//!   waits for it (at most one tick, whatever the policies); a non-blocking
+//!   call returns [`GenerateError::WouldBlock`] until then. So a process
+//!   restarted with the same node ID does not re-enter a tick its
+//!   predecessor used, provided both read the same time (one machine's
+//!   clock) and the predecessor was not running ahead
+//!   ([`SequenceExhaustion::RunAhead`]) past the moment of the restart. A
+//!   wall clock stepped back between the two runs is not covered: that
+//!   needs the previous run's last time persisted somewhere.
+//! * **Not across fork()**: in a child process forked after the generator
+//!   was built, every call fails with [`GenerateError::Forked`] (the child
+//!   holds a copy of the state and the node ID); see [`crate::fork`].
 //!
 //! # Policies
 //!
@@ -30,29 +43,38 @@
 //!   next tick even if the clock has moved on, as long as the ID's time lags
 //!   the clock by at most the window. Saturating callers thereby get close
 //!   to the layout's full capacity (≥ 99 % of 4,096,000 IDs/s for Twitter's
-//!   layout) instead of 86–100 %. A caller that did not use up the previous
-//!   tick always gets the clock's current tick.
+//!   layout) instead of 86–100 %. The generator cannot tell a saturating
+//!   caller from a slow one that comes right after a burst, so IDs lag the
+//!   clock's tick only within the window after the generator last used up a
+//!   tick: once the window has passed, every ID carries the clock's tick.
 //!
 //! # Timestamp accuracy
 //!
 //! With `W` the catch-up window and `L` the run-ahead lead (zero unless
-//! [`SequenceExhaustion::RunAhead`]), the time decoded from an ID lies within
-//! `[t − W − tick, t + L]` of the generator clock's reading `t` at the moment
-//! the ID was issued (`tick` being the layout's tick length, because a time
-//! is truncated to its tick). Callers that do not use up ticks get the
-//! clock's tick (`[t − tick, t]`); only a saturating caller's IDs lag, by at
-//! most `W`. [`MonotonicClock`] itself lags true time by about a
-//! millisecond (see its documentation).
+//! [`SequenceExhaustion::RunAhead`]), both rounded down to whole ticks, and
+//! `tick` the layout's tick length, the time decoded from an ID (the start of
+//! its tick) lies within `[t − W − tick + 1 ms, t + L]` of the generator
+//! clock's reading `t` at the moment the ID was issued. The `tick − 1 ms`
+//! is truncation (an LSID ID, with 1 s ticks, can decode 999 ms before `t`);
+//! the `W` only applies within the window after a used-up tick (see above).
+//! [`MonotonicClock`] itself lags true time by about a millisecond (see its
+//! documentation).
 //!
-//! A batch larger than what is left of the current tick ends at the clock's
-//! tick (plus `L`) and starts in earlier ticks this generator left unused, so
-//! its first IDs may be stamped up to the batch's own span earlier than `t`;
-//! otherwise the batch waits (or fails) as one ID at its last tick would.
+//! A batch takes the positions right after the last issued ID, or ticks
+//! the generator left unused up to the clock's tick, so its first IDs may be
+//! stamped earlier than `t` by up to the batch's own span in ticks (plus `W`
+//! and the tick). A batch that reaches beyond the clock's tick plus `L`
+//! reserves its positions at once and returns when the clock has reached
+//! its last tick (see [`Generator::next_batch`]).
 //!
-//! No ID is ever stamped earlier than the tick in which the generator was
-//! built: a restarted process does not re-enter ticks its predecessor with
-//! the same node ID may have used. (A predecessor that ran ahead by `L`
-//! must have stopped more than `L` before the restart.)
+//! # Memory ordering
+//!
+//! The state word is one atomic, so uniqueness and order come from its
+//! single modification order. Beyond that, a thread that finds a state
+//! word of tick `t` reads a clock no older than the reading that chose
+//! `t` (Acquire/Release, see `reserve_one`), so a stale clock reading
+//! is never reported as a [`GenerateError::ClockRegressed`] under
+//! [`ClockRegression::Fail`] on weakly ordered CPUs (ARM, POWER).
 //!
 //! ```
 //! use flakeid_core::{layout::presets, Generator, Layout};
@@ -73,13 +95,16 @@ mod sync;
 use core::any::{Any, TypeId};
 use core::fmt;
 use core::time::Duration;
+use std::sync::Arc;
+use std::time::Instant;
 
 pub use batch::IdBatch;
 pub use policy::{ClockRegression, SequenceExhaustion};
 
-use self::state::{Blocked, Params, Reservation, SATURATING, SameTick};
+use self::state::{Ahead, Blocked, Params, Reservation, SATURATING, SameTick};
 use self::sync::{AtomicU64, Ordering};
 use crate::layout::FieldOrder;
+use crate::lease::{Ceiling, CeilingWait};
 use crate::{BitLayout, Clock, ConfigError, GenerateError, Layout, MonotonicClock};
 
 /// The catch-up window used unless [`GeneratorBuilder::catch_up_window`] says otherwise.
@@ -109,7 +134,25 @@ pub struct Generator<L = BitLayout, C = MonotonicClock> {
     exhaustion: SequenceExhaustion,
     regression: ClockRegression,
     catch_up: Duration,
+    /// The largest batch one call may reserve (see [`Generator::max_batch_len`]).
+    max_batch: u64,
+    /// The process's fork tag when the generator was built (see [`crate::fork`]).
+    fork_tag: u64,
+    /// [`Ahead::until`] and [`Ahead::span`]: ticks reserved ahead of the
+    /// clock by batches. Written before the state word (Release), read after
+    /// it (Acquire), only on the out-of-line paths.
+    ahead_until: AtomicU64,
+    ahead_span: AtomicU64,
+    /// The latest time IDs may be stamped with, kept by a node source
+    /// (see [`crate::lease`]); checked when a reservation enters a new
+    /// tick, never on the same-tick shortcut.
+    ceiling: Option<Arc<Ceiling>>,
 }
+
+/// How much time a batch may need at the layout's full rate: larger
+/// batches are refused ([`GenerateError::BatchTooLarge`]) rather than
+/// holding up every caller of the generator for longer.
+pub const MAX_BATCH_SPAN: Duration = Duration::from_secs(60);
 
 /// Where the state word keeps the sequence and tick, and which constant
 /// bits it carries (see `state.rs`). For a [`BitLayout`] the state word is
@@ -160,6 +203,7 @@ impl<L: Layout, C> fmt::Debug for Generator<L, C> {
             .field("catch_up_window", &self.catch_up)
             .field("last_tick", &tick)
             .field("last_sequence", &sequence)
+            .field("ceiling_millis", &self.ceiling.as_ref().map(|c| c.millis()))
             .finish_non_exhaustive()
     }
 }
@@ -188,13 +232,16 @@ pub struct GeneratorBuilder<L = BitLayout, C = MonotonicClock> {
     exhaustion: SequenceExhaustion,
     regression: ClockRegression,
     catch_up: Duration,
+    resume_after: Option<u64>,
+    ceiling: Option<Arc<Ceiling>>,
 }
 
 impl<L: Layout> GeneratorBuilder<L, MonotonicClock> {
     /// A builder for `node` of `layout`, with the default clock
     /// ([`MonotonicClock`]), [`SequenceExhaustion::Wait`],
     /// `ClockRegression::Wait { max: 1 s }` and a 10 ms catch-up window.
-    pub fn new(layout: L, node: u64) -> Self {
+    /// Public as [`Generator::builder`].
+    pub(crate) fn new(layout: L, node: u64) -> Self {
         GeneratorBuilder {
             layout,
             node,
@@ -202,6 +249,8 @@ impl<L: Layout> GeneratorBuilder<L, MonotonicClock> {
             exhaustion: SequenceExhaustion::default(),
             regression: ClockRegression::default(),
             catch_up: DEFAULT_CATCH_UP_WINDOW,
+            resume_after: None,
+            ceiling: None,
         }
     }
 }
@@ -216,6 +265,8 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             exhaustion: self.exhaustion,
             regression: self.regression,
             catch_up: self.catch_up,
+            resume_after: self.resume_after,
+            ceiling: self.ceiling,
         }
     }
 
@@ -245,6 +296,45 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         self
     }
 
+    /// Starts after `high_water_millis` (Unix ms): the first ID is stamped
+    /// in the tick after the one containing it, however early the clock
+    /// reads, so IDs of this node are later than every ID a previous holder
+    /// of the node stamped up to that mark (a restart inside the same tick,
+    /// a wall clock stepped back between runs, a predecessor that ran
+    /// ahead). A clock more than one tick behind that floor is a clock
+    /// regression: the [`ClockRegression`] policy waits or fails. The
+    /// latest of several calls counts; the build tick's floor still applies.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use flakeid_core::{layout::presets, Generator, Layout, ManualClock};
+    ///
+    /// // The previous run stamped IDs up to 1_700_000_030_000 ms; this run's
+    /// // clock was stepped back 30 s.
+    /// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    /// let generator = Generator::builder(presets::twitter(), 1)
+    ///     .clock(clock.clone())
+    ///     .resume_after(1_700_000_030_000)
+    ///     .clock_regression(flakeid_core::ClockRegression::Wait { max: std::time::Duration::from_secs(60) })
+    ///     .build()?;
+    /// let id = generator.next_id()?; // waits (the manual clock advances itself)
+    /// let stamped = generator.layout().decompose(id).tick + presets::TWITTER_EPOCH_MILLIS;
+    /// assert_eq!(stamped, 1_700_000_030_001);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resume_after(mut self, high_water_millis: u64) -> Self {
+        self.resume_after = Some(high_water_millis);
+        self
+    }
+
+    /// Never stamps an ID later than `ceiling` (see [`Ceiling`]); a node
+    /// source raises it after persisting each new value. One ceiling serves
+    /// one generator.
+    pub fn ceiling(mut self, ceiling: Arc<Ceiling>) -> Self {
+        self.ceiling = Some(ceiling);
+        self
+    }
+
     /// The layout being configured.
     pub fn layout(&self) -> &L {
         &self.layout
@@ -256,8 +346,11 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
     /// [`ConfigError::NodeOutOfRange`] when the node does not fit the layout,
     /// [`ConfigError::EpochInFuture`] when the clock reads earlier than the
     /// layout's epoch, [`ConfigError::LayoutExpired`] when the layout's time
-    /// field is already used up, [`ConfigError::SequenceTooWide`] when the
-    /// layout's sequence field leaves no room for a tick in 64 bits.
+    /// field is already used up (at the clock's reading or after the
+    /// [`resume_after`](Self::resume_after) mark),
+    /// [`ConfigError::SequenceTooWide`] when the layout's sequence field
+    /// leaves no room for a tick in 64 bits, [`ConfigError::CeilingInUse`]
+    /// when the [`ceiling`](Self::ceiling) serves another generator.
     pub fn build(self) -> Result<Generator<L, C>, ConfigError> {
         let layout = self.layout;
         let max_node = layout.max_node();
@@ -306,13 +399,19 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             } else {
                 to_ticks(self.catch_up)
             },
-            floor: 0,
+            // Set below, once the clock has been read.
+            floor: 1,
         };
         // ceil(log2(tick_millis)); see `Generator::tick_at`.
         let l = 64 - (tick_millis - 1).leading_zeros();
         let tick_shift = 50 + l;
         let tick_magic =
             u64::try_from((1u128 << tick_shift) / u128::from(tick_millis) + 1).unwrap_or(u64::MAX);
+        // Registers fork detection before the clock is first read.
+        let fork_tag = crate::fork::tag();
+        let ticks_per_batch = u64::try_from(MAX_BATCH_SPAN.as_millis())
+            .unwrap_or(u64::MAX)
+            .div_ceil(tick_millis);
         let mut generator = Generator {
             state: PaddedState(AtomicU64::new(0)),
             layout,
@@ -323,10 +422,15 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             tick_millis,
             tick_magic,
             tick_shift,
-            same_tick: SameTick::new(&params, epoch_millis, tick_millis),
+            same_tick: SameTick::new(&params, epoch_millis, tick_millis, fork_tag),
             exhaustion: self.exhaustion,
             regression: self.regression,
             catch_up: self.catch_up,
+            max_batch: seqs.saturating_mul(ticks_per_batch.max(1)),
+            fork_tag,
+            ahead_until: AtomicU64::new(0),
+            ahead_span: AtomicU64::new(0),
+            ceiling: self.ceiling,
         };
         let now = generator.clock.now_millis();
         if now < epoch_millis {
@@ -335,12 +439,24 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
                 now_millis: now,
             });
         }
-        let floor = generator.tick_at(now);
+        // The build tick may hold IDs of a predecessor with this node ID
+        // that exited a moment ago: start with the next tick.
+        let mut floor = generator.tick_at(now).saturating_add(1);
+        // A previous holder of the node stamped nothing after its mark.
+        let resume_at = self.resume_after.unwrap_or(0);
+        if let Some(mark) = self.resume_after {
+            floor = floor.max(generator.tick_at(mark).saturating_add(1));
+        }
         if floor > max_tick {
             return Err(ConfigError::LayoutExpired {
                 end_millis: generator.end_millis(),
-                now_millis: now,
+                now_millis: now.max(resume_at),
             });
+        }
+        if let Some(ceiling) = &generator.ceiling
+            && !ceiling.attach()
+        {
+            return Err(ConfigError::CeilingInUse);
         }
         generator.params.floor = floor;
         generator.state = PaddedState(AtomicU64::new(generator.params.initial_state()));
@@ -350,8 +466,30 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
 
 /// How a reservation ended when it could not be made at once.
 enum Outcome {
-    Wait { until_millis: u64, now_millis: u64 },
+    Wait {
+        until_millis: u64,
+        now_millis: u64,
+    },
+    /// At the ceiling, which may still rise: wait for it (up to `max`).
+    WaitCeiling {
+        ceiling_millis: u64,
+        max: Duration,
+    },
     Fail(GenerateError),
+}
+
+/// When a waiting call gives up on a ceiling that does not rise.
+#[derive(Default)]
+struct CeilingDeadline(Option<Instant>);
+
+impl CeilingDeadline {
+    fn get(&mut self, max: Duration) -> Instant {
+        *self.0.get_or_insert_with(|| {
+            let now = Instant::now();
+            now.checked_add(max)
+                .unwrap_or(now + Duration::from_secs(86_400 * 365))
+        })
+    }
 }
 
 impl<L: Layout> Generator<L, MonotonicClock> {
@@ -393,6 +531,11 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// The policy for a clock running backwards.
     pub fn clock_regression(&self) -> ClockRegression {
         self.regression
+    }
+
+    /// Whether the generator stamps under a [`Ceiling`] (a leased node).
+    pub fn is_fenced(&self) -> bool {
+        self.ceiling.is_some()
     }
 
     /// The catch-up window (see the [module documentation](self)).
@@ -460,12 +603,32 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// needs no stack frame.
     #[inline(never)]
     fn next_id_slow(&self) -> Result<L::Raw, GenerateError> {
+        let mut deadline = CeilingDeadline::default();
         loop {
             match self.reserve_one() {
                 Ok(state) => return Ok(self.compose_state(state)),
-                Err(Outcome::Wait { until_millis, .. }) => self.clock.wait_until(until_millis),
-                Err(Outcome::Fail(e)) => return Err(e),
+                Err(o) => self.wait(o, &mut deadline)?,
             }
+        }
+    }
+
+    /// Waits as an outcome says, or returns its error.
+    #[cold]
+    fn wait(&self, outcome: Outcome, deadline: &mut CeilingDeadline) -> Result<(), GenerateError> {
+        match outcome {
+            Outcome::Wait { until_millis, .. } => {
+                self.clock.wait_until(until_millis);
+                Ok(())
+            }
+            Outcome::WaitCeiling {
+                ceiling_millis,
+                max,
+            } => match &self.ceiling {
+                Some(c) if c.wait_above(ceiling_millis, deadline.get(max)) => Ok(()),
+                Some(c) => Err(GenerateError::Fenced(c.fenced(self.node, c.millis()))),
+                None => Ok(()),
+            },
+            Outcome::Fail(e) => Err(e),
         }
     }
 
@@ -480,7 +643,10 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// use flakeid_core::{layout::presets, GenerateError, Generator, ManualClock};
     ///
     /// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    /// let generator = Generator::builder(presets::twitter(), 0).clock(clock).build()?;
+    /// let generator = Generator::builder(presets::twitter(), 0).clock(clock.clone()).build()?;
+    /// // No ID in the millisecond the generator was built in.
+    /// assert!(matches!(generator.try_next_id(), Err(GenerateError::WouldBlock { .. })));
+    /// clock.set(1_700_000_000_001);
     /// for _ in 0..4096 {
     ///     generator.try_next_id()?;
     /// }
@@ -500,7 +666,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     fn try_next_id_slow(&self) -> Result<L::Raw, GenerateError> {
         match self.reserve_one() {
             Ok(state) => Ok(self.compose_state(state)),
-            Err(o) => Err(Self::would_block(o)),
+            Err(o) => Err(self.would_block(o)),
         }
     }
 
@@ -531,10 +697,16 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// the next sequence number. One load, one clock reading, one CAS;
     /// anything else (including a lost CAS) returns `None` for the general
     /// path. Returns the new state word, its tick and its sequence.
+    ///
+    /// Relaxed orderings suffice here: the shortcut only continues a tick
+    /// that a reservation on the general path entered, so it never judges a
+    /// clock regression, and its CAS extends that reservation's release
+    /// sequence (see [`reserve_one`](Self::reserve_one)). A clock reading of
+    /// another fork generation never matches (see [`crate::fork`]).
     #[inline(always)]
     fn reserve_same_tick(&self) -> Option<(u64, u64, u64)> {
         let last = self.state.0.load(Ordering::Relaxed);
-        let (next, tick, seq) = self.same_tick.next(last, self.clock.try_now_millis()?)?;
+        let (next, tick, seq) = self.same_tick.next(last, self.clock.try_tagged_now()?)?;
         self.state
             .0
             .compare_exchange_weak(last, next, Ordering::Relaxed, Ordering::Relaxed)
@@ -543,14 +715,24 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     }
 
     /// Reserves `n` consecutive IDs in one atomic step, waiting as the
-    /// policies allow; the batch yields them in ascending order.
+    /// policies allow; the batch yields them in ascending order, one
+    /// contiguous run of this node's positions (across ticks when `n` is
+    /// larger than what is left of the current tick).
     ///
-    /// A batch may span several ticks; the policies apply to its last tick
-    /// (a batch larger than a tick holds waits, runs ahead or fails as a
-    /// single ID would at that tick). `n == 0` gives an empty batch.
+    /// The batch takes the positions right after the last issued ID (or
+    /// ticks the generator left unused, up to the clock's tick). When they
+    /// reach beyond the clock's tick (plus the run-ahead lead), the call
+    /// reserves them at once and then waits until the clock reaches the
+    /// batch's last tick, so it completes after about the time its IDs take
+    /// at the layout's full rate, plus one tick, whatever other callers
+    /// do; callers arriving meanwhile get IDs after the batch. Under
+    /// [`SequenceExhaustion::Fail`] such a batch fails instead.
+    /// `n == 0` gives an empty batch.
     ///
     /// # Errors
-    /// As [`next_id`](Self::next_id).
+    /// As [`next_id`](Self::next_id), and [`GenerateError::BatchTooLarge`]
+    /// when `n` is more than [`max_batch_len`](Self::max_batch_len) or more
+    /// than remain before the layout's end.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -572,35 +754,90 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         if n == 0 {
             return Ok(self.empty_batch());
         }
-        let r = self.reserve_blocking(n as u64)?;
-        Ok(IdBatch::new(
-            &self.layout,
-            self.node,
-            self.params.seqs,
-            r.tick,
-            r.seq,
-            n,
-        ))
+        let n = self.batch_len(n)?;
+        let reserve_ahead = self.exhaustion != SequenceExhaustion::Fail;
+        let mut deadline = CeilingDeadline::default();
+        let r = loop {
+            match self.reserve(n, reserve_ahead) {
+                Ok(r) => break r,
+                Err(o) => self
+                    .wait(o, &mut deadline)
+                    .map_err(|e| self.batch_error(e, n))?,
+            }
+        };
+        if r.ahead {
+            // Reserved beyond the clock: hand the IDs out once they are due.
+            let due = r.end_tick.saturating_sub(self.params.lead);
+            self.clock.wait_until(self.tick_start(due));
+        }
+        Ok(self.batch_of(&r, n))
     }
 
     /// Reserves `n` consecutive IDs if that is possible without waiting.
     ///
     /// # Errors
     /// [`GenerateError::WouldBlock`] where [`next_batch`](Self::next_batch)
-    /// would wait; otherwise as `next_batch`.
+    /// would wait (nothing is reserved then); otherwise as `next_batch`.
     pub fn try_next_batch(&self, n: usize) -> Result<IdBatch<'_, L>, GenerateError> {
         if n == 0 {
             return Ok(self.empty_batch());
         }
-        let r = self.reserve_now(n as u64)?;
-        Ok(IdBatch::new(
+        let n = self.batch_len(n)?;
+        let r = self
+            .reserve(n, false)
+            .map_err(|o| self.batch_error(self.would_block(o), n))?;
+        Ok(self.batch_of(&r, n))
+    }
+
+    /// The most IDs one [`next_batch`](Self::next_batch) call may reserve:
+    /// what the layout issues per node in [`MAX_BATCH_SPAN`] (one minute)
+    /// at its full rate — 245,760,000 for Twitter's layout, 1,536,000 for
+    /// Sonyflake's, 245,760 for `js_safe_seconds`.
+    ///
+    /// ```
+    /// use flakeid_core::{layout::presets, Generator};
+    ///
+    /// let generator = Generator::builder(presets::twitter(), 0).build()?;
+    /// assert_eq!(generator.max_batch_len(), 4_096 * 60_000);
+    /// # Ok::<(), flakeid_core::ConfigError>(())
+    /// ```
+    pub fn max_batch_len(&self) -> u64 {
+        self.max_batch
+    }
+
+    fn batch_len(&self, n: usize) -> Result<u64, GenerateError> {
+        match u64::try_from(n) {
+            Ok(len) if len <= self.max_batch => Ok(len),
+            _ => Err(GenerateError::BatchTooLarge {
+                requested: u64::try_from(n).unwrap_or(u64::MAX),
+                max: self.max_batch,
+            }),
+        }
+    }
+
+    /// The error of a batch of `n`: [`Blocked::TooLarge`] comes as
+    /// `BatchTooLarge` with what remains (see `blocked`).
+    fn batch_error(&self, e: GenerateError, n: u64) -> GenerateError {
+        match e {
+            GenerateError::BatchTooLarge { max, .. } => {
+                GenerateError::BatchTooLarge { requested: n, max }
+            }
+            e => e,
+        }
+    }
+
+    fn batch_of(&self, r: &Reservation, n: u64) -> IdBatch<'_, L> {
+        // `n <= max_batch`, and a batch fits in memory positions only as an
+        // iterator: its length is a count, never allocated.
+        let len = usize::try_from(n).unwrap_or(usize::MAX);
+        IdBatch::new(
             &self.layout,
             self.node,
             self.params.seqs,
             r.tick,
             r.seq,
-            n,
-        ))
+            len,
+        )
     }
 
     fn empty_batch(&self) -> IdBatch<'_, L> {
@@ -627,22 +864,8 @@ impl<L: Layout, C: Clock> Generator<L, C> {
             .saturating_add(self.epoch_millis)
     }
 
-    fn reserve_blocking(&self, n: u64) -> Result<Reservation, GenerateError> {
-        loop {
-            match self.reserve(n) {
-                Ok(r) => return Ok(r),
-                Err(Outcome::Wait { until_millis, .. }) => self.clock.wait_until(until_millis),
-                Err(Outcome::Fail(e)) => return Err(e),
-            }
-        }
-    }
-
-    fn reserve_now(&self, n: u64) -> Result<Reservation, GenerateError> {
-        self.reserve(n).map_err(Self::would_block)
-    }
-
     #[cold]
-    fn would_block(o: Outcome) -> GenerateError {
+    fn would_block(&self, o: Outcome) -> GenerateError {
         match o {
             Outcome::Wait {
                 until_millis,
@@ -651,23 +874,160 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                 retry_after: Duration::from_millis(until_millis.saturating_sub(now_millis)),
                 until_millis,
             },
+            Outcome::WaitCeiling { ceiling_millis, .. } => self.fenced(ceiling_millis),
             Outcome::Fail(e) => e,
         }
     }
 
+    /// The error of a generator that may stamp nothing after `ceiling_millis`.
+    #[cold]
+    fn fenced(&self, ceiling_millis: u64) -> GenerateError {
+        match &self.ceiling {
+            Some(c) => GenerateError::Fenced(c.fenced(self.node, ceiling_millis)),
+            // Unreachable: only a generator with a ceiling is blocked by one.
+            None => GenerateError::WouldBlock {
+                retry_after: Duration::ZERO,
+                until_millis: ceiling_millis,
+            },
+        }
+    }
+
+    /// Whether a reservation reaching `tick` would pass the ceiling; if so,
+    /// what to do. Only the general path asks: the same-tick shortcut
+    /// continues a tick that passed this check when it was entered.
+    #[inline]
+    fn check_ceiling(&self, tick: u64) -> Result<(), Outcome> {
+        match &self.ceiling {
+            Some(c) => {
+                let ceiling_millis = c.millis();
+                if tick > self.tick_at(ceiling_millis) {
+                    Err(self.at_ceiling(c, ceiling_millis))
+                } else {
+                    Ok(())
+                }
+            }
+            None => Ok(()),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn at_ceiling(&self, c: &Ceiling, ceiling_millis: u64) -> Outcome {
+        match c.wait_policy() {
+            CeilingWait::Wait { max } if !c.is_closed() => Outcome::WaitCeiling {
+                ceiling_millis,
+                max,
+            },
+            _ => Outcome::Fail(self.fenced(ceiling_millis)),
+        }
+    }
+
+    /// Stops the generator for good and returns its exact high-water mark:
+    /// the last Unix millisecond of the last tick it issued IDs in (`None`
+    /// if it issued none). Node sources call it when they release a node,
+    /// after closing the generator's [`Ceiling`] ([`Ceiling::close`]), and
+    /// record the mark for the next holder.
+    ///
+    /// The state word is moved to the last sequence of its tick, so the
+    /// same-tick shortcut cannot continue it; a reservation that read the
+    /// ceiling before it was closed then fails its CAS and, rereading the
+    /// state (Acquire, pairing with this Release), sees the closed ceiling.
+    /// So once the ceiling is closed, no ID is issued later than the mark.
+    /// (Without a closed ceiling, new ticks may still be entered after it.)
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use flakeid_core::{layout::presets, lease::{Ceiling, CeilingWait, FenceReason}, Generator, Layout};
+    ///
+    /// let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
+    /// ceiling.raise(u64::MAX, 0);
+    /// let generator = Generator::builder(presets::twitter(), 1).ceiling(ceiling.clone()).build()?;
+    /// let id = generator.next_id()?;
+    /// ceiling.close(FenceReason::Released { released_millis: 0 });
+    /// let mark = generator.seal().unwrap();
+    /// assert_eq!(mark, generator.layout().decompose(id).tick + presets::TWITTER_EPOCH_MILLIS);
+    /// assert!(generator.next_id().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn seal(&self) -> Option<u64> {
+        let last_seq = self.params.seqs - 1;
+        let mut last = self.state.0.load(Ordering::Acquire);
+        loop {
+            let (tick, seq, saturating) = self.params.unpack(last);
+            // The value must change, or a CAS planned from it before the
+            // ceiling closed could still succeed after.
+            let sealed = self
+                .params
+                .pack(tick, last_seq, saturating ^ (seq == last_seq));
+            match self
+                .state
+                .0
+                .compare_exchange(last, sealed, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {
+                    return (tick >= self.params.floor)
+                        .then(|| self.tick_start(tick.saturating_add(1)).saturating_sub(1));
+                }
+                Err(actual) => last = actual,
+            }
+        }
+    }
+
+    /// Whether this generator stamps under `ceiling`.
+    pub(crate) fn uses_ceiling(&self, ceiling: &Arc<Ceiling>) -> bool {
+        self.ceiling
+            .as_ref()
+            .is_some_and(|c| Arc::ptr_eq(c, ceiling))
+    }
+
+    /// The ticks batches reserved ahead of the clock (see [`Ahead`]).
+    #[cold]
+    fn ahead(&self) -> Ahead {
+        Ahead {
+            until: self.ahead_until.load(Ordering::Relaxed),
+            span: self.ahead_span.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Refuses to issue from a copy of the generator in a forked child.
+    #[inline]
+    fn check_fork(&self) -> Result<(), Outcome> {
+        if crate::fork::current_tag() == self.fork_tag {
+            Ok(())
+        } else {
+            Err(Outcome::Fail(GenerateError::Forked))
+        }
+    }
+
     /// [`reserve`](Self::reserve) for one ID; returns the new state word.
+    ///
+    /// # Memory ordering
+    ///
+    /// The state word is loaded with Acquire and replaced with Release,
+    /// and the clock is read (Acquire) after the state is loaded. So a
+    /// thread that finds a state word entering tick `t` also sees a clock
+    /// at least as late as the reading that decided `t` (the clock's
+    /// publication happens before that reading, which happens before the
+    /// Release that this Acquire pairs with, directly or through the
+    /// shortcut's RMWs in its release sequence): it never mistakes a stale
+    /// reading for a clock that went backwards.
     #[inline]
     fn reserve_one(&self) -> Result<u64, Outcome> {
-        let mut last = self.state.0.load(Ordering::Relaxed);
+        self.check_fork()?;
+        let mut last = self.state.0.load(Ordering::Acquire);
         loop {
             let now = self.clock.now_millis();
-            match self.params.plan_one(last, self.tick_at(now)) {
+            match self
+                .params
+                .plan_one(last, self.tick_at(now), || self.ahead())
+            {
                 Ok(new_state) => {
+                    self.check_ceiling(self.params.unpack(new_state).0)?;
                     match self.state.0.compare_exchange_weak(
                         last,
                         new_state,
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
+                        Ordering::Release,
+                        Ordering::Acquire,
                     ) {
                         Ok(_) => return Ok(new_state),
                         Err(actual) => {
@@ -683,22 +1043,37 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         }
     }
 
-    /// One attempt: CAS until the state moves or the plan says to wait or fail.
+    /// One attempt to reserve `n` IDs: CAS until the state moves or the plan
+    /// says to wait or fail (orderings as in [`reserve_one`](Self::reserve_one)).
+    /// With `reserve_ahead` a batch that does not fit before the clock takes
+    /// its positions now; the caller waits for them to be due.
     #[inline]
-    fn reserve(&self, n: u64) -> Result<Reservation, Outcome> {
-        let mut last = self.state.0.load(Ordering::Relaxed);
+    fn reserve(&self, n: u64, reserve_ahead: bool) -> Result<Reservation, Outcome> {
+        self.check_fork()?;
+        let mut last = self.state.0.load(Ordering::Acquire);
         loop {
             let now = self.clock.now_millis();
-            let plan = self.params.plan(last, self.tick_at(now), n);
-            match plan {
+            let now_tick = self.tick_at(now);
+            let ahead = if self.params.unpack(last).0 > now_tick {
+                self.ahead()
+            } else {
+                Ahead::default()
+            };
+            match self.params.plan(last, now_tick, n, ahead, reserve_ahead) {
                 Ok(r) => {
-                    // Relaxed is enough: uniqueness and order come from the
-                    // single modification order of this one atomic.
+                    self.check_ceiling(r.end_tick)?;
+                    if r.ahead {
+                        // Recorded before the state word that needs it.
+                        let horizon = now_tick.saturating_add(self.params.lead);
+                        self.ahead_until.fetch_max(r.end_tick, Ordering::Relaxed);
+                        self.ahead_span
+                            .fetch_max(r.end_tick - horizon, Ordering::Relaxed);
+                    }
                     match self.state.0.compare_exchange_weak(
                         last,
                         r.new_state,
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
+                        Ordering::Release,
+                        Ordering::Acquire,
                     ) {
                         Ok(_) => return Ok(r),
                         Err(actual) => {
@@ -719,6 +1094,11 @@ impl<L: Layout, C: Clock> Generator<L, C> {
             Blocked::TimeExhausted => Outcome::Fail(GenerateError::TimeExhausted {
                 end_millis: self.end_millis(),
             }),
+            Blocked::TooLarge { available } => Outcome::Fail(GenerateError::BatchTooLarge {
+                // The caller knows the length; see `batch_error`.
+                requested: 0,
+                max: available,
+            }),
             Blocked::Exhausted {
                 until_tick,
                 last_usable,
@@ -737,7 +1117,20 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                     }
                 }
             }
+            // The first ID waits for the tick after the one the generator
+            // was built in, whatever the policies: that is no regression.
+            Blocked::BeforeFloor {
+                until_tick,
+                behind_ticks: 0 | 1,
+            } => Outcome::Wait {
+                until_millis: self.tick_start(until_tick),
+                now_millis: now,
+            },
             Blocked::Regressed {
+                until_tick,
+                behind_ticks,
+            }
+            | Blocked::BeforeFloor {
                 until_tick,
                 behind_ticks,
             } => {
@@ -775,8 +1168,9 @@ mod tests {
     use crate::{ManualClock, Parts};
 
     /// The fast path's ID-shaped state word gives exactly the layout's IDs,
-    /// for both field orders, ticks of 1, 10 and 1000 ms, a clock exactly
-    /// at the epoch (floor 0) and later, across tick boundaries.
+    /// for both field orders, ticks of 1, 10 and 1000 ms, a generator built
+    /// exactly at the epoch (first ID in tick 1) and later, across tick
+    /// boundaries.
     #[test]
     fn id_shaped_state_composes_like_the_layout() {
         for layout in [
@@ -793,10 +1187,12 @@ mod tests {
                         .clock(clock.clone())
                         .build()
                         .unwrap();
+                    // IDs start in the tick after the build tick.
+                    clock.advance(Duration::from_millis(layout.tick_millis()));
                     let mut expected = Parts {
-                        tick: (start - layout.epoch_millis()) / layout.tick_millis(),
+                        tick: (start - layout.epoch_millis()) / layout.tick_millis() + 1,
                         node,
-                        sequence: u64::from(start == layout.epoch_millis()),
+                        sequence: 0,
                     };
                     let mut last = 0;
                     for i in 0..40u64 {

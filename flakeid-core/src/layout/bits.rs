@@ -16,7 +16,10 @@ use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::LayoutError;
+use crate::global::NodeConfig;
 use crate::layout::{Layout, Parts};
+use crate::source::downcast;
+use crate::{ConfigError, Decoded, GlobalScheme, IdScheme, IdSource};
 
 /// Order of the node and sequence fields below the time field.
 ///
@@ -250,6 +253,30 @@ impl BitLayout {
     /// Length of one tick.
     pub const fn tick(&self) -> Duration {
         Duration::from_millis(self.tick_millis)
+    }
+
+    /// The same layout counted from another epoch (Unix milliseconds).
+    ///
+    /// # Errors
+    /// As [`BitLayoutBuilder::build`]: the epoch does not fit the layout.
+    ///
+    /// ```
+    /// use flakeid_core::{layout::presets, Layout};
+    /// let l = presets::twitter().with_epoch_millis(1_704_067_200_000)?;
+    /// assert_eq!(l.epoch_millis(), 1_704_067_200_000);
+    /// assert_eq!(l.node_bits(), presets::twitter().node_bits());
+    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// ```
+    pub fn with_epoch_millis(&self, epoch_millis: u64) -> Result<BitLayout, LayoutError> {
+        BitLayout::builder()
+            .time_bits(self.time_bits() as u8)
+            .tick(self.tick())
+            .epoch_millis(epoch_millis)
+            .node_fields(self.node_fields().iter().cloned())
+            .sequence_bits(self.sequence_bits() as u8)
+            .order(self.order())
+            .domain(self.domain())
+            .build()
     }
 
     /// The layout's epoch: the time of tick 0.
@@ -795,6 +822,30 @@ impl BitLayoutBuilder {
             domain: self.domain,
             node_fields: Cow::Owned(fields),
         })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scheme
+// ---------------------------------------------------------------------------
+
+impl IdScheme for BitLayout {
+    fn max_id(&self) -> u64 {
+        BitLayout::max_id(self)
+    }
+
+    fn decode(&self, id: u64) -> Decoded {
+        Decoded::new(self, id)
+    }
+}
+
+impl GlobalScheme for BitLayout {
+    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
+        config.generator(self.clone())
+    }
+
+    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
+        downcast::<Self>(other) == Some(self)
     }
 }
 

@@ -309,6 +309,31 @@ pub const fn nonsequential() -> BitLayout {
 /// A preset's constructor.
 pub type Preset = fn() -> BitLayout;
 
+/// A layout as an operator would name it: `the twitter layout`, `the
+/// discord layout with epoch 1704067200000 ms`, or its fields.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// assert_eq!(presets::describe(&presets::discord()), "the discord layout");
+/// let later = presets::lsid().with_epoch_millis(1_735_689_600_000)?;
+/// assert_eq!(presets::describe(&later), "the lsid layout with epoch 1735689600000 ms");
+/// # Ok::<(), flakeid_core::LayoutError>(())
+/// ```
+pub fn describe(layout: &BitLayout) -> String {
+    use crate::Layout;
+    for (name, make) in ALL {
+        if make() == *layout {
+            return format!("the {name} layout");
+        }
+    }
+    for (name, make) in ALL {
+        if make().with_epoch_millis(layout.epoch_millis()).as_ref() == Ok(layout) {
+            return format!("the {name} layout with epoch {} ms", layout.epoch_millis());
+        }
+    }
+    format!("a custom layout ({layout:?})")
+}
+
 /// All presets with their function's name, for tools and tests that list them.
 ///
 /// ```

@@ -36,8 +36,11 @@
 //! ```
 
 use crate::LayoutError;
+use crate::global::NodeConfig;
 use crate::layout::{Layout, Parts};
 use crate::rng;
+use crate::source::{DecodeLayout, downcast};
+use crate::{ConfigError, Decoded, GlobalScheme, IdScheme, IdSource};
 
 /// A layout whose ticks start their sequence at a pseudo-random value;
 /// see the [module documentation](self).
@@ -164,5 +167,35 @@ impl<L: Layout> Layout for RandomStart<L> {
             sequence: p.sequence.saturating_sub(self.start_of(p.tick)),
             ..p
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scheme
+// ---------------------------------------------------------------------------
+
+/// Decodes with the inner layout: the `sequence` field is the stored
+/// value (the tick's random start plus the count), because the start
+/// depends on the seed of the process that issued the ID.
+impl<L: DecodeLayout> IdScheme for RandomStart<L> {
+    fn max_id(&self) -> u64 {
+        self.inner().max_id()
+    }
+
+    fn decode(&self, id: u64) -> Decoded {
+        self.inner().decode(id)
+    }
+}
+
+/// Two random-start schemes are the same when their inner layouts and start
+/// ranges are (the seed differs from process to process).
+impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> GlobalScheme for RandomStart<L> {
+    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
+        config.generator(self.clone())
+    }
+
+    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
+        downcast::<Self>(other)
+            .is_some_and(|o| o.inner() == self.inner() && o.start_range() == self.start_range())
     }
 }

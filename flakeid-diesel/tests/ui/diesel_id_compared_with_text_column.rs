@@ -1,6 +1,6 @@
 // An ID is not text in SQL: comparing it with a `Text` column is refused.
 use diesel::prelude::*;
-use flakeid_core::{FlakeId, flake_id};
+use flakeid_diesel::{FlakeId, flake_id};
 
 #[flake_id]
 pub struct UserId(i64);

@@ -2,7 +2,7 @@
 // `diesel print-schema` writes for SQLite's `INTEGER PRIMARY KEY` unless
 // `sqlite_integer_primary_key_is_bigint = true`) cannot hold them.
 use diesel::prelude::*;
-use flakeid_core::{FlakeId, flake_id};
+use flakeid_diesel::{FlakeId, flake_id};
 
 #[flake_id]
 pub struct UserId(i64);

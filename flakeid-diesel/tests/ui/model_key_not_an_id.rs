@@ -1,4 +1,4 @@
-use flakeid_core::flake_id;
+use flakeid_diesel::flake_id;
 
 diesel::table! {
     users (id) {

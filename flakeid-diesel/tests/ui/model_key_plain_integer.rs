@@ -1,6 +1,6 @@
-use flakeid_core::flake_id;
+use flakeid_diesel::flake_id;
 
-#[flake_id]
+#[flakeid_core::flake_id(seaorm)]
 #[derive(Clone, Debug, DeriveEntityModel)]
 #[sea_orm(table_name = "users")]
 pub struct Model {

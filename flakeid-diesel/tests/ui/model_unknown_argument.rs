@@ -1,4 +1,4 @@
-use flakeid_core::flake_id;
+use flakeid_diesel::flake_id;
 
 #[flake_id]
 pub struct UserId(i64);
@@ -10,8 +10,8 @@ diesel::table! {
     }
 }
 
-// `generator = ..` belongs on the ID type, not on the model.
-#[flake_id(generator = my_generator)]
+// The scheme belongs on the ID type, not on the model.
+#[flake_id(layout = my_layout)]
 #[derive(diesel::Insertable)]
 #[diesel(table_name = users)]
 pub struct NewUser {

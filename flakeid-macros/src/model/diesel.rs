@@ -1,112 +1,57 @@
 //! Diesel-specific model expansion.
 //!
-//! Diesel has no insert hooks: a row's key must be set when the row is
-//! built. For an `Insertable` struct this generates `new(..)` and
-//! `try_new(..)`, taking every field but the key in declaration order and
-//! assigning the key a fresh ID, unless `#[flake_id(constructor = manual)]`
-//! says the model has constructors of its own. Other Diesel models (read
-//! models, change sets) get nothing beyond the shared check that the key is
-//! an ID type.
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+//! Diesel has no insert hooks: a row's key is set where the row is built,
+//! `User { id: UserId::generate()?, name }` — named fields, so no two
+//! values can be swapped by position. `#[flake_id]` on a Diesel model finds
+//! its key and checks that the key's type is an ID type; it writes no code
+//! of its own.
 
-/// `#[flake_id(constructor = manual)]` or `#[flake_id(constructor = generated)]`
-/// (the default): whether to generate `new` / `try_new`.
-fn parse_args(args: &TokenStream) -> syn::Result<bool> {
-    let mut generated = true;
-    let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("constructor") {
-            let value: syn::Ident = meta.value()?.parse()?;
-            match value.to_string().as_str() {
-                "manual" => generated = false,
-                "generated" => generated = true,
-                _ => {
-                    return Err(syn::Error::new(
-                        value.span(),
-                        "expected `constructor = manual` (you write the constructors and set \
-                         the key with `UserId::generate()`) or `constructor = generated`",
-                    ));
-                }
+use super::{KeyField, key_field, metas, named_fields, single_key};
+
+/// The field named by `#[diesel(primary_key(..))]`, or else `id`.
+pub(super) fn key(input: &syn::DeriveInput) -> syn::Result<KeyField> {
+    let fields = named_fields(input);
+    let mut named: Option<Vec<syn::Ident>> = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("diesel")) {
+        for meta in metas(attr)? {
+            if let syn::Meta::List(list) = meta
+                && list.path.is_ident("primary_key")
+            {
+                let idents = list.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated,
+                )?;
+                named = Some(idents.into_iter().collect());
             }
-            Ok(())
-        } else {
-            Err(meta.error(
-                "unknown #[flake_id] argument on a Diesel model; the only one is \
-                 `constructor = manual` (`generator = ..` goes on the ID type: \
-                 `#[flake_id(generator = ..)] struct UserId(i64);`)",
-            ))
         }
-    });
-    syn::parse::Parser::parse2(parser, args.clone())?;
-    Ok(generated)
-}
-
-/// Rewrites the model in place if needed and returns items emitted after it.
-pub(crate) fn expand_model(
-    input: &mut syn::DeriveInput,
-    cx: &super::ModelContext<'_>,
-) -> syn::Result<TokenStream> {
-    let generate_constructors = parse_args(cx.args)?;
-    if !generate_constructors
-        || !super::derived_names(&input.attrs)?
+    }
+    let find = |ident: &syn::Ident| {
+        fields
             .iter()
-            .any(|d| d == "Insertable")
-    {
-        return Ok(TokenStream::new());
-    }
-    let fields = super::named_fields(input);
-    let key = &cx.key;
-    let key_ident = &key.ident;
-    let key_ty = &key.ty;
-    let core = cx.core;
-    let mut params = Vec::new();
-    let mut inits = Vec::new();
-    for (index, field) in fields.iter().enumerate() {
-        if index == key.index {
-            continue;
-        }
-        let ident = field
-            .ident
-            .clone()
-            .unwrap_or_else(|| format_ident!("field{index}"));
-        let ty = &field.ty;
-        params.push(quote!(#ident: #ty));
-        inits.push(quote!(#ident));
-    }
-    let name = &input.ident;
-    let vis = &input.vis;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let key_doc_new = format!(
-        "A row with a fresh `{key_ident}` (from `FlakeId::generate`) and the other fields as \
-         given, in declaration order.\n\n# Panics\nWhen no ID can be issued (generator not \
-         configured, clock far behind); [`try_new`](Self::try_new) returns that as an error."
-    );
-    let key_doc_try = format!(
-        "A row with a fresh `{key_ident}` and the other fields as given, or why no ID could be \
-         issued."
-    );
-    Ok(quote! {
-        impl #impl_generics #name #ty_generics #where_clause {
-            #[doc = #key_doc_new]
-            #[must_use]
-            #[allow(clippy::too_many_arguments)]
-            #vis fn new(#(#params),*) -> Self {
-                Self {
-                    #key_ident: <#key_ty as #core::FlakeId>::generate(),
-                    #(#inits,)*
-                }
-            }
-
-            #[doc = #key_doc_try]
-            #[allow(clippy::too_many_arguments)]
-            #vis fn try_new(
-                #(#params),*
-            ) -> ::core::result::Result<Self, #core::GenerateError> {
-                ::core::result::Result::Ok(Self {
-                    #key_ident: <#key_ty as #core::FlakeId>::try_generate()?,
-                    #(#inits,)*
+            .enumerate()
+            .find(|(_, f)| f.ident.as_ref() == Some(ident))
+            .map(|(index, f)| key_field(index, f))
+    };
+    let keys = match named {
+        Some(idents) => idents
+            .iter()
+            .map(|ident| {
+                find(ident).ok_or_else(|| {
+                    syn::Error::new(
+                        ident.span(),
+                        format!(
+                            "`primary_key` names `{ident}`, which is not a field of this struct"
+                        ),
+                    )
                 })
-            }
-        }
-    })
+            })
+            .collect::<syn::Result<Vec<_>>>()?,
+        None => find(&syn::Ident::new("id", proc_macro2::Span::call_site()))
+            .into_iter()
+            .collect(),
+    };
+    single_key(
+        input,
+        keys,
+        "name the key field `id` or declare it with `#[diesel(primary_key(field))]`",
+    )
 }

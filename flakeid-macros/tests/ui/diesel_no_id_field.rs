@@ -1,6 +1,6 @@
 use flakeid_core::flake_id;
 
-#[flake_id]
+#[flake_id(diesel)]
 #[derive(Queryable)]
 #[diesel(table_name = users)]
 pub struct User {

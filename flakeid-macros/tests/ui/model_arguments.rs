@@ -1,6 +1,6 @@
-use flakeid_core::flake_id;
+use flakeid_core::{flake_id, layout::presets};
 
-#[flake_id(generator = my_generator)]
+#[flake_id(seaorm, layout = presets::discord)]
 #[sea_orm::model]
 pub struct Model {
     #[sea_orm(primary_key)]

@@ -1,6 +1,6 @@
 use flakeid_core::flake_id;
 
-#[flake_id]
+#[flake_id(seaorm, diesel)]
 #[derive(DeriveEntityModel, Insertable)]
 #[diesel(table_name = users)]
 pub struct Model {

@@ -2,7 +2,7 @@
 // `#[derive(DeriveEntityModel)]`: the helper attributes, without the macro.
 use flakeid_core::flake_id;
 
-#[flake_id]
+#[flake_id(seaorm)]
 #[sea_orm(table_name = "users")]
 pub struct Model {
     #[sea_orm(primary_key)]

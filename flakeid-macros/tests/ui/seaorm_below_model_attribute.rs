@@ -2,7 +2,7 @@
 // `#[sea_orm::model]`, which copies it there.
 use flakeid_core::flake_id;
 
-#[flake_id]
+#[flake_id(seaorm)]
 #[derive(Clone, Debug, DeriveModelEx, DeriveActiveModelEx)]
 #[sea_orm(table_name = "users")]
 pub struct ModelEx {

@@ -1,6 +1,6 @@
 use flakeid_core::flake_id;
 
-#[flake_id]
+#[flake_id(seaorm)]
 #[derive(Clone, Debug, DeriveEntityModel)]
 #[sea_orm(table_name = "memberships")]
 pub struct Model {

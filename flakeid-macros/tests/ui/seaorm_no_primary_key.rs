@@ -1,6 +1,6 @@
 use flakeid_core::flake_id;
 
-#[flake_id]
+#[flake_id(seaorm)]
 #[sea_orm::model]
 #[derive(Clone, Debug, DeriveEntityModel)]
 #[sea_orm(table_name = "users")]

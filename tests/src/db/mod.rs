@@ -216,6 +216,12 @@ impl TestDb {
         &self.server.version
     }
 
+    /// The container running the server (`None` for a server given by
+    /// URL), e.g. for `docker pause` in tests of an unreachable database.
+    pub fn container_id(&self) -> Option<&str> {
+        self.server.container.as_ref().map(|c| c.id())
+    }
+
     /// Whether the MySQL-family server is MariaDB (false for PostgreSQL).
     pub fn is_mariadb(&self) -> bool {
         self.backend() == Backend::MySql

@@ -1,0 +1,1 @@
+CREATE TABLE IF NOT EXISTS "flakeid_nodes" ("space" VARCHAR(191) NOT NULL, "node_id" INTEGER NOT NULL, "owner" VARCHAR(64) NULL, "fence" BIGINT NOT NULL DEFAULT 0, "lease_until" BIGINT NOT NULL DEFAULT 0, "high_water" BIGINT NOT NULL DEFAULT 0, "holder" VARCHAR(255) NULL, PRIMARY KEY ("space", "node_id"));

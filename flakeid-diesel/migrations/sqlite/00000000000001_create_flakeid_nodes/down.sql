@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS "flakeid_nodes";

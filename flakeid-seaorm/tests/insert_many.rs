@@ -1,0 +1,199 @@
+//! `insert_many_with_ids` reserves the keys of one statement in one step:
+//! one contiguous run of the generator's positions, however busy the
+//! generator is, so the rows land together at the right edge of the key's
+//! index. Checked with what SQLite stored, read back with plain SQL.
+#![allow(unreachable_pub)] // generated entity items are `pub` inside private modules
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use std::sync::OnceLock;
+
+use flakeid_seaorm::flakeid_core::{
+    ConfigError, Decoded, FieldOutOfRange, GenerateError, Generator, IdScheme, IdSource, Layout,
+    global, layout::presets,
+};
+use flakeid_seaorm::{FlakeEntity, flake_id};
+use sea_orm::{ConnectionTrait, Database, DbBackend, NotSet, Schema, Set, Statement};
+
+#[flake_id]
+pub struct EventId(i64);
+
+/// A generator that someone else always uses between two single calls:
+/// every `next_id` comes after another caller's ID. A batch is one call.
+#[derive(Debug)]
+struct Busy(Generator);
+
+impl IdScheme for Busy {
+    fn max_id(&self) -> u64 {
+        self.0.max_id()
+    }
+    fn check(&self, id: u64) -> Result<(), FieldOutOfRange> {
+        self.0.check(id)
+    }
+    fn decode(&self, id: u64) -> Decoded {
+        self.0.decode(id)
+    }
+}
+
+impl IdSource for Busy {
+    fn next_id(&self) -> Result<u64, GenerateError> {
+        self.0.next_id()?; // the other caller's
+        self.0.next_id()
+    }
+    fn next_ids(&self, n: usize) -> Result<Vec<u64>, GenerateError> {
+        self.0.next_ids(n)
+    }
+}
+
+fn busy() -> Result<&'static Busy, ConfigError> {
+    static BUSY: OnceLock<Busy> = OnceLock::new();
+    if let Some(b) = BUSY.get() {
+        return Ok(b);
+    }
+    let g = Generator::builder(presets::twitter(), 4).build()?;
+    Ok(BUSY.get_or_init(|| Busy(g)))
+}
+
+#[flake_id(layout = presets::twitter, source = busy)]
+pub struct BusyId(i64);
+
+mod busy_event {
+    use sea_orm::entity::prelude::*;
+
+    #[flakeid_seaorm::flake_id]
+    #[sea_orm::model]
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "busy_events")]
+    pub struct Model {
+        #[sea_orm(primary_key)]
+        pub id: super::BusyId,
+        pub n: i64,
+    }
+}
+
+mod event {
+    use sea_orm::entity::prelude::*;
+
+    #[flakeid_seaorm::flake_id]
+    #[sea_orm::model]
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "events")]
+    pub struct Model {
+        #[sea_orm(primary_key)]
+        pub id: super::EventId,
+        pub n: i64,
+    }
+}
+
+/// Each statement's stored keys, in row order, as positions of the
+/// Twitter layout (`tick · 4096 + sequence`) must be consecutive.
+fn assert_runs(stored: &[(i64, i64)], per_statement: usize) {
+    let layout = presets::twitter();
+    let position = |id: i64| {
+        let p = layout.decompose(id as u64);
+        p.tick * layout.sequences_per_tick() + p.sequence
+    };
+    for statement in stored.chunks(per_statement) {
+        for w in statement.windows(2) {
+            assert_eq!(
+                position(w[1].0),
+                position(w[0].0) + 1,
+                "rows {} and {} of one statement are not adjacent",
+                w[0].1,
+                w[1].1
+            );
+        }
+    }
+}
+
+async fn stored(
+    db: &sea_orm::DatabaseConnection,
+    table: &str,
+) -> Result<Vec<(i64, i64)>, sea_orm::DbErr> {
+    let rows = db
+        .query_all_raw(Statement::from_string(
+            DbBackend::Sqlite,
+            format!("SELECT id, n FROM {table} ORDER BY n"),
+        ))
+        .await?;
+    rows.iter()
+        .map(|r| Ok((r.try_get("", "id")?, r.try_get("", "n")?)))
+        .collect()
+}
+
+/// Deterministic: with a generator someone else uses between any two
+/// single calls, assigning keys one by one would leave a gap after every
+/// row.
+#[tokio::test]
+async fn a_statements_keys_are_one_run_even_when_every_single_call_is_interleaved()
+-> Result<(), Box<dyn std::error::Error>> {
+    let db = Database::connect("sqlite::memory:").await?;
+    db.execute(&Schema::new(DbBackend::Sqlite).create_table_from_entity(busy_event::Entity))
+        .await?;
+    for round in 0..3 {
+        let models: Vec<busy_event::ActiveModel> = (0..100)
+            .map(|n| busy_event::ActiveModel {
+                id: NotSet,
+                n: Set(round * 1_000 + n),
+            })
+            .collect();
+        busy_event::Entity::insert_many_with_ids(models)?
+            .exec(&db)
+            .await?;
+    }
+    let rows = stored(&db, "busy_events").await?;
+    assert_eq!(rows.len(), 300);
+    assert_runs(&rows, 100);
+    Ok(())
+}
+
+/// With real threads: another caller takes IDs from the process-wide
+/// generator all along.
+#[tokio::test]
+async fn a_statements_keys_are_one_contiguous_run_while_other_callers_generate()
+-> Result<(), Box<dyn std::error::Error>> {
+    global::init(Generator::builder(presets::twitter(), 3))?;
+    let db = Database::connect("sqlite::memory:").await?;
+    db.execute(&Schema::new(DbBackend::Sqlite).create_table_from_entity(event::Entity))
+        .await?;
+
+    // Another caller takes IDs from the same generator all along; the
+    // inserts start once it has taken its first.
+    let stop = Arc::new(AtomicBool::new(false));
+    let (started, running) = std::sync::mpsc::channel();
+    let other = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut taken = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                EventId::generate().expect("an ID");
+                if taken == 0 {
+                    let _ = started.send(());
+                }
+                taken += 1;
+            }
+            taken
+        })
+    };
+    running.recv()?;
+    for round in 0..20 {
+        let models: Vec<event::ActiveModel> = (0..500)
+            .map(|n| event::ActiveModel {
+                id: NotSet,
+                n: Set(round * 1_000 + n),
+            })
+            .collect();
+        event::Entity::insert_many_with_ids(models)?
+            .exec(&db)
+            .await?;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let taken = other.join().expect("the other caller");
+    assert!(taken > 0, "the other caller took no ID");
+
+    let rows = stored(&db, "events").await?;
+    assert_eq!(rows.len(), 20 * 500);
+    assert_runs(&rows, 500);
+    Ok(())
+}

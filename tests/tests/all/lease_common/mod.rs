@@ -1,0 +1,369 @@
+//! Lease tests with real processes: starting `lease_worker` processes,
+//! reading what they report, and checking what the database stored.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use flakeid_core::Layout as _;
+use flakeid_core::layout::presets;
+use flakeid_tests::db::{Backend, TestDb};
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
+
+/// The longest the tests wait for a worker to say something (a bound on a
+/// hang, not a timing assertion).
+pub const PATIENCE: Duration = Duration::from_secs(180);
+
+/// Connects to the test database and creates the lease table and the table
+/// every worker inserts into.
+pub async fn prepare(db: &TestDb) -> DatabaseConnection {
+    let conn = Database::connect(db.url())
+        .await
+        .unwrap_or_else(|e| panic!("connect {}: {e}", db.url()));
+    flakeid_seaorm::lease::create_table(&conn)
+        .await
+        .expect("create the lease table");
+    let varchar = match db.backend() {
+        Backend::Postgres => "VARCHAR(64)",
+        Backend::MySql => "VARCHAR(64)",
+    };
+    conn.execute_unprepared(&format!(
+        "CREATE TABLE lease_ids (id BIGINT NOT NULL PRIMARY KEY, node INTEGER NOT NULL, \
+         fence BIGINT NOT NULL, worker {varchar} NOT NULL, issued_ms BIGINT NOT NULL)"
+    ))
+    .await
+    .expect("create lease_ids");
+    conn
+}
+
+/// A running worker process and the lines it printed.
+pub struct Worker {
+    pub tag: String,
+    child: Child,
+    lines: Receiver<String>,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+pub fn worker_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_lease_worker")
+}
+
+impl Worker {
+    /// Starts `lease_worker --url URL --worker TAG ARGS…`.
+    pub fn start(url: &str, tag: &str, args: &[&str]) -> Worker {
+        let mut child = Command::new(worker_bin())
+            .args(["--url", url, "--worker", tag])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {}: {e}", worker_bin()));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = channel();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let seen2 = seen.clone();
+        let tag2 = tag.to_owned();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                println!("[{tag2}] {line}");
+                seen2.lock().unwrap().push(line.clone());
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Worker {
+            tag: tag.to_owned(),
+            child,
+            lines,
+            seen,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the next line starting with one of `prefixes`.
+    pub fn wait_for(&mut self, prefixes: &[&str]) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if prefixes.iter().any(|p| line.starts_with(p)) => return line,
+                Ok(line) if line.starts_with("ERROR") => {
+                    panic!("worker {} failed: {line}", self.tag)
+                }
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!(
+                        "worker {} said none of {prefixes:?} in {PATIENCE:?}",
+                        self.tag
+                    )
+                }
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "worker {} exited without {prefixes:?}; it said {:?}",
+                    self.tag,
+                    self.seen.lock().unwrap()
+                ),
+            }
+        }
+    }
+
+    /// Waits for `READY` and returns it parsed.
+    pub fn ready(&mut self) -> Ready {
+        Ready::parse(&self.wait_for(&["READY"]))
+    }
+
+    /// Waits for the process to exit; its `DONE` line (if any) and exit code.
+    pub fn finish(mut self) -> (Option<Done>, i32) {
+        let status = self.child.wait().expect("wait for the worker");
+        // The reader thread ends with the pipe; give it the last lines.
+        let mut done = None;
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
+            if line.starts_with("DONE") {
+                done = Some(Done::parse(&line));
+            }
+        }
+        (done, status.code().unwrap_or(-1))
+    }
+
+    /// Every line printed so far.
+    pub fn said(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+
+    /// Sends a signal with `kill -SIG pid`.
+    pub fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .args([&format!("-{sig}"), &self.pid().to_string()])
+            .status()
+            .expect("run kill")
+            .success();
+        assert!(ok, "kill -{sig} {}", self.pid());
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // A failing test must not leave processes behind.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn field(line: &str, key: &str) -> u64 {
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key}= in {line:?}"))
+}
+
+/// A worker's `READY` line.
+#[derive(Debug, Clone, Copy)]
+pub struct Ready {
+    pub node: u64,
+    pub fence: u64,
+    pub resume_after: u64,
+}
+
+impl Ready {
+    fn parse(line: &str) -> Ready {
+        Ready {
+            node: field(line, "node"),
+            fence: field(line, "fence"),
+            resume_after: field(line, "resume_after"),
+        }
+    }
+}
+
+/// A worker's `DONE` line.
+#[derive(Debug, Clone, Copy)]
+pub struct Done {
+    pub issued: u64,
+    pub inserted: u64,
+    pub duplicates: u64,
+    pub fenced: u64,
+    pub lost: bool,
+    /// The worker's generator clock at the end (Unix ms).
+    pub clock: u64,
+}
+
+impl Done {
+    fn parse(line: &str) -> Done {
+        Done {
+            issued: field(line, "issued"),
+            inserted: field(line, "inserted"),
+            duplicates: field(line, "duplicates"),
+            fenced: field(line, "fenced"),
+            lost: field(line, "lost") == 1,
+            clock: field(line, "clock"),
+        }
+    }
+}
+
+/// One stored row.
+#[derive(Debug, Clone)]
+pub struct IdRow {
+    pub id: u64,
+    pub node: u64,
+    pub fence: u64,
+    pub worker: String,
+    pub issued_ms: i64,
+}
+
+impl IdRow {
+    /// The time the ID is stamped with (Unix ms).
+    pub fn stamped(&self) -> u64 {
+        let layout = presets::twitter();
+        layout.decompose(self.id).tick * layout.tick_millis() + layout.epoch_millis()
+    }
+}
+
+/// Every row of `lease_ids`, read with plain SQL.
+pub async fn rows(conn: &DatabaseConnection) -> Vec<IdRow> {
+    let backend = conn.get_database_backend();
+    let sql = "SELECT id, node, fence, worker, issued_ms FROM lease_ids ORDER BY id";
+    let rows = conn
+        .query_all_raw(Statement::from_string(backend, sql))
+        .await
+        .expect("read lease_ids");
+    rows.iter()
+        .map(|r| {
+            let node: i32 = r.try_get("", "node").unwrap();
+            IdRow {
+                id: u64::try_from(r.try_get::<i64>("", "id").unwrap()).unwrap(),
+                node: u64::try_from(node).unwrap(),
+                fence: u64::try_from(r.try_get::<i64>("", "fence").unwrap()).unwrap(),
+                worker: r.try_get("", "worker").unwrap(),
+                issued_ms: r.try_get("", "issued_ms").unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// What the table shows.
+#[derive(Debug)]
+pub struct Check {
+    pub rows: usize,
+}
+
+/// Checks the stored IDs: each carries the node it was issued for, and
+/// the IDs of one node are disjoint in time across its holders, in fence
+/// order. Panics otherwise.
+pub fn check_rows(rows: &[IdRow]) -> Check {
+    let layout = presets::twitter();
+    let mut ids = HashSet::new();
+    let mut spans: BTreeMap<(u64, u64, String), (u64, u64)> = BTreeMap::new();
+    for r in rows {
+        assert!(ids.insert(r.id), "ID {} stored twice", r.id);
+        assert_eq!(layout.decompose(r.id).node, r.node, "{r:?}");
+        let t = r.stamped();
+        let span = spans
+            .entry((r.node, r.fence, r.worker.clone()))
+            .or_insert((t, t));
+        span.0 = span.0.min(t);
+        span.1 = span.1.max(t);
+    }
+    let mut by_node: BTreeMap<u64, Vec<(u64, u64, u64, String)>> = BTreeMap::new();
+    for ((node, fence, w), (lo, hi)) in spans {
+        by_node.entry(node).or_default().push((fence, lo, hi, w));
+    }
+    for (node, holders) in &mut by_node {
+        // In claim order; holders of a fixed node or a file (fence 0) in time order.
+        holders.sort_by_key(|h| (h.0, h.1));
+        for pair in holders.windows(2) {
+            let (f1, _, hi1, w1) = &pair[0];
+            let (f2, lo2, _, w2) = &pair[1];
+            assert!(
+                hi1 < lo2,
+                "node {node}: holder {w1} (fence {f1}) stamped up to {hi1}, \
+                 its successor {w2} (fence {f2}) from {lo2}"
+            );
+        }
+    }
+    Check { rows: rows.len() }
+}
+
+/// Prints the line the closing note quotes and returns the duplicates found:
+/// IDs the workers issued that the table refused (the primary key).
+pub fn report(test: &str, processes: usize, issued: u64, stored: usize, reported_dups: u64) -> u64 {
+    let found = issued - stored as u64;
+    // Straight to stderr: shown in every run, not only with --nocapture.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "lease test {test}: {processes} processes x {issued} IDs x {found} duplicates found \
+         (workers counted {reported_dups} refused inserts)"
+    );
+    found
+}
+
+/// A fresh space name per test.
+pub fn space(test: &str) -> String {
+    format!("{test}-{}", std::process::id())
+}
+
+pub fn wall_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap())
+}
+
+/// The lease table's row of `node` in `space`: `(owner, fence)`.
+pub async fn lease_row(
+    conn: &DatabaseConnection,
+    space: &str,
+    node: u64,
+) -> (Option<String>, i64, i64) {
+    let backend = conn.get_database_backend();
+    let p = if backend == DbBackend::Postgres {
+        ("$1", "$2")
+    } else {
+        ("?", "?")
+    };
+    let sql = format!(
+        "SELECT owner, fence, high_water FROM flakeid_nodes WHERE space = {} AND node_id = {}",
+        p.0, p.1
+    );
+    let row = conn
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            sql,
+            [space.into(), i32::try_from(node).unwrap().into()],
+        ))
+        .await
+        .expect("read flakeid_nodes")
+        .expect("the node's row");
+    (
+        row.try_get("", "owner").unwrap(),
+        row.try_get("", "fence").unwrap(),
+        row.try_get("", "high_water").unwrap(),
+    )
+}
+
+/// Waits (bounded by [`PATIENCE`]) until `cond` holds.
+pub async fn until<F, Fut>(what: &str, mut cond: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let deadline = Instant::now() + PATIENCE;
+    while !cond().await {
+        assert!(Instant::now() < deadline, "never happened: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Rows stored by `worker`.
+pub async fn count_of(conn: &DatabaseConnection, worker: &str) -> usize {
+    rows(conn)
+        .await
+        .iter()
+        .filter(|r| r.worker == worker)
+        .count()
+}

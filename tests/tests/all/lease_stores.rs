@@ -1,0 +1,293 @@
+//! The lease table on each database through each ORM: created by the
+//! helpers and migrations users run, and holding what the protocol says
+//! after a claim, renewals and a release (read back with plain SQL).
+
+use std::time::Duration;
+
+use flakeid_core::layout::presets;
+use flakeid_core::lease::{LeaseError, LeaseOptions, NodeTable};
+use flakeid_core::{Generator, Layout};
+use flakeid_tests::db;
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
+
+/// The node's row, read with plain SQL: `(owner, fence, lease_until, high_water, holder, db_now)`.
+async fn row(
+    conn: &DatabaseConnection,
+    space: &str,
+    node: u64,
+) -> (Option<String>, i64, i64, i64, Option<String>, i64) {
+    let backend = conn.get_database_backend();
+    let now = flakeid_core::sql::lease::LeaseSql::new(flakeid_seaorm::lease::dialect(backend))
+        .now()
+        .to_owned();
+    let sql = format!(
+        "SELECT owner, fence, lease_until, high_water, holder, {now} AS db_now \
+         FROM flakeid_nodes WHERE space = '{space}' AND node_id = {node}"
+    );
+    let r = conn
+        .query_one_raw(Statement::from_string(backend, sql))
+        .await
+        .unwrap()
+        .expect("the node's row");
+    (
+        r.try_get("", "owner").unwrap(),
+        r.try_get("", "fence").unwrap(),
+        r.try_get("", "lease_until").unwrap(),
+        r.try_get("", "high_water").unwrap(),
+        r.try_get("", "holder").unwrap(),
+        r.try_get("", "db_now").unwrap(),
+    )
+}
+
+fn stamped<C: flakeid_core::Clock>(g: &Generator<flakeid_core::BitLayout, C>, id: u64) -> u64 {
+    g.layout().decompose(id).tick + g.layout().epoch_millis()
+}
+
+fn options(space: &str) -> LeaseOptions {
+    LeaseOptions::new(space, presets::twitter())
+        .nodes(0..=2)
+        .ttl(Duration::from_secs(2))
+        .renew_every(Duration::from_millis(100))
+        .holder("test-host/1")
+}
+
+async fn wait_for_renewal(conn: &DatabaseConnection, space: &str, node: u64, above: i64) -> i64 {
+    for _ in 0..3_000 {
+        let hw = row(conn, space, node).await.3;
+        if hw > above {
+            return hw;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("high_water of node {node} never rose above {above}");
+}
+
+/// Claim, renewals, listing and release through SeaORM, checked in the table.
+async fn seaorm_lease_lifecycle(conn: DatabaseConnection) {
+    flakeid_seaorm::lease::create_table(&conn).await.unwrap();
+    // Twice: the helper is idempotent.
+    flakeid_seaorm::lease::create_table(&conn).await.unwrap();
+    let space = "lifecycle-seaorm";
+    let lease = flakeid_seaorm::lease::claim(&conn, options(space))
+        .await
+        .unwrap();
+    let node = lease.node();
+    assert!(node <= 2);
+    let (owner, fence, lease_until, hw, holder, now) = row(&conn, space, node).await;
+    assert!(owner.is_some());
+    assert_eq!(fence, 1);
+    assert!(lease_until >= now, "a live lease by the database's clock");
+    assert_eq!(holder.as_deref(), Some("test-host/1"));
+    let g = lease.generator_builder().build().unwrap();
+    let id = g.next_id().unwrap();
+    assert!(
+        hw as u64 >= stamped(&g, id),
+        "the ceiling is persisted before use"
+    );
+    // Renewals raise the mark.
+    wait_for_renewal(&conn, space, node, hw).await;
+    // Every node row exists; operators see the holder.
+    let table: NodeTable = flakeid_seaorm::lease::list_nodes(&conn, space)
+        .await
+        .unwrap();
+    assert_eq!(table.rows.len(), 3);
+    assert_eq!(table.held().map(|r| r.node).collect::<Vec<_>>(), vec![node]);
+    assert!(
+        table.to_string().contains("held by test-host/1, fence 1"),
+        "{table}"
+    );
+    let last = g.next_id().unwrap();
+    let mark = lease.release(&g).await.unwrap();
+    assert_eq!(mark, stamped(&g, last));
+    let (owner, fence, _, hw, holder, _) = row(&conn, space, node).await;
+    assert_eq!((owner, fence, hw), (None, 1, mark as i64));
+    assert_eq!(holder.as_deref(), Some("test-host/1"), "kept for operators");
+    // The next holder of the node resumes after the mark.
+    let again = flakeid_seaorm::lease::claim(&conn, options(space).nodes(node..=node))
+        .await
+        .unwrap();
+    assert_eq!((again.fence(), again.resume_after_millis()), (2, mark));
+    again.release_unused().await.unwrap();
+}
+
+/// The same through Diesel, with a renewal thread on its own connection.
+fn diesel_lease_lifecycle<C>(
+    url: &str,
+    conn: &mut C,
+    probe: &DatabaseConnection,
+    rt: &tokio::runtime::Handle,
+) where
+    C: diesel::Connection + diesel::connection::LoadConnection + Send + 'static,
+    C::Backend: flakeid_diesel::lease::LeaseBackend,
+{
+    flakeid_diesel::lease::create_table(conn).unwrap();
+    let space = "lifecycle-diesel";
+    let url = url.to_owned();
+    let lease = flakeid_diesel::lease::claim(move || C::establish(&url), options(space)).unwrap();
+    let node = lease.node();
+    let g = lease.generator_builder().build().unwrap();
+    let id = g.next_id().unwrap();
+    let (owner, fence, _, hw, _, _) = rt.block_on(row(probe, space, node));
+    assert!(owner.is_some());
+    assert_eq!(fence, 1);
+    assert!(hw as u64 >= stamped(&g, id));
+    rt.block_on(wait_for_renewal(probe, space, node, hw));
+    let table = flakeid_diesel::lease::list_nodes(conn, space).unwrap();
+    assert_eq!(table.held().map(|r| r.node).collect::<Vec<_>>(), vec![node]);
+    let mark = lease.release(&g).unwrap();
+    let (owner, _, _, hw, _, _) = rt.block_on(row(probe, space, node));
+    assert_eq!((owner, hw), (None, mark as i64));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_lease_rows_follow_claim_renewal_and_release() {
+    let db = db::postgres().await;
+    let conn = Database::connect(db.url()).await.unwrap();
+    seaorm_lease_lifecycle(conn.clone()).await;
+    let url = db.url().to_owned();
+    let rt = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        use diesel::Connection as _;
+        let mut c = diesel::PgConnection::establish(&url).unwrap();
+        diesel_lease_lifecycle(&url, &mut c, &conn, &rt);
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mariadb_lease_rows_follow_claim_renewal_and_release() {
+    let db = db::mysql().await;
+    let conn = Database::connect(db.url()).await.unwrap();
+    seaorm_lease_lifecycle(conn.clone()).await;
+    let url = db.url().to_owned();
+    let rt = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        use diesel::Connection as _;
+        let mut c = diesel::MysqlConnection::establish(&url).unwrap();
+        diesel_lease_lifecycle(&url, &mut c, &conn, &rt);
+    })
+    .await
+    .unwrap();
+}
+
+fn sqlite_file(name: &str) -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("flakeid-lease-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("app.db");
+    (dir, path.display().to_string())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_lease_rows_follow_claim_renewal_and_release() {
+    let (dir, path) = sqlite_file("lifecycle");
+    let conn = Database::connect(format!("sqlite://{path}?mode=rwc"))
+        .await
+        .unwrap();
+    assert_eq!(conn.get_database_backend(), DbBackend::Sqlite);
+    seaorm_lease_lifecycle(conn.clone()).await;
+    let rt = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        use diesel::Connection as _;
+        let mut c = diesel::SqliteConnection::establish(&path).unwrap();
+        diesel_lease_lifecycle(&path, &mut c, &conn, &rt);
+    })
+    .await
+    .unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_all_nodes_taken_is_an_error_naming_the_count_and_first_expiry() {
+    let db = db::postgres().await;
+    let conn = Database::connect(db.url()).await.unwrap();
+    flakeid_seaorm::lease::create_table(&conn).await.unwrap();
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(
+            flakeid_seaorm::lease::claim(&conn, options("full"))
+                .await
+                .unwrap(),
+        );
+    }
+    let err = flakeid_seaorm::lease::claim(&conn, options("full"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LeaseError::AllTaken {
+                nodes: 3,
+                first: 0,
+                last: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("by the database's clock"), "{err}");
+    for l in held {
+        l.release_unused().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn seaorm_migration_creates_and_drops_the_lease_table() {
+    use sea_orm_migration::{MigrationTrait, MigratorTrait};
+    struct Migrator;
+    #[async_trait::async_trait]
+    impl MigratorTrait for Migrator {
+        fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+            vec![Box::new(flakeid_seaorm::lease::Migration)]
+        }
+    }
+    let (dir, path) = sqlite_file("seaorm-migration");
+    let conn = Database::connect(format!("sqlite://{path}?mode=rwc"))
+        .await
+        .unwrap();
+    Migrator::up(&conn, None).await.unwrap();
+    let count = |conn: DatabaseConnection| async move {
+        let r = conn
+            .query_one_raw(Statement::from_string(
+                DbBackend::Sqlite,
+                "SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'flakeid_nodes'",
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        r.try_get::<i64>("", "n").unwrap()
+    };
+    assert_eq!(count(conn.clone()).await, 1);
+    let lease = flakeid_seaorm::lease::claim(&conn, options("migrated"))
+        .await
+        .unwrap();
+    lease.release_unused().await.unwrap();
+    Migrator::down(&conn, None).await.unwrap();
+    assert_eq!(count(conn.clone()).await, 0);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn diesel_migration_source_runs_with_the_harness() {
+    use diesel::Connection as _;
+    use diesel_migrations::MigrationHarness as _;
+    let db = db::postgres_blocking();
+    let mut conn = diesel::PgConnection::establish(db.url()).unwrap();
+    let applied = conn
+        .run_pending_migrations(flakeid_diesel::lease::MIGRATIONS)
+        .unwrap();
+    assert_eq!(applied.len(), 1);
+    assert_eq!(applied[0].to_string(), "00000000000001");
+    // Recorded: nothing pending the second time.
+    assert!(
+        conn.run_pending_migrations(flakeid_diesel::lease::MIGRATIONS)
+            .unwrap()
+            .is_empty()
+    );
+    let table = flakeid_diesel::lease::list_nodes(&mut conn, "none").unwrap();
+    assert!(table.rows.is_empty());
+    conn.revert_last_migration(flakeid_diesel::lease::MIGRATIONS)
+        .unwrap();
+    assert!(flakeid_diesel::lease::list_nodes(&mut conn, "none").is_err());
+}

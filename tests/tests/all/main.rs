@@ -1,0 +1,50 @@
+//! flakeid's integration tests, as one test binary: every module below is
+//! compiled and linked once, and the tests of all of them share one
+//! PostgreSQL and one MySQL-family server (a container each, started on
+//! first use and removed when the binary exits; see `flakeid_tests::db`).
+//!
+//! Run everything with `./scripts/test.sh -p flakeid-tests --test all`; one
+//! module, or any test whose path contains a filter, with
+//! `./scripts/test.sh -p flakeid-tests --test all -- seaorm_postgres::`.
+
+// Items shared by the test modules (helpers, schemas, ID types, entities).
+mod diesel_common;
+mod diesel_flakes;
+mod lease_common;
+mod schemes_common;
+#[macro_use]
+mod seaorm_common;
+mod seaorm_connect;
+mod support;
+
+// The fixtures themselves: servers, isolation, failing loudly, and the
+// second PostgreSQL server (18) every PostgreSQL test also runs on.
+mod harness;
+mod postgres18;
+
+// Keys through SeaORM, per database, and as JSON.
+mod seaorm_json;
+mod seaorm_mysql;
+mod seaorm_postgres;
+mod seaorm_sqlite;
+
+// Keys through Diesel, sync and async, per database.
+mod diesel_async;
+mod diesel_keys;
+
+// Every ID scheme stored through each ORM on each database.
+mod schemes_diesel;
+mod schemes_diesel_async;
+mod schemes_seaorm;
+
+// Keys the database counts out or refuses, and the names in its SQL.
+mod diesel_sequences;
+mod key_check;
+mod seaorm_sequences;
+mod sql_names;
+
+// Node leases: the table through both ORMs, real processes competing,
+// killed, stopped and restarted, and the database paused.
+mod lease_pause;
+mod lease_processes;
+mod lease_stores;
