@@ -16,13 +16,16 @@
 //!   --writers N,...       writer processes of the keys table (1,4)
 //!   --path-writers N      writer processes of the paths table (4)
 //!   --servers S,...       pg, pg18, mysql (all)
-//!   --keys K,...          db, flake-batch, flake-row, uuid4, uuid7, pg-uuidv7 (all)
+//!   --keys K,...          db, flake-batch, flake-row, flake-row-sn, uuid4, uuid7,
+//!                         pg-uuidv7 (all)
 //!   --key-path P          path of the keys table: diesel, seaorm, sqlx (diesel)
 //!   --paths P,...|none    paths table: sqlx, diesel, seaorm, seaorm-ids (all)
 //!   --creation-rate N     rows/ms created by all writers together, for the
 //!                         keys made at row creation (250)
 //!   --paced               write each batch only when its rows have been created
 //!                         at that rate in real time (rows/s then shows the pace)
+//!   --max-minutes M       start another round only if, at the average duration of
+//!                         the rounds so far, it ends within M minutes of the start
 //!   --max-load L          before each run wait (up to 20 min) until the 1-minute
 //!                         load average is below L (a shared machine)
 //! ```
@@ -58,6 +61,8 @@ fn main() -> ExitCode {
 }
 
 fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
+    // The rounds actually run (fewer than asked when `--max-minutes` stops early).
+    let mut cfg = cfg.clone();
     let exe = std::env::current_exe()
         .map_err(|e| DbBenchError::io("finding this program to start writers", e))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -74,8 +79,23 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
     let servers = runtime.block_on(run::start_servers(&cfg.servers))?;
 
     let mut outcomes: Vec<Outcome> = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
     let total = plan.len() * cfg.rounds;
+    let mut rounds_done = 0;
     for round in 1..=cfg.rounds {
+        if let Some(max) = cfg.max_minutes {
+            // Another round only if one more of the average so far still fits.
+            let elapsed = started_at.elapsed().as_secs_f64();
+            if round > 1 && elapsed + elapsed / (round - 1) as f64 > max * 60.0 {
+                eprintln!(
+                    "db bench: {} of {} rounds in {elapsed:.0} s; another would pass \
+                     --max-minutes {max}: stopping",
+                    round - 1,
+                    cfg.rounds
+                );
+                break;
+            }
+        }
         // Each round starts elsewhere in the plan, so no run is always first.
         let shift = (round - 1) * plan.len() / cfg.rounds;
         for (i, spec) in plan.iter().cycle().skip(shift).take(plan.len()).enumerate() {
@@ -92,13 +112,25 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
                 }
             }
             eprintln!("db bench: [{number}/{total}] round {round}: {spec}");
-            let outcome =
-                runtime.block_on(run::run_one(&exe, server, cfg, *spec, round, number))?;
-            println!("{}", outcome.result_line());
-            outcomes.push(outcome);
+            // A failed run is reported and the others go on: its cells stay
+            // empty and the program fails at the end.
+            match runtime.block_on(run::run_one(&exe, server, &cfg, *spec, round, number)) {
+                Ok(outcome) => {
+                    println!("{}", outcome.result_line());
+                    outcomes.push(outcome);
+                }
+                Err(e) => {
+                    eprintln!("db bench: FAILED {spec} round {round}: {e}");
+                    failures.push(format!("{spec} round {round}: {e}"));
+                }
+            }
         }
+        rounds_done = round;
     }
 
+    let rounds_asked = cfg.rounds;
+    cfg.rounds = rounds_done;
+    let cfg = &cfg;
     let load_after = load_average();
     let loads: Vec<f64> = outcomes.iter().filter_map(|o| o.load_at_start).collect();
     let load_runs = match (
@@ -127,7 +159,8 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
     println!();
     println!(
         "Machine: {}, {} logical CPUs ({} available), {}; load average {load_before} before, \
-         {load_after} after{load_runs}; {} rows in {:.0} s ({} runs); {}{}",
+         {load_after} after{load_runs}; {} rows in {:.0} s ({} runs, {} of {rounds_asked} \
+         round(s)); {}{}",
         machine.cpu,
         machine.cpus,
         machine.available,
@@ -135,6 +168,7 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
         report::group(outcomes.iter().map(|o| o.rows).sum()),
         elapsed.as_secs_f64(),
         outcomes.len(),
+        cfg.rounds,
         machine.rustc,
         if machine.debug {
             " — DEBUG BUILD: the numbers say nothing about speed"
@@ -180,7 +214,7 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
             .iter()
             .any(|r| r.table == Table::Keys && r.server == *server)
         {
-            println!("{}", report::keys_table(cfg, &results, *server, label));
+            println!("{}", report::keys_table(&cfg, &results, *server, label));
         }
     }
     for (server, label) in &labels {
@@ -188,10 +222,10 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
             .iter()
             .any(|r| r.table == Table::Paths && r.server == *server)
         {
-            println!("{}", report::paths_table(cfg, &results, *server, label));
+            println!("{}", report::paths_table(&cfg, &results, *server, label));
         }
     }
-    let checks = report::targets(cfg, &results, &labels);
+    let checks = report::targets(&cfg, &results, &labels);
     println!("#### Targets\n");
     println!("{}", report::targets_table(&checks));
 
@@ -200,7 +234,17 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
             eprintln!("db bench: {e}");
         }
     }
-    Ok(())
+    if failures.is_empty() {
+        return Ok(());
+    }
+    println!("#### Failed runs (their cells are empty)\n");
+    for failure in &failures {
+        println!("- {failure}");
+    }
+    Err(DbBenchError::RunsFailed {
+        failed: failures.len(),
+        total,
+    })
 }
 
 /// `PostgreSQL 15.14 (Debian …) on x86_64…` → `PostgreSQL 15.14`;

@@ -103,6 +103,10 @@ pub enum Key {
     /// flakeid, one `next_id()` as each row is created, rows created at a
     /// steady rate before the batch is written (see [`Config::creation_rate`]).
     FlakeRow,
+    /// As [`Key::FlakeRow`], with the node and sequence fields swapped:
+    /// time | sequence | node ([`FieldOrder::SequenceThenNode`](flakeid_core::layout::FieldOrder::SequenceThenNode)),
+    /// otherwise Twitter's layout.
+    FlakeRowSeqNode,
     /// UUIDv4 from the `uuid` crate (`uuid` / `BINARY(16)`).
     UuidV4,
     /// UUIDv7 from the `uuid` crate, made as each row is created, on the
@@ -114,10 +118,11 @@ pub enum Key {
 
 impl Key {
     /// Every key, in table order.
-    pub const ALL: [Key; 6] = [
+    pub const ALL: [Key; 7] = [
         Key::Db,
         Key::FlakeBatch,
         Key::FlakeRow,
+        Key::FlakeRowSeqNode,
         Key::UuidV4,
         Key::UuidV7,
         Key::PgUuidV7,
@@ -129,6 +134,7 @@ impl Key {
             Key::Db => "db",
             Key::FlakeBatch => "flake-batch",
             Key::FlakeRow => "flake-row",
+            Key::FlakeRowSeqNode => "flake-row-sn",
             Key::UuidV4 => "uuid4",
             Key::UuidV7 => "uuid7",
             Key::PgUuidV7 => "pg-uuidv7",
@@ -142,6 +148,9 @@ impl Key {
             (Key::Db, _) => "IDENTITY / bigserial (baseline)",
             (Key::FlakeBatch, _) => "flakeid, reserved per batch at write (`next_batch`)",
             (Key::FlakeRow, _) => "flakeid, assigned at row creation (`next_id`)",
+            (Key::FlakeRowSeqNode, _) => {
+                "flakeid, assigned at row creation, time·seq·node (`SequenceThenNode`)"
+            }
             (Key::UuidV4, _) => "UUIDv4 (app)",
             (Key::UuidV7, _) => "UUIDv7 (app, at row creation)",
             (Key::PgUuidV7, _) => "`DEFAULT uuidv7()` (PostgreSQL 18)",
@@ -155,7 +164,7 @@ impl Key {
 
     /// Whether the key is a flakeid key.
     pub fn is_flake(self) -> bool {
-        matches!(self, Key::FlakeBatch | Key::FlakeRow)
+        matches!(self, Key::FlakeBatch | Key::FlakeRow | Key::FlakeRowSeqNode)
     }
 
     /// Whether the column is 16 bytes (`uuid` / `BINARY(16)`).
@@ -171,7 +180,7 @@ impl Key {
     fn parse(name: &str) -> Result<Key, DbBenchError> {
         Key::ALL.into_iter().find(|k| k.name() == name).ok_or_else(|| {
             DbBenchError::Argument(format!(
-                "unknown key {name:?}; expected one of db, flake-batch, flake-row, uuid4, uuid7, pg-uuidv7"
+                "unknown key {name:?}; expected one of db, flake-batch, flake-row, flake-row-sn, uuid4, uuid7, pg-uuidv7"
             ))
         })
     }
@@ -364,6 +373,9 @@ pub struct Config {
     /// Before each run, wait (up to 20 minutes) until the 1-minute load
     /// average is below this.
     pub max_load: Option<f64>,
+    /// Start another round only if, at the average duration of the rounds
+    /// so far, it would end within this many minutes of the start.
+    pub max_minutes: Option<f64>,
 }
 
 impl Config {
@@ -386,6 +398,7 @@ impl Config {
             creation_rate: 250,
             paced: false,
             max_load: None,
+            max_minutes: None,
         }
     }
 
@@ -483,6 +496,7 @@ impl Config {
                 "--creation-rate" => cfg.creation_rate = number(&flag, &value()?)?,
                 "--paced" => cfg.paced = true,
                 "--max-load" => cfg.max_load = Some(number(&flag, &value()?)?),
+                "--max-minutes" => cfg.max_minutes = Some(number(&flag, &value()?)?),
                 other => {
                     return Err(DbBenchError::Argument(format!(
                         "unknown option {other:?} (see the binary's documentation)"

@@ -198,7 +198,9 @@ macro_rules! diesel_bigint_insert {
 /// Diesel on PostgreSQL: UUIDs as `uuid`.
 fn diesel_pg(conn: &mut diesel::PgConnection, key: Key, rows: &[Row]) -> Result<u64, DbBenchError> {
     let inserted = match key {
-        Key::Db | Key::FlakeBatch | Key::FlakeRow => diesel_bigint_insert!(conn, key, rows),
+        Key::Db | Key::FlakeBatch | Key::FlakeRow | Key::FlakeRowSeqNode => {
+            diesel_bigint_insert!(conn, key, rows)
+        }
         Key::PgUuidV7 => {
             let values: Vec<ds::NewServerUuid<'_>> = rows
                 .iter()
@@ -241,7 +243,9 @@ fn diesel_mysql(
     rows: &[Row],
 ) -> Result<u64, DbBenchError> {
     let inserted = match key {
-        Key::Db | Key::FlakeBatch | Key::FlakeRow => diesel_bigint_insert!(conn, key, rows),
+        Key::Db | Key::FlakeBatch | Key::FlakeRow | Key::FlakeRowSeqNode => {
+            diesel_bigint_insert!(conn, key, rows)
+        }
         Key::UuidV4 | Key::UuidV7 | Key::PgUuidV7 => {
             let ids = rows
                 .iter()
@@ -325,7 +329,7 @@ async fn seaorm_insert(
                 .exec_without_returning(db)
                 .await
         }
-        Key::FlakeBatch | Key::FlakeRow => {
+        Key::FlakeBatch | Key::FlakeRow | Key::FlakeRowSeqNode => {
             let models = rows
                 .iter()
                 .map(|r| {

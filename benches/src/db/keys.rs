@@ -18,7 +18,8 @@
 
 use std::sync::Arc;
 
-use flakeid_core::layout::presets;
+use flakeid_core::layout::presets::{self, TWITTER_EPOCH_MILLIS};
+use flakeid_core::layout::{BitLayout, FieldOrder};
 use flakeid_core::{Generator, ManualClock};
 use uuid::{ContextV7, Timestamp, Uuid};
 
@@ -118,9 +119,16 @@ impl KeyMaker {
             _ => None,
         };
         let at_creation = match key {
-            Key::FlakeRow => {
-                let clock = Arc::new(ManualClock::new(t0_millis));
-                let generator = Generator::builder(presets::twitter(), node)
+            Key::FlakeRow | Key::FlakeRowSeqNode => {
+                // A generator issues nothing in the tick it was built in: built
+                // one tick before the first row is created, it stamps row 0 with t0.
+                let clock = Arc::new(ManualClock::new(t0_millis.saturating_sub(1)));
+                let layout = if key == Key::FlakeRowSeqNode {
+                    twitter_sequence_then_node()?
+                } else {
+                    presets::twitter()
+                };
+                let generator = Generator::builder(layout, node)
                     .clock(Arc::clone(&clock))
                     .build()?;
                 Some((generator, clock))
@@ -152,7 +160,7 @@ impl KeyMaker {
         Ok(match self.key {
             Key::Db | Key::PgUuidV7 | Key::FlakeBatch => KeyValue::Server,
             Key::UuidV4 => KeyValue::Uuid(Uuid::new_v4()),
-            Key::FlakeRow => {
+            Key::FlakeRow | Key::FlakeRowSeqNode => {
                 let micros = self.created_at_micros(seq);
                 let (generator, clock) = self
                     .at_creation
@@ -187,6 +195,21 @@ impl KeyMaker {
         }
         Ok(())
     }
+}
+
+/// Twitter's layout with the sequence above the node: time | sequence | node.
+///
+/// # Errors
+/// Never for these constants; the builder's error otherwise.
+pub fn twitter_sequence_then_node() -> Result<BitLayout, DbBenchError> {
+    BitLayout::builder()
+        .time_bits(41)
+        .node_bits(10)
+        .sequence_bits(12)
+        .epoch_millis(TWITTER_EPOCH_MILLIS)
+        .order(FieldOrder::SequenceThenNode)
+        .build()
+        .map_err(|e| DbBenchError::Argument(format!("layout time·seq·node: {e}")))
 }
 
 /// flakeid's bit layouts keep the top bit 0, so every ID fits an `i64`.
@@ -252,6 +275,21 @@ mod tests {
         assert_eq!(millis(first), T0);
         assert_eq!(millis(later), T0 + 16);
         assert!(first < later);
+    }
+
+    #[test]
+    fn time_sequence_node_puts_the_writers_of_one_tick_side_by_side() {
+        let mut a = KeyMaker::new(Key::FlakeRowSeqNode, 1, 4, 250, T0).unwrap();
+        let mut b = KeyMaker::new(Key::FlakeRowSeqNode, 2, 4, 250, T0).unwrap();
+        let (a0, b0) = (
+            a.on_create(0).unwrap().flake().unwrap(),
+            b.on_create(0).unwrap().flake().unwrap(),
+        );
+        let layout = twitter_sequence_then_node().unwrap();
+        let (pa, pb) = (layout.decompose(a0 as u64), layout.decompose(b0 as u64));
+        assert_eq!((pa.tick, pa.node, pb.node), (pb.tick, 1, 2));
+        // Same tick and sequence: the node is the lowest field, so they are neighbours.
+        assert_eq!(b0 - a0, 1);
     }
 
     #[test]

@@ -62,6 +62,14 @@ pub enum DbBenchError {
         /// What did not match.
         message: String,
     },
+    /// Some runs failed (each was reported as it failed); the others ran.
+    #[error("{failed} of {total} runs failed")]
+    RunsFailed {
+        /// Runs that failed.
+        failed: usize,
+        /// Runs planned.
+        total: usize,
+    },
     /// flakeid failed to issue an ID.
     #[error("flakeid failed to issue an ID: {0}")]
     Generate(#[from] GenerateError),

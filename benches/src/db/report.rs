@@ -270,7 +270,7 @@ pub fn targets(
         },
     };
     let most = cfg.writers.iter().copied().max().unwrap_or(1);
-    let flake = [Key::FlakeBatch, Key::FlakeRow];
+    let flake = [Key::FlakeBatch, Key::FlakeRow, Key::FlakeRowSeqNode];
     let mut checks = Vec::new();
     let mut push =
         |target: String, bound: f64, at_least: bool, cells: Vec<(String, Option<f64>)>| {
