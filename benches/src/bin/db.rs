@@ -214,7 +214,7 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
             .iter()
             .any(|r| r.table == Table::Keys && r.server == *server)
         {
-            println!("{}", report::keys_table(&cfg, &results, *server, label));
+            println!("{}", report::keys_table(cfg, &results, *server, label));
         }
     }
     for (server, label) in &labels {
@@ -222,10 +222,10 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
             .iter()
             .any(|r| r.table == Table::Paths && r.server == *server)
         {
-            println!("{}", report::paths_table(&cfg, &results, *server, label));
+            println!("{}", report::paths_table(cfg, &results, *server, label));
         }
     }
-    let checks = report::targets(&cfg, &results, &labels);
+    let checks = report::targets(cfg, &results, &labels);
     println!("#### Targets\n");
     println!("{}", report::targets_table(&checks));
 
