@@ -420,8 +420,27 @@ impl Display for Decoded {
     }
 }
 
-/// Writes `t` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (times before 1970 cannot
-/// come from a layout; they are written as milliseconds before the epoch).
+/// `t` as an RFC 3339 UTC time with milliseconds, `YYYY-MM-DDTHH:MM:SS.mmmZ`,
+/// as [`Decoded`]'s `Display` writes it. (Times before 1970 cannot come
+/// from a layout; they are written in `SystemTime`'s `Debug` form.)
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use flakeid_core::id::format_rfc3339;
+/// let t = UNIX_EPOCH + Duration::from_millis(1_462_015_105_796);
+/// assert_eq!(format_rfc3339(t), "2016-04-30T11:18:25.796Z");
+/// ```
+pub fn format_rfc3339(t: SystemTime) -> String {
+    struct Rfc3339(SystemTime);
+    impl Display for Rfc3339 {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write_rfc3339(f, self.0)
+        }
+    }
+    Rfc3339(t).to_string()
+}
+
+/// Writes `t` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (see [`format_rfc3339`]).
 fn write_rfc3339(f: &mut fmt::Formatter<'_>, t: SystemTime) -> fmt::Result {
     let Ok(d) = t.duration_since(SystemTime::UNIX_EPOCH) else {
         return write!(f, "{t:?}");

@@ -40,6 +40,12 @@ pub const DEFAULT_RENEW_EVERY: Duration = Duration::from_secs(3);
 /// The table the SQL stores use unless told otherwise.
 pub const DEFAULT_TABLE: &str = "flakeid_nodes";
 
+/// The `lease_until` of a node reserved for a writer outside the lease
+/// protocol (the database function of
+/// [`sql::id_function`](crate::sql::id_function)): a lease that never
+/// ends, so no claim takes the node.
+pub const RESERVED_UNTIL_MILLIS: i64 = i64::MAX;
+
 /// The longest space name the lease table holds (its `VARCHAR(191)`
 /// primary-key column fits MySQL's index limit in `utf8mb4`).
 pub const MAX_SPACE_LEN: usize = 191;

@@ -136,7 +136,7 @@ pub use error::{HighWaterFileError, LeaseError, OrdinalError, StoreError};
 pub use file::{DEFAULT_FILE_EVERY, DEFAULT_FILE_LEAD, HighWaterFile, HighWaterFileOptions};
 pub use holder::{
     AsyncNodeLease, DEFAULT_RENEW_EVERY, DEFAULT_TABLE, DEFAULT_TTL, LeaseOptions, MAX_SPACE_LEN,
-    NodeLease,
+    NodeLease, RESERVED_UNTIL_MILLIS,
 };
 pub use memory::MemoryLeaseStore;
 pub use store::{

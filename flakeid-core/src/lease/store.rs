@@ -106,6 +106,13 @@ impl NodeRow {
     pub fn is_held(&self, now_millis: i64) -> bool {
         self.owner.is_some() && self.lease_until_millis >= now_millis
     }
+
+    /// Whether the node is reserved for good for a writer outside the lease
+    /// protocol (its lease ends at [`RESERVED_UNTIL_MILLIS`](super::RESERVED_UNTIL_MILLIS),
+    /// as the database function of [`sql::id_function`](crate::sql::id_function) sets it).
+    pub fn is_reserved(&self) -> bool {
+        self.owner.is_some() && self.lease_until_millis == super::RESERVED_UNTIL_MILLIS
+    }
 }
 
 /// The rows of one space, read in one statement.
@@ -163,7 +170,9 @@ impl fmt::Display for NodeTable {
         )?;
         for r in &self.rows {
             let holder = r.holder.as_deref().unwrap_or("-");
-            let state = if r.is_held(now) {
+            let state = if r.is_reserved() {
+                format!("reserved for {holder}, fence {}", r.fence)
+            } else if r.is_held(now) {
                 format!(
                     "held by {holder}, fence {}, lease ends in {} ms",
                     r.fence,
@@ -277,4 +286,32 @@ pub trait AsyncLeaseStore: Send + Sync + 'static {
 pub trait Sleep: Send + Sync + 'static {
     /// Completes after `duration`.
     fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reserved_node_is_shown_as_reserved_and_held() {
+        let table = NodeTable {
+            space: "orders".into(),
+            now_millis: Some(1_700_000_000_000),
+            rows: vec![NodeRow {
+                node: 1023,
+                owner: Some("sql:0123456789abcdef".into()),
+                fence: 1,
+                lease_until_millis: crate::lease::RESERVED_UNTIL_MILLIS,
+                high_water_millis: 0,
+                holder: Some("SQL function flakeid_next_id".into()),
+            }],
+        };
+        assert!(table.rows[0].is_reserved());
+        assert_eq!(table.held().count(), 1);
+        assert_eq!(
+            table.to_string(),
+            "space \"orders\" at 1700000000000 ms (store clock): 1 of 1 nodes held\n\
+             node 1023: reserved for SQL function flakeid_next_id, fence 1, high water 0 ms\n"
+        );
+    }
 }

@@ -343,6 +343,23 @@ impl LeaseSql {
         w.finish()
     }
 
+    /// The spaces that have rows, in order: one text column `space`.
+    ///
+    /// ```
+    /// use flakeid_core::sql::{lease::LeaseSql, Dialect};
+    /// assert_eq!(
+    ///     LeaseSql::new(Dialect::MySql).spaces(),
+    ///     "SELECT DISTINCT `space` FROM `flakeid_nodes` ORDER BY `space`"
+    /// );
+    /// ```
+    pub fn spaces(&self) -> String {
+        format!(
+            "SELECT DISTINCT {0} FROM {1} ORDER BY {0}",
+            self.col("space"),
+            self.table
+        )
+    }
+
     /// Every row of `space` by node ID (as [`LeaseRow`]s).
     pub fn list(&self, space: &str) -> SqlStatement {
         let mut w = SqlWriter::new(self.dialect);

@@ -5,12 +5,15 @@
 //! * [`lease`] — the node lease table's statements, and the store that
 //!   runs them through an executor an ORM crate supplies.
 //! * [`offset_range`] — per-location counters confined to their range.
+//! * [`id_function`] — a PostgreSQL or MariaDB function that issues IDs
+//!   of a layout and node as the key column's default.
 //!
 //! Every statement built from a name you supply quotes it for its
 //! database, or refuses it with a [`SqlNameError`] (see [`offset_range`]'s
 //! "Names" section for exactly what is quoted and refused).
 
 mod error;
+pub mod id_function;
 pub mod lease;
 pub mod offset_range;
 

@@ -345,6 +345,132 @@ pub fn mysql_blocking() -> TestDb {
     unwrap_or_fail(runtime::block_on(create(ServerKind::MySql, test)))
 }
 
+/// A server of one test's own, in a container (never a server given by
+/// URL): for a test that crashes the server, which would break every other
+/// test on the shared one. The container is removed when this value is
+/// dropped (or, at the latest, when the test binary exits).
+pub struct OwnServer {
+    backend: Backend,
+    url: String,
+    id: String,
+    container: Option<ContainerAsync<GenericImage>>,
+}
+
+impl OwnServer {
+    /// Admin URL (database `postgres` or `mysql`); it changes with
+    /// [`crash_and_restart`](Self::crash_and_restart).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The container's ID.
+    pub fn container_id(&self) -> &str {
+        &self.id
+    }
+
+    /// Kills the server process with SIGKILL (`docker kill`), a crash
+    /// without any shutdown, starts the container again (the server
+    /// recovers from its log) and waits until it accepts connections.
+    ///
+    /// # Panics
+    /// If a `docker` command fails or the server does not come back.
+    pub async fn crash_and_restart(&mut self) {
+        let docker = |args: &[&str]| {
+            let out = std::process::Command::new("docker")
+                .args(args)
+                .output()
+                .unwrap_or_else(|e| panic!("cannot run docker {args:?}: {e}"));
+            assert!(
+                out.status.success(),
+                "docker {args:?} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        };
+        docker(&["kill", "--signal", "KILL", &self.id]);
+        docker(&["start", &self.id]);
+        let port = match self.backend {
+            Backend::Postgres => postgres::PORT,
+            Backend::MySql => mysql::PORT,
+        };
+        // A new host port: `127.0.0.1:49153` (one line per address family).
+        let mapped = docker(&["port", &self.id, &format!("{port}/tcp")]);
+        let host_port: u16 = mapped
+            .lines()
+            .find_map(|l| l.rsplit(':').next().and_then(|p| p.parse().ok()))
+            .unwrap_or_else(|| panic!("no host port in `docker port`: {mapped:?}"));
+        let mut url = url::Url::parse(&self.url).expect("the server's URL");
+        url.set_port(Some(host_port)).expect("a URL with a port");
+        self.url = url.into();
+        let backend = self.backend;
+        let admin = self.url.clone();
+        let connected = runtime::run(async move {
+            container::retry_connect(Duration::from_secs(120), || Admin::connect(backend, &admin))
+                .await
+                .map(drop)
+        })
+        .await;
+        if let Err(e) = connected {
+            panic!("{backend} did not come back after the crash: {e}");
+        }
+    }
+}
+
+impl fmt::Debug for OwnServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OwnServer")
+            .field("backend", &self.backend)
+            .field("url", &self.url)
+            .field("id", &self.id)
+            .finish()
+    }
+}
+
+impl Drop for OwnServer {
+    fn drop(&mut self) {
+        if let Some(container) = self.container.take() {
+            runtime::detach(async move {
+                if let Err(e) = container.rm().await {
+                    note(&format!("could not remove a test's own container: {e}"));
+                }
+            });
+        }
+    }
+}
+
+/// Starts a server of `backend` for the calling test alone, from the image
+/// the shared server uses (`FLAKEID_TEST_POSTGRES_IMAGE`, or
+/// `FLAKEID_TEST_POSTGRES18_IMAGE` when `FLAKEID_TEST_POSTGRES_SERVER=18`;
+/// `FLAKEID_TEST_MYSQL_IMAGE`).
+///
+/// # Panics
+/// If no container can be started; the message says how to fix it.
+pub async fn own_server(backend: Backend) -> OwnServer {
+    let started = runtime::run(async move {
+        // The PostgreSQL server `postgres()` uses (`FLAKEID_TEST_POSTGRES_SERVER`).
+        let kind = match backend {
+            Backend::Postgres => selected_postgres()?,
+            Backend::MySql => ServerKind::MySql,
+        };
+        let spec = kind.container_spec(&[]);
+        let started = container::start(&spec)
+            .await
+            .map_err(|e| no_server_message(kind, &spec, &e))?;
+        let url = kind.admin_url(&started.host, started.port);
+        container::retry_connect(Duration::from_secs(120), || Admin::connect(backend, &url))
+            .await
+            .map_err(|e| format!("{backend} container of a test's own: {e}"))?;
+        Ok::<_, String>(OwnServer {
+            backend,
+            url,
+            id: started.id.clone(),
+            container: Some(started.container),
+        })
+    })
+    .await;
+    started.unwrap_or_else(|msg| panic!("{msg}"))
+}
+
 fn unwrap_or_fail<T>(result: Result<T, String>) -> T {
     result.unwrap_or_else(|msg| panic!("{msg}"))
 }

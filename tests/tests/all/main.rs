@@ -43,6 +43,9 @@ mod key_check;
 mod seaorm_sequences;
 mod sql_names;
 
+// IDs issued by the database itself, next to the application's.
+mod sql_id_function;
+
 // Node leases: the table through both ORMs, real processes competing,
 // killed, stopped and restarted, and the database paused.
 mod lease_pause;

@@ -1,0 +1,241 @@
+//! Arguments shared by the subcommands: the layout, an ID's text forms,
+//! and errors that name the argument they are about.
+
+use std::fmt::Display;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use flakeid_core::encoding::{base62, crockford, decimal};
+use flakeid_core::layout::{BitLayout, Domain, FieldOrder, presets};
+use flakeid_core::sql::Dialect;
+
+/// A failure: a bad argument (exit code 2, as clap's own) or a failed
+/// operation (exit code 1).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    /// The value of `argument` is wrong.
+    #[error("invalid value for {argument}: {message}")]
+    Usage { argument: String, message: String },
+    /// The operation failed (a database unreachable, a clock behind).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl CliError {
+    pub(crate) fn usage(argument: impl Into<String>, message: impl Display) -> Self {
+        CliError::Usage {
+            argument: argument.into(),
+            message: message.to_string(),
+        }
+    }
+
+    pub(crate) fn failed(message: impl Display) -> Self {
+        CliError::Failed(message.to_string())
+    }
+
+    /// Prints the error and returns the exit code.
+    pub(crate) fn report(self) -> ExitCode {
+        eprintln!("error: {self}");
+        match self {
+            CliError::Usage { .. } => ExitCode::from(2),
+            CliError::Failed(_) => ExitCode::from(1),
+        }
+    }
+}
+
+/// The layout: a preset, optionally with other fields.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LayoutArgs {
+    /// A preset layout: twitter, discord, instagram, sonyflake, tsid, lsid,
+    /// js_safe, js_safe_seconds, nonsequential.
+    #[arg(long, default_value = "twitter")]
+    layout: String,
+    /// The epoch in Unix milliseconds (default: the preset's).
+    #[arg(long, value_name = "MS")]
+    epoch: Option<u64>,
+    /// Bits of the time field (default: the preset's).
+    #[arg(long)]
+    time_bits: Option<u8>,
+    /// Bits of the node field, as one field named `node` (default: the preset's fields).
+    #[arg(long)]
+    node_bits: Option<u8>,
+    /// Bits of the sequence field (default: the preset's).
+    #[arg(long)]
+    sequence_bits: Option<u8>,
+    /// Length of a tick in milliseconds (default: the preset's).
+    #[arg(long, value_name = "MS")]
+    tick_ms: Option<u64>,
+    /// Order of the fields below the time (default: the preset's).
+    #[arg(long, value_enum)]
+    order: Option<OrderArg>,
+    /// IDs within 1..=2^53-1 (JavaScript-safe numbers).
+    #[arg(long)]
+    js_safe: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum OrderArg {
+    /// time | node | sequence (Twitter).
+    NodeSequence,
+    /// time | sequence | node (Sonyflake).
+    SequenceNode,
+}
+
+impl LayoutArgs {
+    /// The layout these arguments describe.
+    pub(crate) fn build(&self) -> Result<BitLayout, CliError> {
+        let Some((_, preset)) = presets::ALL.iter().find(|(name, _)| *name == self.layout) else {
+            let names: Vec<&str> = presets::ALL.iter().map(|(name, _)| *name).collect();
+            return Err(CliError::usage(
+                "--layout",
+                format!(
+                    "unknown layout {:?}; the presets are {}",
+                    self.layout,
+                    names.join(", ")
+                ),
+            ));
+        };
+        let base = preset();
+        let custom = self.time_bits.is_some()
+            || self.node_bits.is_some()
+            || self.sequence_bits.is_some()
+            || self.tick_ms.is_some()
+            || self.order.is_some()
+            || self.js_safe;
+        if !custom {
+            return match self.epoch {
+                None => Ok(base),
+                Some(epoch) => base
+                    .with_epoch_millis(epoch)
+                    .map_err(|e| CliError::usage("--epoch", e)),
+            };
+        }
+        let mut builder = BitLayout::builder()
+            .time_bits(self.time_bits.unwrap_or(base.time_bits() as u8))
+            .tick_millis(self.tick_ms.unwrap_or(base.tick().as_millis() as u64))
+            .epoch_millis(
+                self.epoch
+                    .unwrap_or(flakeid_core::Layout::epoch_millis(&base)),
+            )
+            .sequence_bits(self.sequence_bits.unwrap_or(base.sequence_bits() as u8))
+            .order(match self.order {
+                Some(OrderArg::NodeSequence) => FieldOrder::NodeThenSequence,
+                Some(OrderArg::SequenceNode) => FieldOrder::SequenceThenNode,
+                None => base.order(),
+            })
+            .domain(if self.js_safe {
+                Domain::JsSafe
+            } else {
+                base.domain()
+            });
+        builder = match self.node_bits {
+            Some(bits) => builder.node_bits(bits),
+            None => builder.node_fields(base.node_fields().iter().cloned()),
+        };
+        builder.build().map_err(|e| {
+            CliError::usage(
+                "the layout options (--time-bits, --node-bits, --sequence-bits, --tick-ms, --epoch)",
+                e,
+            )
+        })
+    }
+}
+
+/// The text forms of an ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TextForm {
+    /// Decimal if the text reads as one, else base62 (11 characters) or
+    /// Crockford (13 characters, hyphens allowed).
+    Auto,
+    /// Decimal digits, no leading zero.
+    Decimal,
+    /// 11 characters of 0-9A-Za-z.
+    Base62,
+    /// 13 characters of Crockford's base32.
+    Crockford,
+    /// Every form (for --to).
+    All,
+}
+
+impl TextForm {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            TextForm::Auto => "auto",
+            TextForm::Decimal => "decimal",
+            TextForm::Base62 => "base62",
+            TextForm::Crockford => "crockford",
+            TextForm::All => "all",
+        }
+    }
+
+    /// `id` in this form (decimal for `auto` and `all`).
+    pub(crate) fn write(self, id: u64) -> String {
+        match self {
+            TextForm::Base62 => base62::encode(id),
+            TextForm::Crockford => crockford::encode(id),
+            TextForm::Auto | TextForm::Decimal | TextForm::All => id.to_string(),
+        }
+    }
+}
+
+/// An ID read from text, and the form it was read in.
+pub(crate) struct IdText {
+    pub(crate) value: u64,
+    pub(crate) form: TextForm,
+}
+
+/// Reads an ID written in `form` (`auto`: see [`TextForm::Auto`]).
+pub(crate) fn read_id(text: &str, form: TextForm) -> Result<IdText, CliError> {
+    let bad = |e: flakeid_core::DecodeError| CliError::usage("<ID>", e);
+    let read = |form: TextForm| -> Result<IdText, CliError> {
+        let value = match form {
+            TextForm::Base62 => base62::decode(text).map_err(bad)?,
+            TextForm::Crockford => crockford::decode_lenient(text).map_err(bad)?,
+            _ => decimal::decode(text).map_err(bad)?,
+        };
+        Ok(IdText { value, form })
+    };
+    match form {
+        TextForm::Auto | TextForm::All => {
+            if let Ok(id) = read(TextForm::Decimal) {
+                return Ok(id);
+            }
+            let len = text.chars().filter(|&c| c != '-').count();
+            if text.chars().count() == base62::WIDTH {
+                read(TextForm::Base62)
+            } else if len == crockford::WIDTH {
+                read(TextForm::Crockford)
+            } else {
+                Err(CliError::usage(
+                    "<ID>",
+                    format!(
+                        "{text:?} is not an ID: not a decimal number, and neither {} characters \
+                         (base62) nor {} (Crockford base32); name the form with --from",
+                        base62::WIDTH,
+                        crockford::WIDTH
+                    ),
+                ))
+            }
+        }
+        form => read(form),
+    }
+}
+
+/// `--dialect`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum DialectArg {
+    /// PostgreSQL 15 and later.
+    Postgres,
+    /// MariaDB 10.3 and later (MySQL 8: see the docs of flakeid_core::sql::id_function).
+    #[value(alias = "mysql")]
+    Mariadb,
+}
+
+impl DialectArg {
+    pub(crate) fn dialect(self) -> Dialect {
+        match self {
+            DialectArg::Postgres => Dialect::Postgres,
+            DialectArg::Mariadb => Dialect::MySql,
+        }
+    }
+}

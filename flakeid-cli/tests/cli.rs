@@ -1,0 +1,609 @@
+//! The `flakeid` command run as a process: its output for good input, its
+//! errors and exit codes for bad input, and `nodes` against real
+//! PostgreSQL, MariaDB and SQLite databases whose lease table holds a
+//! lease.
+
+use std::time::Duration;
+
+use assert_cmd::Command;
+use flakeid_core::layout::presets;
+use flakeid_core::lease::LeaseOptions;
+use flakeid_core::sql::Dialect;
+use flakeid_core::sql::id_function::IdFunction;
+use flakeid_tests::db::{self, TestDb};
+use predicates::prelude::*;
+use sea_orm::ConnectionTrait as _;
+
+fn flakeid() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_flakeid"))
+}
+
+/// Runs `flakeid ARGS` and returns its standard output; it must succeed.
+fn stdout(args: &[&str]) -> String {
+    let out = flakeid().args(args).output().expect("run flakeid");
+    assert!(
+        out.status.success(),
+        "flakeid {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// `flakeid ARGS` must fail with `code`, and say `says` on standard error.
+fn fails(args: &[&str], code: i32, says: &[&str]) {
+    let mut assert = flakeid().args(args).assert().failure().code(code);
+    for s in says {
+        assert = assert.stderr(predicate::str::contains(*s));
+    }
+    assert.stdout(predicate::str::is_empty());
+}
+
+#[test]
+fn decode_splits_discords_documented_example() {
+    let out = stdout(&["decode", "175928847299117063", "--layout", "discord"]);
+    for line in [
+        "id         175928847299117063",
+        "read as    decimal",
+        "layout     the discord layout",
+        "time       2016-04-30T11:18:25.796Z",
+        "unix ms    1462015105796",
+        "node       32",
+        "  worker   1",
+        "  process  0",
+        "sequence   7",
+        "base62     0Czks0tP37X",
+        "crockford  04W86BB0G4007",
+    ] {
+        assert!(out.contains(line), "no {line:?} in\n{out}");
+    }
+}
+
+#[test]
+fn decode_reads_base62_and_crockford_and_writes_json() {
+    for text in ["0Czks0tP37X", "04W86BB0G4007", "04w8-6bb0-g4007"] {
+        let out = stdout(&["decode", text, "--layout", "discord", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(v["id"], "175928847299117063", "{text}");
+        assert_eq!(v["time"], "2016-04-30T11:18:25.796Z");
+        assert_eq!(v["unix_ms"], 1_462_015_105_796_u64);
+        assert_eq!(v["node_fields"]["worker"], 1);
+        assert_eq!(v["node_fields"]["process"], 0);
+        assert_eq!(v["sequence"], 7);
+    }
+    let out = stdout(&[
+        "decode",
+        "04W86BB0G4007",
+        "--from",
+        "crockford",
+        "--layout",
+        "discord",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["read_as"], "crockford");
+}
+
+#[test]
+fn decode_takes_another_epoch_and_custom_fields() {
+    // Tick 1000 of an epoch at 2024-01-01T00:00:00Z, node 3, sequence 5.
+    let id = (1000u64 << 22) | (3 << 12) | 5;
+    let out = stdout(&["decode", &id.to_string(), "--epoch", "1704067200000"]);
+    assert!(out.contains("time       2024-01-01T00:00:01.000Z"), "{out}");
+    assert!(out.contains("  datacenter 0\n"), "{out}");
+    assert!(out.contains("  worker     3\n"), "{out}");
+    let out = stdout(&[
+        "decode",
+        &((7u64 << 20) | (2 << 8) | 1).to_string(),
+        "--time-bits",
+        "40",
+        "--node-bits",
+        "12",
+        "--sequence-bits",
+        "8",
+        "--tick-ms",
+        "10",
+        "--epoch",
+        "0",
+    ]);
+    assert!(out.contains("time       1970-01-01T00:00:00.070Z"), "{out}");
+    assert!(out.contains("node       2"), "{out}");
+    assert!(out.contains("sequence   1"), "{out}");
+    // The same bits with the sequence above the node (Sonyflake's order).
+    let out = stdout(&[
+        "decode",
+        &((7u64 << 20) | (2 << 12) | 1).to_string(),
+        "--time-bits",
+        "40",
+        "--node-bits",
+        "12",
+        "--sequence-bits",
+        "8",
+        "--tick-ms",
+        "10",
+        "--epoch",
+        "0",
+        "--order",
+        "sequence-node",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        (&v["node"], &v["sequence"]),
+        (&1.into(), &2.into()),
+        "{out}"
+    );
+    assert_eq!(v["time"], "1970-01-01T00:00:00.070Z");
+}
+
+#[test]
+fn decode_names_the_bad_argument() {
+    fails(
+        &["decode", "1", "--layout", "nope"],
+        2,
+        &[
+            "invalid value for --layout",
+            "unknown layout \"nope\"",
+            "twitter",
+        ],
+    );
+    fails(
+        &["decode", "12x45"],
+        2,
+        &["invalid value for <ID>", "\"12x45\" is not an ID"],
+    );
+    fails(
+        &["decode", "0Czks0tP3-X", "--from", "base62"],
+        2,
+        &["invalid value for <ID>", "'-'"],
+    );
+    // 2^53 is past the largest JavaScript-safe ID.
+    fails(
+        &["decode", "9007199254740992", "--layout", "js_safe"],
+        2,
+        &[
+            "9007199254740992 is outside the js_safe layout",
+            "1..=9007199254740991",
+        ],
+    );
+    fails(&["decode", "0"], 2, &["0 is outside the twitter layout"]);
+    fails(
+        &["decode", "18446744073709551616"],
+        2,
+        &["invalid value for <ID>"],
+    );
+    fails(
+        &["decode", "1", "--time-bits", "60"],
+        2,
+        &["invalid value for the layout options", "63"],
+    );
+    fails(&["decode"], 2, &["<ID>"]);
+}
+
+#[test]
+fn generate_issues_increasing_ids_of_the_node() {
+    let out = stdout(&["generate", "--node", "5", "--count", "50"]);
+    let ids: Vec<u64> = out.lines().map(|l| l.parse().expect("decimal")).collect();
+    assert_eq!(ids.len(), 50);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    let layout = presets::twitter();
+    assert!(ids.iter().all(|&id| layout.decompose(id).node == 5));
+    let out = stdout(&[
+        "generate",
+        "--layout",
+        "sonyflake",
+        "--node",
+        "42",
+        "-n",
+        "3",
+        "--format",
+        "base62",
+    ]);
+    for line in out.lines() {
+        let id = flakeid_core::encoding::base62::decode(line).expect("base62");
+        assert_eq!(presets::sonyflake().decompose(id).node, 42);
+    }
+    fails(
+        &["generate", "--node", "1024"],
+        2,
+        &["invalid value for --node", "1024"],
+    );
+    flakeid()
+        .args(["generate", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("For tests and scripts only"))
+        .stdout(predicate::str::contains("same node ID"));
+}
+
+#[test]
+fn convert_writes_every_form() {
+    assert_eq!(
+        stdout(&["convert", "175928847299117063", "--to", "base62"]),
+        "0Czks0tP37X\n"
+    );
+    assert_eq!(
+        stdout(&["convert", "0Czks0tP37X", "--to", "crockford"]),
+        "04W86BB0G4007\n"
+    );
+    assert_eq!(
+        stdout(&["convert", "04W86BB0G4007", "--to", "decimal"]),
+        "175928847299117063\n"
+    );
+    assert_eq!(
+        stdout(&["convert", "175928847299117063", "--to", "all"]),
+        "decimal    175928847299117063\nbase62     0Czks0tP37X\ncrockford  04W86BB0G4007\n"
+    );
+    fails(
+        &["convert", "zzzzzzzzzzz", "--to", "decimal"],
+        2,
+        &["invalid value for <ID>"],
+    );
+    fails(&["convert", "1", "--to", "hex"], 2, &["'hex'", "--to"]);
+}
+
+#[test]
+fn sql_prints_the_function_for_each_dialect() {
+    let pg = stdout(&[
+        "sql",
+        "--dialect",
+        "postgres",
+        "--space",
+        "orders",
+        "--node",
+        "1023",
+        "--table",
+        "orders",
+        "--column",
+        "id",
+    ]);
+    let expected = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1023);
+    let mut statements = expected.install().expect("SQL");
+    statements.extend(expected.column_default("orders", "id").expect("SQL"));
+    assert_eq!(pg, expected.script(&statements));
+    assert!(pg.contains("CREATE OR REPLACE FUNCTION \"flakeid_next_id\"() RETURNS bigint"));
+    assert!(
+        pg.contains("ALTER TABLE \"orders\" ALTER COLUMN \"id\" SET DEFAULT \"flakeid_next_id\"()")
+    );
+
+    let maria = stdout(&[
+        "sql",
+        "--dialect",
+        "mariadb",
+        "--space",
+        "orders",
+        "--node",
+        "7",
+        "--layout",
+        "sonyflake",
+        "--function",
+        "next_order_id",
+    ]);
+    assert!(maria.contains("DELIMITER $$\nCREATE OR REPLACE FUNCTION `next_order_id`()"));
+    let drop = stdout(&[
+        "sql",
+        "--dialect",
+        "mysql",
+        "--space",
+        "orders",
+        "--node",
+        "7",
+        "--uninstall",
+    ]);
+    assert!(
+        drop.starts_with("DROP FUNCTION IF EXISTS `flakeid_next_id`;\n"),
+        "{drop}"
+    );
+
+    fails(
+        &[
+            "sql",
+            "--dialect",
+            "postgres",
+            "--space",
+            "orders",
+            "--node",
+            "2000",
+        ],
+        2,
+        &[
+            "invalid value for the function's settings",
+            "node 2000 is out of range",
+        ],
+    );
+    fails(
+        &[
+            "sql",
+            "--dialect",
+            "postgres",
+            "--space",
+            "orders",
+            "--node",
+            "1",
+            "--function",
+            "",
+        ],
+        2,
+        &["the function name is empty"],
+    );
+    fails(
+        &[
+            "sql",
+            "--dialect",
+            "sqlite",
+            "--space",
+            "orders",
+            "--node",
+            "1",
+        ],
+        2,
+        &["'sqlite'", "--dialect"],
+    );
+}
+
+#[test]
+fn every_subcommand_has_an_example_in_its_help() {
+    for sub in ["decode", "generate", "convert", "sql", "nodes"] {
+        flakeid()
+            .args([sub, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Examples:\n  flakeid "));
+    }
+}
+
+#[test]
+fn nodes_names_a_bad_url() {
+    fails(
+        &["nodes", "ftp://example.com/x"],
+        2,
+        &["invalid value for <URL>", "unknown scheme \"ftp\""],
+    );
+    fails(&["nodes", "not a url"], 2, &["invalid value for <URL>"]);
+    fails(
+        &["nodes", "postgres://u:secret@127.0.0.1:notaport/db"],
+        2,
+        &["invalid value for <URL>"],
+    );
+    // Nothing listens on port 1: a failure to connect, the password hidden.
+    let out = flakeid()
+        .args(["nodes", "postgres://u:secret@127.0.0.1:1/db"])
+        .output()
+        .expect("run flakeid");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot connect to postgres://u:***@127.0.0.1:1/db"),
+        "{err}"
+    );
+    assert!(!err.contains("secret"), "{err}");
+    // The driver's reason, not a pool's timeout.
+    assert!(err.to_lowercase().contains("refused"), "{err}");
+    let missing = std::env::temp_dir().join("flakeid-cli-no-such-dir/none.db");
+    fails(
+        &["nodes", &format!("sqlite://{}", missing.display())],
+        1,
+        &["cannot connect"],
+    );
+}
+
+/// Claims a node of `space` (holder `cli-test/1`), runs `flakeid nodes`
+/// on `url`, and checks the listing; then the same as JSON.
+async fn lists_a_lease(orm_url: &str, url: &str, reserve: Option<Dialect>) {
+    let orm = sea_orm::Database::connect(orm_url).await.expect("connect");
+    flakeid_seaorm::lease::create_table(&orm)
+        .await
+        .expect("lease table");
+    let options = LeaseOptions::new("orders", presets::twitter())
+        .nodes(0..=1)
+        .ttl(Duration::from_secs(60))
+        .holder("cli-test/1");
+    let lease = flakeid_seaorm::lease::claim(&orm, options)
+        .await
+        .expect("claim");
+    let node = lease.node();
+    if let Some(dialect) = reserve {
+        // The database ID function holds the other node for good.
+        let f = IdFunction::new(dialect, "orders", presets::twitter(), 1 - node);
+        for s in f.install().expect("SQL") {
+            orm.execute_unprepared(&s).await.expect("install");
+        }
+    }
+    let url = url.to_owned();
+    let text = tokio::task::spawn_blocking(move || {
+        let text = stdout(&["nodes", &url]);
+        let json = stdout(&["nodes", &url, "--space", "orders", "--json"]);
+        // A table that does not exist: a failure naming it.
+        fails(
+            &["nodes", &url, "--table", "no_such_leases"],
+            1,
+            &["cannot read the lease table \"no_such_leases\""],
+        );
+        (text, json)
+    })
+    .await
+    .expect("flakeid nodes");
+    let (text, json) = text;
+    let held = if reserve.is_some() { 2 } else { 1 };
+    assert!(
+        text.contains(&format!("space \"orders\": {held} of 2 nodes held")),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.contains("cli-test/1"))
+        .unwrap_or_else(|| panic!("no line of the holder in\n{text}"));
+    assert!(
+        line.trim_start().starts_with(&format!("{node}  held")),
+        "{line}"
+    );
+    assert!(line.contains("(in "), "{line}");
+    if reserve.is_some() {
+        let line = text
+            .lines()
+            .find(|l| l.contains("SQL function flakeid_next_id"))
+            .unwrap_or_else(|| panic!("no line of the function in\n{text}"));
+        assert!(
+            line.contains("reserved") && line.contains("never"),
+            "{line}"
+        );
+    }
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let nodes = v[0]["nodes"].as_array().expect("nodes");
+    assert_eq!(v[0]["space"], "orders");
+    assert_eq!(nodes.len(), 2);
+    let row = &nodes[node as usize];
+    assert_eq!(row["state"], "held");
+    assert_eq!(row["holder"], "cli-test/1");
+    assert_eq!(row["fence"], 1);
+    assert!(
+        row["lease_expires"]
+            .as_str()
+            .expect("a time")
+            .ends_with('Z')
+    );
+    // The high-water mark is the renewed ceiling, a time after the claim.
+    assert!(row["high_water_ms"].as_i64().expect("ms") > 1_700_000_000_000);
+    assert_eq!(row["high_water_ms"].as_i64(), {
+        let table = flakeid_seaorm::lease::list_nodes(&orm, "orders")
+            .await
+            .expect("list");
+        table
+            .rows
+            .iter()
+            .find(|r| r.node == node)
+            .map(|r| r.high_water_millis as i64)
+    });
+    drop(lease);
+}
+
+async fn nodes_lists_a_server(db: TestDb, dialect: Dialect) {
+    lists_a_lease(db.url(), db.url(), Some(dialect)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_lists_postgres() {
+    nodes_lists_a_server(db::postgres().await, Dialect::Postgres).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_lists_mariadb() {
+    nodes_lists_a_server(db::mysql().await, Dialect::MySql).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_lists_sqlite() {
+    let dir = std::env::temp_dir().join(format!("flakeid-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("leases.db");
+    let _ = std::fs::remove_file(&path);
+    lists_a_lease(
+        &format!("sqlite://{}?mode=rwc", path.display()),
+        &format!("sqlite://{}", path.display()),
+        None,
+    )
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `script` as the `mariadb` client splits it: statements end with the
+/// current delimiter, which `DELIMITER` lines change.
+fn client_statements(script: &str) -> Vec<String> {
+    let mut delimiter = ";".to_owned();
+    let mut statements = Vec::new();
+    let mut current = String::new();
+    for line in script.lines() {
+        if let Some(d) = line.strip_prefix("DELIMITER ") {
+            delimiter = d.trim().to_owned();
+            continue;
+        }
+        current.push_str(line);
+        current.push('\n');
+        if let Some(done) = current.trim_end().strip_suffix(delimiter.as_str()) {
+            statements.push(done.to_owned());
+            current.clear();
+        }
+    }
+    assert!(
+        current.trim().is_empty(),
+        "an unfinished statement: {current}"
+    );
+    statements
+}
+
+/// The script `flakeid sql` prints, run on a real server as its client
+/// would; the IDs the column default then issues decode with
+/// `flakeid decode` to the node and a time within the inserts.
+async fn sql_script_issues_ids_that_decode(db: TestDb, dialect: &str) {
+    let orm = sea_orm::Database::connect(db.url()).await.expect("connect");
+    orm.execute_unprepared(
+        "CREATE TABLE orders (id BIGINT NOT NULL PRIMARY KEY, customer VARCHAR(32) NOT NULL)",
+    )
+    .await
+    .expect("create table");
+    let script = stdout(&[
+        "sql",
+        "--dialect",
+        dialect,
+        "--space",
+        "cli",
+        "--node",
+        "77",
+        "--table",
+        "orders",
+        "--column",
+        "id",
+    ]);
+    if dialect == "postgres" {
+        // psql sends it statement by statement; the server takes it whole.
+        orm.execute_unprepared(&script).await.expect("the script");
+    } else {
+        for s in client_statements(&script) {
+            if let Err(e) = orm.execute_unprepared(&s).await {
+                panic!("{s}\nfailed: {e}");
+            }
+        }
+    }
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_millis() as u64
+    };
+    let start = now();
+    for _ in 0..3 {
+        orm.execute_unprepared("INSERT INTO orders (customer) VALUES ('walk-in')")
+            .await
+            .expect("insert through the default");
+    }
+    let end = now();
+    let rows = orm
+        .query_all_raw(sea_orm::Statement::from_string(
+            orm.get_database_backend(),
+            "SELECT id FROM orders ORDER BY id",
+        ))
+        .await
+        .expect("select");
+    assert_eq!(rows.len(), 3);
+    for row in rows {
+        let id: i64 = row.try_get("", "id").expect("id");
+        let out = stdout(&["decode", &id.to_string(), "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(v["node"], 77, "{out}");
+        let ms = v["unix_ms"].as_u64().expect("unix_ms");
+        assert!(
+            (start - 1..=end).contains(&ms),
+            "{ms} outside {start}..={end}"
+        );
+        assert!(v["time"].as_str().expect("time").ends_with('Z'));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_script_runs_on_postgres() {
+    sql_script_issues_ids_that_decode(db::postgres().await, "postgres").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_script_runs_on_mariadb() {
+    sql_script_issues_ids_that_decode(db::mysql().await, "mariadb").await;
+}
