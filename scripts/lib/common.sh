@@ -4,6 +4,7 @@
 # Local images built by scripts/build-images.sh and selected by scripts/test.sh.
 FLAKEID_BASE_IMAGE="${FLAKEID_BASE_IMAGE:-flakeid-db-base:bookworm}"
 FLAKEID_LOCAL_POSTGRES_IMAGE="${FLAKEID_LOCAL_POSTGRES_IMAGE:-flakeid-postgres:15}"
+FLAKEID_LOCAL_POSTGRES18_IMAGE="${FLAKEID_LOCAL_POSTGRES18_IMAGE:-flakeid-postgres:18}"
 FLAKEID_LOCAL_MARIADB_IMAGE="${FLAKEID_LOCAL_MARIADB_IMAGE:-flakeid-mariadb:10.11}"
 FLAKEID_LOCAL_ETCD_IMAGE="${FLAKEID_LOCAL_ETCD_IMAGE:-flakeid-etcd:3.4}"
 # Label every test container carries, so leftovers can be found and removed.

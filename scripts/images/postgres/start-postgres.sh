@@ -1,9 +1,13 @@
 #!/bin/sh
 # Starts PostgreSQL in the foreground as the container's main process. It logs
 # "database system is ready to accept connections" on stderr when ready.
+#   flakeid-start-postgres [--init-only | server options, e.g. -c shared_buffers=64MB]
+# Server options come after the built-in ones, so they override them.
+# FLAKEID_PG_BIN names the directory of initdb and postgres (default: the
+# newest Debian package's).
 set -eu
 PGDATA=/var/lib/flakeid/postgres
-bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+bin=${FLAKEID_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)}
 as_postgres() { setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"; }
 
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
@@ -17,4 +21,4 @@ fi
 
 exec setpriv --reuid=postgres --regid=postgres --init-groups -- "$bin/postgres" -D "$PGDATA" \
     -c listen_addresses='*' -c unix_socket_directories=/tmp \
-    -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off
+    -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off "$@"

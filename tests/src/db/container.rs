@@ -47,6 +47,9 @@ pub(crate) struct ContainerSpec {
     pub(crate) kind: ImageKind,
     pub(crate) port: u16,
     pub(crate) env: Vec<(&'static str, &'static str)>,
+    /// Command replacing the image's default (empty: the image's own), used
+    /// to pass server settings.
+    pub(crate) cmd: Vec<String>,
     /// Log line (on stderr) after which the server accepts connections on
     /// its port. Official images run a temporary server first; callers also
     /// retry connecting until the real one answers.
@@ -103,7 +106,7 @@ pub(crate) async fn start(spec: &ContainerSpec) -> Result<Started, String> {
         request = request.with_env_var(*key, *value);
     }
     if !spec.cmd.is_empty() {
-        request = request.with_cmd(spec.cmd.clone());
+        request = request.with_cmd(spec.cmd.iter().cloned());
     }
     let container = request.start().await.map_err(|e| e.to_string())?;
     let id = container.id().to_owned();

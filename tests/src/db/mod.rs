@@ -15,7 +15,18 @@
 //!   The image comes from `FLAKEID_TEST_POSTGRES_IMAGE` (default
 //!   `postgres:17`) / `FLAKEID_TEST_MYSQL_IMAGE` (default `mysql:8.4`;
 //!   `mariadb:11` works too). `./scripts/test.sh` builds local images
-//!   (`flakeid-postgres:15`, `flakeid-mariadb:10.11`) and selects them.
+//!   (`flakeid-postgres:15`, `flakeid-postgres:18`, `flakeid-mariadb:10.11`)
+//!   and selects them.
+//!
+//! A second PostgreSQL server, 18 or later ([`ServerKind::Postgres18`]:
+//! `FLAKEID_TEST_POSTGRES18_URL`, else a container of
+//! `FLAKEID_TEST_POSTGRES18_IMAGE`, default `postgres:18`), serves
+//! [`postgres18`], and serves [`postgres`] too when
+//! `FLAKEID_TEST_POSTGRES_SERVER=18`: that is how `./scripts/test.sh` runs
+//! every PostgreSQL test on both servers. With
+//! `FLAKEID_TEST_POSTGRES_TESTS_LOG=FILE`, [`postgres`] appends the package,
+//! test binary and test name of each caller to `FILE`, so the script knows
+//! which tests to run again on the second server.
 //!
 //! [`etcd()`] is an etcd v3 server shared by the binary's tests
 //! (`FLAKEID_TEST_ETCD_URL` / `FLAKEID_TEST_ETCD_IMAGE`, default
@@ -24,6 +35,9 @@
 //!
 //! If neither a URL nor a container engine is available, the fixture panics
 //! with instructions: a database test never passes without a database.
+//!
+//! [`DedicatedServer`] starts a server of its own, with server settings
+//! (e.g. a small buffer pool), for programs such as benchmarks.
 
 mod container;
 mod etcd;
@@ -32,6 +46,7 @@ mod postgres;
 mod runtime;
 
 use std::fmt;
+use std::io::Write as _;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
@@ -43,6 +58,14 @@ use tokio::sync::OnceCell;
 use container::{ContainerSpec, note};
 pub use etcd::{Etcd, etcd};
 
+/// Selects the server [`postgres`] uses: unset, empty or `default` for
+/// [`ServerKind::Postgres`], `18` for [`ServerKind::Postgres18`].
+pub const POSTGRES_SERVER_VAR: &str = "FLAKEID_TEST_POSTGRES_SERVER";
+
+/// File to which [`postgres`] appends `package<TAB>binary<TAB>test` for
+/// each call (the test binary's target name, e.g. `seaorm_postgres`).
+pub const POSTGRES_TESTS_LOG_VAR: &str = "FLAKEID_TEST_POSTGRES_TESTS_LOG";
+
 /// Which kind of server a [`TestDb`] lives on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Backend {
@@ -52,39 +75,112 @@ pub enum Backend {
     MySql,
 }
 
-impl Backend {
-    fn label(self) -> &'static str {
-        match self {
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
             Backend::Postgres => "PostgreSQL",
             Backend::MySql => "MySQL/MariaDB",
+        })
+    }
+}
+
+/// A server the fixtures start (or connect to), each with its own variables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ServerKind {
+    /// PostgreSQL from `FLAKEID_TEST_POSTGRES_URL` / `FLAKEID_TEST_POSTGRES_IMAGE`
+    /// (default `postgres:17`).
+    Postgres,
+    /// PostgreSQL 18 or later from `FLAKEID_TEST_POSTGRES18_URL` /
+    /// `FLAKEID_TEST_POSTGRES18_IMAGE` (default `postgres:18`). An older
+    /// server is refused.
+    Postgres18,
+    /// MySQL or MariaDB from `FLAKEID_TEST_MYSQL_URL` /
+    /// `FLAKEID_TEST_MYSQL_IMAGE` (default `mysql:8.4`).
+    MySql,
+}
+
+impl ServerKind {
+    /// Every kind.
+    pub const ALL: [ServerKind; 3] = [
+        ServerKind::Postgres,
+        ServerKind::Postgres18,
+        ServerKind::MySql,
+    ];
+
+    /// The protocol family.
+    pub fn backend(self) -> Backend {
+        match self {
+            ServerKind::Postgres | ServerKind::Postgres18 => Backend::Postgres,
+            ServerKind::MySql => Backend::MySql,
         }
     }
 
-    fn url_var(self) -> &'static str {
+    /// Variable naming an existing server to use instead of a container.
+    pub fn url_var(self) -> &'static str {
         match self {
-            Backend::Postgres => postgres::URL_VAR,
-            Backend::MySql => mysql::URL_VAR,
+            ServerKind::Postgres => postgres::URL_VAR,
+            ServerKind::Postgres18 => postgres::URL_VAR_18,
+            ServerKind::MySql => mysql::URL_VAR,
         }
     }
 
-    fn image_var(self) -> &'static str {
+    /// Variable naming the container image.
+    pub fn image_var(self) -> &'static str {
         match self {
-            Backend::Postgres => postgres::IMAGE_VAR,
-            Backend::MySql => mysql::IMAGE_VAR,
+            ServerKind::Postgres => postgres::IMAGE_VAR,
+            ServerKind::Postgres18 => postgres::IMAGE_VAR_18,
+            ServerKind::MySql => mysql::IMAGE_VAR,
         }
+    }
+
+    /// Image used when [`image_var`](Self::image_var) is unset or empty.
+    pub fn default_image(self) -> &'static str {
+        match self {
+            ServerKind::Postgres => postgres::DEFAULT_IMAGE,
+            ServerKind::Postgres18 => postgres::DEFAULT_IMAGE_18,
+            ServerKind::MySql => mysql::DEFAULT_IMAGE,
+        }
+    }
+
+    /// The image a container of this kind runs.
+    pub fn image(self) -> String {
+        std::env::var(self.image_var())
+            .ok()
+            .map(|i| i.trim().to_owned())
+            .filter(|i| !i.is_empty())
+            .unwrap_or_else(|| self.default_image().to_owned())
     }
 
     fn example_url(self) -> &'static str {
         match self {
-            Backend::Postgres => "postgres://postgres:secret@127.0.0.1:5432/postgres",
-            Backend::MySql => "mysql://root:secret@127.0.0.1:3306/mysql",
+            ServerKind::Postgres => "postgres://postgres:secret@127.0.0.1:5432/postgres",
+            ServerKind::Postgres18 => "postgres://postgres:secret@127.0.0.1:5433/postgres",
+            ServerKind::MySql => "mysql://root:secret@127.0.0.1:3306/mysql",
+        }
+    }
+
+    fn container_spec(self, settings: &[(&str, &str)]) -> ContainerSpec {
+        match self.backend() {
+            Backend::Postgres => postgres::container_spec(self.image(), settings),
+            Backend::MySql => mysql::container_spec(self.image(), settings),
+        }
+    }
+
+    fn admin_url(self, host: &str, port: u16) -> String {
+        match self.backend() {
+            Backend::Postgres => postgres::admin_url(host, port),
+            Backend::MySql => mysql::admin_url(host, port),
         }
     }
 }
 
-impl fmt::Display for Backend {
+impl fmt::Display for ServerKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
+        f.write_str(match self {
+            ServerKind::Postgres => "PostgreSQL",
+            ServerKind::Postgres18 => "PostgreSQL 18",
+            ServerKind::MySql => "MySQL/MariaDB",
+        })
     }
 }
 
@@ -94,7 +190,7 @@ impl fmt::Display for Backend {
 /// this value is dropped, unless the test is panicking. In a container it
 /// simply goes away with the container.
 pub struct TestDb {
-    backend: Backend,
+    kind: ServerKind,
     name: String,
     url: String,
     server: &'static Server,
@@ -114,7 +210,12 @@ impl TestDb {
 
     /// The kind of server.
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.kind.backend()
+    }
+
+    /// Which of the fixtures' servers the database is on.
+    pub fn server_kind(&self) -> ServerKind {
+        self.kind
     }
 
     /// The server's version string (`SELECT version()`).
@@ -130,7 +231,7 @@ impl TestDb {
 
     /// Whether the MySQL-family server is MariaDB (false for PostgreSQL).
     pub fn is_mariadb(&self) -> bool {
-        self.backend == Backend::MySql
+        self.backend() == Backend::MySql
             && self.server.version.to_ascii_lowercase().contains("mariadb")
     }
 }
@@ -138,7 +239,7 @@ impl TestDb {
 impl fmt::Debug for TestDb {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TestDb")
-            .field("backend", &self.backend)
+            .field("server", &self.kind)
             .field("name", &self.name)
             .field("url", &self.url)
             .field("server_version", &self.server.version)
@@ -154,7 +255,7 @@ impl Drop for TestDb {
         if std::thread::panicking() {
             note(&format!(
                 "test failed: keeping database {} on {} for inspection",
-                self.name, self.backend
+                self.name, self.kind
             ));
             return;
         }
@@ -183,15 +284,32 @@ impl Drop for TestDb {
     }
 }
 
-/// A fresh database on the shared PostgreSQL server.
+/// A fresh database on the PostgreSQL server selected by
+/// `FLAKEID_TEST_POSTGRES_SERVER` (by default [`ServerKind::Postgres`]).
 ///
 /// # Panics
 /// If no server can be had (no `FLAKEID_TEST_POSTGRES_URL` and no reachable
-/// container engine) or the database cannot be created; the message says how
-/// to fix it.
+/// container engine), the database cannot be created, or
+/// `FLAKEID_TEST_POSTGRES_SERVER` has another value than `default` or `18`;
+/// the message says how to fix it.
 pub async fn postgres() -> TestDb {
     let test = current_test_name();
-    unwrap_or_fail(runtime::run(create(Backend::Postgres, test)).await)
+    let kind = unwrap_or_fail(selected_postgres().and_then(|kind| {
+        log_postgres_test(&test)?;
+        Ok(kind)
+    }));
+    unwrap_or_fail(runtime::run(create(kind, test)).await)
+}
+
+/// A fresh database on the PostgreSQL 18 server ([`ServerKind::Postgres18`]),
+/// for tests of what only PostgreSQL 18 has (e.g. `uuidv7()`).
+///
+/// # Panics
+/// As [`postgres`], for `FLAKEID_TEST_POSTGRES18_URL`, and if that server
+/// is older than 18.
+pub async fn postgres18() -> TestDb {
+    let test = current_test_name();
+    unwrap_or_fail(runtime::run(create(ServerKind::Postgres18, test)).await)
 }
 
 /// A fresh database on the shared MySQL-family server.
@@ -200,7 +318,7 @@ pub async fn postgres() -> TestDb {
 /// As [`postgres`], for `FLAKEID_TEST_MYSQL_URL`.
 pub async fn mysql() -> TestDb {
     let test = current_test_name();
-    unwrap_or_fail(runtime::run(create(Backend::MySql, test)).await)
+    unwrap_or_fail(runtime::run(create(ServerKind::MySql, test)).await)
 }
 
 /// [`postgres`] for synchronous tests (e.g. Diesel). Blocks the thread.
@@ -209,7 +327,20 @@ pub async fn mysql() -> TestDb {
 /// As [`postgres`].
 pub fn postgres_blocking() -> TestDb {
     let test = current_test_name();
-    unwrap_or_fail(runtime::block_on(create(Backend::Postgres, test)))
+    let kind = unwrap_or_fail(selected_postgres().and_then(|kind| {
+        log_postgres_test(&test)?;
+        Ok(kind)
+    }));
+    unwrap_or_fail(runtime::block_on(create(kind, test)))
+}
+
+/// [`postgres18`] for synchronous tests. Blocks the thread.
+///
+/// # Panics
+/// As [`postgres18`].
+pub fn postgres18_blocking() -> TestDb {
+    let test = current_test_name();
+    unwrap_or_fail(runtime::block_on(create(ServerKind::Postgres18, test)))
 }
 
 /// [`mysql`] for synchronous tests (e.g. Diesel). Blocks the thread.
@@ -218,7 +349,7 @@ pub fn postgres_blocking() -> TestDb {
 /// As [`postgres`], for `FLAKEID_TEST_MYSQL_URL`.
 pub fn mysql_blocking() -> TestDb {
     let test = current_test_name();
-    unwrap_or_fail(runtime::block_on(create(Backend::MySql, test)))
+    unwrap_or_fail(runtime::block_on(create(ServerKind::MySql, test)))
 }
 
 /// A server of one test's own, in a container (never a server given by
@@ -315,32 +446,24 @@ impl Drop for OwnServer {
 }
 
 /// Starts a server of `backend` for the calling test alone, from the image
-/// the shared server uses (`FLAKEID_TEST_POSTGRES_IMAGE`,
+/// the shared server uses (`FLAKEID_TEST_POSTGRES_IMAGE`, or
+/// `FLAKEID_TEST_POSTGRES18_IMAGE` when `FLAKEID_TEST_POSTGRES_SERVER=18`;
 /// `FLAKEID_TEST_MYSQL_IMAGE`).
 ///
 /// # Panics
 /// If no container can be started; the message says how to fix it.
 pub async fn own_server(backend: Backend) -> OwnServer {
     let started = runtime::run(async move {
-        let image = std::env::var(backend.image_var())
-            .ok()
-            .filter(|i| !i.trim().is_empty())
-            .map(|i| i.trim().to_owned());
-        let spec = match backend {
-            Backend::Postgres => postgres::container_spec(
-                image.unwrap_or_else(|| postgres::DEFAULT_IMAGE.to_owned()),
-            ),
-            Backend::MySql => {
-                mysql::container_spec(image.unwrap_or_else(|| mysql::DEFAULT_IMAGE.to_owned()))
-            }
+        // The PostgreSQL server `postgres()` uses (`FLAKEID_TEST_POSTGRES_SERVER`).
+        let kind = match backend {
+            Backend::Postgres => selected_postgres()?,
+            Backend::MySql => ServerKind::MySql,
         };
+        let spec = kind.container_spec(&[]);
         let started = container::start(&spec)
             .await
-            .map_err(|e| no_server_message(backend, &spec, &e))?;
-        let url = match backend {
-            Backend::Postgres => postgres::admin_url(&started.host, started.port),
-            Backend::MySql => mysql::admin_url(&started.host, started.port),
-        };
+            .map_err(|e| no_server_message(kind, &spec, &e))?;
+        let url = kind.admin_url(&started.host, started.port);
         container::retry_connect(Duration::from_secs(120), || Admin::connect(backend, &url))
             .await
             .map_err(|e| format!("{backend} container of a test's own: {e}"))?;
@@ -355,8 +478,72 @@ pub async fn own_server(backend: Backend) -> OwnServer {
     started.unwrap_or_else(|msg| panic!("{msg}"))
 }
 
-fn unwrap_or_fail(result: Result<TestDb, String>) -> TestDb {
+fn unwrap_or_fail<T>(result: Result<T, String>) -> T {
     result.unwrap_or_else(|msg| panic!("{msg}"))
+}
+
+/// The server [`postgres`] uses, from `FLAKEID_TEST_POSTGRES_SERVER`.
+fn selected_postgres() -> Result<ServerKind, String> {
+    let value = std::env::var(POSTGRES_SERVER_VAR).unwrap_or_default();
+    parse_postgres_server(&value)
+}
+
+fn parse_postgres_server(value: &str) -> Result<ServerKind, String> {
+    match value.trim() {
+        "" | "default" => Ok(ServerKind::Postgres),
+        "18" => Ok(ServerKind::Postgres18),
+        other => Err(format!(
+            "{POSTGRES_SERVER_VAR}={other:?} is not a PostgreSQL server of the fixtures; \
+             use `default` ({}) or `18` ({})",
+            postgres::IMAGE_VAR,
+            postgres::IMAGE_VAR_18
+        )),
+    }
+}
+
+/// Appends this test to `FLAKEID_TEST_POSTGRES_TESTS_LOG`, if set. A log
+/// that cannot be written fails the test: a test missing from it would not
+/// run on the second server.
+fn log_postgres_test(test: &str) -> Result<(), String> {
+    let Some(path) = std::env::var_os(POSTGRES_TESTS_LOG_VAR).filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    // Cargo sets the package name in the environment of the tests it runs.
+    let package = std::env::var("CARGO_PKG_NAME").unwrap_or_default();
+    let binary = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.file_name().map(|n| target_name(&n.to_string_lossy())))
+        .unwrap_or_default();
+    if package.is_empty() || binary.is_empty() {
+        return Err(format!(
+            "{POSTGRES_TESTS_LOG_VAR} is set, but this test binary's package or target is \
+             unknown (package {package:?}, target {binary:?}); run it through `cargo test`"
+        ));
+    }
+    let line = format!("{package}\t{binary}\t{test}\n");
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        // One write of one short line: concurrent tests' lines do not mix.
+        .and_then(|mut f| f.write_all(line.as_bytes()))
+        .map_err(|e| {
+            format!(
+                "cannot append to {POSTGRES_TESTS_LOG_VAR}={}: {e}",
+                std::path::Path::new(&path).display()
+            )
+        })
+}
+
+/// The Cargo target name of a test executable: `seaorm_postgres-0123456789abcdef`
+/// is target `seaorm_postgres`.
+fn target_name(file_name: &str) -> String {
+    match file_name.rsplit_once('-') {
+        Some((stem, hash)) if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) => {
+            stem.to_owned()
+        }
+        _ => file_name.to_owned(),
+    }
 }
 
 /// A server shared by all tests of this binary.
@@ -389,6 +576,29 @@ impl Admin {
         }
     }
 
+    /// The version string, after checking that a [`ServerKind::Postgres18`]
+    /// server is at least 18.
+    async fn checked_version(&self, kind: ServerKind, source: &str) -> Result<String, String> {
+        let version = self
+            .version()
+            .await
+            .map_err(|e| format!("{kind}: version query failed: {e}"))?;
+        if let (ServerKind::Postgres18, Admin::Postgres(p)) = (kind, self) {
+            let num = postgres::version_num(p)
+                .await
+                .map_err(|e| format!("{kind}: {e}"))?;
+            if num < postgres::VERSION_NUM_18 {
+                return Err(format!(
+                    "{kind}: {source} runs {version} (server_version_num {num}), not 18 or \
+                     later; point {} or {} at PostgreSQL 18",
+                    kind.image_var(),
+                    kind.url_var()
+                ));
+            }
+        }
+        Ok(version)
+    }
+
     async fn create_database(&self, name: &str) -> Result<(), String> {
         match self {
             Admin::Postgres(p) => postgres::create_database(p, name).await,
@@ -405,49 +615,52 @@ impl Admin {
 }
 
 static POSTGRES: OnceCell<Result<Server, String>> = OnceCell::const_new();
+static POSTGRES18: OnceCell<Result<Server, String>> = OnceCell::const_new();
 static MYSQL: OnceCell<Result<Server, String>> = OnceCell::const_new();
 
-/// The backend's server, started (or connected) on first use. A failure is
+/// The server of `kind`, started (or connected) on first use. A failure is
 /// remembered so every test fails fast with the same message.
-async fn server(backend: Backend) -> Result<&'static Server, String> {
-    let cell = match backend {
-        Backend::Postgres => &POSTGRES,
-        Backend::MySql => &MYSQL,
+async fn server(kind: ServerKind) -> Result<&'static Server, String> {
+    let cell = match kind {
+        ServerKind::Postgres => &POSTGRES,
+        ServerKind::Postgres18 => &POSTGRES18,
+        ServerKind::MySql => &MYSQL,
     };
-    cell.get_or_init(|| start_server(backend))
+    cell.get_or_init(|| start_server(kind))
         .await
         .as_ref()
         .map_err(Clone::clone)
 }
 
-async fn start_server(backend: Backend) -> Result<Server, String> {
+async fn start_server(kind: ServerKind) -> Result<Server, String> {
     let started_at = Instant::now();
-    if let Some(url) = std::env::var(backend.url_var())
+    if let Some(url) = std::env::var(kind.url_var())
         .ok()
         .filter(|u| !u.trim().is_empty())
     {
         let admin_url = url::Url::parse(url.trim()).map_err(|e| {
             format!(
                 "{}: {} is not a valid URL: {e}",
-                backend.url_var(),
+                kind.url_var(),
                 redact(&url)
             )
         })?;
-        let admin = Admin::connect(backend, admin_url.as_str()).await.map_err(|e| {
-            format!(
-                "{backend}: cannot connect to {}={}: {e}\nFix the URL or unset it to use a container.",
-                backend.url_var(),
-                redact(admin_url.as_str())
-            )
-        })?;
-        let version = admin
-            .version()
+        let admin = Admin::connect(kind.backend(), admin_url.as_str())
             .await
-            .map_err(|e| format!("{backend}: version query failed: {e}"))?;
+            .map_err(|e| {
+                format!(
+                    "{kind}: cannot connect to {}={}: {e}\nFix the URL or unset it to use a container.",
+                    kind.url_var(),
+                    redact(admin_url.as_str())
+                )
+            })?;
+        let version = admin
+            .checked_version(kind, &format!("the server at {}", kind.url_var()))
+            .await?;
         note(&format!(
-            "{backend} server at {} (from {}) connected in {:.1}s: {version}",
+            "{kind} server at {} (from {}) connected in {:.1}s: {version}",
             redact(admin_url.as_str()),
-            backend.url_var(),
+            kind.url_var(),
             started_at.elapsed().as_secs_f64()
         ));
         return Ok(Server {
@@ -458,77 +671,98 @@ async fn start_server(backend: Backend) -> Result<Server, String> {
         });
     }
 
-    let image = std::env::var(backend.image_var())
-        .ok()
-        .filter(|i| !i.trim().is_empty())
-        .map(|i| i.trim().to_owned());
-    let spec: ContainerSpec = match backend {
-        Backend::Postgres => {
-            postgres::container_spec(image.unwrap_or_else(|| postgres::DEFAULT_IMAGE.to_owned()))
-        }
-        Backend::MySql => {
-            mysql::container_spec(image.unwrap_or_else(|| mysql::DEFAULT_IMAGE.to_owned()))
-        }
-    };
+    let started = start_container(kind, &[]).await?;
+    note(&format!(
+        "{kind} server ready at {}:{} in {:.1}s (container {} from {}, {:?} image): {}",
+        started.admin_url.host_str().unwrap_or("?"),
+        started.admin_url.port().unwrap_or(0),
+        started_at.elapsed().as_secs_f64(),
+        short(started.container.id()),
+        started.image,
+        started.image_kind,
+        started.version,
+    ));
+    Ok(Server {
+        version: started.version,
+        admin_url: started.admin_url,
+        admin: started.admin,
+        container: Some(started.container),
+    })
+}
+
+/// A container of `kind`, connected and version-checked.
+struct ContainerServer {
+    image: String,
+    image_kind: container::ImageKind,
+    version: String,
+    admin_url: url::Url,
+    admin: Admin,
+    container: ContainerAsync<GenericImage>,
+}
+
+async fn start_container(
+    kind: ServerKind,
+    settings: &[(&str, &str)],
+) -> Result<ContainerServer, String> {
+    let spec = kind.container_spec(settings);
     let started = container::start(&spec)
         .await
-        .map_err(|e| no_server_message(backend, &spec, &e))?;
-    let admin_url = match backend {
-        Backend::Postgres => postgres::admin_url(&started.host, started.port),
-        Backend::MySql => mysql::admin_url(&started.host, started.port),
-    };
+        .map_err(|e| no_server_message(kind, &spec, &e))?;
+    let admin_url = kind.admin_url(&started.host, started.port);
     let admin = container::retry_connect(Duration::from_secs(120), || {
-        Admin::connect(backend, &admin_url)
+        Admin::connect(kind.backend(), &admin_url)
     })
     .await
     .map_err(|e| {
         format!(
-            "{backend} container {} ({}) started but: {e}",
+            "{kind} container {} ({}) started but: {e}",
             short(&started.id),
             spec.image
         )
     })?;
     let version = admin
-        .version()
-        .await
-        .map_err(|e| format!("{backend}: version query failed: {e}"))?;
-    note(&format!(
-        "{backend} server ready at {}:{} in {:.1}s (container {} from {}, {:?} image): {version}",
-        started.host,
-        started.port,
-        started_at.elapsed().as_secs_f64(),
-        short(&started.id),
-        spec.image,
-        spec.kind,
-    ));
+        .checked_version(kind, &format!("image {}={}", kind.image_var(), spec.image))
+        .await?;
     let admin_url = url::Url::parse(&admin_url)
         .map_err(|e| format!("internal: bad admin URL {admin_url}: {e}"))?;
-    Ok(Server {
+    Ok(ContainerServer {
+        image: spec.image,
+        image_kind: spec.kind,
         version,
         admin_url,
         admin,
-        container: Some(started.container),
+        container: started.container,
     })
 }
 
-fn no_server_message(backend: Backend, spec: &ContainerSpec, error: &str) -> String {
+fn no_server_message(kind: ServerKind, spec: &ContainerSpec, error: &str) -> String {
+    let selected = if kind == ServerKind::Postgres18 {
+        format!(
+            "\n  (this server serves tests calling `postgres18()`, and `postgres()` when \
+             {POSTGRES_SERVER_VAR}=18; unset that to use {} / {})",
+            postgres::URL_VAR,
+            postgres::IMAGE_VAR
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "\n\nflakeid-tests: no {backend} server available for this test.\n\
+        "\n\nflakeid-tests: no {kind} server available for this test.\n\
          Starting a container from image `{image}` failed: {error}\n\n\
          Fix it in one of these ways:\n  \
          - run `./scripts/test.sh` (installs and starts Docker, builds local images, runs all tests);\n  \
          - start Docker (or Podman with DOCKER_HOST pointing at its socket) and make sure image `{image}` \
            can be pulled or exists locally (choose another with {image_var}=...);\n  \
-         - point the tests at an existing server: {url_var}={example}\n",
+         - point the tests at an existing server: {url_var}={example}{selected}\n",
         image = spec.image,
-        image_var = backend.image_var(),
-        url_var = backend.url_var(),
-        example = backend.example_url(),
+        image_var = kind.image_var(),
+        url_var = kind.url_var(),
+        example = kind.example_url(),
     )
 }
 
-async fn create(backend: Backend, test: String) -> Result<TestDb, String> {
-    let server = server(backend).await?;
+async fn create(kind: ServerKind, test: String) -> Result<TestDb, String> {
+    let server = server(kind).await?;
     let name = database_name(&test);
     let mut attempt = 0;
     loop {
@@ -539,17 +773,111 @@ async fn create(backend: Backend, test: String) -> Result<TestDb, String> {
                 attempt += 1;
                 tokio::time::sleep(Duration::from_millis(200 * attempt)).await;
             }
-            Err(e) => return Err(format!("{backend}: cannot create database {name}: {e}")),
+            Err(e) => return Err(format!("{kind}: cannot create database {name}: {e}")),
         }
     }
     let mut url = server.admin_url.clone();
     url.set_path(&format!("/{name}"));
     Ok(TestDb {
-        backend,
+        kind,
         name,
         url: url.into(),
         server,
     })
+}
+
+/// A server started for one program alone, with server settings of its own
+/// (e.g. a small buffer pool for a benchmark). Unlike the test fixtures it
+/// always runs a container of [`ServerKind::image`] (the `*_URL` variables
+/// are ignored: an existing server's settings are not ours to change), and
+/// the container is removed by [`stop`](Self::stop), or when the process
+/// exits.
+pub struct DedicatedServer {
+    kind: ServerKind,
+    inner: ContainerServer,
+}
+
+impl DedicatedServer {
+    /// Starts a container of `kind` with `settings`: PostgreSQL `-c name=value`,
+    /// MySQL/MariaDB `--name=value`.
+    ///
+    /// # Errors
+    /// A message saying why no server could be started, or that a
+    /// [`ServerKind::Postgres18`] image runs an older version.
+    pub async fn start(kind: ServerKind, settings: &[(&str, &str)]) -> Result<Self, String> {
+        let inner = start_container(kind, settings).await?;
+        Ok(DedicatedServer { kind, inner })
+    }
+
+    /// The kind of server.
+    pub fn kind(&self) -> ServerKind {
+        self.kind
+    }
+
+    /// The image it runs.
+    pub fn image(&self) -> &str {
+        &self.inner.image
+    }
+
+    /// `SELECT version()`.
+    pub fn version(&self) -> &str {
+        &self.inner.version
+    }
+
+    /// URL of the administrative user and database.
+    pub fn admin_url(&self) -> &str {
+        self.inner.admin_url.as_str()
+    }
+
+    /// Creates database `name` (lowercase ASCII letters, digits and `_`,
+    /// at most 63 bytes) and returns its URL.
+    ///
+    /// # Errors
+    /// An invalid name, or the server's error.
+    pub async fn create_database(&self, name: &str) -> Result<String, String> {
+        check_database_name(name)?;
+        self.inner.admin.create_database(name).await?;
+        let mut url = self.inner.admin_url.clone();
+        url.set_path(&format!("/{name}"));
+        Ok(url.into())
+    }
+
+    /// Drops database `name` if it exists.
+    ///
+    /// # Errors
+    /// An invalid name, or the server's error.
+    pub async fn drop_database(&self, name: &str) -> Result<(), String> {
+        check_database_name(name)?;
+        self.inner.admin.drop_database(name).await
+    }
+
+    /// Removes the container.
+    ///
+    /// # Errors
+    /// The container engine's error.
+    pub async fn stop(self) -> Result<(), String> {
+        let id = self.inner.container.id().to_owned();
+        self.inner
+            .container
+            .rm()
+            .await
+            .map_err(|e| format!("cannot remove container {}: {e}", short(&id)))
+    }
+}
+
+fn check_database_name(name: &str) -> Result<(), String> {
+    let valid = !name.is_empty()
+        && name.len() <= 63
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "database name {name:?} must be 1 to 63 lowercase ASCII letters, digits or `_`"
+        ))
+    }
 }
 
 /// libtest names each test's thread after the test.
@@ -581,8 +909,8 @@ fn short(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
 }
 
-/// The URL without its password, for messages.
-fn redact(url: &str) -> String {
+/// The URL without its password, for messages: `mysql://root:***@db:3306/mysql`.
+pub fn redact(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(mut u) if u.password().is_some() => {
             let _ = u.set_password(Some("***"));
@@ -596,7 +924,87 @@ fn redact(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::container::{ImageKind, kind_of, split_image};
-    use super::{database_name, redact};
+    use super::{
+        ServerKind, check_database_name, database_name, mysql, parse_postgres_server, postgres,
+        redact, target_name,
+    };
+
+    #[test]
+    fn the_postgres_server_is_selected_by_name() {
+        assert_eq!(parse_postgres_server(""), Ok(ServerKind::Postgres));
+        assert_eq!(parse_postgres_server("default"), Ok(ServerKind::Postgres));
+        assert_eq!(parse_postgres_server(" 18 "), Ok(ServerKind::Postgres18));
+        let err = parse_postgres_server("17").unwrap_err();
+        assert!(
+            err.contains("FLAKEID_TEST_POSTGRES_SERVER=\"17\""),
+            "the message names the variable and the value: {err}"
+        );
+    }
+
+    #[test]
+    fn test_executables_map_to_their_targets() {
+        assert_eq!(
+            target_name("seaorm_postgres-0123456789abcdef"),
+            "seaorm_postgres"
+        );
+        assert_eq!(
+            target_name("flakeid_tests-fedcba9876543210"),
+            "flakeid_tests"
+        );
+        // Not a Cargo hash: kept whole.
+        assert_eq!(target_name("db-quick"), "db-quick");
+        assert_eq!(target_name("harness"), "harness");
+    }
+
+    #[test]
+    fn server_settings_become_the_container_command() {
+        let local = postgres::container_spec(
+            "flakeid-postgres:18".to_owned(),
+            &[("shared_buffers", "64MB")],
+        );
+        assert_eq!(
+            local.cmd,
+            [
+                "/usr/local/bin/flakeid-start-postgres",
+                "-c",
+                "shared_buffers=64MB"
+            ]
+        );
+        let official = postgres::container_spec("postgres:18".to_owned(), &[("fsync", "off")]);
+        assert_eq!(official.cmd, ["postgres", "-c", "fsync=off"]);
+        // Without settings the image's own command runs.
+        assert!(
+            postgres::container_spec("postgres:18".to_owned(), &[])
+                .cmd
+                .is_empty()
+        );
+
+        let local = mysql::container_spec(
+            "flakeid-mariadb:10.11".to_owned(),
+            &[("innodb-buffer-pool-size", "64M")],
+        );
+        assert_eq!(
+            local.cmd,
+            [
+                "/usr/local/bin/flakeid-start-mariadb",
+                "--innodb-buffer-pool-size=64M"
+            ]
+        );
+        let official = mysql::container_spec(
+            "mariadb:11".to_owned(),
+            &[("innodb-buffer-pool-size", "64M")],
+        );
+        assert_eq!(official.cmd, ["--innodb-buffer-pool-size=64M"]);
+    }
+
+    #[test]
+    fn dedicated_database_names_are_checked() {
+        assert!(check_database_name("bench_pg18_r1").is_ok());
+        for bad in ["", "Bench", "a-b", "a;drop", &"x".repeat(64)] {
+            let err = check_database_name(bad).unwrap_err();
+            assert!(err.contains(&format!("{bad:?}")), "{err}");
+        }
+    }
 
     #[test]
     fn image_references_split_into_name_and_tag() {

@@ -11,10 +11,27 @@ pub(crate) const IMAGE_VAR: &str = "FLAKEID_TEST_MYSQL_IMAGE";
 pub(crate) const URL_VAR: &str = "FLAKEID_TEST_MYSQL_URL";
 pub(crate) const PORT: u16 = 3306;
 
-/// Container settings for `image`. The official images take the root
-/// password from the environment; the local image has it built in.
-pub(crate) fn container_spec(image: String) -> ContainerSpec {
+/// Where the local image (`scripts/images/mariadb/`) keeps its start script.
+const LOCAL_START: &str = "/usr/local/bin/flakeid-start-mariadb";
+
+/// Container settings for `image`, with server `settings` (`--name=value`).
+/// The official images take the root password from the environment; the
+/// local image has it built in.
+pub(crate) fn container_spec(image: String, settings: &[(&str, &str)]) -> ContainerSpec {
     let kind = kind_of(&image);
+    let mut cmd = Vec::new();
+    if !settings.is_empty() {
+        // The official images' entrypoints start the server with arguments
+        // that begin with `-`; the local start script passes them on.
+        if kind == ImageKind::Local {
+            cmd.push(LOCAL_START.to_owned());
+        }
+        cmd.extend(
+            settings
+                .iter()
+                .map(|(name, value)| format!("--{name}={value}")),
+        );
+    }
     let ready_message = match kind {
         ImageKind::Local => "ready for connections",
         // Only the final server listens on the port; the temporary set-up
@@ -29,6 +46,7 @@ pub(crate) fn container_spec(image: String) -> ContainerSpec {
             ("MYSQL_ROOT_PASSWORD", "flakeid"),
             ("MARIADB_ROOT_PASSWORD", "flakeid"),
         ],
+        cmd,
         ready_message,
         cmd: Vec::new(),
     }

@@ -17,8 +17,10 @@ mod seaorm_common;
 mod seaorm_connect;
 mod support;
 
-// The fixtures themselves: servers, isolation, failing loudly.
+// The fixtures themselves: servers, isolation, failing loudly, and the
+// second PostgreSQL server (18) every PostgreSQL test also runs on.
 mod harness;
+mod postgres18;
 
 // Keys through SeaORM, per database, and as JSON.
 mod seaorm_json;

@@ -33,3 +33,81 @@ pub(crate) fn test_name(module_path: &str, function: &str) -> String {
 /// (`docker pause`): one such test must not pause, unpause or delay
 /// another's phases.
 pub(crate) static PAUSE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Runs `reserve` while another thread takes IDs one by one from the
+/// process-wide generator (Twitter's layout, node [`NODE`]) that every ID
+/// type of these tests shares; returns what `reserve` returned and the other
+/// thread's IDs. The other thread has taken IDs before `reserve` starts and
+/// goes on until it returns.
+pub(crate) fn with_a_concurrent_caller<R>(reserve: impl FnOnce() -> R) -> (R, Vec<i64>) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Barrier};
+
+    init_generator();
+    let generator = global::generator().expect("the process-wide generator is configured");
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Arc::new(Barrier::new(2));
+    let other = std::thread::spawn({
+        let (stop, started) = (Arc::clone(&stop), Arc::clone(&started));
+        move || {
+            let next = || {
+                let id = generator.next_id().expect("the other caller gets an ID");
+                i64::try_from(id).expect("a Twitter-layout ID fits an i64")
+            };
+            let mut ids = vec![next()];
+            started.wait();
+            while !stop.load(Ordering::Acquire) {
+                ids.push(next());
+            }
+            ids
+        }
+    });
+    started.wait();
+    let result = reserve();
+    stop.store(true, Ordering::Release);
+    let others = other.join().expect("the other caller does not panic");
+    (result, others)
+}
+
+/// `ids` (as stored) form one contiguous run of the generator: consecutive
+/// (tick, sequence) positions of node [`NODE`], with none of `others`
+/// (IDs the same generator issued meanwhile) among them.
+pub(crate) fn assert_one_contiguous_run(ids: &[i64], others: &[i64]) {
+    let layout = presets::twitter();
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    let max_seq = layout.max_sequence();
+    for pair in sorted.windows(2) {
+        let (a, b) = (
+            layout.decompose(pair[0].unsigned_abs()),
+            layout.decompose(pair[1].unsigned_abs()),
+        );
+        assert_eq!((a.node, b.node), (NODE, NODE), "{pair:?}");
+        let next = if a.sequence == max_seq {
+            (a.tick + 1, 0)
+        } else {
+            (a.tick, a.sequence + 1)
+        };
+        assert_eq!(
+            (b.tick, b.sequence),
+            next,
+            "IDs {} and {} are not consecutive positions of the generator",
+            pair[0],
+            pair[1]
+        );
+    }
+    let (lo, hi) = (sorted[0], sorted[sorted.len() - 1]);
+    let inside: Vec<i64> = others
+        .iter()
+        .copied()
+        .filter(|o| (lo..=hi).contains(o))
+        .collect();
+    assert!(
+        inside.is_empty(),
+        "{} IDs of the concurrent caller fall inside the run {lo}..={hi}: {:?}",
+        inside.len(),
+        &inside[..inside.len().min(5)]
+    );
+    // The other caller ran before the run was taken.
+    assert!(others.iter().any(|&o| o < lo), "{others:?}");
+}

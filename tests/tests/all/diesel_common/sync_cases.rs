@@ -440,6 +440,32 @@ fn department_employee_cycle_is_written_in_one_transaction() {
     );
 }
 
+/// The bulk path: `generate_many` right before one `insert_into(..).values(&vec)`
+/// gives the statement one contiguous run of the generator, even while another
+/// caller takes IDs from it.
+#[test]
+fn rows_built_with_generate_many_get_one_contiguous_run() {
+    let (_db, mut conn) = connect();
+    let (parents, others) = crate::support::with_a_concurrent_caller(|| {
+        batch::<ParentId>(BULK_ROWS)
+            .into_iter()
+            .zip(0..)
+            .map(|(id, n)| Parent { id, n })
+            .collect::<Vec<Parent>>()
+    });
+    let inserted = diesel::insert_into(parents::table)
+        .values(&parents)
+        .execute(&mut conn)
+        .expect("bulk insert");
+    assert_eq!(inserted, BULK_ROWS);
+    let stored: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM parents")
+        .load(&mut conn)
+        .expect("plain select");
+    let ids: Vec<i64> = stored.iter().map(|r| r.v).collect();
+    assert_eq!(ids.len(), BULK_ROWS);
+    crate::support::assert_one_contiguous_run(&ids, &others);
+}
+
 #[test]
 fn bulk_insert_of_10000_rows_with_batch_ids_then_children_without_reading_back() {
     let (_db, mut conn) = connect();

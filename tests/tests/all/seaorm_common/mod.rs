@@ -171,6 +171,28 @@ pub async fn insert_many_with_ids_assigns_every_key(db: &DatabaseConnection) {
     }
 }
 
+/// Rows in one `insert_many_with_ids` get one contiguous run of the
+/// generator, even while another caller takes IDs from it: the statement's
+/// keys land together at the right edge of the key's index.
+pub async fn insert_many_with_ids_reserves_one_contiguous_run(db: &DatabaseConnection) {
+    const ROWS: usize = 5_000;
+    create_schema(db).await.expect("schema");
+    let dept = a_department(db).await;
+    let employees = (0..ROWS).map(|i| employee::ActiveModel {
+        name: Set(format!("employee {i}")),
+        department_id: Set(dept),
+        ..Default::default()
+    });
+    // The IDs are assigned as the statement is built.
+    let (insert, others) = crate::support::with_a_concurrent_caller(|| {
+        employee::Entity::insert_many_with_ids(employees).expect("build")
+    });
+    insert.exec_without_returning(db).await.expect("insert");
+    let ids = stored_ids(db, "employees").await;
+    assert_eq!(ids.len(), ROWS);
+    crate::support::assert_one_contiguous_run(&ids, &others);
+}
+
 pub async fn entity_insert_without_key_is_an_error_not_a_generated_key(db: &DatabaseConnection) {
     create_schema(db).await.expect("schema");
     // Hooks do not run for `Entity::insert`: the key stays out of the INSERT.
@@ -490,6 +512,7 @@ macro_rules! seaorm_common_tests {
             explicit_id_is_kept,
             entity_insert_with_id_assigns_before_insert,
             insert_many_with_ids_assigns_every_key,
+            insert_many_with_ids_reserves_one_contiguous_run,
             entity_insert_without_key_is_an_error_not_a_generated_key,
             create_table_from_entity_emits_plain_bigint_key,
             foreign_keys_and_optional_foreign_keys_round_trip,
