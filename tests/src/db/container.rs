@@ -54,8 +54,6 @@ pub(crate) struct ContainerSpec {
     /// its port. Official images run a temporary server first; callers also
     /// retry connecting until the real one answers.
     pub(crate) ready_message: &'static str,
-    /// The command to run instead of the image's own (empty: the image's).
-    pub(crate) cmd: Vec<String>,
 }
 
 /// A started container: where to reach it.

@@ -48,7 +48,6 @@ pub(crate) fn container_spec(image: String, settings: &[(&str, &str)]) -> Contai
         ],
         cmd,
         ready_message,
-        cmd: Vec::new(),
     }
 }
 

@@ -53,7 +53,6 @@ pub(crate) fn container_spec(image: String, settings: &[(&str, &str)]) -> Contai
         // The official image's temporary set-up server logs this on stdout;
         // only the final server logs it on stderr.
         ready_message: "database system is ready to accept connections",
-        cmd: Vec::new(),
     }
 }
 
