@@ -49,7 +49,7 @@ impl OpStats {
 
     /// Calls that succeeded (neither refused nor failed) so far; cheap
     /// enough to poll. Refusals and errors are read before the calls, which
-    /// [`record`](Self::record) counts first, so this never underflows.
+    /// `record` counts first, so this never underflows.
     pub fn won(&self) -> u64 {
         let lost = self.refused.load(Ordering::SeqCst) + self.errors.load(Ordering::SeqCst);
         self.calls.load(Ordering::SeqCst).saturating_sub(lost)

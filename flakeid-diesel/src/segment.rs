@@ -72,12 +72,14 @@ pub trait SegmentBackend: LeaseBackend {
     fn last_insert_id<C: LoadConnection<Backend = Self>>(conn: &mut C) -> QueryResult<i64>;
 }
 
+#[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
 #[derive(diesel::QueryableByName)]
 struct MaxIdRow {
     #[diesel(sql_type = diesel::sql_types::BigInt)]
     max_id: i64,
 }
 
+#[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
 #[derive(diesel::QueryableByName)]
 struct LastInsertIdRow {
     #[diesel(sql_type = diesel::sql_types::BigInt)]
