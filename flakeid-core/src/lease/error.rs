@@ -14,10 +14,12 @@ pub type StoreError = Box<dyn std::error::Error + Send + Sync + 'static>;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum LeaseError {
-    /// Every node ID of the space is held by a live lease.
+    /// Every node ID of the space is held by a live lease, or reserved by
+    /// a database ID function ([`crate::sql::id_function`]), whose
+    /// reservation does not expire.
     #[error(
-        "all {nodes} node IDs ({first}..={last}) of space {space:?} are leased; the first lease \
-         to expire (node {node}) ends in {expires_in:?} by the database's clock (waited {waited:?})"
+        "all {nodes} node IDs ({first}..={last}) of space {space:?} are {}",
+        all_taken_detail(*nodes, *reserved, *node, *expires_in, *waited)
     )]
     AllTaken {
         /// The ID space.
@@ -28,9 +30,13 @@ pub enum LeaseError {
         first: u64,
         /// The space's last node ID.
         last: u64,
-        /// The node whose lease expires first.
+        /// How many of them a database ID function reserves.
+        reserved: u64,
+        /// The node whose lease expires first (when every node is
+        /// reserved, the first reserved one).
         node: u64,
-        /// How long until it expires, by the database's clock.
+        /// How long until it expires, by the database's clock
+        /// ([`Duration::MAX`] when every node is reserved).
         expires_in: Duration,
         /// How long the claim waited for a free node.
         waited: Duration,
@@ -215,4 +221,30 @@ pub enum OrdinalError {
         /// Why.
         message: String,
     },
+}
+
+/// The end of [`LeaseError::AllTaken`]'s message: what holds the nodes and
+/// when the first one frees.
+fn all_taken_detail(
+    nodes: u64,
+    reserved: u64,
+    node: u64,
+    expires_in: Duration,
+    waited: Duration,
+) -> String {
+    if reserved >= nodes {
+        return format!(
+            "reserved by a database ID function (flakeid_core::sql::id_function), which holds \
+             its node until it is uninstalled (waited {waited:?})"
+        );
+    }
+    let held = if reserved == 0 {
+        "leased".to_owned()
+    } else {
+        format!("leased or reserved ({reserved} by a database ID function, which never expire)")
+    };
+    format!(
+        "{held}; the first lease to expire (node {node}) ends in {expires_in:?} by the \
+         database's clock (waited {waited:?})"
+    )
 }

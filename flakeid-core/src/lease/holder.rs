@@ -479,14 +479,19 @@ impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
     /// the wait for a node is over.
     fn retry_after(&self, table: &NodeTable, waited: Duration) -> Result<Duration, LeaseError> {
         let now = table.now_millis.unwrap_or(0);
-        let first = table
-            .held()
-            .filter(|r| self.nodes.contains(&r.node))
+        let held = || table.held().filter(|r| self.nodes.contains(&r.node));
+        let reserved = held().filter(|r| r.is_reserved()).count() as u64;
+        let first = held()
+            .filter(|r| !r.is_reserved())
             .min_by_key(|r| r.lease_until_millis);
-        let (node, expires_in) = first.map_or((*self.nodes.start(), Duration::ZERO), |r| {
-            let ms = u64::try_from(r.lease_until_millis.saturating_sub(now)).unwrap_or(0);
-            (r.node, Duration::from_millis(ms))
-        });
+        let (node, expires_in) = match (first, held().find(|r| r.is_reserved())) {
+            (Some(r), _) => {
+                let ms = u64::try_from(r.lease_until_millis.saturating_sub(now)).unwrap_or(0);
+                (r.node, Duration::from_millis(ms))
+            }
+            (None, Some(r)) => (r.node, Duration::MAX),
+            (None, None) => (*self.nodes.start(), Duration::ZERO),
+        };
         let remaining = self.options.wait_for_node.saturating_sub(waited);
         if remaining.is_zero() {
             return Err(LeaseError::AllTaken {
@@ -494,6 +499,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
                 nodes: *self.nodes.end() - *self.nodes.start() + 1,
                 first: *self.nodes.start(),
                 last: *self.nodes.end(),
+                reserved,
                 node,
                 expires_in,
                 waited,
@@ -501,7 +507,8 @@ impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
         }
         // Just after the first lease ends, polling at least every renewal
         // interval (a node may be released early).
-        Ok((expires_in + Duration::from_millis(5))
+        Ok(expires_in
+            .saturating_add(Duration::from_millis(5))
             .min(self.options.renew_every)
             .min(remaining)
             .max(Duration::from_millis(1)))

@@ -171,7 +171,29 @@ async fn application_and_sql_writers_share_one_key_space(db: TestDb) {
     app_nodes.sort_unstable();
     assert_eq!(app_nodes, [0, 1, 2]);
     match flakeid_seaorm::lease::claim(&orm, options()).await {
-        Err(LeaseError::AllTaken { nodes: 4, .. }) => {}
+        Err(LeaseError::AllTaken {
+            nodes: 4,
+            reserved: 1,
+            node,
+            ..
+        }) => assert_ne!(
+            node, sql_node,
+            "the first lease to expire is not the reserved node"
+        ),
+        other => panic!("the reserved node must not be leased: {other:?}"),
+    }
+    // Only the reserved node: the error says it is reserved, not when it expires.
+    let only_reserved = LeaseOptions::new(space, layout.clone()).nodes(sql_node..=sql_node);
+    match flakeid_seaorm::lease::claim(&orm, only_reserved).await {
+        Err(err @ LeaseError::AllTaken { reserved: 1, .. }) => {
+            let text = err.to_string();
+            let expected = format!(
+                "all 1 node IDs ({sql_node}..={sql_node}) of space \"{space}\" are reserved by a \
+                 database ID function (flakeid_core::sql::id_function), which holds its node \
+                 until it is uninstalled (waited "
+            );
+            assert!(text.starts_with(&expected), "{text}");
+        }
         other => panic!("the reserved node must not be leased: {other:?}"),
     }
 
