@@ -165,7 +165,8 @@ impl SegmentSql {
 
     /// The advance: one statement adding `step` to `max_id` unless that
     /// passes `2^63 − 1`. PostgreSQL and SQLite return the new `max_id`
-    /// (as [`MaxIdRow`]); MySQL/MariaDB leave it in `LAST_INSERT_ID()`.
+    /// (one row, one `max_id` column); MySQL/MariaDB leave it in
+    /// `LAST_INSERT_ID()`.
     pub fn advance(&self, name: &str, step: u64) -> SqlStatement {
         let max_id = self.col("max_id");
         let mut w = SqlWriter::new(self.dialect);
