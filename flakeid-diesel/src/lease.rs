@@ -43,14 +43,14 @@ use std::fmt;
 
 use diesel::backend::Backend;
 use diesel::connection::{Connection, LoadConnection};
-use diesel::migration::{
-    Migration, MigrationMetadata, MigrationName, MigrationSource, MigrationVersion,
-};
+use diesel::migration::{Migration, MigrationSource};
 use diesel::result::{ConnectionError, ConnectionResult, QueryResult};
 use flakeid_core::lease::{LeaseError, LeaseOptions, NodeLease, NodeTable};
 use flakeid_core::sql::lease::{LeaseRow, LeaseSql, SqlExecutor, SqlLeaseStore};
 use flakeid_core::sql::{Dialect, SqlStatement};
 use flakeid_core::{Clock, Layout};
+
+use crate::migration::TableMigration;
 
 /// A Diesel backend the lease statements run on (PostgreSQL, MySQL,
 /// SQLite, with this crate's feature of the same name).
@@ -334,75 +334,25 @@ pub const MIGRATION_VERSION: &str = "00000000000001";
 /// The name of the lease table's migration (its directory's, after the version).
 pub const MIGRATION_NAME: &str = "create_flakeid_nodes";
 
-struct CreateNodes;
-
-impl fmt::Display for CreateNodes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{MIGRATION_VERSION}_{MIGRATION_NAME}")
-    }
-}
-
-impl MigrationName for CreateNodes {
-    fn version(&self) -> MigrationVersion<'_> {
-        MigrationVersion::from(MIGRATION_VERSION)
-    }
-}
-
-impl MigrationMetadata for CreateNodes {}
-
-impl<DB: LeaseBackend> Migration<DB> for CreateNodes {
-    fn run(
-        &self,
-        conn: &mut dyn diesel::connection::BoxableConnection<DB>,
-    ) -> diesel::migration::Result<()> {
-        Ok(conn.batch_execute(&up_sql(DB::DIALECT))?)
-    }
-
-    fn revert(
-        &self,
-        conn: &mut dyn diesel::connection::BoxableConnection<DB>,
-    ) -> diesel::migration::Result<()> {
-        Ok(conn.batch_execute(&down_sql(DB::DIALECT))?)
-    }
-
-    fn metadata(&self) -> &dyn MigrationMetadata {
-        self
-    }
-
-    fn name(&self) -> &dyn MigrationName {
-        self
-    }
-}
+const CREATE_NODES: TableMigration = TableMigration {
+    version: MIGRATION_VERSION,
+    name: MIGRATION_NAME,
+    up: up_sql,
+    down: down_sql,
+};
 
 impl<DB: LeaseBackend> MigrationSource<DB> for LeaseMigrations {
     fn migrations(&self) -> diesel::migration::Result<Vec<Box<dyn Migration<DB>>>> {
-        Ok(vec![Box::new(CreateNodes)])
+        CREATE_NODES.source()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     /// The migration files shipped for the Diesel CLI are the SQL the
     /// migration source and `create_table` run.
     #[test]
     fn shipped_migrations_match_the_generated_sql() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-        for (dir, dialect) in [
-            ("postgres", Dialect::Postgres),
-            ("mysql", Dialect::MySql),
-            ("sqlite", Dialect::Sqlite),
-        ] {
-            let m = root
-                .join(dir)
-                .join(format!("{MIGRATION_VERSION}_{MIGRATION_NAME}"));
-            let read = |f: &str| {
-                std::fs::read_to_string(m.join(f))
-                    .unwrap_or_else(|e| panic!("{}: {e}", m.join(f).display()))
-            };
-            assert_eq!(read("up.sql"), up_sql(dialect), "{dir}");
-            assert_eq!(read("down.sql"), down_sql(dialect), "{dir}");
-        }
+        crate::migration::assert_shipped_files_match(super::CREATE_NODES);
     }
 }

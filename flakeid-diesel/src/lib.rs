@@ -110,6 +110,7 @@ pub mod lease;
 #[cfg(feature = "async")]
 pub mod lease_async;
 mod macros;
+mod migration;
 pub mod segment;
 
 pub use error::find_id_error;

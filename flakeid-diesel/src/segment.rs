@@ -38,12 +38,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::fmt;
-
 use diesel::connection::{Connection, LoadConnection};
-use diesel::migration::{
-    Migration, MigrationMetadata, MigrationName, MigrationSource, MigrationVersion,
-};
+use diesel::migration::{Migration, MigrationSource};
 use diesel::result::{ConnectionResult, QueryResult};
 use flakeid_core::Clock;
 use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
@@ -51,6 +47,7 @@ use flakeid_core::sql::segment::{Executed, SegmentExecutor, SegmentSql, SqlSegme
 use flakeid_core::sql::{Dialect, SqlStatement};
 
 use crate::lease::{DieselExecutor, DieselLeaseError, LeaseBackend};
+use crate::migration::TableMigration;
 
 /// A Diesel backend the segment statements run on (PostgreSQL, MySQL,
 /// SQLite, with this crate's feature of the same name).
@@ -232,75 +229,25 @@ pub const MIGRATION_VERSION: &str = "00000000000002";
 /// The name of the segment table's migration (its directory's, after the version).
 pub const MIGRATION_NAME: &str = "create_flakeid_segments";
 
-struct CreateSegments;
-
-impl fmt::Display for CreateSegments {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{MIGRATION_VERSION}_{MIGRATION_NAME}")
-    }
-}
-
-impl MigrationName for CreateSegments {
-    fn version(&self) -> MigrationVersion<'_> {
-        MigrationVersion::from(MIGRATION_VERSION)
-    }
-}
-
-impl MigrationMetadata for CreateSegments {}
-
-impl<DB: LeaseBackend> Migration<DB> for CreateSegments {
-    fn run(
-        &self,
-        conn: &mut dyn diesel::connection::BoxableConnection<DB>,
-    ) -> diesel::migration::Result<()> {
-        Ok(conn.batch_execute(&up_sql(DB::DIALECT))?)
-    }
-
-    fn revert(
-        &self,
-        conn: &mut dyn diesel::connection::BoxableConnection<DB>,
-    ) -> diesel::migration::Result<()> {
-        Ok(conn.batch_execute(&down_sql(DB::DIALECT))?)
-    }
-
-    fn metadata(&self) -> &dyn MigrationMetadata {
-        self
-    }
-
-    fn name(&self) -> &dyn MigrationName {
-        self
-    }
-}
+const CREATE_SEGMENTS: TableMigration = TableMigration {
+    version: MIGRATION_VERSION,
+    name: MIGRATION_NAME,
+    up: up_sql,
+    down: down_sql,
+};
 
 impl<DB: LeaseBackend> MigrationSource<DB> for SegmentMigrations {
     fn migrations(&self) -> diesel::migration::Result<Vec<Box<dyn Migration<DB>>>> {
-        Ok(vec![Box::new(CreateSegments)])
+        CREATE_SEGMENTS.source()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     /// The migration files shipped for the Diesel CLI are the SQL the
     /// migration source and `create_table` run.
     #[test]
     fn shipped_migrations_match_the_generated_sql() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-        for (dir, dialect) in [
-            ("postgres", Dialect::Postgres),
-            ("mysql", Dialect::MySql),
-            ("sqlite", Dialect::Sqlite),
-        ] {
-            let m = root
-                .join(dir)
-                .join(format!("{MIGRATION_VERSION}_{MIGRATION_NAME}"));
-            let read = |f: &str| {
-                std::fs::read_to_string(m.join(f))
-                    .unwrap_or_else(|e| panic!("{}: {e}", m.join(f).display()))
-            };
-            assert_eq!(read("up.sql"), up_sql(dialect), "{dir}");
-            assert_eq!(read("down.sql"), down_sql(dialect), "{dir}");
-        }
+        crate::migration::assert_shipped_files_match(super::CREATE_SEGMENTS);
     }
 }
