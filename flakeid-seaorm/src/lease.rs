@@ -168,7 +168,7 @@ mod migration {
 
     use sea_orm::ConnectionTrait as _;
 
-    use super::{DbErr, LeaseSql, dialect};
+    use super::{DbErr, Dialect, LeaseSql, dialect};
 
     /// A migration creating the lease table; add it to your `Migrator`:
     ///
@@ -191,24 +191,29 @@ mod migration {
     #[async_trait::async_trait]
     impl MigrationTrait for Migration {
         async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-            let sql = LeaseSql::new(dialect(manager.get_database_backend()));
-            manager
-                .get_connection()
-                .execute_unprepared(&sql.create_table())
-                .await
-                .map(drop)
+            execute(manager, |d| LeaseSql::new(d).create_table()).await
         }
 
         async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-            let sql = LeaseSql::new(dialect(manager.get_database_backend()));
-            manager
-                .get_connection()
-                .execute_unprepared(&sql.drop_table())
-                .await
-                .map(drop)
+            execute(manager, |d| LeaseSql::new(d).drop_table()).await
         }
+    }
+
+    /// Runs the statement `sql` writes for the migration's database.
+    pub(crate) async fn execute(
+        manager: &SchemaManager<'_>,
+        sql: impl FnOnce(Dialect) -> String,
+    ) -> Result<(), DbErr> {
+        let sql = sql(dialect(manager.get_database_backend()));
+        manager
+            .get_connection()
+            .execute_unprepared(&sql)
+            .await
+            .map(drop)
     }
 }
 
 #[cfg(feature = "migration")]
 pub use migration::Migration;
+#[cfg(feature = "migration")]
+pub(crate) use migration::execute as execute_migration;

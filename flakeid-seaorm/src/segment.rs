@@ -111,9 +111,8 @@ pub async fn max_id(db: &sea_orm::DatabaseConnection, name: &str) -> Result<Opti
 mod migration {
     use sea_orm_migration::{MigrationName, MigrationTrait, SchemaManager};
 
-    use sea_orm::ConnectionTrait as _;
-
-    use super::{DbErr, SegmentSql, dialect};
+    use super::{DbErr, SegmentSql};
+    use crate::lease::execute_migration;
 
     /// A migration creating the segment table; add it to your `Migrator`.
     #[derive(Debug, Clone, Copy, Default)]
@@ -130,21 +129,11 @@ mod migration {
     #[async_trait::async_trait]
     impl MigrationTrait for Migration {
         async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-            let sql = SegmentSql::new(dialect(manager.get_database_backend()));
-            manager
-                .get_connection()
-                .execute_unprepared(&sql.create_table())
-                .await
-                .map(drop)
+            execute_migration(manager, |d| SegmentSql::new(d).create_table()).await
         }
 
         async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-            let sql = SegmentSql::new(dialect(manager.get_database_backend()));
-            manager
-                .get_connection()
-                .execute_unprepared(&sql.drop_table())
-                .await
-                .map(drop)
+            execute_migration(manager, |d| SegmentSql::new(d).drop_table()).await
         }
     }
 }

@@ -328,6 +328,61 @@ async fn seaorm_migration_creates_and_drops_the_lease_table() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn seaorm_segment_migration_creates_and_drops_the_segment_table() {
+    use sea_orm_migration::{MigrationTrait, MigratorTrait};
+    struct Migrator;
+    #[async_trait::async_trait]
+    impl MigratorTrait for Migrator {
+        fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+            vec![Box::new(flakeid_seaorm::segment::Migration)]
+        }
+    }
+    let (dir, path) = sqlite_file("seaorm-segment-migration");
+    let conn = Database::connect(format!("sqlite://{path}?mode=rwc"))
+        .await
+        .unwrap();
+    let count = |conn: DatabaseConnection| async move {
+        let r = conn
+            .query_one_raw(Statement::from_string(
+                DbBackend::Sqlite,
+                "SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'flakeid_segments'",
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        r.try_get::<i64>("", "n").unwrap()
+    };
+    Migrator::up(&conn, None).await.unwrap();
+    assert_eq!(count(conn.clone()).await, 1);
+    Migrator::down(&conn, None).await.unwrap();
+    assert_eq!(count(conn.clone()).await, 0);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn diesel_segment_migration_source_runs_with_the_harness() {
+    use diesel::Connection as _;
+    use diesel_migrations::MigrationHarness as _;
+    let mut conn = diesel::SqliteConnection::establish(":memory:").unwrap();
+    let applied = conn
+        .run_pending_migrations(flakeid_diesel::segment::MIGRATIONS)
+        .unwrap();
+    assert_eq!(applied.len(), 1);
+    assert_eq!(applied[0].to_string(), "00000000000002");
+    assert_eq!(
+        flakeid_diesel::segment::max_id(&mut conn, "absent").unwrap(),
+        None,
+        "the migrated table answers and has no row yet"
+    );
+    conn.revert_last_migration(flakeid_diesel::segment::MIGRATIONS)
+        .unwrap();
+    assert!(
+        flakeid_diesel::segment::max_id(&mut conn, "absent").is_err(),
+        "the reverted table is gone"
+    );
+}
+
 #[test]
 fn diesel_migration_source_runs_with_the_harness() {
     use diesel::Connection as _;
