@@ -31,16 +31,16 @@ use crate::{ConfigError, Decoded, GlobalScheme, IdScheme, IdSource};
 ///
 /// Neither makes a B-tree primary key fill like auto-increment when several
 /// writers insert at once. Measured with the database benchmark
-/// (`BENCHMARKS.md`): four writer processes, rows created at 250 rows/ms in
-/// all, each ID taken as its row was created, rows written 1,000 per
-/// `INSERT`; primary key relative to the database-assigned key,
-/// `NodeThenSequence` / `SequenceThenNode`: PostgreSQL 15 1.39× / 1.31×,
-/// PostgreSQL 18 1.32× / 1.29×, MariaDB 10.11 (InnoDB) 1.72× / 1.37×
-/// (one writer: 1.00× for both). When a statement's IDs are taken matters
-/// more: reserved in one step as it is written
+/// (`BENCHMARKS.md`, 5 M rows on PostgreSQL, 2 M on InnoDB): four writer
+/// processes, rows created at 250 rows/ms in all, each ID taken as its row
+/// was created, rows written 1,000 per `INSERT`; primary key relative to the
+/// database-assigned key, `NodeThenSequence` / `SequenceThenNode`:
+/// PostgreSQL 15 1.36× / 1.27×, PostgreSQL 18 1.39× / 1.27×, MariaDB 10.11
+/// (InnoDB) 1.77× / 1.25× (one writer: 1.00× for both). When a statement's
+/// IDs are taken matters more: reserved in one step as it is written
 /// ([`Generator::next_batch`](crate::Generator::next_batch),
 /// `FlakeId::generate_many`), the key measured 1.00× with one writer and on
-/// InnoDB with four, and 1.32–1.36× on PostgreSQL with four writers whose
+/// InnoDB with four, and 1.35–1.36× on PostgreSQL with four writers whose
 /// statements run at the same time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum FieldOrder {
