@@ -4,12 +4,17 @@
 //!
 //! Every test uses its own fake `/sys/class/net` and its own lock
 //! directory, so that test runs on one machine never contend for a lock.
+//! The tests of this binary run one at a time (`serial`): a child process
+//! started by one test while another test holds a lock gets a copy of the
+//! lock's descriptor and holds the lock too, until it executes its program,
+//! so the second test could see its own dropped lock still held.
 
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use flakeid_core::flake128::{Flake128Generator, Flake128GeneratorBuilder};
 use flakeid_core::{Flake128Error, ManualClock, NodeSourceError};
@@ -20,6 +25,13 @@ const NOW: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 
 const CHILD: &str = "FLAKEID_TEST_FLAKE128_CHILD";
 const NET_VAR: &str = "FLAKEID_TEST_FLAKE128_NET";
+
+/// Held for the whole of each test: no test starts a process while another
+/// holds a lock (see the module documentation).
+fn serial() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// A fresh temporary directory, removed on drop.
 struct TempDir(PathBuf);
@@ -119,6 +131,7 @@ fn hold() {
 
 #[test]
 fn a_second_process_gets_the_mac_worker_only_after_the_first_exits_or_is_killed() {
+    let _serial = serial();
     const NAME: &str =
         "a_second_process_gets_the_mac_worker_only_after_the_first_exits_or_is_killed";
     if std::env::var_os(CHILD).is_some() {
@@ -163,6 +176,7 @@ fn a_second_process_gets_the_mac_worker_only_after_the_first_exits_or_is_killed(
 
 #[test]
 fn a_second_generator_in_one_process_is_refused_until_the_first_is_dropped() {
+    let _serial = serial();
     let net = TempDir::fake_net("net-same");
     let locks = TempDir::new("locks-same");
     let first = mac_builder(&net.0, &locks.0).build().unwrap();
@@ -183,6 +197,7 @@ fn a_second_generator_in_one_process_is_refused_until_the_first_is_dropped() {
 
 #[test]
 fn an_explicit_worker_takes_no_lock() {
+    let _serial = serial();
     let net = TempDir::fake_net("net-explicit");
     let locks = TempDir::new("locks-explicit");
     let by_mac = mac_builder(&net.0, &locks.0).build().unwrap();
@@ -206,6 +221,7 @@ fn an_explicit_worker_takes_no_lock() {
 
 #[test]
 fn building_reports_what_went_wrong() {
+    let _serial = serial();
     let locks = TempDir::new("locks-errors");
     // No MAC address to derive a worker from.
     let empty = TempDir::new("net-empty");
@@ -272,6 +288,7 @@ fn clean_everything_in(dir: &Path, config_dir: &Path) {
 
 #[test]
 fn a_tmp_cleaner_leaves_a_held_lock_in_place() {
+    let _serial = serial();
     let net = TempDir::fake_net("net-clean");
     let locks = TempDir::new("locks-clean");
     let config = TempDir::new("config-clean");

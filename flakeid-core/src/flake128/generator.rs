@@ -23,6 +23,16 @@
 //! another process is about to lock it would let two processes hold
 //! different locks for one worker.
 //!
+//! A child process started while the generator holds the lock (`fork`, or
+//! [`std::process::Command::spawn`] on another thread) shares the lock's
+//! open descriptor, and with it the lock, until the child runs another
+//! program (the descriptor is closed on `exec`) or exits. Building a
+//! generator right after dropping one can therefore fail with `WorkerInUse`
+//! while such a child is starting; a child forked without `exec` keeps the
+//! worker until it exits, while its copy of the generator refuses to issue
+//! ([`GenerateError::Forked`](crate::GenerateError::Forked)). Either way no
+//! two generators issue with one worker.
+//!
 //! The lock is a directory, not a file, because `systemd-tmpfiles` (which
 //! cleans `/tmp` by age on many distributions) skips directories that hold
 //! a BSD lock but deletes old files whether locked or not; a deleted lock
