@@ -100,7 +100,10 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
     /// ```
     ///
     /// # Errors
-    /// [`HighWaterFileError::Locked`] when another process uses the file,
+    /// [`HighWaterFileError::Locked`] when another process uses the file
+    /// (including, until it runs another program or exits, a child process
+    /// started while this process held the file: it shares the lock's
+    /// descriptor),
     /// [`HighWaterFileError::Parse`] when it holds something else,
     /// [`HighWaterFileError::Io`] when it cannot be read or written,
     /// [`HighWaterFileError::InvalidOption`] for a lead or interval that
