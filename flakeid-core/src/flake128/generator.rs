@@ -30,7 +30,7 @@
 //! generator right after dropping one can therefore fail with `WorkerInUse`
 //! while such a child is starting; a child forked without `exec` keeps the
 //! worker until it exits, while its copy of the generator refuses to issue
-//! ([`GenerateError::Forked`](crate::GenerateError::Forked)). Either way no
+//! ([`GenerateError::Forked`]). Either way no
 //! two generators issue with one worker.
 //!
 //! The lock is a directory, not a file, because `systemd-tmpfiles` (which
