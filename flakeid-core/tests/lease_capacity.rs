@@ -5,12 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use flakeid_core::ManualClock;
 use flakeid_core::layout::presets;
 use flakeid_core::lease::{
     ClaimRequest, DEFAULT_RENEW_EVERY, DEFAULT_TTL, LeaseError, LeaseOptions, LeaseStore,
     MemoryLeaseStore, RenewRequest,
 };
-use flakeid_core::{BitLayout, ManualClock};
 
 const T0: u64 = 1_700_000_000_000;
 
@@ -32,20 +32,6 @@ fn thousands(n: u64) -> String {
     out
 }
 
-fn presets() -> Vec<(&'static str, BitLayout)> {
-    vec![
-        ("twitter", presets::twitter()),
-        ("discord", presets::discord()),
-        ("instagram", presets::instagram()),
-        ("sonyflake", presets::sonyflake()),
-        ("tsid", presets::tsid()),
-        ("lsid", presets::lsid()),
-        ("js_safe", presets::js_safe()),
-        ("js_safe_seconds", presets::js_safe_seconds()),
-        ("nonsequential", presets::nonsequential()),
-    ]
-}
-
 fn secs(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s.fract() == 0.0 {
@@ -60,7 +46,8 @@ fn capacity_table() -> String {
     let mut t = String::from(
         "| preset | node bits | holders at once (`max_holders()`) |\n|---|---:|---:|\n",
     );
-    for (name, layout) in presets() {
+    for &(name, preset) in presets::ALL {
+        let layout = preset();
         let holders = LeaseOptions::new("s", layout.clone())
             .max_holders()
             .unwrap();
