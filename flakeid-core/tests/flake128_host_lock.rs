@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use flakeid_core::flake128::{Flake128Generator, Flake128GeneratorBuilder};
-use flakeid_core::{Flake128Error, ManualClock, NodeSourceError};
+use flakeid_core::{Flake128Error, GenerateError, ManualClock, NodeSourceError};
 
 const MAC: u64 = 0x0242_ac11_0002;
 const LOCK_NAME: &str = "flakeid-flake128-0242ac110002.lock";
@@ -25,6 +25,7 @@ const NOW: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 
 const CHILD: &str = "FLAKEID_TEST_FLAKE128_CHILD";
 const NET_VAR: &str = "FLAKEID_TEST_FLAKE128_NET";
+const FORK_VAR: &str = "FLAKEID_TEST_FLAKE128_FORK_LOCKS";
 
 /// Held for the whole of each test: no test starts a process while another
 /// holds a lock (see the module documentation).
@@ -312,4 +313,83 @@ fn a_tmp_cleaner_leaves_a_held_lock_in_place() {
         "a lock nobody holds is cleaned like anything else"
     );
     assert!(mac_builder(&net.0, &locks.0).build().is_ok());
+}
+
+/// A process forked (without `exec`) while a generator holds the worker
+/// keeps the worker until it exits, and its copy of the generator issues
+/// nothing; once it is gone the worker can be taken again. Run in a child
+/// process of its own (`--test-threads=1`), so that only one thread forks.
+#[test]
+fn a_forked_child_keeps_the_worker_until_it_exits_and_its_copy_issues_nothing() {
+    const NAME: &str = "a_forked_child_keeps_the_worker_until_it_exits_and_its_copy_issues_nothing";
+    let _serial = serial();
+    let Some(dir) = std::env::var_os(FORK_VAR) else {
+        let net = TempDir::fake_net("net-fork");
+        let locks = TempDir::new("locks-fork");
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([NAME, "--exact", "--test-threads=1", "--nocapture"])
+            .env(FORK_VAR, &locks.0)
+            .env(NET_VAR, &net.0)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("FORK=ok"),
+            "{}\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    };
+    let net = std::env::var_os(NET_VAR).unwrap();
+    let (net, locks) = (Path::new(&net), Path::new(&dir));
+    let generator = mac_builder(net, locks).build().unwrap();
+    generator.generate().unwrap();
+    match fork() {
+        0 => {
+            // The forked copy: it must refuse, then wait to be killed.
+            if !matches!(generator.generate(), Err(GenerateError::Forked)) {
+                std::process::exit(21);
+            }
+            std::thread::sleep(std::time::Duration::from_secs(60));
+            std::process::exit(22);
+        }
+        child => {
+            drop(generator);
+            // The forked process still holds the lock's descriptor.
+            assert!(
+                matches!(
+                    mac_builder(net, locks).build(),
+                    Err(Flake128Error::WorkerInUse { .. })
+                ),
+                "the worker was free while the forked process lived"
+            );
+            // SAFETY: `child` is the process forked above.
+            #[allow(unsafe_code)]
+            let killed = unsafe { libc::kill(child, libc::SIGKILL) };
+            assert_eq!(killed, 0);
+            let mut status = 0;
+            // SAFETY: `child` is our child and `status` a valid out-pointer.
+            #[allow(unsafe_code)]
+            let waited = unsafe { libc::waitpid(child, &mut status, 0) };
+            assert_eq!(waited, child);
+            assert!(
+                libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL,
+                "the forked copy did not wait to be killed (exit {}): it issued a flake",
+                libc::WEXITSTATUS(status)
+            );
+            assert!(mac_builder(net, locks).build().is_ok());
+            println!("FORK=ok");
+        }
+    }
+}
+
+/// `fork()`; returns 0 in the child and the child's pid in the parent.
+#[allow(unsafe_code)]
+fn fork() -> libc::pid_t {
+    // SAFETY: called in a process whose test harness runs one test thread
+    // (`--test-threads=1`); the child runs only the code above and exits.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    pid
 }
