@@ -15,10 +15,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::presets;
-use flakeid_core::lease::{
+use flakeid_core::node::{
     AsyncLeaseStore, AsyncNodeLease, ClaimRequest, Claimed, LeaseOptions, NodeTable,
-    ReleaseRequest, RenewRequest, Sleep, StoreError,
+    ReleaseRequest, RenewRequest,
 };
+use flakeid_core::store::{Sleep, StoreError};
 
 use crate::BenchError;
 
@@ -140,7 +141,7 @@ impl<S> Counting<S> {
     }
 }
 
-impl<S: AsyncLeaseStore> AsyncLeaseStore for Counting<S> {
+impl<S: AsyncLeaseStore + 'static> AsyncLeaseStore for Counting<S> {
     async fn ensure_nodes(
         &self,
         space: &str,
@@ -272,7 +273,7 @@ pub async fn run<S, R>(
     cfg: &LoadConfig,
 ) -> Result<LoadReport, BenchError>
 where
-    S: AsyncLeaseStore + Clone,
+    S: AsyncLeaseStore + Clone + 'static,
     R: Sleep + Clone,
 {
     let holders = cfg.holders.max(1);
@@ -293,7 +294,7 @@ where
             let t = Instant::now();
             let (lease, renewal) = options.claim_async(store, runtime).await?;
             tokio::spawn(renewal);
-            Ok::<_, flakeid_core::lease::LeaseError>((lease, t.elapsed()))
+            Ok::<_, flakeid_core::node::LeaseError>((lease, t.elapsed()))
         }));
     }
     // Every receiver exists already: no task misses the signal.

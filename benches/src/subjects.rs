@@ -12,9 +12,10 @@ use std::time::{Duration, UNIX_EPOCH};
 use ferroid::generator::{AtomicSnowflakeGenerator, BasicSnowflakeGenerator};
 use ferroid::id::SnowflakeTwitterId;
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
-use flakeid_core::layout::presets::{self, TWITTER_EPOCH_MILLIS};
-use flakeid_core::lease::{LeaseOptions, MemoryLeaseStore, NodeLease};
-use flakeid_core::{BitLayout, Clock, Generator, Layout, MonotonicClock, SequenceExhaustion};
+use flakeid_core::layout::presets;
+use flakeid_core::layout::{BitLayout, Layout};
+use flakeid_core::node::{LeaseOptions, MemoryLeaseStore, NodeLease};
+use flakeid_core::{Clock, Generator, MonotonicClock, SequenceExhaustion};
 
 use crate::BenchError;
 use crate::measure::{self, FastPath, Run, SharedRun};
@@ -162,7 +163,7 @@ pub fn flakeid_leased(policy: SequenceExhaustion) -> Result<(NodeLease, Generato
 fn snowflaked_generator() -> snowflaked::sync::Generator {
     snowflaked::sync::Generator::builder()
         .instance(NODE)
-        .epoch(UNIX_EPOCH + Duration::from_millis(TWITTER_EPOCH_MILLIS))
+        .epoch(UNIX_EPOCH + Duration::from_millis(presets::twitter().epoch_millis()))
         .build()
 }
 

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flakeid_benches::lease_load::{self, LoadConfig, StoreStats};
-use flakeid_core::lease::{MemoryLeaseStore, Sleep};
+use flakeid_core::node::MemoryLeaseStore;
+use flakeid_core::store::Sleep;
 
 #[derive(Clone, Copy)]
 struct Tokio;

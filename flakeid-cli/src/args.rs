@@ -5,7 +5,7 @@ use std::fmt::Display;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use flakeid_core::encoding::{base62, crockford, decimal};
+use flakeid_core::encoding::TextForm as Encoding;
 use flakeid_core::layout::{BitLayout, Domain, FieldOrder, presets};
 use flakeid_core::sql::Dialect;
 
@@ -115,7 +115,7 @@ impl LayoutArgs {
             .tick_millis(self.tick_ms.unwrap_or(base.tick().as_millis() as u64))
             .epoch_millis(
                 self.epoch
-                    .unwrap_or(flakeid_core::Layout::epoch_millis(&base)),
+                    .unwrap_or(flakeid_core::layout::Layout::epoch_millis(&base)),
             )
             .sequence_bits(self.sequence_bits.unwrap_or(base.sequence_bits() as u8))
             .order(match self.order {
@@ -171,8 +171,8 @@ impl TextForm {
     /// `id` in this form (decimal for `auto` and `all`).
     pub(crate) fn write(self, id: u64) -> String {
         match self {
-            TextForm::Base62 => base62::encode(id),
-            TextForm::Crockford => crockford::encode(id),
+            TextForm::Base62 => Encoding::Base62.encode(id),
+            TextForm::Crockford => Encoding::Crockford.encode(id),
             TextForm::Auto | TextForm::Decimal | TextForm::All => id.to_string(),
         }
     }
@@ -186,12 +186,12 @@ pub(crate) struct IdText {
 
 /// Reads an ID written in `form` (`auto`: see [`TextForm::Auto`]).
 pub(crate) fn read_id(text: &str, form: TextForm) -> Result<IdText, CliError> {
-    let bad = |e: flakeid_core::DecodeError| CliError::usage("<ID>", e);
+    let bad = |e: flakeid_core::encoding::DecodeError| CliError::usage("<ID>", e);
     let read = |form: TextForm| -> Result<IdText, CliError> {
         let value = match form {
-            TextForm::Base62 => base62::decode(text).map_err(bad)?,
-            TextForm::Crockford => crockford::decode_lenient(text).map_err(bad)?,
-            _ => decimal::decode(text).map_err(bad)?,
+            TextForm::Base62 => Encoding::Base62.decode(text).map_err(bad)?,
+            TextForm::Crockford => Encoding::Crockford.decode_lenient(text).map_err(bad)?,
+            _ => Encoding::Decimal.decode(text).map_err(bad)?,
         };
         Ok(IdText { value, form })
     };
@@ -201,9 +201,9 @@ pub(crate) fn read_id(text: &str, form: TextForm) -> Result<IdText, CliError> {
                 return Ok(id);
             }
             let len = text.chars().filter(|&c| c != '-').count();
-            if text.chars().count() == base62::WIDTH {
+            if Encoding::Base62.width() == Some(text.chars().count()) {
                 read(TextForm::Base62)
-            } else if len == crockford::WIDTH {
+            } else if Encoding::Crockford.width() == Some(len) {
                 read(TextForm::Crockford)
             } else {
                 Err(CliError::usage(
@@ -211,8 +211,8 @@ pub(crate) fn read_id(text: &str, form: TextForm) -> Result<IdText, CliError> {
                     format!(
                         "{text:?} is not an ID: not a decimal number, and neither {} characters \
                          (base62) nor {} (Crockford base32); name the form with --from",
-                        base62::WIDTH,
-                        crockford::WIDTH
+                        Encoding::Base62.width().unwrap_or_default(),
+                        Encoding::Crockford.width().unwrap_or_default()
                     ),
                 ))
             }
@@ -226,7 +226,7 @@ pub(crate) fn read_id(text: &str, form: TextForm) -> Result<IdText, CliError> {
 pub(crate) enum DialectArg {
     /// PostgreSQL 15 and later.
     Postgres,
-    /// MariaDB 10.3 and later (MySQL 8: see the docs of flakeid_core::sql::id_function).
+    /// MariaDB 10.3 and later (MySQL 8: see the docs of flakeid_core::sql).
     #[value(alias = "mysql")]
     Mariadb,
 }

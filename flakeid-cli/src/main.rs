@@ -8,10 +8,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use flakeid_core::Generator;
-use flakeid_core::encoding::{base62, crockford};
-use flakeid_core::id::format_rfc3339;
+use flakeid_core::encoding::TextForm as Encoding;
+use flakeid_core::encoding::format_rfc3339;
 use flakeid_core::layout::presets;
-use flakeid_core::sql::id_function::IdFunction;
+use flakeid_core::sql::IdFunction;
 
 use args::{CliError, DialectArg, IdText, LayoutArgs, TextForm};
 
@@ -97,13 +97,13 @@ enum Command {
         #[command(flatten)]
         layout: LayoutArgs,
         /// The function's name.
-        #[arg(long, default_value = flakeid_core::sql::id_function::DEFAULT_FUNCTION)]
+        #[arg(long, default_value = flakeid_core::sql::IdFunction::DEFAULT_FUNCTION)]
         function: String,
         /// The name of the function's state (default: the function's name followed by `_state`).
         #[arg(long)]
         state: Option<String>,
         /// The lease table.
-        #[arg(long, default_value = flakeid_core::lease::DEFAULT_TABLE)]
+        #[arg(long, default_value = flakeid_core::node::LeaseOptions::DEFAULT_TABLE)]
         lease_table: String,
         /// A table whose key column the function fills (with --column).
         #[arg(long, requires = "column")]
@@ -131,7 +131,7 @@ enum Command {
         #[arg(long)]
         space: Option<String>,
         /// The lease table.
-        #[arg(long, default_value = flakeid_core::lease::DEFAULT_TABLE)]
+        #[arg(long, default_value = flakeid_core::node::LeaseOptions::DEFAULT_TABLE)]
         table: String,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -244,8 +244,8 @@ fn decode(text: &str, from: TextForm, layout: &LayoutArgs, json: bool) -> Result
             "node": parts.node,
             "node_fields": node_fields,
             "sequence": parts.sequence,
-            "base62": base62::encode(id),
-            "crockford": crockford::encode(id),
+            "base62": Encoding::Base62.encode(id),
+            "crockford": Encoding::Crockford.encode(id),
         });
         println!("{out}");
         return Ok(());
@@ -269,8 +269,8 @@ fn decode(text: &str, from: TextForm, layout: &LayoutArgs, json: bool) -> Result
         }
     }
     println!("sequence   {}", parts.sequence);
-    println!("base62     {}", base62::encode(id));
-    println!("crockford  {}", crockford::encode(id));
+    println!("base62     {}", Encoding::Base62.encode(id));
+    println!("crockford  {}", Encoding::Crockford.encode(id));
     Ok(())
 }
 
@@ -294,8 +294,8 @@ fn convert(text: &str, from: TextForm, to: TextForm) -> Result<(), CliError> {
     match to {
         TextForm::Auto | TextForm::All => {
             println!("decimal    {value}");
-            println!("base62     {}", base62::encode(value));
-            println!("crockford  {}", crockford::encode(value));
+            println!("base62     {}", Encoding::Base62.encode(value));
+            println!("crockford  {}", Encoding::Crockford.encode(value));
         }
         form => println!("{}", form.write(value)),
     }

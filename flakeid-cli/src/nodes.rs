@@ -4,12 +4,11 @@
 use std::str::FromStr as _;
 use std::time::{Duration, UNIX_EPOCH};
 
-use flakeid_core::id::format_rfc3339;
-use flakeid_core::lease::{AsyncLeaseStore as _, NodeRow, NodeTable};
+use flakeid_core::encoding::format_rfc3339;
+use flakeid_core::node::{AsyncLeaseStore as _, NodeRow, NodeTable, SqlLeaseStore};
 use flakeid_core::sql::Dialect;
-use flakeid_core::sql::lease::{LeaseSql, SqlLeaseStore};
-use flakeid_seaorm::lease::SeaOrmExecutor;
-use sea_orm::{ConnectionTrait as _, Database, DatabaseConnection, Statement};
+use flakeid_seaorm::SeaOrmExecutor;
+use sea_orm::Database;
 
 use crate::args::CliError;
 
@@ -102,11 +101,11 @@ async fn read(
             redact(url)
         ))
     };
+    let store = SqlLeaseStore::with_table_async(SeaOrmExecutor::new(db.clone()), table);
     let names = match space {
         Some(s) => vec![s.to_owned()],
-        None => spaces(&db, dialect, table).await.map_err(|e| failed(&e))?,
+        None => store.spaces_async().await.map_err(|e| failed(&e))?,
     };
-    let store = SqlLeaseStore::with_table_async(SeaOrmExecutor::new(db.clone()), table);
     let mut tables = Vec::new();
     for name in names {
         tables.push(store.list(&name).await.map_err(|e| failed(&e))?);
@@ -123,19 +122,6 @@ async fn probe(url: &str, dialect: Dialect) -> Result<(), sea_orm::sqlx::Error> 
         Dialect::MySql => sqlx::MySqlConnection::connect(url).await?.close().await,
         _ => sqlx::SqliteConnection::connect(url).await?.close().await,
     }
-}
-
-/// The spaces that have rows in the lease table.
-async fn spaces(
-    db: &DatabaseConnection,
-    dialect: Dialect,
-    table: &str,
-) -> Result<Vec<String>, sea_orm::DbErr> {
-    let sql = LeaseSql::with_table(dialect, table).spaces();
-    let rows = db
-        .query_all_raw(Statement::from_string(db.get_database_backend(), sql))
-        .await?;
-    rows.iter().map(|r| r.try_get("", "space")).collect()
 }
 
 /// `held`, `reserved`, `expired` or `free`.

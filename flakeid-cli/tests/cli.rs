@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use flakeid_core::layout::presets;
-use flakeid_core::lease::LeaseOptions;
+use flakeid_core::node::LeaseOptions;
 use flakeid_core::sql::Dialect;
-use flakeid_core::sql::id_function::IdFunction;
+use flakeid_core::sql::IdFunction;
 use flakeid_tests::db::{self, TestDb};
 use predicates::prelude::*;
 use sea_orm::ConnectionTrait as _;
@@ -199,7 +199,9 @@ fn generate_issues_increasing_ids_of_the_node() {
         "base62",
     ]);
     for line in out.lines() {
-        let id = flakeid_core::encoding::base62::decode(line).expect("base62");
+        let id = flakeid_core::encoding::TextForm::Base62
+            .decode(line)
+            .expect("base62");
         assert_eq!(presets::sonyflake().decompose(id).node, 42);
     }
     fails(

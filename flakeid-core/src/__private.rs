@@ -7,9 +7,9 @@ pub use ::core;
 
 use std::sync::{LazyLock, OnceLock};
 
-use crate::encoding::decimal;
+use crate::layout::BitLayout;
 use crate::layout::presets;
-use crate::{BitLayout, ConfigError, FlakeId, GlobalScheme, IdError, IdSource};
+use crate::{ConfigError, FlakeId, GlobalScheme, IdSource};
 
 /// What a `source = path` function may return a reference to: any
 /// [`IdSource`], or a `dyn IdSource` chosen at run time.
@@ -115,35 +115,7 @@ pub fn display<I: FlakeId>(id: &I, f: &mut core::fmt::Formatter<'_>) -> core::fm
     core::fmt::Display::fmt(&id.get(), f)
 }
 
-/// `FromStr` for an ID: the strict canonical decimal form of
-/// [`encoding::decimal`](crate::encoding::decimal) (ASCII digits only; no
-/// sign, whitespace or leading zeros), then [`FlakeId::from_u64`].
-///
-/// ```
-/// use flakeid_core::{FlakeId, IdError};
-/// # #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-/// # struct Id(i64);
-/// # impl FlakeId for Id {
-/// #     const NAME: &'static str = "Id";
-/// #     fn scheme() -> &'static dyn flakeid_core::IdScheme { flakeid_core::__private::default_scheme() }
-/// #     fn source() -> Result<&'static dyn flakeid_core::IdSource, flakeid_core::ConfigError> { Err(flakeid_core::ConfigError::MissingNodeId) }
-/// #     fn __from_valid(v: i64) -> Self { Id(v) }
-/// #     fn get(self) -> i64 { self.0 }
-/// # }
-/// # impl std::fmt::Display for Id { fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { flakeid_core::__private::display(self, f) } }
-/// # impl std::str::FromStr for Id { type Err = IdError; fn from_str(s: &str) -> Result<Self, IdError> { flakeid_core::__private::from_str(s) } }
-/// assert_eq!(flakeid_core::__private::from_str::<Id>("12")?, Id(12));
-/// let err = flakeid_core::__private::from_str::<Id>("-12").unwrap_err();
-/// assert_eq!(err.to_string(), "not a valid Id: invalid character '-' at position 0 in decimal string \"-12\"");
-/// # Ok::<(), IdError>(())
-/// ```
-pub fn from_str<I: FlakeId>(s: &str) -> Result<I, IdError> {
-    let v = decimal::decode(s).map_err(|source| IdError::Text {
-        type_name: I::NAME,
-        source,
-    })?;
-    I::from_u64(v)
-}
+pub use crate::id::from_str;
 
 #[cfg(feature = "serde")]
 pub use ::serde;

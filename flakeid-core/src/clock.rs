@@ -211,8 +211,6 @@ static TICKER: AtomicU8 = AtomicU8::new(TICKER_NONE);
 static READINGS: AtomicU32 = AtomicU32::new(0);
 /// Set by readers during a ticker's trial when the rate justifies it.
 static DEMAND: AtomicBool = AtomicBool::new(false);
-/// How many times a ticker woke up (for tests and diagnostics).
-static WAKEUPS: AtomicU64 = AtomicU64::new(0);
 static ANCHOR: OnceLock<Anchor> = OnceLock::new();
 
 #[derive(Clone, Copy)]
@@ -254,7 +252,8 @@ fn saturating_millis(d: Duration) -> u64 {
 
 fn anchor() -> &'static Anchor {
     ANCHOR.get_or_init(|| {
-        // From now on a fork is noticed (see `after_fork`).
+        // From now on a fork is noticed and resets the clock in the child.
+        fork::on_fork(after_fork);
         fork::tag();
         Anchor::take()
     })
@@ -331,7 +330,6 @@ fn ticker_loop() {
         let elapsed = anchor.elapsed_millis();
         // Running: readers may use the published word as it is.
         let (word, _) = publish(anchor.at(elapsed), 0, DORMANT);
-        WAKEUPS.fetch_add(1, Ordering::Relaxed);
         ticks += 1;
         if ticks.is_multiple_of(PROBE_PERIOD_MS) {
             if word & PROBE != 0 {
@@ -371,27 +369,13 @@ fn stop_ticker() {
 /// In a child process right after `fork()` (called by [`fork`]'s handler,
 /// with one thread and only atomics touched): no ticker survived, so the
 /// readers take over; readings carry the child's fork `tag`.
-pub(crate) fn after_fork(tag: u64) {
+fn after_fork(tag: u64) {
     let v = NOW.0.load(Ordering::Relaxed);
     NOW.0
         .store((v & TIME_MASK) | tag | DORMANT, Ordering::Relaxed);
     TICKER.store(TICKER_NONE, Ordering::Relaxed);
     READINGS.store(0, Ordering::Relaxed);
     DEMAND.store(false, Ordering::Relaxed);
-}
-
-/// How many times the clock's ticker thread has woken up in this process.
-/// For tests and diagnostics; not a stable API.
-#[doc(hidden)]
-pub fn ticker_wakeups() -> u64 {
-    WAKEUPS.load(Ordering::Relaxed)
-}
-
-/// Whether a ticker thread is running now. For tests and diagnostics; not
-/// a stable API.
-#[doc(hidden)]
-pub fn ticker_running() -> bool {
-    TICKER.load(Ordering::Acquire) == TICKER_RUNNING
 }
 
 // ---------------------------------------------------------------------------
@@ -407,7 +391,7 @@ pub fn ticker_running() -> bool {
 /// [`ClockRegression`](crate::ClockRegression)).
 ///
 /// ```
-/// use flakeid_core::{Clock, clock::SystemClock};
+/// use flakeid_core::{Clock, SystemClock};
 ///
 /// assert!(SystemClock.now_millis() > 1_700_000_000_000);
 /// ```

@@ -20,8 +20,8 @@
 //! cost. The tag has 11 bits: a generator built 2,048 forks up the line of
 //! ancestors would not notice, which no real process tree reaches.
 
-use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Once, OnceLock};
 
 /// Where the fork generation sits in a tag (and in the clock's word).
 pub(crate) const TAG_SHIFT: u32 = 51;
@@ -30,6 +30,16 @@ pub(crate) const TAG_MASK: u64 = ((1 << 11) - 1) << TAG_SHIFT;
 
 static TAG: AtomicU64 = AtomicU64::new(0);
 static REGISTER: Once = Once::new();
+/// What else must happen in a child right after `fork()` (the clock's
+/// reset, see [`on_fork`]).
+static CHILD_HOOK: OnceLock<fn(u64)> = OnceLock::new();
+
+/// Has `hook` run in every child forked from now on, with the child's new
+/// tag, while the child has a single thread: it may touch only atomics.
+/// One hook per process (the clock's); a second call is ignored.
+pub(crate) fn on_fork(hook: fn(u64)) {
+    let _ = CHILD_HOOK.set(hook);
+}
 
 /// The process's fork tag (generation `<< TAG_SHIFT`); the first call
 /// registers the handler that counts forks.
@@ -50,7 +60,10 @@ pub(crate) fn current_tag() -> u64 {
 extern "C" fn in_child() {
     let next = (TAG.load(Ordering::Relaxed) + (1 << TAG_SHIFT)) & TAG_MASK;
     TAG.store(next, Ordering::Relaxed);
-    crate::clock::after_fork(next);
+    // An atomic load: async-signal-safe, as the hook itself must be.
+    if let Some(hook) = CHILD_HOOK.get() {
+        hook(next);
+    }
 }
 
 #[cfg(unix)]

@@ -5,16 +5,14 @@
 //! provided method: checked conversions, generation, decoding and the
 //! base62 / Crockford text forms.
 
-use core::fmt::{self, Debug, Display};
+use core::fmt::{Debug, Display};
 use core::hash::Hash;
 use core::str::FromStr;
-use std::borrow::Cow;
-use std::time::SystemTime;
 
+use crate::decoded::Decoded;
 use crate::encoding::{base62, crockford};
-use crate::{
-    BitLayout, ConfigError, GenerateError, IdError, IdScheme, IdSource, Parts, SchemeError,
-};
+use crate::error::{ConfigError, GenerateError, IdError, SchemeError};
+use crate::source::{IdScheme, IdSource};
 
 /// An application-assigned 64-bit ID stored as a signed BIGINT in
 /// `1..=i64::MAX`, of an [`IdScheme`], drawn from an [`IdSource`].
@@ -24,7 +22,9 @@ use crate::{
 /// trait import is needed). By hand it looks like this:
 ///
 /// ```
-/// use flakeid_core::{layout::presets, BitLayout, ConfigError, FlakeId, IdError, IdScheme, IdSource};
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::{ConfigError, FlakeId, IdError, IdScheme, IdSource};
+/// use flakeid_core::layout::BitLayout;
 /// use std::sync::LazyLock;
 ///
 /// #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -74,7 +74,7 @@ use crate::{
 ///
 /// ```
 /// use std::sync::OnceLock;
-/// use flakeid_core::decimal_id::{DecimalIdGenerator, DecimalIdScheme, InMemoryGeneratorIdSource};
+/// use flakeid_core::schemes::decimal_id::{DecimalIdGenerator, DecimalIdScheme, InMemoryGeneratorIdSource};
 /// use flakeid_core::{flake_id, ConfigError, FlakeId};
 ///
 /// type OrderIds = DecimalIdGenerator<InMemoryGeneratorIdSource>;
@@ -238,7 +238,7 @@ pub trait FlakeId:
     /// [`from_u64`](FlakeId::from_u64).
     ///
     /// # Errors
-    /// [`IdError::Text`] holding the [`DecodeError`](crate::DecodeError)
+    /// [`IdError::Text`] holding the [`DecodeError`](crate::encoding::DecodeError)
     /// (wrong length, a character outside `0-9A-Za-z`, a value above
     /// `u64::MAX`), or the errors of [`from_u64`](FlakeId::from_u64) for a
     /// value that is 0 or above [`max_value`](FlakeId::max_value).
@@ -263,7 +263,7 @@ pub trait FlakeId:
     /// [`crockford::decode_lenient`]'s value to [`from_u64`](FlakeId::from_u64).
     ///
     /// # Errors
-    /// [`IdError::Text`] holding the [`DecodeError`](crate::DecodeError)
+    /// [`IdError::Text`] holding the [`DecodeError`](crate::encoding::DecodeError)
     /// (wrong length, a character outside the alphabet and its aliases, a
     /// first symbol above `F`), or the errors of
     /// [`from_u64`](FlakeId::from_u64) for a value that is 0 or above
@@ -308,198 +308,32 @@ fn issued<I: FlakeId>(raw: u64) -> Result<I, GenerateError> {
     }
 }
 
-/// An ID split into its named fields, with its creation time when the
-/// scheme records one.
-///
-/// Every [`IdSource`] decodes its IDs into a `Decoded`:
-///
-/// | scheme | `timestamp` | `parts` | `fields` |
-/// |---|---|---|---|
-/// | a [`Layout`](crate::Layout) run by a [`Generator`](crate::Generator) or [`RandomKeyGenerator`](crate::random_key::RandomKeyGenerator) | start of the ID's tick | tick, node, sequence | `tick`, the node subfields (or `node`), `sequence` |
-/// | [`DecimalIdGenerator`](crate::decimal_id::DecimalIdGenerator) | `None` (no time) | `None` | `counter`, `generator_id`, `launch_id` |
-/// | [`TraceIdGenerator`](crate::trace::TraceIdGenerator) | `None` (seconds wrap; see [`trace`](crate::trace)) | `None` | `timestamp` (Unix seconds mod 2^25), `node`, `thread`, `counter` |
+/// `FromStr` for an ID: the strict canonical decimal form of
+/// [`encoding::decimal`](crate::encoding::decimal) (ASCII digits only; no
+/// sign, whitespace or leading zeros), then [`FlakeId::from_u64`].
 ///
 /// ```
-/// use std::time::{Duration, UNIX_EPOCH};
-/// use flakeid_core::{Decoded, layout::presets};
-///
-/// let d = Decoded::new(&presets::discord(), 175_928_847_299_117_063);
-/// assert_eq!(d.timestamp, Some(UNIX_EPOCH + Duration::from_millis(1_462_015_105_796)));
-/// assert_eq!((d.field("worker"), d.field("process"), d.field("sequence")), (Some(1), Some(0), Some(7)));
-/// assert_eq!(d.parts.map(|p| p.node), Some(32));
-/// assert_eq!(
-///     d.to_string(),
-///     "175928847299117063 (2016-04-30T11:18:25.796Z, tick 41944705796, worker 1, process 0, sequence 7)"
-/// );
+/// use flakeid_core::{FlakeId, IdError};
+/// # #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// # struct Id(i64);
+/// # impl FlakeId for Id {
+/// #     const NAME: &'static str = "Id";
+/// #     fn scheme() -> &'static dyn flakeid_core::IdScheme { flakeid_core::__private::default_scheme() }
+/// #     fn source() -> Result<&'static dyn flakeid_core::IdSource, flakeid_core::ConfigError> { Err(flakeid_core::ConfigError::MissingNodeId) }
+/// #     fn __from_valid(v: i64) -> Self { Id(v) }
+/// #     fn get(self) -> i64 { self.0 }
+/// # }
+/// # impl std::fmt::Display for Id { fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { flakeid_core::__private::display(self, f) } }
+/// # impl std::str::FromStr for Id { type Err = IdError; fn from_str(s: &str) -> Result<Self, IdError> { flakeid_core::__private::from_str(s) } }
+/// assert_eq!(flakeid_core::__private::from_str::<Id>("12")?, Id(12));
+/// let err = flakeid_core::__private::from_str::<Id>("-12").unwrap_err();
+/// assert_eq!(err.to_string(), "not a valid Id: invalid character '-' at position 0 in decimal string \"-12\"");
+/// # Ok::<(), IdError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub struct Decoded {
-    /// The ID.
-    pub id: u64,
-    /// The start of the tick the ID was issued in, for schemes whose IDs
-    /// hold their full creation time.
-    pub timestamp: Option<SystemTime>,
-    /// Tick, node and sequence, for IDs of a [`Layout`](crate::Layout).
-    pub parts: Option<Parts>,
-    /// The ID's fields by name, time first.
-    pub fields: Vec<(Cow<'static, str>, u64)>,
-}
-
-impl Decoded {
-    /// Decodes `id` with `layout`. Bits above the layout's fields are
-    /// ignored; check the ID with [`BitLayout::decompose_checked`] first if
-    /// it comes from outside.
-    pub fn new(layout: &BitLayout, id: u64) -> Self {
-        let parts = layout.decompose(id);
-        let mut shift = layout.node_bits();
-        let node_fields = layout.node_fields().iter().map(|f| {
-            shift -= f.bits() as u32;
-            (f.name_cow(), (parts.node >> shift) & f.max())
-        });
-        Decoded::from_layout_parts(id, Some(layout.timestamp(id)), parts, node_fields)
-    }
-
-    /// A `Decoded` of a layout's parts: fields `tick`, the node subfields,
-    /// `sequence`.
-    pub(crate) fn from_layout_parts(
-        id: u64,
-        timestamp: Option<SystemTime>,
-        parts: Parts,
-        node_fields: impl IntoIterator<Item = (Cow<'static, str>, u64)>,
-    ) -> Self {
-        let mut fields = vec![(Cow::Borrowed("tick"), parts.tick)];
-        fields.extend(node_fields);
-        fields.push((Cow::Borrowed("sequence"), parts.sequence));
-        Decoded {
-            id,
-            timestamp,
-            parts: Some(parts),
-            fields,
-        }
-    }
-
-    /// A `Decoded` of a scheme without layout parts.
-    pub(crate) fn from_fields(
-        id: u64,
-        timestamp: Option<SystemTime>,
-        fields: Vec<(Cow<'static, str>, u64)>,
-    ) -> Self {
-        Decoded {
-            id,
-            timestamp,
-            parts: None,
-            fields,
-        }
-    }
-
-    /// The value of the field called `name`, if the scheme has one.
-    pub fn field(&self, name: &str) -> Option<u64> {
-        self.fields.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
-    }
-}
-
-impl Display for Decoded {
-    /// `ID (RFC 3339 UTC time, name value, …)`, the time only when the
-    /// scheme records one.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (", self.id)?;
-        let mut first = true;
-        if let Some(t) = self.timestamp {
-            write_rfc3339(f, t)?;
-            first = false;
-        }
-        for (name, value) in &self.fields {
-            if !first {
-                f.write_str(", ")?;
-            }
-            first = false;
-            write!(f, "{name} {value}")?;
-        }
-        f.write_str(")")
-    }
-}
-
-/// `t` as an RFC 3339 UTC time with milliseconds, `YYYY-MM-DDTHH:MM:SS.mmmZ`,
-/// as [`Decoded`]'s `Display` writes it. (Times before 1970 cannot come
-/// from a layout; they are written in `SystemTime`'s `Debug` form.)
-///
-/// ```
-/// use std::time::{Duration, UNIX_EPOCH};
-/// use flakeid_core::id::format_rfc3339;
-/// let t = UNIX_EPOCH + Duration::from_millis(1_462_015_105_796);
-/// assert_eq!(format_rfc3339(t), "2016-04-30T11:18:25.796Z");
-/// ```
-pub fn format_rfc3339(t: SystemTime) -> String {
-    struct Rfc3339(SystemTime);
-    impl Display for Rfc3339 {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write_rfc3339(f, self.0)
-        }
-    }
-    Rfc3339(t).to_string()
-}
-
-/// Writes `t` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (see [`format_rfc3339`]).
-fn write_rfc3339(f: &mut fmt::Formatter<'_>, t: SystemTime) -> fmt::Result {
-    let Ok(d) = t.duration_since(SystemTime::UNIX_EPOCH) else {
-        return write!(f, "{t:?}");
-    };
-    let secs = d.as_secs();
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, day) = civil_from_days(days);
-    write!(
-        f,
-        "{y:04}-{m:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60,
-        d.subsec_millis()
-    )
-}
-
-/// Proleptic Gregorian date of a day count since 1970-01-01 (Howard
-/// Hinnant's `civil_from_days`, for non-negative counts).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    (year, month, day)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(59), (1970, 3, 1));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
-        assert_eq!(civil_from_days(2_932_896), (9999, 12, 31));
-    }
-
-    #[test]
-    fn display_without_node_fields_or_time() {
-        let l = BitLayout::builder()
-            .time_bits(41)
-            .sequence_bits(12)
-            .epoch_millis(0)
-            .build()
-            .unwrap();
-        let d = Decoded::new(&l, (1000 << 12) | 3);
-        assert_eq!(
-            d.to_string(),
-            "4096003 (1970-01-01T00:00:01.000Z, tick 1000, sequence 3)"
-        );
-        let untimed = Decoded::from_fields(7, None, vec![(Cow::Borrowed("counter"), 7)]);
-        assert_eq!(untimed.to_string(), "7 (counter 7)");
-    }
+pub fn from_str<I: FlakeId>(s: &str) -> Result<I, IdError> {
+    let v = crate::encoding::decimal::decode(s).map_err(|source| IdError::Text {
+        type_name: I::NAME,
+        source,
+    })?;
+    I::from_u64(v)
 }

@@ -1,40 +1,37 @@
 //! Time-ordered, unique, application-assigned IDs.
 //!
-//! `flakeid-core` is the database-independent heart of flakeid. Its folders
-//! follow its concepts:
+//! `flakeid-core` is the database-independent heart of flakeid. What a
+//! `#[flake_id]` user needs is at the crate root: the attribute
+//! ([`flake_id`]), the [`FlakeId`] trait its types implement, the
+//! [`Generator`] and its policies, clocks, and the errors. The rest lives
+//! in modules, layered from what an ID *is* up to where it comes from:
 //!
-//! * [`id`] and [`source`] — the [`FlakeId`] trait of typed ID newtypes,
-//!   [`Decoded`] parts, and what an ID *is* ([`IdScheme`]) versus where it
-//!   *comes from* ([`IdSource`]).
 //! * [`layout`] — how an ID is split into time, node and sequence fields:
-//!   [`BitLayout`] and its presets (Twitter, Discord, Instagram, Sonyflake,
-//!   TSID-like, LSID, JavaScript-safe), [`layout::DecimalLayout`] (decimal
-//!   digit fields), [`layout::RandomStart`] (a random starting sequence per
-//!   tick).
-//! * [`generator`] — the lock-free [`Generator`] and its policies; [`clock`]
-//!   — where time comes from; [`fork`] — what generators do after `fork()`.
-//! * [`global`] — the process's node ID and the process-wide generators
-//!   that `UserId::generate()` uses.
-//! * [`lease`] — where a node ID comes from: leased from a table in the
-//!   application's database (fenced by a persisted ceiling), a local
-//!   high-water file, a Kubernetes ordinal.
-//! * [`segment`] — ranges of values handed out by a database row, served
-//!   from memory with the next one fetched in the background (Leaf's
-//!   segment mode): dense IDs, DecimalId generator IDs, short-key indices.
+//!   [`BitLayout`](layout::BitLayout) and its [`presets`](layout::presets)
+//!   (Twitter, Discord, Instagram, Sonyflake, TSID-like, LSID,
+//!   JavaScript-safe), decimal-digit layouts, a random starting sequence
+//!   per tick; [`encoding`] — the decimal, base62 and Crockford base32 text
+//!   forms; [`IdScheme`] — what an ID is, for checking and decoding.
+//! * [`Generator`] — the lock-free generator of one node of a layout,
+//!   and the ceiling a node source keeps it under; [`IdSource`] — where
+//!   IDs come from.
 //! * [`schemes`] — ID sources beyond bit layouts: random keys, DecimalId,
-//!   TraceId, per-location offset ranges (also at their old paths
-//!   [`random_key`], [`decimal_id`], [`trace`], [`offset_range`]).
-//! * [`flake128`] — 128-bit flakes, everything about them in one folder.
-//! * [`public_id`] — IDs shown to the public: a keyed [`permute`]ation and
-//!   coprime-step short keys ([`shortkey`]).
-//! * [`encoding`] — the decimal, base62 and Crockford base32 text forms, and
-//!   serde.
-//! * [`interop`] — ID types as values of other crates: sqlx, utoipa,
-//!   schemars (each behind a feature), and their JSON Schema.
-//! * [`sql`] — every SQL text the crate writes, with its quoting.
+//!   TraceId, per-location offset ranges; [`flake128`] — 128-bit flakes;
+//!   [`public_id`] — IDs shown to the public (a keyed permutation, short
+//!   keys).
+//! * [`node`] — where a generator's node ID comes from: leased from a
+//!   table in the application's database (fenced by a persisted ceiling),
+//!   a local high-water file, a Kubernetes ordinal; [`segment`] — ranges of
+//!   values handed out by a database row; [`store`] — what both need from
+//!   an ORM to run their SQL; [`sql`] — dialects, quoting, and the database
+//!   ID function.
+//! * [`global`] — the process's node ID and the process-wide generators
+//!   that `UserId::generate()` uses; [`interop`] — ID types as values of
+//!   other crates (sqlx, utoipa, schemars).
 //!
-//! Shared errors are at the crate root; every module's own error lives with
-//! it and is re-exported here.
+//! Each module imports only from the ones listed before it (a test keeps
+//! it so). Shared errors are at the crate root; a module's own errors live
+//! with it.
 //!
 //! # Generation guarantees
 //!
@@ -74,46 +71,32 @@
 #[allow(unused_extern_crates)]
 extern crate self as flakeid_core;
 
-pub mod clock;
+mod clock;
+mod decoded;
 pub mod encoding;
 mod error;
 pub mod flake128;
-pub mod fork;
-pub mod generator;
+mod fork;
+mod generator;
 pub mod global;
-pub mod id;
+mod id;
 pub mod interop;
 pub mod layout;
-pub mod lease;
+pub mod node;
 pub mod public_id;
 mod rng;
 pub mod schemes;
 pub mod segment;
-pub mod source;
+mod source;
 pub mod sql;
+pub mod store;
 
-// The schemes and public-ID tools at the paths of earlier releases.
-#[doc(no_inline)]
-pub use public_id::{permute, short_keys as shortkey};
-#[doc(no_inline)]
-pub use schemes::{decimal_id, offset_range, random_key, trace};
-
-pub use clock::{Clock, ManualClock, MonotonicClock};
-pub use encoding::DecodeError;
+pub use clock::{Clock, ManualClock, MonotonicClock, SystemClock};
+pub use decoded::Decoded;
 pub use error::{ConfigError, FieldOutOfRange, GenerateError, IdError, SchemeError};
-pub use flake128::{Flake128Error, NodeSourceError};
-pub use generator::{ClockRegression, Generator, GeneratorBuilder, SequenceExhaustion};
-pub use id::{Decoded, FlakeId};
-pub use layout::LayoutError;
-pub use layout::{BitLayout, Layout, Parts};
-pub use public_id::permute::PermuteError;
-pub use public_id::short_keys::{AllocError, ShortKeyError};
-pub use schemes::decimal_id::DecimalIdError;
-pub use schemes::offset_range::OffsetRangeError;
-pub use schemes::trace::TraceIdError;
-pub use segment::SegmentError;
-pub use source::{DecodeLayout, GlobalScheme, IdScheme, IdSource};
-pub use sql::SqlNameError;
+pub use generator::{ClockRegression, Generator, GeneratorBuilder, IdBatch, SequenceExhaustion};
+pub use id::FlakeId;
+pub use source::{GlobalScheme, IdScheme, IdSource, NodeConfig};
 
 #[cfg(feature = "macros")]
 pub use flakeid_macros::flake_id;

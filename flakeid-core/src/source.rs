@@ -5,14 +5,14 @@
 //!   ID, no clock, no environment — so a read-only service can check and
 //!   decode stored IDs without being configured to issue any. A
 //!   [`BitLayout`] is one; so are [`DecimalLayout`], [`RandomStart`],
-//!   [`TraceIdLayout`](crate::trace::TraceIdLayout),
-//!   [`RandomKeys`](crate::random_key::RandomKeys) and
-//!   [`DecimalIdScheme`](crate::decimal_id::DecimalIdScheme).
+//!   [`TraceIdLayout`](crate::schemes::trace::TraceIdLayout),
+//!   [`RandomKeys`](crate::schemes::random_key::RandomKeys) and
+//!   [`DecimalIdScheme`](crate::schemes::decimal_id::DecimalIdScheme).
 //! * An [`IdSource`] issues IDs of a scheme: a [`Generator`] running a
 //!   layout for one node, a
-//!   [`DecimalIdGenerator`](crate::decimal_id::DecimalIdGenerator), a
-//!   [`TraceIdGenerator`](crate::trace::TraceIdGenerator), a
-//!   [`RandomKeyGenerator`](crate::random_key::RandomKeyGenerator).
+//!   [`DecimalIdGenerator`](crate::schemes::decimal_id::DecimalIdGenerator), a
+//!   [`TraceIdGenerator`](crate::schemes::trace::TraceIdGenerator), a
+//!   [`RandomKeyGenerator`](crate::schemes::random_key::RandomKeyGenerator).
 //! * A [`GlobalScheme`] is a scheme whose source the process-wide
 //!   configuration ([`global`](crate::global): node ID and policies) can
 //!   build. Every scheme above is one, so an ID type of any of them is one
@@ -22,16 +22,16 @@
 //! | scheme | IDs | rules beyond `1..=max_id` |
 //! |---|---|---|
 //! | a [`BitLayout`], [`DecimalLayout`] or [`RandomStart`] | time-ordered, unique | none |
-//! | [`RandomKeys`](crate::random_key::RandomKeys) | time + random low part (can collide) | random part ≥ 1 |
-//! | [`DecimalIdScheme`](crate::decimal_id::DecimalIdScheme) | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless test launches are allowed) |
-//! | [`TraceIdLayout`](crate::trace::TraceIdLayout) | wrapping seconds + node + thread + counter | counter ≥ 1 |
+//! | [`RandomKeys`](crate::schemes::random_key::RandomKeys) | time + random low part (can collide) | random part ≥ 1 |
+//! | [`DecimalIdScheme`](crate::schemes::decimal_id::DecimalIdScheme) | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless test launches are allowed) |
+//! | [`TraceIdLayout`](crate::schemes::trace::TraceIdLayout) | wrapping seconds + node + thread + counter | counter ≥ 1 |
 //!
 //! A scheme describes the IDs of every process of the system, so processes
 //! sharing an ID type must configure it alike (layout, epoch,
 //! `max_counter`, thread count).
 //!
 //! ```
-//! use flakeid_core::trace::{TraceIdGenerator, TraceIdLayout};
+//! use flakeid_core::schemes::trace::{TraceIdGenerator, TraceIdLayout};
 //! use flakeid_core::{IdScheme, IdSource};
 //!
 //! // Issuing needs a node; checking and decoding need only the scheme.
@@ -46,15 +46,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! [`BitLayout`]: crate::BitLayout
+//! [`BitLayout`]: crate::layout::BitLayout
 //! [`DecimalLayout`]: crate::layout::DecimalLayout
 //! [`RandomStart`]: crate::layout::RandomStart
 
 use core::any::Any;
 use core::fmt;
 
-use crate::global::NodeConfig;
-use crate::{Clock, ConfigError, Decoded, FieldOutOfRange, GenerateError, Generator, Layout};
+use core::time::Duration;
+
+use crate::decoded::Decoded;
+use crate::error::{ConfigError, FieldOutOfRange, GenerateError};
+use crate::generator::{ClockRegression, SequenceExhaustion};
+use crate::layout::Layout;
 
 /// The rules of an ID scheme: its largest ID, which values are IDs, and
 /// their fields. See the [module documentation](self).
@@ -89,7 +93,8 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
     /// field (counter, generator and launch IDs, random part) at 1.
     ///
     /// ```
-    /// use flakeid_core::{layout::presets, IdScheme};
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_core::IdScheme;
     /// let twitter = presets::twitter();
     /// let id = twitter.example_id().expect("layouts give one");
     /// assert_eq!(id, 1_874_244_142_494_650_368);
@@ -160,6 +165,37 @@ pub trait GlobalScheme: IdScheme {
     fn same_scheme(&self, other: &dyn GlobalScheme) -> bool;
 }
 
+/// The process's node ID and generator policies: what every process-wide
+/// source is built with (see [`GlobalScheme`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeConfig {
+    pub(crate) node: u64,
+    pub(crate) exhaustion: SequenceExhaustion,
+    pub(crate) regression: ClockRegression,
+    pub(crate) catch_up: Duration,
+    /// The variable the node ID was read from, to name in errors.
+    pub(crate) node_var: Option<&'static str>,
+}
+
+impl NodeConfig {
+    /// This process's node ID.
+    pub fn node(&self) -> u64 {
+        self.node
+    }
+
+    /// `e`, naming the node ID's variable when the node is out of range.
+    pub(crate) fn node_error(&self, e: ConfigError, max: u64) -> ConfigError {
+        match (e, self.node_var) {
+            (ConfigError::NodeOutOfRange { node, .. }, Some(var)) => ConfigError::InvalidEnv {
+                var,
+                value: node.to_string(),
+                reason: format!("out of range: an ID type's scheme allows node IDs 0..={max}"),
+            },
+            (e, _) => e,
+        }
+    }
+}
+
 /// A 64-bit [`Layout`] that is also an [`IdScheme`], so that a
 /// [`Generator`] running it is an [`IdSource`].
 pub trait DecodeLayout: Layout<Raw = u64> + IdScheme {}
@@ -169,126 +205,4 @@ impl<L: Layout<Raw = u64> + IdScheme> DecodeLayout for L {}
 /// `other` as an `S`, for [`GlobalScheme::same_scheme`].
 pub(crate) fn downcast<S: Any>(other: &dyn GlobalScheme) -> Option<&S> {
     (other as &dyn Any).downcast_ref::<S>()
-}
-
-/// A generator's scheme is its layout's.
-impl<L: DecodeLayout, C: Clock> IdScheme for Generator<L, C> {
-    fn max_id(&self) -> u64 {
-        self.layout().max_id()
-    }
-
-    fn check(&self, id: u64) -> Result<(), FieldOutOfRange> {
-        self.layout().check(id)
-    }
-
-    fn decode(&self, id: u64) -> Decoded {
-        self.layout().decode(id)
-    }
-
-    fn example_id(&self) -> Option<u64> {
-        self.layout().example_id()
-    }
-}
-
-impl<L: DecodeLayout, C: Clock> IdSource for Generator<L, C> {
-    fn next_id(&self) -> Result<u64, GenerateError> {
-        Generator::next_id(self)
-    }
-
-    fn try_next_id(&self) -> Result<u64, GenerateError> {
-        Generator::try_next_id(self)
-    }
-
-    fn next_ids(&self, n: usize) -> Result<Vec<u64>, GenerateError> {
-        Ok(self.next_batch(n)?.collect())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::{Duration, UNIX_EPOCH};
-
-    use super::IdScheme;
-    use crate::BitLayout;
-    use crate::decimal_id::{DecimalIdScheme, JS_SAFE_MAX_COUNTER};
-    use crate::layout::{DecimalLayout, EXAMPLE_UNIX_MILLIS, RandomStart, presets};
-    use crate::random_key::RandomKeys;
-    use crate::trace::TraceIdLayout;
-
-    /// The example of `scheme`: an ID of it (in range, passing `check`),
-    /// the same on every call.
-    fn valid_example(scheme: &dyn IdScheme) -> u64 {
-        let id = scheme.example_id().expect("every built-in scheme has one");
-        assert!((1..=scheme.max_id()).contains(&id), "{scheme:?}: {id}");
-        assert_eq!(scheme.check(id), Ok(()), "{scheme:?}: {id}");
-        assert_eq!(scheme.example_id(), Some(id));
-        id
-    }
-
-    #[test]
-    fn layout_examples_are_node_1_at_the_start_of_2025() {
-        let when = UNIX_EPOCH + Duration::from_millis(EXAMPLE_UNIX_MILLIS);
-        let layouts = [
-            presets::twitter(),
-            presets::discord(),
-            presets::instagram(),
-            presets::sonyflake(),
-            presets::tsid(),
-            presets::lsid(),
-            presets::js_safe(),
-            presets::js_safe_seconds(),
-            presets::nonsequential(),
-        ];
-        for layout in layouts {
-            let id = valid_example(&layout);
-            let parts = layout.decompose(id);
-            assert_eq!((parts.node, parts.sequence), (1, 0), "{layout:?}");
-            assert_eq!(layout.timestamp(id), when, "{layout:?}");
-            let random_start = RandomStart::new(layout.clone()).expect("room for a random start");
-            assert_eq!(valid_example(&random_start), id);
-        }
-        let decimal = DecimalLayout::time_sequence_server(1_704_067_200_000).expect("2024 epoch");
-        let id = valid_example(&decimal);
-        assert_eq!(decimal.decode(id).timestamp, Some(when));
-    }
-
-    #[test]
-    fn a_layout_with_a_later_epoch_gives_its_first_tick() {
-        let layout = BitLayout::builder()
-            .time_bits(41)
-            .node_bits(10)
-            .sequence_bits(12)
-            .epoch_millis(EXAMPLE_UNIX_MILLIS + 86_400_000)
-            .build()
-            .expect("a layout");
-        let id = valid_example(&layout);
-        assert_eq!(layout.decompose(id).tick, 1);
-        let no_node = BitLayout::builder()
-            .time_bits(41)
-            .sequence_bits(12)
-            .epoch_millis(0)
-            .build()
-            .expect("a layout");
-        assert_eq!(no_node.decompose(valid_example(&no_node)).node, 0);
-    }
-
-    #[test]
-    fn scheme_examples_pass_their_rules() {
-        let random = RandomKeys(presets::nonsequential());
-        let id = valid_example(&random);
-        assert_eq!(presets::nonsequential().decompose(id).sequence, 1);
-
-        let decimal_id = DecimalIdScheme::default();
-        assert_eq!(valid_example(&decimal_id), 10_000_100_001);
-        let js = DecimalIdScheme::default().max_counter(JS_SAFE_MAX_COUNTER);
-        assert_eq!(valid_example(&js), 10_000_100_001);
-
-        for threads in [1, 4, 64] {
-            let trace = TraceIdLayout::for_threads(threads).expect("a layout");
-            let d = trace.decode(valid_example(&trace));
-            let fields = ["timestamp", "node", "thread", "counter"].map(|f| d.field(f));
-            let second = EXAMPLE_UNIX_MILLIS / 1000 % (1 << 25);
-            assert_eq!(fields, [Some(second), Some(1), Some(0), Some(1)]);
-        }
-    }
 }

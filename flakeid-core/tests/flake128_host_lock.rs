@@ -16,8 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use flakeid_core::flake128::Flake128Error;
+use flakeid_core::flake128::NodeSourceError;
 use flakeid_core::flake128::{Flake128Generator, Flake128GeneratorBuilder};
-use flakeid_core::{Flake128Error, GenerateError, ManualClock, NodeSourceError};
+use flakeid_core::{GenerateError, ManualClock};
 
 const MAC: u64 = 0x0242_ac11_0002;
 const LOCK_NAME: &str = "flakeid-flake128-0242ac110002.lock";

@@ -236,7 +236,7 @@ fn a_leased_node_id_serves_only_its_own_layout() {
         run_child("a_leased_node_id_serves_only_its_own_layout", &[]);
         return;
     }
-    use flakeid_core::lease::{LeaseOptions, MemoryLeaseStore};
+    use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
     use flakeid_core::{GenerateError, flake_id};
 
     #[flake_id]

@@ -13,9 +13,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use flakeid_core::{
-    Clock, ClockRegression, Generator, Layout, ManualClock, Parts, SequenceExhaustion,
-};
+use flakeid_core::layout::Layout;
+use flakeid_core::layout::Parts;
+use flakeid_core::{Clock, ClockRegression, Generator, ManualClock, SequenceExhaustion};
 
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
@@ -212,7 +212,7 @@ fn a_newer_state_never_comes_with_an_older_clock() {
 /// node starts after it).
 #[test]
 fn no_id_after_the_sealed_mark() {
-    use flakeid_core::lease::{Ceiling, CeilingWait, FenceReason};
+    use flakeid_core::node::{Ceiling, CeilingWait, FenceReason};
     model(|| {
         let clock = Arc::new(ManualClock::new(EPOCH + 10));
         let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));

@@ -27,7 +27,8 @@
 //! }
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use flakeid_diesel::flakeid_core::{global, layout::presets, Generator};
+//! use flakeid_diesel::flakeid_core::{global, Generator};
+//! use flakeid_diesel::flakeid_core::layout::presets;
 //! // Once at start-up: this process's node ID (unique among writers).
 //! global::init(Generator::builder(presets::twitter(), 1))?;
 //! let mut conn = SqliteConnection::establish(":memory:")?;
@@ -104,6 +105,9 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod backend;
+#[cfg(feature = "async")]
+mod backend_async;
 mod convert;
 mod error;
 pub mod lease;
@@ -113,6 +117,9 @@ mod macros;
 mod migration;
 pub mod segment;
 
+pub use backend::{DieselBackend, DieselExecutor, DieselStoreError};
+#[cfg(feature = "async")]
+pub use backend_async::{AsyncDieselBackend, AsyncDieselExecutor};
 pub use error::find_id_error;
 
 pub use flakeid_core;

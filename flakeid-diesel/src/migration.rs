@@ -1,5 +1,5 @@
 //! One table's migration, as Diesel's migration traits want it: the SQL
-//! comes from flakeid-core (`sql::lease`, `sql::segment`) per dialect, the
+//! comes from flakeid-core (`LeaseSql`, `SegmentSql`) per dialect, the
 //! same text the crate ships as migration files for the Diesel CLI.
 
 use std::fmt;
@@ -7,7 +7,7 @@ use std::fmt;
 use diesel::migration::{Migration, MigrationMetadata, MigrationName, MigrationVersion};
 use flakeid_core::sql::Dialect;
 
-use crate::lease::LeaseBackend;
+use crate::backend::DieselBackend;
 
 /// A migration creating (and on revert dropping) one of flakeid's tables.
 #[derive(Debug, Clone, Copy)]
@@ -24,7 +24,7 @@ pub(crate) struct TableMigration {
 
 impl TableMigration {
     /// This migration as a migration source of its own.
-    pub(crate) fn source<DB: LeaseBackend>(
+    pub(crate) fn source<DB: DieselBackend>(
         self,
     ) -> diesel::migration::Result<Vec<Box<dyn Migration<DB>>>> {
         Ok(vec![Box::new(self)])
@@ -45,7 +45,7 @@ impl MigrationName for TableMigration {
 
 impl MigrationMetadata for TableMigration {}
 
-impl<DB: LeaseBackend> Migration<DB> for TableMigration {
+impl<DB: DieselBackend> Migration<DB> for TableMigration {
     fn run(
         &self,
         conn: &mut dyn diesel::connection::BoxableConnection<DB>,

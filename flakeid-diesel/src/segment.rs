@@ -3,7 +3,7 @@
 //! indices that survive restarts without repeating.
 //!
 //! The protocol, its guarantees and its defaults are described in
-//! [`flakeid_core::segment`]; the SQL is [`flakeid_core::sql::segment`].
+//! [`flakeid_core::segment`].
 //! This module runs it on a synchronous Diesel connection (PostgreSQL,
 //! MySQL/MariaDB, SQLite) and fetches the next segment in a thread with a
 //! connection of its own, opened (and reopened after an error) by a
@@ -42,111 +42,13 @@ use diesel::connection::{Connection, LoadConnection};
 use diesel::migration::{Migration, MigrationSource};
 use diesel::result::{ConnectionResult, QueryResult};
 use flakeid_core::Clock;
-use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
-use flakeid_core::sql::segment::{Executed, SegmentExecutor, SegmentSql, SqlSegmentStore};
-use flakeid_core::sql::{Dialect, SqlStatement};
+use flakeid_core::segment::{
+    SegmentError, SegmentIds, SegmentOptions, SegmentSql, SqlSegmentStore,
+};
+use flakeid_core::sql::Dialect;
 
-use crate::lease::{DieselExecutor, DieselLeaseError, LeaseBackend};
+use crate::backend::{DieselBackend, DieselExecutor, OnConnection};
 use crate::migration::TableMigration;
-
-/// A Diesel backend the segment statements run on (PostgreSQL, MySQL,
-/// SQLite, with this crate's feature of the same name).
-pub trait SegmentBackend: LeaseBackend {
-    /// Runs a statement returning one `BIGINT` column `max_id`; the
-    /// first row's value.
-    ///
-    /// # Errors
-    /// The database's error.
-    fn load_max_id<C: LoadConnection<Backend = Self>>(
-        conn: &mut C,
-        s: &SqlStatement,
-    ) -> QueryResult<Option<i64>>;
-
-    /// MySQL/MariaDB: the connection's `LAST_INSERT_ID()`.
-    ///
-    /// # Errors
-    /// The database's error.
-    fn last_insert_id<C: LoadConnection<Backend = Self>>(conn: &mut C) -> QueryResult<i64>;
-}
-
-#[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
-#[derive(diesel::QueryableByName)]
-struct MaxIdRow {
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    max_id: i64,
-}
-
-#[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
-#[derive(diesel::QueryableByName)]
-struct LastInsertIdRow {
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    last_insert_id: i64,
-}
-
-macro_rules! segment_backend {
-    ($feature:literal, $db:ty) => {
-        #[cfg(feature = $feature)]
-        impl SegmentBackend for $db {
-            fn load_max_id<C: LoadConnection<Backend = Self>>(
-                conn: &mut C,
-                s: &SqlStatement,
-            ) -> QueryResult<Option<i64>> {
-                use diesel::RunQueryDsl as _;
-                let rows: Vec<MaxIdRow> = crate::lease::bind::<$db>(s).load(conn)?;
-                Ok(rows.first().map(|r| r.max_id))
-            }
-
-            fn last_insert_id<C: LoadConnection<Backend = Self>>(conn: &mut C) -> QueryResult<i64> {
-                use diesel::RunQueryDsl as _;
-                let rows: Vec<LastInsertIdRow> =
-                    diesel::sql_query(flakeid_core::sql::segment::MYSQL_LAST_INSERT_ID)
-                        .load(conn)?;
-                rows.first()
-                    .map(|r| r.last_insert_id)
-                    .ok_or(diesel::result::Error::NotFound)
-            }
-        }
-    };
-}
-
-segment_backend!("postgres", diesel::pg::Pg);
-segment_backend!("mysql", diesel::mysql::Mysql);
-segment_backend!("sqlite", diesel::sqlite::Sqlite);
-
-impl<C> SegmentExecutor for DieselExecutor<C>
-where
-    C: Connection + LoadConnection + Send + 'static,
-    C::Backend: SegmentBackend,
-{
-    type Error = DieselLeaseError;
-
-    fn dialect(&self) -> Dialect {
-        <C::Backend as LeaseBackend>::DIALECT
-    }
-
-    fn execute(&mut self, s: &SqlStatement) -> Result<u64, DieselLeaseError> {
-        self.with(|conn| <C::Backend as LeaseBackend>::execute(conn, s))
-            .map(|n| u64::try_from(n).unwrap_or(u64::MAX))
-    }
-
-    fn query_max_id(&mut self, s: &SqlStatement) -> Result<Option<i64>, DieselLeaseError> {
-        self.with(|conn| C::Backend::load_max_id(conn, s))
-    }
-
-    /// The `UPDATE`, then `SELECT LAST_INSERT_ID()` on the same
-    /// connection: two round trips.
-    fn execute_with_insert_id(&mut self, s: &SqlStatement) -> Result<Executed, DieselLeaseError> {
-        self.with(|conn| {
-            let rows = <C::Backend as LeaseBackend>::execute(conn, s)?;
-            let id = C::Backend::last_insert_id(conn)?;
-            Ok(Executed {
-                rows: u64::try_from(rows).unwrap_or(u64::MAX),
-                // Negative (never set by an advance) reads as a bad row.
-                last_insert_id: u64::try_from(id).unwrap_or(u64::MAX),
-            })
-        })
-    }
-}
 
 /// The segment store on Diesel connections opened by a function.
 pub type DieselSegmentStore<C> = SqlSegmentStore<DieselExecutor<C>>;
@@ -156,7 +58,7 @@ pub type DieselSegmentStore<C> = SqlSegmentStore<DieselExecutor<C>>;
 pub fn store<C>(connect: impl Fn() -> ConnectionResult<C> + Send + 'static) -> DieselSegmentStore<C>
 where
     C: Connection + LoadConnection + Send + 'static,
-    C::Backend: SegmentBackend,
+    C::Backend: DieselBackend,
 {
     SqlSegmentStore::new(DieselExecutor::new(connect))
 }
@@ -174,7 +76,7 @@ pub fn start<C, K>(
 ) -> Result<SegmentIds, SegmentError>
 where
     C: Connection + LoadConnection + Send + 'static,
-    C::Backend: SegmentBackend,
+    C::Backend: DieselBackend,
     K: Clock,
 {
     options.start(store(connect))
@@ -186,11 +88,10 @@ where
 /// The database's error.
 pub fn max_id<C>(conn: &mut C, name: &str) -> QueryResult<Option<i64>>
 where
-    C: Connection + LoadConnection,
-    C::Backend: SegmentBackend,
+    C: LoadConnection + Send,
+    C::Backend: DieselBackend,
 {
-    let sql = SegmentSql::new(<C::Backend as LeaseBackend>::DIALECT);
-    C::Backend::load_max_id(conn, &sql.select_max_id(name))
+    SqlSegmentStore::new(OnConnection(conn)).max_id(name)
 }
 
 /// Creates the segment table `flakeid_segments` if it does not exist (the
@@ -201,9 +102,9 @@ where
 pub fn create_table<C>(conn: &mut C) -> QueryResult<()>
 where
     C: Connection,
-    C::Backend: LeaseBackend,
+    C::Backend: DieselBackend,
 {
-    conn.batch_execute(&up_sql(<C::Backend as LeaseBackend>::DIALECT))
+    conn.batch_execute(&up_sql(<C::Backend as DieselBackend>::DIALECT))
 }
 
 fn up_sql(dialect: Dialect) -> String {
@@ -236,7 +137,7 @@ const CREATE_SEGMENTS: TableMigration = TableMigration {
     down: down_sql,
 };
 
-impl<DB: LeaseBackend> MigrationSource<DB> for SegmentMigrations {
+impl<DB: DieselBackend> MigrationSource<DB> for SegmentMigrations {
     fn migrations(&self) -> diesel::migration::Result<Vec<Box<dyn Migration<DB>>>> {
         CREATE_SEGMENTS.source()
     }

@@ -3,15 +3,17 @@
 //! one etcd cluster.
 //!
 //! The protocol, its guarantees and its defaults are those of
-//! [`flakeid_core::lease`]; [`EtcdLeaseStore`] implements the same
+//! [`flakeid_core::node`]; [`EtcdLeaseStore`] implements the same
 //! [`AsyncLeaseStore`] trait as the SQL store
-//! ([`SqlLeaseStore`](flakeid_core::sql::lease::SqlLeaseStore)), with etcd's
+//! ([`SqlLeaseStore`](flakeid_core::node::SqlLeaseStore)), with etcd's
 //! transactions and leases in place of `UPDATE … WHERE`. [`claim`] claims
 //! a node and renews it in a tokio task; [`list_nodes`] shows operators
 //! who holds what.
 //!
 //! ```no_run
-//! use flakeid_core::{global, layout::presets, lease::LeaseOptions};
+//! use flakeid_core::global;
+//! use flakeid_core::layout::presets;
+//! use flakeid_core::node::LeaseOptions;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -90,66 +92,23 @@
 //! [`NodeTable`]) are the holder's estimates, its wall clock plus the
 //! granted TTL; whether a node is held is etcd's answer alone.
 //!
-//! [`Claimed`]: flakeid_core::lease::Claimed
-//! [`AsyncLeaseStore`]: flakeid_core::lease::AsyncLeaseStore
-//! [`NodeTable`]: flakeid_core::lease::NodeTable
+//! [`Claimed`]: flakeid_core::node::Claimed
+//! [`AsyncLeaseStore`]: flakeid_core::node::AsyncLeaseStore
+//! [`NodeTable`]: flakeid_core::node::NodeTable
 
+mod error;
 mod store;
 
-use flakeid_core::lease::{AsyncNodeLease, LeaseError, LeaseOptions, NodeTable, Sleep};
-use flakeid_core::{BitLayout, Clock, Layout, MonotonicClock};
+use flakeid_core::layout::{BitLayout, Layout};
+use flakeid_core::node::{AsyncNodeLease, LeaseError, LeaseOptions, NodeTable};
+use flakeid_core::{Clock, MonotonicClock};
 
+pub use error::EtcdLeaseError;
 pub use etcd_client;
 pub use store::EtcdLeaseStore;
 
-/// Why an etcd lease operation failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum EtcdLeaseError {
-    /// etcd (or the connection to it) answered with an error.
-    #[error(transparent)]
-    Etcd(#[from] etcd_client::Error),
-    /// A node key holds a value this crate never writes.
-    #[error("etcd key {key} holds {value:?}, not a node's state: {reason}")]
-    BadValue {
-        /// The key.
-        key: String,
-        /// The value (its first 200 characters).
-        value: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// A key under the space's prefix is not a node's key.
-    #[error("etcd key {key} is not `<prefix>/<space>/(node|holder)/<node ID>`")]
-    BadKey {
-        /// The key.
-        key: String,
-    },
-    /// A node's state could not be encoded.
-    #[error("cannot encode a node's state: {0}")]
-    Encode(String),
-    /// Other operations on the same node kept changing it.
-    #[error("could not {operation}: the node changed under {attempts} attempts in a row")]
-    Contended {
-        /// What was being done.
-        operation: &'static str,
-        /// How many attempts were made.
-        attempts: usize,
-    },
-}
-
 /// A held lease whose renewal runs in a tokio task.
 pub type NodeLease<L = BitLayout, C = MonotonicClock> = AsyncNodeLease<EtcdLeaseStore, L, C>;
-
-/// tokio's timers, for the renewal task.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TokioSleep;
-
-impl Sleep for TokioSleep {
-    fn sleep(&self, duration: std::time::Duration) -> impl Future<Output = ()> + Send {
-        tokio::time::sleep(duration)
-    }
-}
 
 /// Claims a node as `options` say (keys under `flakeid_nodes/`) and spawns
 /// the tokio task that renews it. Call it from within a tokio runtime; the
@@ -165,11 +124,9 @@ where
     L: Layout + Clone + Send + Sync + 'static,
     C: Clock + Clone,
 {
-    let (lease, renewal) = options
-        .claim_async(EtcdLeaseStore::new(client.clone()), TokioSleep)
-        .await?;
-    tokio::spawn(renewal);
-    Ok(lease)
+    options
+        .claim_on_tokio(EtcdLeaseStore::new(client.clone()))
+        .await
 }
 
 /// Every node of `space`: who holds which node, the holders' estimates of

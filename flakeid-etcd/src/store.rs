@@ -7,13 +7,14 @@ use std::collections::BTreeSet;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use etcd_client::{Client, Compare, CompareOp, GetOptions, KeyValue, PutOptions, Txn, TxnOp};
-use flakeid_core::lease::{
-    AsyncLeaseStore, ClaimRequest, Claimed, DEFAULT_TABLE, NodeRow, NodeTable, ReleaseRequest,
-    RenewRequest, StoreError,
+use flakeid_core::node::{
+    AsyncLeaseStore, ClaimRequest, Claimed, LeaseOptions, NodeRow, NodeTable, ReleaseRequest,
+    RenewRequest,
 };
+use flakeid_core::store::StoreError;
 use serde::{Deserialize, Serialize};
 
-use crate::EtcdLeaseError;
+use crate::error::EtcdLeaseError;
 
 /// Node keys created per transaction (etcd refuses transactions of more
 /// than 128 operations by default; each node takes a compare and a put).
@@ -26,7 +27,7 @@ const ATTEMPTS: usize = 5;
 /// for its keys, transactions and what is guaranteed.
 ///
 /// Implements [`AsyncLeaseStore`], like the SQL store, so
-/// [`LeaseOptions::claim_async`](flakeid_core::lease::LeaseOptions::claim_async)
+/// [`LeaseOptions::claim_async`](flakeid_core::node::LeaseOptions::claim_async)
 /// claims, renews and releases through it; [`crate::claim`] does that and
 /// spawns the renewal on tokio.
 #[derive(Clone)]
@@ -111,9 +112,9 @@ fn segment(space: &str) -> String {
 }
 
 impl EtcdLeaseStore {
-    /// A store whose keys start with [`DEFAULT_TABLE`] (`flakeid_nodes/`).
+    /// A store whose keys start with [`LeaseOptions::DEFAULT_TABLE`] (`flakeid_nodes/`).
     pub fn new(client: Client) -> Self {
-        Self::with_prefix(client, DEFAULT_TABLE)
+        Self::with_prefix(client, LeaseOptions::DEFAULT_TABLE)
     }
 
     /// A store whose keys start with `prefix` and `/`.

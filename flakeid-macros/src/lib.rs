@@ -66,7 +66,8 @@
 //! no node ID.
 //!
 //! ```
-//! use flakeid_core::{flake_id, global, layout::presets, Generator};
+//! use flakeid_core::{flake_id, global, Generator};
+//! use flakeid_core::layout::presets;
 //!
 //! // Audit records use Sonyflake's layout; this process's node ID is 42.
 //! #[flake_id(layout = presets::sonyflake)]
@@ -122,7 +123,8 @@
 //! ```ignore
 //! // Diesel (runs in flakeid-diesel's tests/model_marker.rs)
 //! use flakeid_diesel::flake_id;
-//! use flakeid_diesel::flakeid_core::{global, layout::presets, Generator};
+//! use flakeid_diesel::flakeid_core::{global, Generator};
+//! use flakeid_diesel::flakeid_core::layout::presets;
 //!
 //! #[flake_id]
 //! pub struct UserId(i64);
@@ -200,9 +202,6 @@ fn run(entry: Entry, args: TokenStream, item: TokenStream) -> TokenStream {
         .into()
 }
 
-const WHERE_IT_GOES: &str =
-    "#[flake_id] goes on a tuple struct `struct UserId(i64);` or on a model struct";
-
 /// Parse, validate, expand.
 fn expand(
     entry: Entry,
@@ -244,5 +243,5 @@ fn misplaced(item: &syn::Item) -> syn::Error {
         syn::Item::Static(i) => i.static_token.span,
         other => other.span(),
     };
-    syn::Error::new(span, WHERE_IT_GOES)
+    syn::Error::new(span, valid::WHERE_IT_GOES)
 }

@@ -5,6 +5,10 @@ use crate::attr::{Args, Entry};
 
 /// Traits the expansion implements, so a user's own derive of one of them
 /// would conflict.
+/// What `#[flake_id]` accepts, for errors about what it was put on.
+pub(crate) const WHERE_IT_GOES: &str =
+    "#[flake_id] goes on a tuple struct `struct UserId(i64);` or on a model struct";
+
 const GENERATED_TRAITS: &[&str] = &[
     "Clone",
     "Copy",
@@ -73,9 +77,9 @@ pub(crate) fn model_orm(entry: Entry, args: &Args, name: &syn::Ident) -> syn::Re
 pub(crate) fn id_type_shape(input: &syn::DeriveInput) -> syn::Result<()> {
     let fields = match &input.data {
         syn::Data::Struct(s) => &s.fields,
-        syn::Data::Enum(e) => return Err(syn::Error::new(e.enum_token.span, crate::WHERE_IT_GOES)),
+        syn::Data::Enum(e) => return Err(syn::Error::new(e.enum_token.span, WHERE_IT_GOES)),
         syn::Data::Union(u) => {
-            return Err(syn::Error::new(u.union_token.span, crate::WHERE_IT_GOES));
+            return Err(syn::Error::new(u.union_token.span, WHERE_IT_GOES));
         }
     };
     let name = &input.ident;

@@ -15,11 +15,12 @@
 
 use flakeid_core::FlakeId;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue, DbErr, EntityName, EntityTrait, Insert, InsertMany,
-    IntoActiveModel, Iterable, PrimaryKeyToColumn, PrimaryKeyTrait, Value,
+    ActiveModelTrait, ActiveValue, DbErr, EntityTrait, Insert, InsertMany, IntoActiveModel,
+    PrimaryKeyTrait, Value,
 };
 
 use crate::Error;
+use crate::entity::{key_column, table_name};
 
 /// The primary key type of an ActiveModel's entity.
 pub type KeyOf<A> =
@@ -163,23 +164,6 @@ pub fn assign_ids<A: FlakeActiveModel>(models: &mut [A]) -> Result<(), DbErr> {
         models[i].set_key(id)?;
     }
     Ok(())
-}
-
-/// The single key column of `A`'s entity.
-pub(crate) fn key_column<A: ActiveModelTrait>() -> Result<<A::Entity as EntityTrait>::Column, DbErr>
-{
-    let mut keys = <A::Entity as EntityTrait>::PrimaryKey::iter();
-    match (keys.next(), keys.next()) {
-        (Some(key), None) => Ok(key.into_column()),
-        _ => Err(Error::NotSingleKey {
-            table: table_name::<A>(),
-        }
-        .into()),
-    }
-}
-
-pub(crate) fn table_name<A: ActiveModelTrait>() -> String {
-    A::Entity::default().table_name().to_owned()
 }
 
 fn key_from_value<A>(value: &Value) -> Result<KeyOf<A>, DbErr>

@@ -9,7 +9,7 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, DbErr, EntityTrait, IntoActiveModel, TryIntoModel};
 
 use crate::Error;
-use crate::active_model::{key_column, table_name};
+use crate::entity::{key_column, table_name};
 
 /// A placeholder that satisfies the key field's deserializer; it never
 /// reaches the database because the key is unset again afterwards.

@@ -2,12 +2,13 @@
 //! (feature `lease`, on by default).
 //!
 //! The protocol, its guarantees and its defaults are described in
-//! [`flakeid_core::lease`]; the SQL is [`flakeid_core::sql::lease`]. This
-//! module runs it on a SeaORM connection (PostgreSQL, MySQL/MariaDB,
-//! SQLite) and renews the lease in a tokio task.
+//! [`LeaseOptions`]. This module runs it on a SeaORM connection
+//! (PostgreSQL, MySQL/MariaDB, SQLite) and renews the lease in a tokio task.
 //!
 //! ```
-//! use flakeid_core::{global, layout::presets, lease::LeaseOptions};
+//! use flakeid_core::global;
+//! use flakeid_core::layout::presets;
+//! use flakeid_core::node::LeaseOptions;
 //! use sea_orm::Database;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -24,81 +25,14 @@
 //! # }
 //! ```
 
-use flakeid_core::lease::{AsyncNodeLease, LeaseError, LeaseOptions, NodeTable, Sleep};
-use flakeid_core::sql::lease::{AsyncSqlExecutor, LeaseRow, LeaseSql, SqlLeaseStore};
-use flakeid_core::sql::{Dialect, SqlStatement, SqlValue};
-use flakeid_core::{BitLayout, Clock, Layout, MonotonicClock};
-use sea_orm::{
-    ConnectionTrait, DatabaseConnection, DbBackend, DbErr, QueryResult, Statement, Value,
+use flakeid_core::layout::{BitLayout, Layout};
+use flakeid_core::node::{
+    AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore,
 };
+use flakeid_core::{Clock, MonotonicClock};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
 
-/// Runs the lease statements (and the segment statements, see
-/// [`segment`](crate::segment)) on a SeaORM connection (pool).
-#[derive(Debug, Clone)]
-pub struct SeaOrmExecutor {
-    pub(crate) db: DatabaseConnection,
-}
-
-impl SeaOrmExecutor {
-    /// An executor on `db` (a clone of the application's connection pool).
-    pub fn new(db: DatabaseConnection) -> Self {
-        SeaOrmExecutor { db }
-    }
-}
-
-/// The dialect of a SeaORM backend.
-pub fn dialect(backend: DbBackend) -> Dialect {
-    match backend {
-        DbBackend::MySql => Dialect::MySql,
-        DbBackend::Sqlite => Dialect::Sqlite,
-        // PostgreSQL, and anything newer SeaORM may add that speaks it.
-        _ => Dialect::Postgres,
-    }
-}
-
-pub(crate) fn statement(backend: DbBackend, s: &SqlStatement) -> Statement {
-    let values = s.values.iter().map(|v| match v {
-        SqlValue::Text(t) => Value::String(Some(t.clone())),
-        SqlValue::BigInt(i) => Value::BigInt(Some(*i)),
-        SqlValue::Int(i) => Value::Int(Some(*i)),
-    });
-    Statement::from_sql_and_values(backend, s.sql.clone(), values)
-}
-
-fn lease_row(r: &QueryResult) -> Result<LeaseRow, DbErr> {
-    Ok(LeaseRow {
-        node_id: r.try_get("", "node_id")?,
-        owner: r.try_get("", "owner")?,
-        fence: r.try_get("", "fence")?,
-        lease_until: r.try_get("", "lease_until")?,
-        high_water: r.try_get("", "high_water")?,
-        holder: r.try_get("", "holder")?,
-        db_now: r.try_get("", "db_now")?,
-    })
-}
-
-impl AsyncSqlExecutor for SeaOrmExecutor {
-    type Error = DbErr;
-
-    fn dialect(&self) -> Dialect {
-        dialect(self.db.get_database_backend())
-    }
-
-    async fn execute(&self, s: &SqlStatement) -> Result<u64, DbErr> {
-        let backend = self.db.get_database_backend();
-        Ok(self
-            .db
-            .execute_raw(statement(backend, s))
-            .await?
-            .rows_affected())
-    }
-
-    async fn query(&self, s: &SqlStatement) -> Result<Vec<LeaseRow>, DbErr> {
-        let backend = self.db.get_database_backend();
-        let rows = self.db.query_all_raw(statement(backend, s)).await?;
-        rows.iter().map(lease_row).collect()
-    }
-}
+use crate::backend::{SeaOrmExecutor, execute_ddl};
 
 /// The lease store on a SeaORM connection.
 pub type SeaOrmLeaseStore = SqlLeaseStore<SeaOrmExecutor>;
@@ -106,23 +40,12 @@ pub type SeaOrmLeaseStore = SqlLeaseStore<SeaOrmExecutor>;
 /// A held lease whose renewal runs in a tokio task.
 pub type NodeLease<L = BitLayout, C = MonotonicClock> = AsyncNodeLease<SeaOrmLeaseStore, L, C>;
 
-/// tokio's timers, for the renewal task.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TokioSleep;
-
-impl Sleep for TokioSleep {
-    fn sleep(&self, duration: std::time::Duration) -> impl Future<Output = ()> + Send {
-        tokio::time::sleep(duration)
-    }
-}
-
 /// Creates the lease table `flakeid_nodes` if it does not exist.
 ///
 /// # Errors
 /// The database's error.
 pub async fn create_table<C: ConnectionTrait>(db: &C) -> Result<(), DbErr> {
-    let sql = LeaseSql::new(dialect(db.get_database_backend()));
-    db.execute_unprepared(&sql.create_table()).await.map(drop)
+    execute_ddl(db, |d| LeaseSql::new(d).create_table()).await
 }
 
 /// Claims a node as `options` say (in the table `flakeid_nodes`) and
@@ -139,10 +62,9 @@ where
     L: Layout + Clone + Send + Sync + 'static,
     C: Clock + Clone,
 {
-    let store = SqlLeaseStore::new_async(SeaOrmExecutor::new(db.clone()));
-    let (lease, renewal) = options.claim_async(store, TokioSleep).await?;
-    tokio::spawn(renewal);
-    Ok(lease)
+    options
+        .claim_on_tokio(SqlLeaseStore::new_async(SeaOrmExecutor::new(db.clone())))
+        .await
 }
 
 /// Every node row of `space`: who holds which node, until when, and the
@@ -151,7 +73,7 @@ where
 /// # Errors
 /// [`LeaseError::Store`].
 pub async fn list_nodes(db: &DatabaseConnection, space: &str) -> Result<NodeTable, LeaseError> {
-    use flakeid_core::lease::AsyncLeaseStore as _;
+    use flakeid_core::node::AsyncLeaseStore as _;
     SqlLeaseStore::new_async(SeaOrmExecutor::new(db.clone()))
         .list(space)
         .await
@@ -164,11 +86,10 @@ pub async fn list_nodes(db: &DatabaseConnection, space: &str) -> Result<NodeTabl
 
 #[cfg(feature = "migration")]
 mod migration {
+    use flakeid_core::node::LeaseSql;
     use sea_orm_migration::{MigrationName, MigrationTrait, SchemaManager};
 
-    use sea_orm::ConnectionTrait as _;
-
-    use super::{DbErr, Dialect, LeaseSql, dialect};
+    use crate::backend::execute_ddl;
 
     /// A migration creating the lease table; add it to your `Migrator`:
     ///
@@ -190,30 +111,18 @@ mod migration {
     #[allow(elided_lifetimes_in_paths)]
     #[async_trait::async_trait]
     impl MigrationTrait for Migration {
-        async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-            execute(manager, |d| LeaseSql::new(d).create_table()).await
-        }
-
-        async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-            execute(manager, |d| LeaseSql::new(d).drop_table()).await
-        }
-    }
-
-    /// Runs the statement `sql` writes for the migration's database.
-    pub(crate) async fn execute(
-        manager: &SchemaManager<'_>,
-        sql: impl FnOnce(Dialect) -> String,
-    ) -> Result<(), DbErr> {
-        let sql = sql(dialect(manager.get_database_backend()));
-        manager
-            .get_connection()
-            .execute_unprepared(&sql)
+        async fn up(&self, manager: &SchemaManager) -> Result<(), sea_orm::DbErr> {
+            execute_ddl(manager.get_connection(), |d| {
+                LeaseSql::new(d).create_table()
+            })
             .await
-            .map(drop)
+        }
+
+        async fn down(&self, manager: &SchemaManager) -> Result<(), sea_orm::DbErr> {
+            execute_ddl(manager.get_connection(), |d| LeaseSql::new(d).drop_table()).await
+        }
     }
 }
 
 #[cfg(feature = "migration")]
 pub use migration::Migration;
-#[cfg(feature = "migration")]
-pub(crate) use migration::execute as execute_migration;

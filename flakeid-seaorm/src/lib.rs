@@ -2,7 +2,8 @@
 //! assigned by the application before the `INSERT`.
 //!
 //! ```
-//! use flakeid_core::{global, layout::presets, Generator};
+//! use flakeid_core::{global, Generator};
+//! use flakeid_core::layout::presets;
 //! use flakeid_seaorm::{flake_id, FlakeId};
 //! use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, EntityTrait, Schema, Set};
 //!
@@ -151,7 +152,8 @@
 //! [`FlakeActiveModel::assign_id_before_save`] first in your `before_save`:
 //!
 //! ```
-//! use flakeid_core::{global, layout::presets, Generator};
+//! use flakeid_core::{global, Generator};
+//! use flakeid_core::layout::presets;
 //! use flakeid_seaorm::{flake_id, FlakeId};
 //! use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, Schema, Set};
 //!
@@ -215,7 +217,10 @@
 extern crate self as flakeid_seaorm;
 
 mod active_model;
+#[cfg(feature = "lease")]
+mod backend;
 mod column;
+mod entity;
 mod error;
 #[cfg(feature = "with-json")]
 mod json;
@@ -225,6 +230,8 @@ pub mod lease;
 pub mod segment;
 
 pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
+#[cfg(feature = "lease")]
+pub use backend::SeaOrmExecutor;
 pub use error::Error;
 pub use flakeid_core;
 pub use flakeid_core::FlakeId;

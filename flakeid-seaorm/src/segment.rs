@@ -4,7 +4,7 @@
 //! repeating.
 //!
 //! The protocol, its guarantees and its defaults are described in
-//! [`flakeid_core::segment`]; the SQL is [`flakeid_core::sql::segment`].
+//! [`flakeid_core::segment`]; the SQL is [`flakeid_core::segment`].
 //! This module runs it on a SeaORM connection (PostgreSQL, MySQL/MariaDB,
 //! SQLite) and fetches the next segment in a tokio task.
 //!
@@ -24,49 +24,12 @@
 //! ```
 
 use flakeid_core::Clock;
-use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
-use flakeid_core::sql::segment::{AsyncSegmentExecutor, Executed, SegmentSql, SqlSegmentStore};
-use flakeid_core::sql::{Dialect, SqlStatement};
+use flakeid_core::segment::{
+    SegmentError, SegmentIds, SegmentOptions, SegmentSql, SqlSegmentStore,
+};
 use sea_orm::{ConnectionTrait, DbErr};
 
-use crate::lease::{SeaOrmExecutor, TokioSleep, dialect, statement};
-
-impl AsyncSegmentExecutor for SeaOrmExecutor {
-    type Error = DbErr;
-
-    fn dialect(&self) -> Dialect {
-        dialect(self.db.get_database_backend())
-    }
-
-    async fn execute(&self, s: &SqlStatement) -> Result<u64, DbErr> {
-        let backend = self.db.get_database_backend();
-        Ok(self
-            .db
-            .execute_raw(statement(backend, s))
-            .await?
-            .rows_affected())
-    }
-
-    async fn query_max_id(&self, s: &SqlStatement) -> Result<Option<i64>, DbErr> {
-        let backend = self.db.get_database_backend();
-        match self.db.query_one_raw(statement(backend, s)).await? {
-            Some(row) => Ok(Some(row.try_get("", "max_id")?)),
-            None => Ok(None),
-        }
-    }
-
-    /// The `UPDATE`'s OK packet carries the connection's
-    /// `LAST_INSERT_ID()`: one round trip, on whichever connection of the
-    /// pool ran it.
-    async fn execute_with_insert_id(&self, s: &SqlStatement) -> Result<Executed, DbErr> {
-        let backend = self.db.get_database_backend();
-        let done = self.db.execute_raw(statement(backend, s)).await?;
-        Ok(Executed {
-            rows: done.rows_affected(),
-            last_insert_id: done.last_insert_id(),
-        })
-    }
-}
+use crate::backend::{SeaOrmExecutor, execute_ddl};
 
 /// The segment store on a SeaORM connection.
 pub type SeaOrmSegmentStore = SqlSegmentStore<SeaOrmExecutor>;
@@ -76,8 +39,7 @@ pub type SeaOrmSegmentStore = SqlSegmentStore<SeaOrmExecutor>;
 /// # Errors
 /// The database's error.
 pub async fn create_table<C: ConnectionTrait>(db: &C) -> Result<(), DbErr> {
-    let sql = SegmentSql::new(dialect(db.get_database_backend()));
-    db.execute_unprepared(&sql.create_table()).await.map(drop)
+    execute_ddl(db, |d| SegmentSql::new(d).create_table()).await
 }
 
 /// Fetches the first segment of the row `options` name (in the table
@@ -91,10 +53,9 @@ pub async fn start<C: Clock>(
     db: &sea_orm::DatabaseConnection,
     options: SegmentOptions<C>,
 ) -> Result<SegmentIds, SegmentError> {
-    let store = SqlSegmentStore::new_async(SeaOrmExecutor::new(db.clone()));
-    let (ids, fetcher) = options.start_async(store, TokioSleep).await?;
-    tokio::spawn(fetcher);
-    Ok(ids)
+    options
+        .start_on_tokio(SqlSegmentStore::new_async(SeaOrmExecutor::new(db.clone())))
+        .await
 }
 
 /// The row `name`'s `max_id` (the last value handed out), for operators.
@@ -112,7 +73,7 @@ mod migration {
     use sea_orm_migration::{MigrationName, MigrationTrait, SchemaManager};
 
     use super::{DbErr, SegmentSql};
-    use crate::lease::execute_migration;
+    use crate::backend::execute_ddl;
 
     /// A migration creating the segment table; add it to your `Migrator`.
     #[derive(Debug, Clone, Copy, Default)]
@@ -129,11 +90,17 @@ mod migration {
     #[async_trait::async_trait]
     impl MigrationTrait for Migration {
         async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-            execute_migration(manager, |d| SegmentSql::new(d).create_table()).await
+            execute_ddl(manager.get_connection(), |d| {
+                SegmentSql::new(d).create_table()
+            })
+            .await
         }
 
         async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-            execute_migration(manager, |d| SegmentSql::new(d).drop_table()).await
+            execute_ddl(manager.get_connection(), |d| {
+                SegmentSql::new(d).drop_table()
+            })
+            .await
         }
     }
 }

@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use std::sync::OnceLock;
 
+use flakeid_seaorm::flakeid_core::layout::{Layout, presets};
 use flakeid_seaorm::flakeid_core::{
-    ConfigError, Decoded, FieldOutOfRange, GenerateError, Generator, IdScheme, IdSource, Layout,
-    global, layout::presets,
+    ConfigError, Decoded, FieldOutOfRange, GenerateError, Generator, IdScheme, IdSource, global,
 };
 use flakeid_seaorm::{FlakeEntity, flake_id};
 use sea_orm::{ConnectionTrait, Database, DbBackend, NotSet, Schema, Set, Statement};

@@ -26,8 +26,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use flakeid_benches::BenchError;
 use flakeid_benches::lease_load::{self, LoadConfig, LoadReport, StoreStats, quantile_ms};
 use flakeid_benches::report::{Machine, load_average};
-use flakeid_core::sql::lease::SqlLeaseStore;
-use flakeid_seaorm::lease::{SeaOrmExecutor, TokioSleep};
+use flakeid_core::node::SqlLeaseStore;
+use flakeid_core::store::TokioSleep;
+use flakeid_seaorm::SeaOrmExecutor;
 use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, Statement};
 
 #[derive(Debug, Clone)]

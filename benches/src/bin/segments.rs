@@ -22,10 +22,10 @@ use std::time::Instant;
 use diesel::connection::{Connection, LoadConnection};
 use diesel::{MysqlConnection, PgConnection, RunQueryDsl};
 use flakeid_core::segment::SegmentOptions;
-use flakeid_core::sql::segment::{Executed, SegmentExecutor, SegmentSql, SqlSegmentStore};
+use flakeid_core::segment::{SegmentSql, SqlSegmentStore};
 use flakeid_core::sql::{Dialect, SqlStatement};
-use flakeid_diesel::lease::DieselExecutor;
-use flakeid_diesel::segment::SegmentBackend;
+use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
+use flakeid_diesel::{DieselBackend, DieselExecutor};
 
 /// Counts the statements an executor sends.
 struct Counting<X> {
@@ -33,27 +33,23 @@ struct Counting<X> {
     trips: Arc<AtomicU64>,
 }
 
-impl<X: SegmentExecutor> SegmentExecutor for Counting<X> {
+impl<X: SqlExecutor> SqlExecutor for Counting<X> {
     type Error = X::Error;
 
     fn dialect(&self) -> Dialect {
         self.inner.dialect()
     }
 
-    fn execute(&mut self, s: &SqlStatement) -> Result<u64, X::Error> {
-        self.trips.fetch_add(1, Ordering::Relaxed);
+    fn execute(&mut self, s: &SqlStatement) -> Result<Executed, X::Error> {
+        // Diesel on MySQL: the UPDATE, then SELECT LAST_INSERT_ID().
+        let trips = if s.reads_insert_id { 2 } else { 1 };
+        self.trips.fetch_add(trips, Ordering::Relaxed);
         self.inner.execute(s)
     }
 
-    fn query_max_id(&mut self, s: &SqlStatement) -> Result<Option<i64>, X::Error> {
+    fn query(&mut self, s: &SqlStatement) -> Result<Vec<SqlRow>, X::Error> {
         self.trips.fetch_add(1, Ordering::Relaxed);
-        self.inner.query_max_id(s)
-    }
-
-    fn execute_with_insert_id(&mut self, s: &SqlStatement) -> Result<Executed, X::Error> {
-        // Diesel: the UPDATE, then SELECT LAST_INSERT_ID().
-        self.trips.fetch_add(2, Ordering::Relaxed);
-        self.inner.execute_with_insert_id(s)
+        self.inner.query(s)
     }
 }
 
@@ -72,7 +68,7 @@ fn segment_row<C>(
 ) -> Result<Row, Box<dyn std::error::Error>>
 where
     C: Connection + LoadConnection + Send + 'static,
-    C::Backend: SegmentBackend,
+    C::Backend: DieselBackend,
 {
     let trips = Arc::new(AtomicU64::new(0));
     let connect_url = url.to_owned();

@@ -18,8 +18,8 @@
 
 use std::sync::Arc;
 
-use flakeid_core::layout::presets::{self, TWITTER_EPOCH_MILLIS};
 use flakeid_core::layout::{BitLayout, FieldOrder};
+use flakeid_core::layout::{Layout, presets};
 use flakeid_core::{Generator, ManualClock};
 use uuid::{ContextV7, Timestamp, Uuid};
 
@@ -82,7 +82,7 @@ impl Row {
 
 /// A generator reading a clock the key maker sets, and that clock.
 type CreationClock = (
-    Generator<flakeid_core::BitLayout, Arc<ManualClock>>,
+    Generator<flakeid_core::layout::BitLayout, Arc<ManualClock>>,
     Arc<ManualClock>,
 );
 
@@ -206,7 +206,7 @@ pub fn twitter_sequence_then_node() -> Result<BitLayout, DbBenchError> {
         .time_bits(41)
         .node_bits(10)
         .sequence_bits(12)
-        .epoch_millis(TWITTER_EPOCH_MILLIS)
+        .epoch_millis(presets::twitter().epoch_millis())
         .order(FieldOrder::SequenceThenNode)
         .build()
         .map_err(|e| DbBenchError::Argument(format!("layout time·seq·node: {e}")))

@@ -14,7 +14,9 @@ use std::time::Duration;
 use diesel::connection::SimpleConnection as _;
 use diesel::prelude::*;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
-use flakeid_core::{global, layout::presets, lease::LeaseOptions};
+use flakeid_core::global;
+use flakeid_core::layout::presets;
+use flakeid_core::node::LeaseOptions;
 use flakeid_diesel::flake_id;
 
 /// The application's migrations (`examples/migrations/`).

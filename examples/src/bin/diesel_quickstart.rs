@@ -9,7 +9,8 @@
 use diesel::prelude::*;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use flakeid_diesel::flake_id;
-use flakeid_diesel::flakeid_core::{Generator, global, layout::presets};
+use flakeid_diesel::flakeid_core::layout::presets;
+use flakeid_diesel::flakeid_core::{Generator, global};
 
 /// The SQL files under `examples/migrations/`, compiled into the binary.
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");

@@ -5,7 +5,8 @@
 //! cargo run -p flakeid-examples --bin seaorm_quickstart
 //! ```
 
-use flakeid_seaorm::flakeid_core::{Generator, global, layout::presets};
+use flakeid_seaorm::flakeid_core::layout::presets;
+use flakeid_seaorm::flakeid_core::{Generator, global};
 use flakeid_seaorm::{FlakeEntity, flake_id};
 use sea_orm::{
     ActiveModelTrait, ConnectionTrait, Database, DbErr, EntityTrait, ModelTrait, QueryOrder,

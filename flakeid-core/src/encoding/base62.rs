@@ -17,34 +17,35 @@
 //!   (`"z"`, `"0z"`, … `"0000000000z"`).
 //!
 //! ```
-//! use flakeid_core::encoding::base62;
-//! let s = base62::encode(175_928_847_299_117_063);
+//! use flakeid_core::encoding::TextForm::Base62;
+//! let s = Base62.encode(175_928_847_299_117_063);
 //! assert_eq!(s, "0Czks0tP37X");
-//! assert_eq!(base62::decode(&s)?, 175_928_847_299_117_063);
-//! assert!(base62::decode("Czks0tP37X").is_err());
-//! assert_eq!(base62::decode_lenient("Czks0tP37X")?, 175_928_847_299_117_063);
-//! # Ok::<(), flakeid_core::DecodeError>(())
+//! assert_eq!(Base62.decode(&s)?, 175_928_847_299_117_063);
+//! assert!(Base62.decode("Czks0tP37X").is_err());
+//! assert_eq!(Base62.decode_lenient("Czks0tP37X")?, 175_928_847_299_117_063);
+//! # Ok::<(), flakeid_core::encoding::DecodeError>(())
 //! ```
 
-use crate::DecodeError;
-use crate::encoding::excerpt;
+use super::error::DecodeError;
+use super::error::excerpt;
 
 /// Characters of an encoded `u64`: `62^11 > 2^64 > 62^10`.
-pub const WIDTH: usize = 11;
+pub(crate) const WIDTH: usize = 11;
 
 /// The 62 digits, in ASCII (and value) order.
-pub const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+pub(crate) const ALPHABET: &[u8; 62] =
+    b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 const NAME: &str = "base62";
 
 /// Encodes `value` as exactly [`WIDTH`] ASCII bytes, without allocating.
 ///
 /// ```
-/// use flakeid_core::encoding::base62;
-/// assert_eq!(&base62::encode_array(61), b"0000000000z");
-/// assert_eq!(&base62::encode_array(u64::MAX), b"LygHa16AHYF");
+/// use flakeid_core::encoding::TextForm::Base62;
+/// assert_eq!(Base62.encode(61).as_bytes(), b"0000000000z");
+/// assert_eq!(Base62.encode(u64::MAX).as_bytes(), b"LygHa16AHYF");
 /// ```
-pub const fn encode_array(value: u64) -> [u8; WIDTH] {
+pub(crate) const fn encode_array(value: u64) -> [u8; WIDTH] {
     let mut out = [b'0'; WIDTH];
     let mut v = value;
     let mut i = WIDTH;
@@ -59,12 +60,12 @@ pub const fn encode_array(value: u64) -> [u8; WIDTH] {
 /// Encodes `value` as an 11-character string.
 ///
 /// ```
-/// use flakeid_core::encoding::base62;
-/// assert_eq!(base62::encode(0), "00000000000");
-/// assert_eq!(base62::encode(62), "00000000010");
-/// assert!(base62::encode(9) < base62::encode(10)); // fixed width keeps the order
+/// use flakeid_core::encoding::TextForm::Base62;
+/// assert_eq!(Base62.encode(0), "00000000000");
+/// assert_eq!(Base62.encode(62), "00000000010");
+/// assert!(Base62.encode(9) < Base62.encode(10)); // fixed width keeps the order
 /// ```
-pub fn encode(value: u64) -> String {
+pub(crate) fn encode(value: u64) -> String {
     encode_array(value).iter().map(|&b| b as char).collect()
 }
 
@@ -89,14 +90,15 @@ const fn digit(c: u8) -> Option<u64> {
 /// above `u64::MAX`.
 ///
 /// ```
-/// use flakeid_core::{DecodeError, encoding::base62};
-/// assert_eq!(base62::decode("0000000000z")?, 61);
-/// assert!(matches!(base62::decode("z"), Err(DecodeError::Length { len: 1, expected: 11, .. })));
-/// assert!(matches!(base62::decode("00000000-4"), Err(DecodeError::InvalidChar { character: '-', position: 8, .. })));
-/// assert!(matches!(base62::decode("zzzzzzzzzzz"), Err(DecodeError::Overflow { .. })));
+/// use flakeid_core::encoding::TextForm::Base62;
+/// use flakeid_core::encoding::DecodeError;
+/// assert_eq!(Base62.decode("0000000000z")?, 61);
+/// assert!(matches!(Base62.decode("z"), Err(DecodeError::Length { len: 1, expected: 11, .. })));
+/// assert!(matches!(Base62.decode("00000000-4"), Err(DecodeError::InvalidChar { character: '-', position: 8, .. })));
+/// assert!(matches!(Base62.decode("zzzzzzzzzzz"), Err(DecodeError::Overflow { .. })));
 /// # Ok::<(), DecodeError>(())
 /// ```
-pub fn decode(input: &str) -> Result<u64, DecodeError> {
+pub(crate) fn decode(input: &str) -> Result<u64, DecodeError> {
     if input.is_empty() {
         return Err(DecodeError::Empty { encoding: NAME });
     }
@@ -142,13 +144,14 @@ pub fn decode(input: &str) -> Result<u64, DecodeError> {
 /// `u64::MAX`.
 ///
 /// ```
-/// use flakeid_core::{DecodeError, encoding::base62};
-/// assert_eq!(base62::decode_lenient("z")?, 61);
-/// assert!(matches!(base62::decode_lenient("12-4"), Err(DecodeError::InvalidChar { character: '-', position: 2, .. })));
-/// assert!(matches!(base62::decode_lenient("zzzzzzzzzzz"), Err(DecodeError::Overflow { .. })));
+/// use flakeid_core::encoding::TextForm::Base62;
+/// use flakeid_core::encoding::DecodeError;
+/// assert_eq!(Base62.decode_lenient("z")?, 61);
+/// assert!(matches!(Base62.decode_lenient("12-4"), Err(DecodeError::InvalidChar { character: '-', position: 2, .. })));
+/// assert!(matches!(Base62.decode_lenient("zzzzzzzzzzz"), Err(DecodeError::Overflow { .. })));
 /// # Ok::<(), DecodeError>(())
 /// ```
-pub fn decode_lenient(input: &str) -> Result<u64, DecodeError> {
+pub(crate) fn decode_lenient(input: &str) -> Result<u64, DecodeError> {
     if input.is_empty() {
         return Err(DecodeError::Empty { encoding: NAME });
     }

@@ -21,34 +21,34 @@
 //!   readability and which are skipped.
 //!
 //! ```
-//! use flakeid_core::encoding::crockford;
-//! let s = crockford::encode(175_928_847_299_117_063);
+//! use flakeid_core::encoding::TextForm::Crockford;
+//! let s = Crockford.encode(175_928_847_299_117_063);
 //! assert_eq!(s, "04W86BB0G4007");
-//! assert_eq!(crockford::decode("o4w86bbog4oo7")?, 175_928_847_299_117_063);
-//! assert!(crockford::decode("04W86-BB0G-4007").is_err());
-//! assert_eq!(crockford::decode_lenient("4W86-BB0G-4007")?, 175_928_847_299_117_063);
-//! # Ok::<(), flakeid_core::DecodeError>(())
+//! assert_eq!(Crockford.decode("o4w86bbog4oo7")?, 175_928_847_299_117_063);
+//! assert!(Crockford.decode("04W86-BB0G-4007").is_err());
+//! assert_eq!(Crockford.decode_lenient("4W86-BB0G-4007")?, 175_928_847_299_117_063);
+//! # Ok::<(), flakeid_core::encoding::DecodeError>(())
 //! ```
 
-use crate::DecodeError;
-use crate::encoding::excerpt;
+use super::error::DecodeError;
+use super::error::excerpt;
 
 /// Characters of an encoded `u64`: 13 × 5 = 65 bits ≥ 64.
-pub const WIDTH: usize = 13;
+pub(crate) const WIDTH: usize = 13;
 
 /// The 32 symbols, in ASCII (and value) order.
-pub const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+pub(crate) const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 const NAME: &str = "Crockford base32";
 
 /// Encodes `value` as exactly [`WIDTH`] upper-case ASCII bytes, without allocating.
 ///
 /// ```
-/// use flakeid_core::encoding::crockford;
-/// assert_eq!(&crockford::encode_array(31), b"000000000000Z");
-/// assert_eq!(&crockford::encode_array(u64::MAX), b"FZZZZZZZZZZZZ");
+/// use flakeid_core::encoding::TextForm::Crockford;
+/// assert_eq!(Crockford.encode(31).as_bytes(), b"000000000000Z");
+/// assert_eq!(Crockford.encode(u64::MAX).as_bytes(), b"FZZZZZZZZZZZZ");
 /// ```
-pub const fn encode_array(value: u64) -> [u8; WIDTH] {
+pub(crate) const fn encode_array(value: u64) -> [u8; WIDTH] {
     let mut out = [b'0'; WIDTH];
     let mut i = 0;
     while i < WIDTH {
@@ -62,11 +62,11 @@ pub const fn encode_array(value: u64) -> [u8; WIDTH] {
 /// Encodes `value` as a 13-character upper-case string.
 ///
 /// ```
-/// use flakeid_core::encoding::crockford;
-/// assert_eq!(crockford::encode(0), "0000000000000");
-/// assert_eq!(crockford::encode(32), "0000000000010");
+/// use flakeid_core::encoding::TextForm::Crockford;
+/// assert_eq!(Crockford.encode(0), "0000000000000");
+/// assert_eq!(Crockford.encode(32), "0000000000010");
 /// ```
-pub fn encode(value: u64) -> String {
+pub(crate) fn encode(value: u64) -> String {
     encode_array(value).iter().map(|&b| b as char).collect()
 }
 
@@ -100,16 +100,17 @@ const fn symbol(c: char) -> Option<u64> {
 /// [`Overflow`](DecodeError::Overflow) for a first symbol above `F`.
 ///
 /// ```
-/// use flakeid_core::{DecodeError, encoding::crockford};
-/// assert_eq!(crockford::decode("000000000000z")?, 31);
-/// assert_eq!(crockford::decode("000000000001o")?, crockford::decode("0000000000010")?);
-/// assert!(matches!(crockford::decode("z"), Err(DecodeError::Length { len: 1, expected: 13, .. })));
-/// assert!(matches!(crockford::decode("1U"), Err(DecodeError::InvalidChar { character: 'U', position: 1, .. })));
-/// assert_eq!(crockford::decode("FZZZZZZZZZZZZ")?, u64::MAX);
-/// assert!(matches!(crockford::decode("G000000000000"), Err(DecodeError::Overflow { .. })));
+/// use flakeid_core::encoding::TextForm::Crockford;
+/// use flakeid_core::encoding::DecodeError;
+/// assert_eq!(Crockford.decode("000000000000z")?, 31);
+/// assert_eq!(Crockford.decode("000000000001o")?, Crockford.decode("0000000000010")?);
+/// assert!(matches!(Crockford.decode("z"), Err(DecodeError::Length { len: 1, expected: 13, .. })));
+/// assert!(matches!(Crockford.decode("1U"), Err(DecodeError::InvalidChar { character: 'U', position: 1, .. })));
+/// assert_eq!(Crockford.decode("FZZZZZZZZZZZZ")?, u64::MAX);
+/// assert!(matches!(Crockford.decode("G000000000000"), Err(DecodeError::Overflow { .. })));
 /// # Ok::<(), DecodeError>(())
 /// ```
-pub fn decode(input: &str) -> Result<u64, DecodeError> {
+pub(crate) fn decode(input: &str) -> Result<u64, DecodeError> {
     if input.is_empty() {
         return Err(DecodeError::Empty { encoding: NAME });
     }
@@ -154,15 +155,16 @@ pub fn decode(input: &str) -> Result<u64, DecodeError> {
 /// more than [`WIDTH`] symbols, or a value above `u64::MAX`.
 ///
 /// ```
-/// use flakeid_core::{DecodeError, encoding::crockford};
-/// assert_eq!(crockford::decode_lenient("z")?, 31);
-/// assert_eq!(crockford::decode_lenient("1o")?, crockford::decode_lenient("10")?);
-/// assert_eq!(crockford::decode_lenient("0-1")?, 1);
-/// assert!(matches!(crockford::decode_lenient("1U"), Err(DecodeError::InvalidChar { character: 'U', position: 1, .. })));
-/// assert!(matches!(crockford::decode_lenient("G000000000000"), Err(DecodeError::Overflow { .. })));
+/// use flakeid_core::encoding::TextForm::Crockford;
+/// use flakeid_core::encoding::DecodeError;
+/// assert_eq!(Crockford.decode_lenient("z")?, 31);
+/// assert_eq!(Crockford.decode_lenient("1o")?, Crockford.decode_lenient("10")?);
+/// assert_eq!(Crockford.decode_lenient("0-1")?, 1);
+/// assert!(matches!(Crockford.decode_lenient("1U"), Err(DecodeError::InvalidChar { character: 'U', position: 1, .. })));
+/// assert!(matches!(Crockford.decode_lenient("G000000000000"), Err(DecodeError::Overflow { .. })));
 /// # Ok::<(), DecodeError>(())
 /// ```
-pub fn decode_lenient(input: &str) -> Result<u64, DecodeError> {
+pub(crate) fn decode_lenient(input: &str) -> Result<u64, DecodeError> {
     let mut value: u64 = 0;
     let mut symbols = 0usize;
     for (position, c) in input.chars().enumerate() {

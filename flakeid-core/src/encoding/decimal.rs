@@ -8,19 +8,16 @@
 //! unambiguous.
 //!
 //! ```
-//! use flakeid_core::encoding::decimal;
-//! assert_eq!(decimal::decode("175928847299117063")?, 175_928_847_299_117_063);
-//! assert!(decimal::decode("+1").is_err());
-//! assert!(decimal::decode(" 1").is_err());
-//! assert!(decimal::decode("01").is_err());
-//! # Ok::<(), flakeid_core::DecodeError>(())
+//! use flakeid_core::encoding::TextForm::Decimal;
+//! assert_eq!(Decimal.decode("175928847299117063")?, 175_928_847_299_117_063);
+//! assert!(Decimal.decode("+1").is_err());
+//! assert!(Decimal.decode(" 1").is_err());
+//! assert!(Decimal.decode("01").is_err());
+//! # Ok::<(), flakeid_core::encoding::DecodeError>(())
 //! ```
 
-use crate::DecodeError;
-use crate::encoding::excerpt;
-
-/// Digits of `u64::MAX` (18446744073709551615).
-pub const MAX_LEN: usize = 20;
+use super::error::DecodeError;
+use super::error::excerpt;
 
 const NAME: &str = "decimal";
 
@@ -32,13 +29,14 @@ const NAME: &str = "decimal";
 /// above `u64::MAX`.
 ///
 /// ```
-/// use flakeid_core::{DecodeError, encoding::decimal};
-/// assert_eq!(decimal::decode("0")?, 0);
-/// assert!(matches!(decimal::decode("-1"), Err(DecodeError::InvalidChar { character: '-', position: 0, .. })));
-/// assert!(matches!(decimal::decode("18446744073709551616"), Err(DecodeError::Overflow { .. })));
+/// use flakeid_core::encoding::DecodeError;
+/// use flakeid_core::encoding::TextForm::Decimal;
+/// assert_eq!(Decimal.decode("0")?, 0);
+/// assert!(matches!(Decimal.decode("-1"), Err(DecodeError::InvalidChar { character: '-', position: 0, .. })));
+/// assert!(matches!(Decimal.decode("18446744073709551616"), Err(DecodeError::Overflow { .. })));
 /// # Ok::<(), DecodeError>(())
 /// ```
-pub fn decode(input: &str) -> Result<u64, DecodeError> {
+pub(crate) fn decode(input: &str) -> Result<u64, DecodeError> {
     if input.is_empty() {
         return Err(DecodeError::Empty { encoding: NAME });
     }

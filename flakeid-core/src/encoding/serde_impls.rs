@@ -44,7 +44,7 @@ impl<I: FlakeId> Visitor<'_> for IdVisitor<I> {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<I, E> {
-        crate::__private::from_str(v).map_err(E::custom)
+        crate::id::from_str(v).map_err(E::custom)
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<I, E> {

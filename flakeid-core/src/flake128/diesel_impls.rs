@@ -14,7 +14,7 @@
 //!
 //! `Nullable<_>` columns map to `Option<Flake128>`. A stored value that is
 //! not 16 bytes, or is all zeros, fails to load with a
-//! [`Flake128Error`](crate::Flake128Error) naming it.
+//! [`Flake128Error`](crate::flake128::Flake128Error) naming it.
 //!
 //! The impls live here because the orphan rule allows them only in the
 //! crate that owns `Flake128` or the one that owns the traits.

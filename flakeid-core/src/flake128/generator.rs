@@ -79,11 +79,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::flake128::Flake128Error;
 use crate::flake128::{Flake128, Flake128Layout, node};
-use crate::layout::flake128::MAX_WORKER;
 use crate::{
-    Clock, ClockRegression, Flake128Error, GenerateError, Generator, GeneratorBuilder,
-    MonotonicClock, SequenceExhaustion,
+    Clock, ClockRegression, GenerateError, Generator, GeneratorBuilder, MonotonicClock,
+    SequenceExhaustion,
 };
 
 /// A generator of [`Flake128`]s that holds its MAC-derived worker
@@ -250,11 +250,11 @@ impl<C: Clock> Flake128GeneratorBuilder<C> {
     pub fn build(self) -> Result<Flake128Generator<C>, Flake128Error> {
         let (worker, lock) = match &self.worker {
             WorkerSource::Explicit(worker) => {
-                if *worker > MAX_WORKER {
+                if *worker > Flake128Layout::MAX_WORKER {
                     return Err(Flake128Error::PartOutOfRange {
                         part: "worker",
                         value: *worker,
-                        max: MAX_WORKER,
+                        max: Flake128Layout::MAX_WORKER,
                     });
                 }
                 (*worker, None)

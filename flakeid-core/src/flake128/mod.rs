@@ -31,7 +31,7 @@
 //! (`diesel-*` features), SeaORM (`sea-orm`) and sqlx (`sqlx-postgres`:
 //! `uuid`, `bytea` and `uuid[]`; `sqlx-mysql`: `BINARY(16)`;
 //! `sqlx-sqlite`: `BLOB`). With `utoipa` / `schemars` its API schema is its
-//! canonical string ([`json_schema`](crate::interop::json_schema)).
+//! canonical string (see [`interop`](crate::interop)).
 //!
 //! # Text forms
 //!
@@ -47,7 +47,8 @@
 //! zeros), so a flake has exactly one spelling per form.
 //!
 //! ```
-//! use flakeid_core::{flake128::Flake128, layout::Flake128Layout, Generator};
+//! use flakeid_core::flake128::{Flake128, Flake128Layout};
+//! use flakeid_core::Generator;
 //!
 //! let generator = Generator::builder(Flake128Layout, 0x0242_ac11_0002).build()?;
 //! let a = Flake128::generate(&generator)?;
@@ -64,9 +65,9 @@
 #[cfg(feature = "diesel")]
 mod diesel_impls;
 mod error;
-pub mod generator;
-pub mod layout;
-pub mod node;
+mod generator;
+mod layout;
+mod node;
 #[cfg(any(feature = "utoipa", feature = "schemars"))]
 mod schema_impls;
 #[cfg(feature = "sea-orm")]
@@ -84,18 +85,13 @@ use core::fmt;
 use core::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use self::layout::{MAX_WORKER, SEQUENCES_PER_MILLI};
 use crate::encoding::excerpt;
-use crate::{Clock, GenerateError, Generator, Parts};
+use crate::layout::Parts;
+use crate::{Clock, GenerateError, Generator};
 
 pub use error::{Flake128Error, NodeSourceError};
 pub use generator::{Flake128Generator, Flake128GeneratorBuilder};
 pub use layout::Flake128Layout;
-
-/// Length of the canonical text form: 32 hex digits and 4 hyphens.
-pub const TEXT_LEN: usize = 36;
-/// The longest decimal form: `2^128 − 1` has 39 digits.
-pub const MAX_DECIMAL_LEN: usize = 39;
 
 /// Byte positions of the hyphens in the canonical form (UUID groups 8-4-4-4-12).
 const HYPHENS: [usize; 4] = [8, 13, 18, 23];
@@ -124,7 +120,8 @@ impl Flake128 {
     /// [`ClockRegression`](crate::ClockRegression) policy tolerates.
     ///
     /// ```
-    /// use flakeid_core::{flake128::{Flake128, Flake128Layout}, Generator};
+    /// use flakeid_core::flake128::{Flake128, Flake128Layout};
+    /// use flakeid_core::Generator;
     ///
     /// let generator = Generator::builder(Flake128Layout, 7).build()?;
     /// let flake = Flake128::generate(&generator)?;
@@ -159,7 +156,8 @@ impl Flake128 {
     /// [`Flake128Error::Zero`] for 0.
     ///
     /// ```
-    /// use flakeid_core::{flake128::Flake128, Flake128Error};
+    /// use flakeid_core::flake128::Flake128;
+    /// use flakeid_core::flake128::Flake128Error;
     /// assert_eq!(Flake128::from_u128(42)?.as_u128(), 42);
     /// assert_eq!(Flake128::from_u128(0), Err(Flake128Error::Zero));
     /// # Ok::<(), Flake128Error>(())
@@ -188,7 +186,7 @@ impl Flake128 {
     /// let mut bytes = [0u8; 16];
     /// bytes[15] = 1;
     /// assert_eq!(Flake128::from_bytes(bytes)?.as_u128(), 1);
-    /// # Ok::<(), flakeid_core::Flake128Error>(())
+    /// # Ok::<(), flakeid_core::flake128::Flake128Error>(())
     /// ```
     pub const fn from_bytes(bytes: [u8; 16]) -> Result<Self, Flake128Error> {
         Self::from_u128(u128::from_be_bytes(bytes))
@@ -202,7 +200,8 @@ impl Flake128 {
     /// [`Flake128Error::Zero`] for sixteen zero bytes.
     ///
     /// ```
-    /// use flakeid_core::{flake128::Flake128, Flake128Error};
+    /// use flakeid_core::flake128::Flake128;
+    /// use flakeid_core::flake128::Flake128Error;
     /// assert_eq!(Flake128::from_slice(&[0, 1]), Err(Flake128Error::ByteLength { len: 2 }));
     /// ```
     pub fn from_slice(bytes: &[u8]) -> Result<Self, Flake128Error> {
@@ -218,7 +217,7 @@ impl Flake128 {
     /// use flakeid_core::flake128::Flake128;
     /// let flake = Flake128::from_parts(1_700_000_000_000, 5, 1)?;
     /// assert_eq!(flake.to_bytes()[..8], 1_700_000_000_000u64.to_be_bytes());
-    /// # Ok::<(), flakeid_core::Flake128Error>(())
+    /// # Ok::<(), flakeid_core::flake128::Flake128Error>(())
     /// ```
     pub const fn to_bytes(self) -> [u8; 16] {
         self.0.to_be_bytes()
@@ -237,25 +236,25 @@ impl Flake128 {
     /// assert_eq!(flake.worker(), 0x0242_ac11_0002);
     /// assert_eq!(flake.sequence(), 3);
     /// assert!(Flake128::from_parts(0, 1 << 48, 0).is_err());
-    /// # Ok::<(), flakeid_core::Flake128Error>(())
+    /// # Ok::<(), flakeid_core::flake128::Flake128Error>(())
     /// ```
     pub const fn from_parts(
         millis: u64,
         worker: u64,
         sequence: u64,
     ) -> Result<Self, Flake128Error> {
-        if worker > MAX_WORKER {
+        if worker > Flake128Layout::MAX_WORKER {
             return Err(Flake128Error::PartOutOfRange {
                 part: "worker",
                 value: worker,
-                max: MAX_WORKER,
+                max: Flake128Layout::MAX_WORKER,
             });
         }
-        if sequence >= SEQUENCES_PER_MILLI {
+        if sequence >= Flake128Layout::SEQUENCES_PER_MILLI {
             return Err(Flake128Error::PartOutOfRange {
                 part: "sequence",
                 value: sequence,
-                max: SEQUENCES_PER_MILLI - 1,
+                max: Flake128Layout::SEQUENCES_PER_MILLI - 1,
             });
         }
         Self::from_u128(Flake128Layout::pack(millis, worker, sequence))
@@ -274,7 +273,7 @@ impl Flake128 {
     /// use flakeid_core::flake128::Flake128;
     /// let flake = Flake128::from_parts(1_000, 1, 0)?;
     /// assert_eq!(flake.timestamp(), Some(UNIX_EPOCH + Duration::from_secs(1)));
-    /// # Ok::<(), flakeid_core::Flake128Error>(())
+    /// # Ok::<(), flakeid_core::flake128::Flake128Error>(())
     /// ```
     pub fn timestamp(self) -> Option<SystemTime> {
         UNIX_EPOCH.checked_add(Duration::from_millis(self.timestamp_millis()))
@@ -290,7 +289,7 @@ impl Flake128 {
         Flake128Layout::unpack(self.0).2 as u16
     }
 
-    /// The flake's parts as a [`Layout`](crate::Layout) reports them
+    /// The flake's parts as a [`Layout`](crate::layout::Layout) reports them
     /// (`tick` is milliseconds since 1970).
     pub const fn parts(self) -> Parts {
         let (tick, node, sequence) = Flake128Layout::unpack(self.0);
@@ -307,11 +306,11 @@ impl Flake128 {
     /// use flakeid_core::flake128::Flake128;
     /// let flake = Flake128::from_u128(0x0123_4567_89ab_cdef_0011_2233_4455_6677)?;
     /// assert_eq!(&flake.to_text_array(), b"01234567-89ab-cdef-0011-223344556677");
-    /// # Ok::<(), flakeid_core::Flake128Error>(())
+    /// # Ok::<(), flakeid_core::flake128::Flake128Error>(())
     /// ```
-    pub const fn to_text_array(self) -> [u8; TEXT_LEN] {
-        let mut out = [b'-'; TEXT_LEN];
-        let mut pos = TEXT_LEN;
+    pub const fn to_text_array(self) -> [u8; Flake128::TEXT_LEN] {
+        let mut out = [b'-'; Flake128::TEXT_LEN];
+        let mut pos = Flake128::TEXT_LEN;
         let mut v = self.0;
         while pos > 0 {
             pos -= 1;
@@ -332,7 +331,8 @@ impl Flake128 {
     /// that is not lowercase hex (or a missing hyphen), or the value 0.
     ///
     /// ```
-    /// use flakeid_core::{flake128::Flake128, Flake128Error};
+    /// use flakeid_core::flake128::Flake128;
+    /// use flakeid_core::flake128::Flake128Error;
     /// let flake = Flake128::parse("00000000-0000-0001-0000-000000050001")?;
     /// assert_eq!((flake.timestamp_millis(), flake.worker(), flake.sequence()), (1, 5, 1));
     /// assert!(matches!(
@@ -347,12 +347,12 @@ impl Flake128 {
             return Err(Flake128Error::Empty { form: FORM });
         }
         let len = s.chars().count();
-        if len != TEXT_LEN || s.len() != TEXT_LEN {
+        if len != Flake128::TEXT_LEN || s.len() != Flake128::TEXT_LEN {
             return Err(Flake128Error::Length {
                 form: FORM,
                 input: excerpt(s),
                 len,
-                expected: TEXT_LEN,
+                expected: Flake128::TEXT_LEN,
             });
         }
         let mut v: u128 = 0;
@@ -391,7 +391,7 @@ impl Flake128 {
     /// use flakeid_core::flake128::Flake128;
     /// let flake = Flake128::from_parts(1, 0, 0)?;
     /// assert_eq!(flake.to_decimal(), "18446744073709551616");
-    /// # Ok::<(), flakeid_core::Flake128Error>(())
+    /// # Ok::<(), flakeid_core::flake128::Flake128Error>(())
     /// ```
     pub fn to_decimal(self) -> String {
         self.0.to_string()
@@ -404,7 +404,8 @@ impl Flake128 {
     /// [`Flake128Error`] naming the input and what was wrong with it.
     ///
     /// ```
-    /// use flakeid_core::{flake128::Flake128, Flake128Error};
+    /// use flakeid_core::flake128::Flake128;
+    /// use flakeid_core::flake128::Flake128Error;
     /// assert_eq!(Flake128::parse_decimal("18446744073709551616")?.timestamp_millis(), 1);
     /// assert!(matches!(Flake128::parse_decimal("+1"), Err(Flake128Error::InvalidChar { .. })));
     /// assert!(matches!(Flake128::parse_decimal("01"), Err(Flake128Error::LeadingZero { .. })));
@@ -420,12 +421,12 @@ impl Flake128 {
             return Err(Flake128Error::Empty { form: FORM });
         }
         let len = s.chars().count();
-        if len > MAX_DECIMAL_LEN {
+        if len > Flake128::MAX_DECIMAL_LEN {
             return Err(Flake128Error::Length {
                 form: FORM,
                 input: excerpt(s),
                 len,
-                expected: MAX_DECIMAL_LEN,
+                expected: Flake128::MAX_DECIMAL_LEN,
             });
         }
         let mut v: u128 = 0;
@@ -511,6 +512,14 @@ impl TryFrom<&[u8]> for Flake128 {
     fn try_from(bytes: &[u8]) -> Result<Self, Flake128Error> {
         Self::from_slice(bytes)
     }
+}
+
+impl Flake128 {
+    /// Length of the canonical text form: 32 hex digits and 4 hyphens.
+    pub const TEXT_LEN: usize = 36;
+
+    /// The longest decimal form: `2^128 − 1` has 39 digits.
+    pub const MAX_DECIMAL_LEN: usize = 39;
 }
 
 #[cfg(test)]

@@ -22,7 +22,8 @@
 //! `Flake128Generator::builder().worker(worker)`.
 //!
 //! ```
-//! use flakeid_core::flake128::{node, Flake128Generator};
+//! use flakeid_core::flake128;
+//! use flakeid_core::flake128::Flake128Generator;
 //!
 //! let dir = std::env::temp_dir().join(format!("flakeid-doc-node-{}", std::process::id()));
 //! std::fs::create_dir_all(dir.join("eth0"))?;
@@ -39,45 +40,24 @@
 use std::fs;
 use std::path::Path;
 
-use crate::NodeSourceError;
+use crate::flake128::NodeSourceError;
 
 /// Where Linux lists network interfaces.
-pub const SYS_CLASS_NET: &str = "/sys/class/net";
+pub(crate) const SYS_CLASS_NET: &str = "/sys/class/net";
 
 /// `IFF_LOOPBACK` in an interface's `flags` file.
 const IFF_LOOPBACK: u64 = 0x8;
 
-/// The worker ID from the first non-loopback interface's MAC address in
-/// `/sys/class/net` (Linux).
+/// The worker ID from the first usable interface's MAC address in `dir`
+/// (Linux: `/sys/class/net`):
+/// one subdirectory per interface holding an `address` file
+/// (`aa:bb:cc:dd:ee:ff`), optionally a `flags` file (hex) and a `device` entry.
 ///
 /// # Errors
 /// [`NodeSourceError::Unreadable`] when the directory cannot be read (not
 /// Linux, or `/sys` not mounted), [`NodeSourceError::NoMacAddress`] when no
 /// interface has a usable address.
-pub fn mac_address() -> Result<u64, NodeSourceError> {
-    mac_address_in(Path::new(SYS_CLASS_NET))
-}
-
-/// [`mac_address`] reading interfaces from `dir` instead of `/sys/class/net`:
-/// one subdirectory per interface holding an `address` file
-/// (`aa:bb:cc:dd:ee:ff`), optionally a `flags` file (hex) and a `device` entry.
-///
-/// # Errors
-/// As [`mac_address`].
-///
-/// ```
-/// use flakeid_core::flake128::node;
-///
-/// let dir = std::env::temp_dir().join(format!("flakeid-doc-net-{}", std::process::id()));
-/// for (name, mac) in [("lo", "00:00:00:00:00:00"), ("eth0", "02:42:ac:11:00:02")] {
-///     std::fs::create_dir_all(dir.join(name))?;
-///     std::fs::write(dir.join(name).join("address"), format!("{mac}\n"))?;
-/// }
-/// assert_eq!(node::mac_address_in(&dir)?, 0x0242_ac11_0002);
-/// std::fs::remove_dir_all(&dir)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn mac_address_in(dir: &Path) -> Result<u64, NodeSourceError> {
+pub(crate) fn mac_address_in(dir: &Path) -> Result<u64, NodeSourceError> {
     let unreadable = |e: std::io::Error| NodeSourceError::Unreadable {
         path: dir.display().to_string(),
         message: e.to_string(),
@@ -125,14 +105,7 @@ fn is_loopback(interface: &Path) -> bool {
 ///
 /// # Errors
 /// [`NodeSourceError::InvalidMac`] naming the text.
-///
-/// ```
-/// use flakeid_core::flake128::node;
-/// assert_eq!(node::parse_mac("02:42:AC:11:00:02")?, 0x0242_ac11_0002);
-/// assert!(node::parse_mac("02:42:ac:11:00").is_err());
-/// # Ok::<(), flakeid_core::NodeSourceError>(())
-/// ```
-pub fn parse_mac(text: &str) -> Result<u64, NodeSourceError> {
+pub(crate) fn parse_mac(text: &str) -> Result<u64, NodeSourceError> {
     let invalid = || NodeSourceError::InvalidMac {
         value: crate::encoding::excerpt(text),
     };
@@ -154,17 +127,146 @@ pub fn parse_mac(text: &str) -> Result<u64, NodeSourceError> {
 
 /// Writes a 48-bit worker ID as a MAC address, six colon-separated
 /// lowercase hex bytes: the inverse of [`parse_mac`].
-///
-/// ```
-/// use flakeid_core::flake128::node;
-/// assert_eq!(node::format_mac(0x0242_ac11_0002), "02:42:ac:11:00:02");
-/// assert_eq!(node::parse_mac(&node::format_mac(0x0242_ac11_0002))?, 0x0242_ac11_0002);
-/// # Ok::<(), flakeid_core::NodeSourceError>(())
-/// ```
-pub fn format_mac(worker: u64) -> String {
+pub(crate) fn format_mac(worker: u64) -> String {
     let b = worker.to_be_bytes();
     format!(
         "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
         b[2], b[3], b[4], b[5], b[6], b[7]
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::PathBuf;
+
+    use super::*;
+
+    #[test]
+    fn mac_address_in_example() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = std::env::temp_dir().join(format!("flakeid-doc-net-{}", std::process::id()));
+        for (name, mac) in [("lo", "00:00:00:00:00:00"), ("eth0", "02:42:ac:11:00:02")] {
+            std::fs::create_dir_all(dir.join(name))?;
+            std::fs::write(dir.join(name).join("address"), format!("{mac}\n"))?;
+        }
+        assert_eq!(mac_address_in(&dir)?, 0x0242_ac11_0002);
+        std::fs::remove_dir_all(&dir)?;
+        Ok(())
+    }
+
+    #[test]
+    fn parse_mac_example() -> Result<(), Box<dyn std::error::Error>> {
+        assert_eq!(parse_mac("02:42:AC:11:00:02")?, 0x0242_ac11_0002);
+        assert!(parse_mac("02:42:ac:11:00").is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn format_mac_example() -> Result<(), Box<dyn std::error::Error>> {
+        assert_eq!(format_mac(0x0242_ac11_0002), "02:42:ac:11:00:02");
+        assert_eq!(parse_mac(&format_mac(0x0242_ac11_0002))?, 0x0242_ac11_0002);
+        Ok(())
+    }
+
+    /// A fake `/sys/class/net` in a fresh temporary directory, removed on drop.
+    struct FakeNet(PathBuf);
+
+    impl FakeNet {
+        fn new(name: &str) -> Self {
+            let dir =
+                std::env::temp_dir().join(format!("flakeid-net-{}-{name}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            FakeNet(dir)
+        }
+        fn interface(
+            &self,
+            name: &str,
+            address: Option<&str>,
+            flags: Option<&str>,
+            device: bool,
+        ) -> &Self {
+            let d = self.0.join(name);
+            fs::create_dir_all(&d).unwrap();
+            if let Some(a) = address {
+                fs::write(d.join("address"), format!("{a}\n")).unwrap();
+            }
+            if let Some(f) = flags {
+                fs::write(d.join("flags"), format!("{f}\n")).unwrap();
+            }
+            if device {
+                fs::create_dir_all(d.join("device")).unwrap();
+            }
+            self
+        }
+    }
+
+    impl Drop for FakeNet {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn mac_source_skips_loopback_zero_and_garbage_and_prefers_devices() {
+        let net = FakeNet::new("prefer");
+        net.interface("lo", Some("00:00:00:00:00:00"), Some("0x9"), false)
+            .interface("a-loop", Some("aa:aa:aa:aa:aa:aa"), Some("0x49"), false)
+            .interface("br0", Some("02:00:00:00:00:01"), Some("0x1003"), false)
+            .interface("dummy", Some("not a mac"), None, false)
+            .interface("tun0", None, Some("0x1091"), false)
+            .interface("eth1", Some("52:54:00:12:34:56"), Some("0x1003"), true);
+        assert_eq!(mac_address_in(&net.0), Ok(0x5254_0012_3456));
+        // Without a device-backed interface, the first virtual one in name order.
+        let net = FakeNet::new("virtual");
+        net.interface("veth9", Some("02:00:00:00:00:09"), None, false)
+            .interface("br0", Some("02:00:00:00:00:01"), None, false);
+        assert_eq!(mac_address_in(&net.0), Ok(0x0200_0000_0001));
+    }
+
+    #[test]
+    fn mac_source_reports_what_is_missing() {
+        let net = FakeNet::new("none");
+        net.interface("lo", Some("00:00:00:00:00:00"), Some("0x9"), false)
+            .interface("eth0", Some("00:00:00:00:00:00"), None, true);
+        assert_eq!(
+            mac_address_in(&net.0),
+            Err(NodeSourceError::NoMacAddress {
+                path: net.0.display().to_string()
+            })
+        );
+        let missing = net.0.join("does-not-exist");
+        assert!(matches!(
+            mac_address_in(&missing),
+            Err(NodeSourceError::Unreadable { .. })
+        ));
+        for bad in [
+            "",
+            "02:42:ac:11:00",
+            "02:42:ac:11:00:02:03",
+            "0242ac110002",
+            "02:42:ac:11:00:0g",
+            "+2:42:ac:11:00:02",
+        ] {
+            assert!(
+                matches!(parse_mac(bad), Err(NodeSourceError::InvalidMac { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_mac_derived_worker_configures_a_generator() {
+        let net = FakeNet::new("generator");
+        net.interface("eth0", Some("02:42:ac:11:00:02"), Some("0x1003"), true);
+        let worker = mac_address_in(&net.0).unwrap();
+        let g = crate::Generator::builder(crate::flake128::Flake128Layout, worker)
+            .clock(crate::ManualClock::new(1_767_225_600_000))
+            .build()
+            .unwrap();
+        assert_eq!(
+            crate::flake128::Flake128::generate(&g).unwrap().worker(),
+            0x0242_ac11_0002
+        );
+    }
 }

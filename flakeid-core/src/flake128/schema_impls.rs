@@ -1,9 +1,25 @@
 //! [`Flake128`] in API schemas (features `utoipa`, `schemars`): a string
 //! of its canonical form, named `Flake128`, with the values of
-//! [`json_schema`](crate::interop::json_schema).
+//! [`interop`](crate::interop).
 
 use crate::flake128::Flake128;
-use crate::interop::json_schema::{FLAKE128_DESCRIPTION, FLAKE128_PATTERN, flake128_example};
+
+/// The regular expression of a [`Flake128`]'s canonical string: 32
+/// lowercase hex digits in UUID groups, as its serde impls write and read
+/// it. (The all-zero string matches and is refused: flakes start at 1.)
+const FLAKE128_PATTERN: &str = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+
+/// What a [`Flake128`] field is, for people reading the schema.
+const FLAKE128_DESCRIPTION: &str = "A 128-bit flake ID: 32 lowercase hex digits in UUID \
+                                        groups, ordered like its number (creation time).";
+
+/// A fixed [`Flake128`], as the string it is sent as: worker 1, sequence
+/// 0, at 2025-01-01T00:00:00Z.
+fn flake128_example() -> String {
+    Flake128::from_parts(crate::layout::EXAMPLE_UNIX_MILLIS, 1, 0)
+        .map(|flake| flake.to_string())
+        .unwrap_or_default()
+}
 
 /// The length of the canonical string.
 const LEN: usize = 36;
@@ -65,5 +81,27 @@ mod schemars_impls {
                 "examples": [flake128_example()],
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FLAKE128_PATTERN, Flake128, LEN, flake128_example};
+
+    #[test]
+    fn the_example_is_worker_1_at_the_start_of_2025_and_matches_the_pattern() {
+        let example = flake128_example();
+        assert_eq!(example, "00000194-1f29-7c00-0000-000000010000");
+        assert_eq!(example.len(), LEN);
+        assert!(
+            regex::Regex::new(FLAKE128_PATTERN)
+                .unwrap()
+                .is_match(&example)
+        );
+        let flake: Flake128 = example.parse().unwrap();
+        assert_eq!(
+            (flake.timestamp_millis(), flake.worker(), flake.sequence()),
+            (1_735_689_600_000, 1, 0)
+        );
     }
 }

@@ -9,7 +9,7 @@
 //! | SQLite | `BLOB` | `sqlx-sqlite` |
 //!
 //! A stored value that is not 16 bytes, or is all zeros, fails to decode
-//! with the [`Flake128Error`](crate::Flake128Error) naming it.
+//! with the [`Flake128Error`](crate::flake128::Flake128Error) naming it.
 
 use ::sqlx::encode::IsNull;
 use ::sqlx::error::BoxDynError;

@@ -2,7 +2,7 @@
 
 use core::iter::FusedIterator;
 
-use crate::Layout;
+use crate::layout::Layout;
 
 /// Consecutive IDs reserved by [`Generator::next_batch`](crate::Generator::next_batch),
 /// yielded in ascending order.
@@ -11,7 +11,8 @@ use crate::Layout;
 /// loses them (they are never issued again).
 ///
 /// ```
-/// use flakeid_core::{layout::presets, Generator};
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::Generator;
 ///
 /// let generator = Generator::builder(presets::twitter(), 7).build()?;
 /// let ids: Vec<u64> = generator.next_batch(3)?.collect();

@@ -4,7 +4,7 @@ use core::time::Duration;
 
 /// What happens when the current tick's sequence numbers are used up.
 ///
-/// A tick holds [`Layout::sequences_per_tick`](crate::Layout::sequences_per_tick)
+/// A tick holds [`Layout::sequences_per_tick`](crate::layout::Layout::sequences_per_tick)
 /// IDs per node (4,096 per millisecond for Twitter's layout). A caller that
 /// asks for more within one tick must either wait for the next tick, borrow
 /// from future ticks, or be told no.

@@ -1,74 +1,19 @@
-//! How an ID looks in an API schema: a string of decimal digits.
-//!
-//! IDs travel as decimal **strings** (see [`encoding`](crate::encoding)),
-//! because JavaScript numbers round integers above 2^53. The `utoipa` and
-//! `schemars` features describe every `#[flake_id]` type with these
-//! values, so that a frontend reading the OpenAPI document or JSON Schema
-//! sees strings, not numbers:
-//!
-//! | keyword | value |
-//! |---|---|
-//! | `type` | `"string"` |
-//! | `pattern` | [`PATTERN`]: `^[1-9][0-9]*$` |
-//! | `maxLength` | the type's [`max_length`]: the digits of its largest ID (19, or 16 for JavaScript-safe layouts) |
-//! | `description` | [`DESCRIPTION`] |
-//! | `examples` | the type's [`example`]: one real ID of its scheme |
-//!
-//! The schema is named after the type (`UserId`), so documents refer to
-//! it (`$ref`) rather than repeating it.
-//!
-//! Pattern and length together accept exactly the canonical decimal
-//! strings with at most as many digits as the type's largest ID
-//! ([`FlakeId::max_value`]): the string of every ID of the type, and
-//! nothing `FromStr` and serde refuse for its form (no sign, whitespace,
-//! leading zero, other characters, no `0`, no more digits). A pattern
-//! cannot state a numeric bound, so values above the largest ID with as
-//! many digits (`9007199254740992` to `9999999999999999` for a
-//! JavaScript-safe layout, whose largest ID is `2^53 − 1`) pass the schema
-//! and are refused by the server.
-//! serde also reads JSON integers for an ID; the schema states the string
-//! form that IDs are written as and that clients should send.
-//!
-//! [`Flake128`] is described the same way with its own string: type
-//! `string`, [`FLAKE128_PATTERN`], [`FLAKE128_DESCRIPTION`] and
-//! [`flake128_example`] as its example, under the name `Flake128`.
-//!
-//! ```
-//! use flakeid_core::{flake_id, interop::json_schema, layout::presets};
-//!
-//! #[flake_id(layout = presets::js_safe)]
-//! pub struct TicketId(i64);
-//!
-//! let example = json_schema::example::<TicketId>().expect("layouts give one");
-//! assert_eq!(example, "129525350400256");
-//! assert!(example.parse::<TicketId>().is_ok());
-//! ```
+//! The values every `#[flake_id]` type's API schema holds (see the
+//! [`interop`](super) documentation).
 
 use crate::FlakeId;
-use crate::flake128::Flake128;
 
 /// The regular expression (ECMA 262, as JSON Schema uses it) of an ID's
 /// decimal string: a non-zero digit, then digits.
-pub const PATTERN: &str = "^[1-9][0-9]*$";
+pub(crate) const PATTERN: &str = "^[1-9][0-9]*$";
 
 /// The most digits any ID has: those of `i64::MAX`, `9223372036854775807`.
-pub const MAX_LENGTH: usize = 19;
+#[cfg(test)]
+const MAX_LENGTH: usize = 19;
 
 /// The most digits an ID of `I` has: those of its largest ID,
-/// [`FlakeId::max_value`] (at most [`MAX_LENGTH`]).
-///
-/// ```
-/// use flakeid_core::{flake_id, interop::json_schema, layout::presets};
-///
-/// #[flake_id]
-/// pub struct UserId(i64);
-/// #[flake_id(layout = presets::js_safe)]
-/// pub struct TicketId(i64);
-///
-/// assert_eq!(json_schema::max_length::<UserId>(), 19);
-/// assert_eq!(json_schema::max_length::<TicketId>(), 16); // 2^53 − 1 = 9007199254740991
-/// ```
-pub fn max_length<I: FlakeId>() -> usize {
+/// [`FlakeId::max_value`] (at most 19).
+pub(crate) fn max_length<I: FlakeId>() -> usize {
     digits(I::max_value())
 }
 
@@ -78,57 +23,38 @@ fn digits(n: u64) -> usize {
 }
 
 /// What an ID field is, for people reading the schema.
-pub const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits because \
+pub(crate) const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits because \
                                JavaScript numbers round integers above 2^53.";
 
 /// A real ID of `I`, as the string it is sent as: its scheme's
 /// [`example_id`](crate::IdScheme::example_id), the same on every call.
 /// `None` when the scheme gives no example (or one that is not an `I`).
-///
-/// ```
-/// use flakeid_core::{flake_id, interop::json_schema};
-///
-/// #[flake_id]
-/// pub struct UserId(i64);
-///
-/// // Twitter's layout: node 1, sequence 0, at 2025-01-01T00:00:00Z.
-/// assert_eq!(json_schema::example::<UserId>().as_deref(), Some("1874244142494650368"));
-/// ```
-pub fn example<I: FlakeId>() -> Option<String> {
+pub(crate) fn example<I: FlakeId>() -> Option<String> {
     let id = I::scheme().example_id()?;
     I::from_u64(id).ok().map(|id| id.to_string())
 }
 
-/// The regular expression of a [`Flake128`]'s canonical string: 32
-/// lowercase hex digits in UUID groups, as its serde impls write and read
-/// it. (The all-zero string matches and is refused: flakes start at 1.)
-pub const FLAKE128_PATTERN: &str = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
-
-/// What a [`Flake128`] field is, for people reading the schema.
-pub const FLAKE128_DESCRIPTION: &str = "A 128-bit flake ID: 32 lowercase hex digits in UUID \
-                                        groups, ordered like its number (creation time).";
-
-/// A fixed [`Flake128`], as the string it is sent as: worker 1, sequence
-/// 0, at 2025-01-01T00:00:00Z.
-///
-/// ```
-/// use flakeid_core::{flake128::Flake128, interop::json_schema};
-///
-/// let example = json_schema::flake128_example();
-/// assert_eq!(example, "00000194-1f29-7c00-0000-000000010000");
-/// let flake: Flake128 = example.parse()?;
-/// assert_eq!((flake.timestamp_millis(), flake.worker(), flake.sequence()), (1_735_689_600_000, 1, 0));
-/// # Ok::<(), flakeid_core::Flake128Error>(())
-/// ```
-pub fn flake128_example() -> String {
-    Flake128::from_parts(crate::layout::EXAMPLE_UNIX_MILLIS, 1, 0)
-        .map(|flake| flake.to_string())
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{MAX_LENGTH, PATTERN};
+    use super::{MAX_LENGTH, PATTERN, example, max_length};
+    use crate::flake_id;
+    use crate::layout::presets;
+
+    #[flake_id]
+    pub(crate) struct UserId(i64);
+    #[flake_id(layout = presets::js_safe)]
+    pub(crate) struct TicketId(i64);
+
+    #[test]
+    fn a_type_has_the_digits_of_its_largest_id_and_a_real_example() {
+        assert_eq!(max_length::<UserId>(), 19);
+        assert_eq!(max_length::<TicketId>(), 16); // 2^53 − 1 = 9007199254740991
+        // Twitter's layout: node 1, sequence 0, at 2025-01-01T00:00:00Z.
+        assert_eq!(example::<UserId>().as_deref(), Some("1874244142494650368"));
+        let ticket = example::<TicketId>().expect("layouts give one");
+        assert_eq!(ticket, "129525350400256");
+        assert!(ticket.parse::<TicketId>().is_ok());
+    }
 
     #[test]
     fn max_length_is_the_digits_of_i64_max() {

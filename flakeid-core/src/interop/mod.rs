@@ -4,8 +4,8 @@
 //! |---|---|
 //! | `serde` (default) | `Serialize`/`Deserialize` as a decimal string ([`encoding`](crate::encoding)) |
 //! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | `sqlx::Type`, `Encode`, `Decode` for that database ([`sqlx`]) |
-//! | `utoipa` | `utoipa::PartialSchema` and `ToSchema`: a string of decimal digits ([`json_schema`]) |
-//! | `schemars` | `schemars::JsonSchema`: the same schema ([`json_schema`]) |
+//! | `utoipa` | `utoipa::PartialSchema` and `ToSchema`: a string of decimal digits (see below) |
+//! | `schemars` | `schemars::JsonSchema`: the same schema |
 //!
 //! [`Flake128`](crate::flake128::Flake128) gets the same impls from these
 //! features, as 16 bytes (`uuid`, `BINARY(16)`, `BLOB`) and as its
@@ -21,8 +21,45 @@
 //! ```toml
 //! flakeid-core = { version = "0.1", features = ["sqlx-postgres", "utoipa"] }
 //! ```
+//!
+//! # How an ID looks in an API schema: a string of decimal digits
+//!
+//! IDs travel as decimal **strings** (see [`encoding`](crate::encoding)),
+//! because JavaScript numbers round integers above 2^53. The `utoipa` and
+//! `schemars` features describe every `#[flake_id]` type with these
+//! values, so that a frontend reading the OpenAPI document or JSON Schema
+//! sees strings, not numbers:
+//!
+//! | keyword | value |
+//! |---|---|
+//! | `type` | `"string"` |
+//! | `pattern` | `^[1-9][0-9]*$` |
+//! | `maxLength` | the digits of its largest ID (19, or 16 for JavaScript-safe layouts) |
+//! | `description` | "A 64-bit ID, sent as a string of decimal digits because JavaScript numbers round integers above 2^53." |
+//! | `examples` | one real ID of the type's scheme (its [`example_id`](crate::IdScheme::example_id)) |
+//!
+//! The schema is named after the type (`UserId`), so documents refer to
+//! it (`$ref`) rather than repeating it.
+//!
+//! Pattern and length together accept exactly the canonical decimal
+//! strings with at most as many digits as the type's largest ID
+//! ([`FlakeId::max_value`](crate::FlakeId::max_value)): the string of every ID of the type, and
+//! nothing `FromStr` and serde refuse for its form (no sign, whitespace,
+//! leading zero, other characters, no `0`, no more digits). A pattern
+//! cannot state a numeric bound, so values above the largest ID with as
+//! many digits (`9007199254740992` to `9999999999999999` for a
+//! JavaScript-safe layout, whose largest ID is `2^53 − 1`) pass the schema
+//! and are refused by the server.
+//! serde also reads JSON integers for an ID; the schema states the string
+//! form that IDs are written as and that clients should send.
+//!
+//! [`Flake128`](crate::flake128::Flake128) is described the same way with
+//! its own string (type `string`, 32 lowercase hex digits in UUID groups),
+//! under the name `Flake128`.
+//!
 
-pub mod json_schema;
+#[cfg(any(feature = "utoipa", feature = "schemars", test))]
+pub(crate) mod json_schema;
 #[cfg(feature = "schemars")]
 pub mod schemars;
 #[cfg(any(

@@ -1,6 +1,6 @@
 //! ID types as schemars JSON Schemas (feature `schemars`): what the
 //! `JsonSchema` impl of `#[flake_id]` returns. The values are those of
-//! [`json_schema`](super::json_schema).
+//! [`interop`](super).
 
 use ::schemars::Schema;
 

@@ -1,6 +1,6 @@
 //! ID types as utoipa schemas (feature `utoipa`): what the
 //! `PartialSchema` and `ToSchema` impls of `#[flake_id]` return. The values
-//! are those of [`json_schema`](super::json_schema).
+//! are those described in [`interop`](super).
 
 use ::utoipa::openapi::RefOr;
 use ::utoipa::openapi::schema::{ObjectBuilder, Schema, Type};

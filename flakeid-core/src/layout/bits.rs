@@ -15,11 +15,9 @@
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::LayoutError;
-use crate::global::NodeConfig;
+use crate::layout::LayoutError;
 use crate::layout::{Layout, Parts};
-use crate::source::downcast;
-use crate::{ConfigError, Decoded, GlobalScheme, IdScheme, IdSource};
+use crate::{Decoded, IdScheme};
 
 /// Order of the node and sequence fields below the time field.
 ///
@@ -190,7 +188,7 @@ pub(crate) const fn mask(bits: u32) -> u64 {
 ///     .order(FieldOrder::NodeThenSequence)
 ///     .build()?;
 /// assert_eq!(layout, flakeid_core::layout::presets::twitter());
-/// # Ok::<(), flakeid_core::LayoutError>(())
+/// # Ok::<(), flakeid_core::layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BitLayout {
@@ -272,11 +270,12 @@ impl BitLayout {
     /// As [`BitLayoutBuilder::build`]: the epoch does not fit the layout.
     ///
     /// ```
-    /// use flakeid_core::{layout::presets, Layout};
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_core::layout::Layout;
     /// let l = presets::twitter().with_epoch_millis(1_704_067_200_000)?;
     /// assert_eq!(l.epoch_millis(), 1_704_067_200_000);
     /// assert_eq!(l.node_bits(), presets::twitter().node_bits());
-    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
     /// ```
     pub fn with_epoch_millis(&self, epoch_millis: u64) -> Result<BitLayout, LayoutError> {
         BitLayout::builder()
@@ -416,7 +415,7 @@ impl BitLayout {
     /// let discord = presets::discord();
     /// assert_eq!(discord.compose_checked(1, 0, 7)?, (1 << 22) | 7);
     /// assert!(discord.compose_checked(0, 1024, 0).is_err());
-    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
     /// ```
     pub fn compose_checked(&self, tick: u64, node: u64, sequence: u64) -> Result<u64, LayoutError> {
         check_part("tick", tick, self.max_tick())?;
@@ -442,7 +441,7 @@ impl BitLayout {
     /// use flakeid_core::layout::presets;
     /// let parts = presets::discord().decompose_checked(175_928_847_299_117_063)?;
     /// assert_eq!((parts.node, parts.sequence), (1 << 5, 7));
-    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
     /// ```
     pub fn decompose_checked(&self, id: u64) -> Result<Parts, LayoutError> {
         if id > self.max_id() {
@@ -478,7 +477,7 @@ impl BitLayout {
     /// use flakeid_core::layout::presets;
     /// let twitter = presets::twitter();
     /// assert_eq!(twitter.split_node(0b00011_00101)?, [("datacenter", 3), ("worker", 5)]);
-    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
     /// ```
     pub fn split_node(&self, node: u64) -> Result<Vec<(&str, u64)>, LayoutError> {
         check_part("node", node, self.max_node())?;
@@ -521,7 +520,7 @@ impl BitLayout {
     /// assert_eq!(twitter.compose_node(&[3, 5])?, (3 << 5) | 5);
     /// assert!(twitter.compose_node(&[32, 0]).is_err()); // datacenter has 5 bits
     /// assert!(twitter.compose_node(&[1]).is_err());
-    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
     /// ```
     pub fn compose_node(&self, values: &[u64]) -> Result<u64, LayoutError> {
         if values.len() != self.node_fields.len() {
@@ -617,7 +616,7 @@ enum Tick {
 ///     .domain(Domain::JsSafe)
 ///     .build()?;
 /// assert_eq!(layout.capacity_per_second(), 102_400.0);
-/// # Ok::<(), flakeid_core::LayoutError>(())
+/// # Ok::<(), flakeid_core::layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct BitLayoutBuilder {
@@ -705,7 +704,8 @@ impl BitLayoutBuilder {
     /// Validates the settings and builds the layout.
     ///
     /// ```
-    /// use flakeid_core::{LayoutError, layout::BitLayout};
+    /// use flakeid_core::layout::BitLayout;
+    /// use flakeid_core::layout::LayoutError;
     /// let err = BitLayout::builder().time_bits(42).node_bits(10).sequence_bits(12).epoch_millis(0).build();
     /// assert!(matches!(err, Err(LayoutError::TooManyBits { total: 64, max: 63, .. })));
     /// ```
@@ -854,13 +854,18 @@ impl IdScheme for BitLayout {
     }
 }
 
-impl GlobalScheme for BitLayout {
-    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
-        config.generator(self.clone())
-    }
-
-    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
-        downcast::<Self>(other) == Some(self)
+impl Decoded {
+    /// Decodes `id` with `layout`. Bits above the layout's fields are
+    /// ignored; check the ID with [`BitLayout::decompose_checked`] first if
+    /// it comes from outside.
+    pub fn new(layout: &BitLayout, id: u64) -> Self {
+        let parts = layout.decompose(id);
+        let mut shift = layout.node_bits();
+        let node_fields = layout.node_fields().iter().map(|f| {
+            shift -= f.bits() as u32;
+            (f.name_cow(), (parts.node >> shift) & f.max())
+        });
+        Decoded::from_layout_parts(id, Some(layout.timestamp(id)), parts, node_fields)
     }
 }
 

@@ -21,7 +21,7 @@
 //! * The scheme as published fills the 6 digits with a **random** number
 //!   (0..=999,999). Two IDs of one server within one millisecond then
 //!   collide with probability ≈ `1 − exp(−k(k−1)/2,000,000)` for `k` IDs
-//!   (≈ 5 % at 320 IDs/ms); see [`crate::random_key`] if that is wanted.
+//!   (≈ 5 % at 320 IDs/ms); see [`crate::schemes::random_key`] if that is wanted.
 //!   With a [`Generator`](crate::Generator) the 6 digits are a per-tick
 //!   **sequence** instead: 1,000,000 IDs per millisecond per server, never
 //!   a collision.
@@ -37,7 +37,8 @@
 //!
 //! ```
 //! use flakeid_core::layout::DecimalLayout;
-//! use flakeid_core::{Generator, Layout};
+//! use flakeid_core::Generator;
+//! use flakeid_core::layout::Layout;
 //!
 //! let layout = DecimalLayout::time_sequence_server(1_704_067_200_000)?; // 2024-01-01
 //! assert_eq!(layout.end_millis(), 1_704_067_200_000 + 922_337_203_685);
@@ -53,11 +54,9 @@
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::LayoutError;
-use crate::global::NodeConfig;
+use crate::layout::LayoutError;
 use crate::layout::{Domain, FieldOrder, Layout, Parts};
-use crate::source::downcast;
-use crate::{ConfigError, Decoded, GlobalScheme, IdScheme, IdSource};
+use crate::{Decoded, IdScheme};
 
 /// `10^exp` for `exp <= 19`.
 const fn pow10(exp: u32) -> u64 {
@@ -74,7 +73,7 @@ const fn pow10(exp: u32) -> u64 {
 ///
 /// ```
 /// use flakeid_core::layout::{DecimalLayout, FieldOrder};
-/// use flakeid_core::Layout;
+/// use flakeid_core::layout::Layout;
 ///
 /// // 10 digits of seconds, 4 digits of node, 4 digits of sequence.
 /// let layout = DecimalLayout::builder()
@@ -87,7 +86,7 @@ const fn pow10(exp: u32) -> u64 {
 ///     .build()?;
 /// assert_eq!(layout.compose(12, 345, 6789), 12_0345_6789);
 /// assert_eq!(layout.fields_string(12_0345_6789), "0000000012 0345 6789");
-/// # Ok::<(), flakeid_core::LayoutError>(())
+/// # Ok::<(), flakeid_core::layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DecimalLayout {
@@ -117,7 +116,8 @@ impl DecimalLayout {
     ///
     /// ```
     /// use flakeid_core::layout::DecimalLayout;
-    /// use flakeid_core::{Layout, Parts};
+    /// use flakeid_core::layout::Layout;
+    /// use flakeid_core::layout::Parts;
     ///
     /// let layout = DecimalLayout::time_sequence_server(1_293_840_000_000)?; // 2011-01-01
     /// // "Generated about 1 year after epoch. Random number=123456, Server ID=1".
@@ -216,7 +216,7 @@ impl DecimalLayout {
     /// assert_eq!(l.max_tick(), 922_337_203_684);
     /// assert!(l.max_id() <= i64::MAX as u64);
     /// assert!((l.max_tick() + 1) * 10_000_000 + 9_999_999 > i64::MAX as u64);
-    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
     /// ```
     pub const fn end_millis(&self) -> u64 {
         // `build` checked this does not overflow.
@@ -312,7 +312,7 @@ impl DecimalLayout {
     /// use flakeid_core::layout::DecimalLayout;
     /// let l = DecimalLayout::time_sequence_server(0)?;
     /// assert_eq!(l.padded_string(1_234_561), "00000000000001234561");
-    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
     /// ```
     pub fn padded_string(&self, id: u64) -> String {
         format!("{id:0width$}", width = self.total_digits() as usize)
@@ -324,7 +324,7 @@ impl DecimalLayout {
     /// use flakeid_core::layout::DecimalLayout;
     /// let l = DecimalLayout::time_sequence_server(0)?;
     /// assert_eq!(l.fields_string(315_360_000_001_234_561), "0031536000000 123456 1");
-    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
     /// ```
     pub fn fields_string(&self, id: u64) -> String {
         let p = self.decompose(id);
@@ -343,18 +343,18 @@ impl DecimalLayout {
     /// such as `"00315360000001234561"`.
     ///
     /// # Errors
-    /// [`DecodeError`](crate::DecodeError) for empty input, a non-digit,
+    /// [`DecodeError`](crate::encoding::DecodeError) for empty input, a non-digit,
     /// more than 20 digits, or a value above `u64::MAX`.
-    pub fn parse_padded(s: &str) -> Result<u64, crate::DecodeError> {
+    pub fn parse_padded(s: &str) -> Result<u64, crate::encoding::DecodeError> {
         const ENC: &str = "zero-padded decimal";
         let short = || s.chars().take(64).collect::<String>();
         if s.is_empty() {
-            return Err(crate::DecodeError::Empty { encoding: ENC });
+            return Err(crate::encoding::DecodeError::Empty { encoding: ENC });
         }
         if let Some((position, character)) =
             s.chars().enumerate().find(|(_, c)| !c.is_ascii_digit())
         {
-            return Err(crate::DecodeError::InvalidChar {
+            return Err(crate::encoding::DecodeError::InvalidChar {
                 encoding: ENC,
                 input: short(),
                 character,
@@ -362,7 +362,7 @@ impl DecimalLayout {
             });
         }
         if s.len() > 20 {
-            return Err(crate::DecodeError::TooLong {
+            return Err(crate::encoding::DecodeError::TooLong {
                 encoding: ENC,
                 input: short(),
                 len: s.len(),
@@ -373,7 +373,7 @@ impl DecimalLayout {
             .try_fold(0u64, |acc, b| {
                 acc.checked_mul(10)?.checked_add(u64::from(b - b'0'))
             })
-            .ok_or_else(|| crate::DecodeError::Overflow {
+            .ok_or_else(|| crate::encoding::DecodeError::Overflow {
                 encoding: ENC,
                 input: short(),
             })
@@ -478,7 +478,7 @@ impl DecimalLayoutBuilder {
     ///
     /// ```
     /// use flakeid_core::layout::{DecimalLayout, Domain};
-    /// use flakeid_core::LayoutError;
+    /// use flakeid_core::layout::LayoutError;
     ///
     /// let e = DecimalLayout::builder()
     ///     .time_digits(13).sequence_digits(12).node_digits(4)
@@ -570,16 +570,6 @@ impl IdScheme for DecimalLayout {
 
     fn example_id(&self) -> Option<u64> {
         Some(super::example_id(self, 0))
-    }
-}
-
-impl GlobalScheme for DecimalLayout {
-    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
-        config.generator(*self)
-    }
-
-    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
-        downcast::<Self>(other) == Some(self)
     }
 }
 

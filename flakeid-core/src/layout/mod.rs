@@ -5,28 +5,19 @@
 //! needs to know about a layout. [`BitLayout`] implements it for the
 //! Snowflake family (bit fields in a 63-bit or 53-bit domain);
 //! [`DecimalLayout`] (decimal digit fields) and
-//! [`Flake128Layout`] (128-bit flakes)
+//! [`Flake128Layout`](crate::flake128::Flake128Layout) (128-bit flakes)
 //! implement the same trait, and [`RandomStart`] wraps any of them.
 
 mod bits;
-pub mod decimal_digits;
+mod decimal_digits;
 mod error;
 pub mod presets;
-pub mod random_start;
+mod random_start;
 
 pub use bits::{BitLayout, BitLayoutBuilder, Domain, FieldOrder, NodeField};
 pub use decimal_digits::{DecimalLayout, DecimalLayoutBuilder};
 pub use error::LayoutError;
 pub use random_start::RandomStart;
-
-#[doc(hidden)]
-pub use crate::flake128::Flake128Layout;
-/// Paths of earlier releases: 128-bit flakes live in [`crate::flake128`],
-/// decimal digit layouts in [`decimal_digits`].
-#[doc(hidden)]
-pub use crate::flake128::layout as flake128;
-#[doc(hidden)]
-pub use decimal_digits as decimal;
 
 use core::fmt::Debug;
 

@@ -26,20 +26,20 @@
 use crate::layout::bits::{BitLayout, Domain, FieldOrder, NodeField};
 
 /// Twitter's Snowflake epoch, 2010-11-04T01:42:54.657Z.
-pub const TWITTER_EPOCH_MILLIS: u64 = 1_288_834_974_657;
+pub(crate) const TWITTER_EPOCH_MILLIS: u64 = 1_288_834_974_657;
 /// Discord's epoch, 2015-01-01T00:00:00Z.
-pub const DISCORD_EPOCH_MILLIS: u64 = 1_420_070_400_000;
+pub(crate) const DISCORD_EPOCH_MILLIS: u64 = 1_420_070_400_000;
 /// Instagram's epoch as used by the `next_id()` PL/pgSQL function in their
 /// 2012 engineering post "Sharding & IDs at Instagram" (`our_epoch bigint :=
 /// 1314220021721`), 2011-08-24T21:07:01.721Z.
-pub const INSTAGRAM_EPOCH_MILLIS: u64 = 1_314_220_021_721;
+pub(crate) const INSTAGRAM_EPOCH_MILLIS: u64 = 1_314_220_021_721;
 /// Sonyflake's default start time, 2014-09-01T00:00:00Z.
-pub const SONYFLAKE_EPOCH_MILLIS: u64 = 1_409_529_600_000;
+pub(crate) const SONYFLAKE_EPOCH_MILLIS: u64 = 1_409_529_600_000;
 /// TSID's epoch, 2020-01-01T00:00:00Z.
-pub const TSID_EPOCH_MILLIS: u64 = 1_577_836_800_000;
+pub(crate) const TSID_EPOCH_MILLIS: u64 = 1_577_836_800_000;
 /// The epoch of [`lsid`], [`js_safe`], [`js_safe_seconds`] and
 /// [`nonsequential`], 2024-01-01T00:00:00Z.
-pub const FLAKEID_EPOCH_MILLIS: u64 = 1_704_067_200_000;
+pub(crate) const FLAKEID_EPOCH_MILLIS: u64 = 1_704_067_200_000;
 
 const TWITTER_NODE: &[NodeField] = &[NodeField::new("datacenter", 5), NodeField::new("worker", 5)];
 const DISCORD_NODE: &[NodeField] = &[NodeField::new("worker", 5), NodeField::new("process", 5)];
@@ -51,7 +51,7 @@ const JS_SAFE_NODE: &[NodeField] = &[NodeField::new("node", 4)];
 const JS_SAFE_SECONDS_NODE: &[NodeField] = &[NodeField::new("node", 10)];
 const NONSEQUENTIAL_NODE: &[NodeField] = &[NodeField::new("generator", 10)];
 
-/// Twitter Snowflake: 41 bits of milliseconds since [`TWITTER_EPOCH_MILLIS`],
+/// Twitter Snowflake: 41 bits of milliseconds since 2010-11-04T01:42:54.657Z,
 /// 5 bits `datacenter` + 5 bits `worker`, 12 bits sequence.
 ///
 /// Capacity: 4,096 IDs per millisecond per node (4,096,000/s), 1,024 nodes.
@@ -74,7 +74,7 @@ pub const fn twitter() -> BitLayout {
     )
 }
 
-/// Discord snowflakes: milliseconds since [`DISCORD_EPOCH_MILLIS`], 5 bits
+/// Discord snowflakes: milliseconds since 2015-01-01T00:00:00Z, 5 bits
 /// `worker`, 5 bits `process`, 12 bits increment.
 ///
 /// Discord documents 42 time bits in an unsigned 64-bit integer. The top
@@ -92,7 +92,7 @@ pub const fn twitter() -> BitLayout {
 /// let parts = l.decompose(id);
 /// assert_eq!(l.split_node(parts.node)?, [("worker", 1), ("process", 0)]);
 /// assert_eq!(parts.sequence, 7);
-/// # Ok::<(), flakeid_core::LayoutError>(())
+/// # Ok::<(), flakeid_core::layout::LayoutError>(())
 /// ```
 pub const fn discord() -> BitLayout {
     BitLayout::from_parts_unchecked(
@@ -106,7 +106,7 @@ pub const fn discord() -> BitLayout {
     )
 }
 
-/// Instagram: milliseconds since [`INSTAGRAM_EPOCH_MILLIS`] (the epoch of
+/// Instagram: milliseconds since 2011-08-24T21:07:01.721Z (the epoch of
 /// their PL/pgSQL `next_id()` function; the prose of the same post uses
 /// 2011-01-01 for its worked example), 13 bits logical `shard`, 10 bits
 /// sequence (a per-shard database sequence mod 1024).
@@ -138,7 +138,7 @@ pub const fn instagram() -> BitLayout {
     )
 }
 
-/// Sonyflake: 39 bits of 10 ms units since [`SONYFLAKE_EPOCH_MILLIS`], then
+/// Sonyflake: 39 bits of 10 ms units since 2014-09-01T00:00:00Z, then
 /// 8 bits sequence, then 16 bits `machine` (time | sequence | machine).
 ///
 /// Capacity: 256 IDs per 10 ms per machine (25,600/s), 65,536 machines.
@@ -162,7 +162,7 @@ pub const fn sonyflake() -> BitLayout {
     )
 }
 
-/// TSID-like: milliseconds since [`TSID_EPOCH_MILLIS`], 10 bits `node`,
+/// TSID-like: milliseconds since 2020-01-01T00:00:00Z, 10 bits `node`,
 /// 12 bits counter (TSID's 1,024-node setting).
 ///
 /// TSID itself uses 42 time bits in 64 bits; its top bit stays 0 until
@@ -191,7 +191,7 @@ pub const fn tsid() -> BitLayout {
 }
 
 /// LSID ("time + machine + increment"): seconds since
-/// [`FLAKEID_EPOCH_MILLIS`] (2024-01-01T00:00:00Z), 16 bits `machine`,
+/// 2024-01-01T00:00:00Z (2024-01-01T00:00:00Z), 16 bits `machine`,
 /// 16 bits increment.
 ///
 /// The scheme as described has 32 bits of seconds, 64 bits in all; the top
@@ -217,7 +217,7 @@ pub const fn lsid() -> BitLayout {
     )
 }
 
-/// JavaScript-safe: 41 bits of milliseconds since [`FLAKEID_EPOCH_MILLIS`]
+/// JavaScript-safe: 41 bits of milliseconds since 2024-01-01T00:00:00Z
 /// (2024-01-01T00:00:00Z), 4 bits `node`, 8 bits sequence; 53 bits in all,
 /// so every ID is at most `2^53-1` (`Number.MAX_SAFE_INTEGER`) and survives
 /// a JSON number in JavaScript.
@@ -244,7 +244,7 @@ pub const fn js_safe() -> BitLayout {
 }
 
 /// JavaScript-safe with more nodes: 31 bits of seconds since
-/// [`FLAKEID_EPOCH_MILLIS`] (2024-01-01T00:00:00Z), 10 bits `node`, 12 bits
+/// 2024-01-01T00:00:00Z (2024-01-01T00:00:00Z), 10 bits `node`, 12 bits
 /// sequence; 53 bits in all, so every ID is at most `2^53-1`
 /// (`Number.MAX_SAFE_INTEGER`).
 ///
@@ -272,7 +272,7 @@ pub const fn js_safe_seconds() -> BitLayout {
 }
 
 /// The "nonsequential key" layout in the signed BIGINT domain: 40 bits of
-/// milliseconds since [`FLAKEID_EPOCH_MILLIS`] (2024-01-01T00:00:00Z),
+/// milliseconds since 2024-01-01T00:00:00Z (2024-01-01T00:00:00Z),
 /// 10 bits `generator`, 13 bits in which the published scheme puts a random
 /// number (`1..=8191`).
 ///
@@ -280,12 +280,12 @@ pub const fn js_safe_seconds() -> BitLayout {
 /// key since 2004 negative as a signed BIGINT; this preset keeps the low 23
 /// bits and uses a custom epoch so keys stay in `1..=2^63-1`. Issue keys
 /// with random low bits through
-/// [`RandomKeyGenerator`](crate::random_key::RandomKeyGenerator) (they can
+/// [`RandomKeyGenerator`](crate::schemes::random_key::RandomKeyGenerator) (they can
 /// collide), or with a sequence through a [`Generator`](crate::Generator)
 /// (they cannot).
 ///
 /// Capacity: 8,192 IDs per millisecond per generator with a sequence
-/// (random numbers: see [`random_key`](crate::random_key)), 1,024
+/// (random numbers: see [`random_key`](crate::schemes::random_key)), 1,024
 /// generators. The time bits run out at 2058-11-03T19:53:47.776Z.
 ///
 /// ```
@@ -307,7 +307,6 @@ pub const fn nonsequential() -> BitLayout {
 }
 
 /// A preset's constructor.
-pub type Preset = fn() -> BitLayout;
 
 /// A layout as an operator would name it: `the twitter layout`, `the
 /// discord layout with epoch 1704067200000 ms`, or its fields.
@@ -317,10 +316,10 @@ pub type Preset = fn() -> BitLayout;
 /// assert_eq!(presets::describe(&presets::discord()), "the discord layout");
 /// let later = presets::lsid().with_epoch_millis(1_735_689_600_000)?;
 /// assert_eq!(presets::describe(&later), "the lsid layout with epoch 1735689600000 ms");
-/// # Ok::<(), flakeid_core::LayoutError>(())
+/// # Ok::<(), flakeid_core::layout::LayoutError>(())
 /// ```
 pub fn describe(layout: &BitLayout) -> String {
-    use crate::Layout;
+    use crate::layout::Layout;
     for (name, make) in ALL {
         if make() == *layout {
             return format!("the {name} layout");
@@ -341,7 +340,7 @@ pub fn describe(layout: &BitLayout) -> String {
 /// let (name, make) = presets::ALL[0];
 /// assert_eq!((name, make()), ("twitter", presets::twitter()));
 /// ```
-pub const ALL: &[(&str, Preset)] = &[
+pub const ALL: &[(&str, fn() -> BitLayout)] = &[
     ("twitter", twitter),
     ("discord", discord),
     ("instagram", instagram),

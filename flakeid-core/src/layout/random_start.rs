@@ -6,7 +6,7 @@
 //! read how many IDs a node issued in a tick from the sequence field, and
 //! IDs are harder to guess than plain counters.
 //!
-//! Unlike random low bits ([`crate::random_key`]), this keeps every
+//! Unlike random low bits ([`crate::schemes::random_key`]), this keeps every
 //! guarantee of the [`Generator`](crate::Generator): IDs are unique and
 //! strictly increasing per generator, because within one tick the start is
 //! fixed and the sequence only grows, and a later tick always composes to a
@@ -22,7 +22,8 @@
 //!
 //! ```
 //! use flakeid_core::layout::{presets, RandomStart};
-//! use flakeid_core::{Generator, Layout};
+//! use flakeid_core::Generator;
+//! use flakeid_core::layout::Layout;
 //!
 //! let layout = RandomStart::new(presets::twitter())?; // starts in 0..2048
 //! assert_eq!(layout.sequences_per_tick(), 2048);
@@ -35,12 +36,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::LayoutError;
-use crate::global::NodeConfig;
+use crate::layout::LayoutError;
 use crate::layout::{Layout, Parts};
 use crate::rng;
-use crate::source::{DecodeLayout, downcast};
-use crate::{ConfigError, Decoded, GlobalScheme, IdScheme, IdSource};
+use crate::source::DecodeLayout;
+use crate::{Decoded, IdScheme};
 
 /// A layout whose ticks start their sequence at a pseudo-random value;
 /// see the [module documentation](self).
@@ -72,12 +72,12 @@ impl<L: Layout> RandomStart<L> {
     ///
     /// ```
     /// use flakeid_core::layout::{presets, RandomStart};
-    /// use flakeid_core::Layout;
+    /// use flakeid_core::layout::Layout;
     ///
     /// let l = RandomStart::with_start_range(presets::twitter(), 1024)?;
     /// assert_eq!(l.sequences_per_tick(), 3072);
     /// assert!(RandomStart::with_start_range(presets::twitter(), 4096).is_err());
-    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
     /// ```
     pub fn with_start_range(inner: L, start_range: u64) -> Result<Self, LayoutError> {
         let seqs = inner.sequences_per_tick();
@@ -120,13 +120,13 @@ impl<L: Layout> RandomStart<L> {
     ///
     /// ```
     /// use flakeid_core::layout::{presets, RandomStart};
-    /// use flakeid_core::Layout;
+    /// use flakeid_core::layout::Layout;
     ///
     /// let l = RandomStart::new(presets::twitter())?.seed(42);
     /// let first = l.compose(1_000, 0, 0);
     /// assert_eq!(presets::twitter().decompose(first).sequence, l.start_of(1_000));
     /// assert!(l.start_of(1_000) < 2048);
-    /// # Ok::<(), flakeid_core::LayoutError>(())
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
     /// ```
     #[inline]
     pub fn start_of(&self, tick: u64) -> u64 {
@@ -188,18 +188,5 @@ impl<L: DecodeLayout> IdScheme for RandomStart<L> {
 
     fn example_id(&self) -> Option<u64> {
         self.inner().example_id()
-    }
-}
-
-/// Two random-start schemes are the same when their inner layouts and start
-/// ranges are (the seed differs from process to process).
-impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> GlobalScheme for RandomStart<L> {
-    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
-        config.generator(self.clone())
-    }
-
-    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
-        downcast::<Self>(other)
-            .is_some_and(|o| o.inner() == self.inner() && o.start_range() == self.start_range())
     }
 }

@@ -1,69 +1,67 @@
-//! Keyed, reversible permutations of an ID domain, for public IDs that
-//! reveal neither creation time nor volume.
-//!
-//! Time-ordered IDs tell anyone who sees them when a row was created and,
-//! from two of them, roughly how many rows were created in between. Keep
-//! the time-ordered ID as the stored primary key (it keeps the index
-//! compact) and show the world [`Permutation::encode`] of it instead;
-//! [`Permutation::decode`] turns a public ID back into the key. Both are
-//! bijections of `1..=max`, so public IDs are unique, never 0, and stay in
-//! the same domain (`1..=2^63 − 1` fits a `BIGINT`, `1..=2^53 − 1` a
-//! JavaScript number).
-//!
-//! # Construction
-//!
-//! A balanced Feistel network of [`ROUNDS`] rounds over `2h` bits, where
-//! `2h` is the width of `max` rounded up to an even number (64 bits for the
-//! 63-bit domain, 54 for the 53-bit one). Each round function is a
-//! multiply-xorshift mix (SplitMix64's finalizer) of the half-block plus a
-//! round key; the round keys are derived from a 128-bit key. A Feistel
-//! network is a permutation of `0..2^2h` whatever its round function, and
-//! its inverse runs the rounds backwards. **Cycle-walking** restricts it to
-//! `1..=max`: a result of 0 or above `max` is permuted again until it lands
-//! in the domain. Walking stays inside the cycle of the starting value, so
-//! the result is a bijection of `1..=max`; as `max >= 2^(2h − 2)`, on
-//! average fewer than 4 (at most 2 for the full 63-bit domain) passes are
-//! needed.
-//!
-//! # Obfuscation, not encryption
-//!
-//! This hides order and volume from casual observers; it is **not** a
-//! cipher. The round function is not cryptographic and the key is
-//! recoverable by a determined attacker who has many pairs of stored and
-//! public IDs. Do not use it to protect secrets, access tokens or
-//! unguessable links: use a real cipher (a format-preserving encryption
-//! mode such as FF1 over AES) or random values (UUIDv4) for that. Rotating
-//! the key changes every public ID.
-//!
-//! ```
-//! use flakeid_core::permute::Permutation;
-//!
-//! let p = Permutation::i63(0x5eed_0f_c0ffee_u128);
-//! let public: Vec<u64> = (1..=5).map(|id| p.encode(id)).collect::<Result<_, _>>()?;
-//! assert!(public.windows(2).any(|w| w[0] > w[1])); // consecutive IDs no longer look consecutive
-//! for (id, &pub_id) in (1..=5).zip(&public) {
-//!     assert!((1..=i64::MAX as u64).contains(&pub_id));
-//!     assert_eq!(p.decode(pub_id)?, id);
-//! }
-//! # Ok::<(), flakeid_core::PermuteError>(())
-//! ```
+//! The permute scheme; see [`Permutation`].
 
 use core::fmt;
 
 use crate::layout::Domain;
 use thiserror::Error;
 
-/// Feistel rounds; 4 are the minimum for a pseudo-random permutation with
-/// ideal round functions, the extra ones make up for a cheap round function.
-pub const ROUNDS: usize = 8;
-
-/// A keyed bijection of `1..=max`. See the [module documentation](self).
+/// Keyed, reversible permutations of an ID domain, for public IDs that
+/// reveal neither creation time nor volume.
+///
+/// Time-ordered IDs tell anyone who sees them when a row was created and,
+/// from two of them, roughly how many rows were created in between. Keep
+/// the time-ordered ID as the stored primary key (it keeps the index
+/// compact) and show the world [`Permutation::encode`] of it instead;
+/// [`Permutation::decode`] turns a public ID back into the key. Both are
+/// bijections of `1..=max`, so public IDs are unique, never 0, and stay in
+/// the same domain (`1..=2^63 − 1` fits a `BIGINT`, `1..=2^53 − 1` a
+/// JavaScript number).
+///
+/// # Construction
+///
+/// A balanced Feistel network of [`Permutation::ROUNDS`] rounds over `2h` bits, where
+/// `2h` is the width of `max` rounded up to an even number (64 bits for the
+/// 63-bit domain, 54 for the 53-bit one). Each round function is a
+/// multiply-xorshift mix (SplitMix64's finalizer) of the half-block plus a
+/// round key; the round keys are derived from a 128-bit key. A Feistel
+/// network is a permutation of `0..2^2h` whatever its round function, and
+/// its inverse runs the rounds backwards. **Cycle-walking** restricts it to
+/// `1..=max`: a result of 0 or above `max` is permuted again until it lands
+/// in the domain. Walking stays inside the cycle of the starting value, so
+/// the result is a bijection of `1..=max`; as `max >= 2^(2h − 2)`, on
+/// average fewer than 4 (at most 2 for the full 63-bit domain) passes are
+/// needed.
+///
+/// # Obfuscation, not encryption
+///
+/// This hides order and volume from casual observers; it is **not** a
+/// cipher. The round function is not cryptographic and the key is
+/// recoverable by a determined attacker who has many pairs of stored and
+/// public IDs. Do not use it to protect secrets, access tokens or
+/// unguessable links: use a real cipher (a format-preserving encryption
+/// mode such as FF1 over AES) or random values (UUIDv4) for that. Rotating
+/// the key changes every public ID.
+///
+/// ```
+/// use flakeid_core::public_id::permute::Permutation;
+///
+/// let p = Permutation::i63(0x5eed_0f_c0ffee_u128);
+/// let public: Vec<u64> = (1..=5).map(|id| p.encode(id)).collect::<Result<_, _>>()?;
+/// assert!(public.windows(2).any(|w| w[0] > w[1])); // consecutive IDs no longer look consecutive
+/// for (id, &pub_id) in (1..=5).zip(&public) {
+///     assert!((1..=i64::MAX as u64).contains(&pub_id));
+///     assert_eq!(p.decode(pub_id)?, id);
+/// }
+/// # Ok::<(), flakeid_core::public_id::permute::PermuteError>(())
+/// ```
+///
+/// The permutation itself: a keyed bijection of `1..=max`.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Permutation {
     max: u64,
     half_bits: u32,
     half_mask: u64,
-    round_keys: [u64; ROUNDS],
+    round_keys: [u64; Permutation::ROUNDS],
 }
 
 impl fmt::Debug for Permutation {
@@ -90,12 +88,12 @@ impl Permutation {
     /// [`PermuteError::EmptyDomain`] for `max == 0`.
     ///
     /// ```
-    /// use flakeid_core::permute::Permutation;
+    /// use flakeid_core::public_id::permute::Permutation;
     /// let p = Permutation::new(7, 1_000)?;
     /// let mut seen: Vec<u64> = (1..=1_000).map(|i| p.encode(i)).collect::<Result<_, _>>()?;
     /// seen.sort_unstable();
     /// assert_eq!(seen, (1..=1_000).collect::<Vec<u64>>());
-    /// # Ok::<(), flakeid_core::PermuteError>(())
+    /// # Ok::<(), flakeid_core::public_id::permute::PermuteError>(())
     /// ```
     pub const fn new(key: u128, max: u64) -> Result<Self, PermuteError> {
         if max == 0 {
@@ -109,9 +107,9 @@ impl Permutation {
             (1u64 << half_bits) - 1
         };
         let (lo, hi) = (key as u64, (key >> 64) as u64);
-        let mut round_keys = [0u64; ROUNDS];
+        let mut round_keys = [0u64; Permutation::ROUNDS];
         let mut i = 0;
-        while i < ROUNDS {
+        while i < Permutation::ROUNDS {
             let r = i as u64 + 1;
             round_keys[i] = mix(lo.wrapping_add(r.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
                 ^ mix(hi ^ r.wrapping_mul(0xc2b2_ae3d_27d4_eb4f)).rotate_left(17);
@@ -133,11 +131,11 @@ impl Permutation {
     /// A permutation of `1..=2^53 − 1`, the integers a JavaScript number holds.
     ///
     /// ```
-    /// use flakeid_core::permute::Permutation;
+    /// use flakeid_core::public_id::permute::Permutation;
     /// let p = Permutation::js_safe(1);
     /// assert!(p.encode(1)? <= (1 << 53) - 1);
     /// assert!(p.encode(1 << 53).is_err());
-    /// # Ok::<(), flakeid_core::PermuteError>(())
+    /// # Ok::<(), flakeid_core::public_id::permute::PermuteError>(())
     /// ```
     pub const fn js_safe(key: u128) -> Self {
         Self::for_domain(key, Domain::JsSafe)
@@ -216,6 +214,12 @@ impl Permutation {
         }
         (l << self.half_bits) | r
     }
+}
+
+impl Permutation {
+    /// Feistel rounds; 4 are the minimum for a pseudo-random permutation with
+    /// ideal round functions, the extra ones make up for a cheap round function.
+    pub const ROUNDS: usize = 8;
 }
 
 #[cfg(test)]

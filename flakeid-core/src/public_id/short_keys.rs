@@ -1,76 +1,13 @@
-//! Coprime-step short keys: fixed-length strings such as `"8Xk2Pq"` that
-//! are unique without duplicate checks.
-//!
-//! With `n` possible keys (`alphabet^length`: 62^6 = 56,800,235,584 for six
-//! characters of `0-9A-Za-z`) and a step `k` coprime to `n`, the sequence
-//!
-//! ```text
-//! key(i) = (offset + i·k) mod n        i = 0, 1, 2, …, n − 1
-//! ```
-//!
-//! visits every value in `0..n` exactly once before repeating.
-//!
-//! **Why.** If `key(i) = key(j)` for `0 <= i < j < n`, then `n` divides
-//! `(j − i)·k`. As `gcd(k, n) = 1`, `n` divides `j − i`, which is impossible
-//! for `0 < j − i < n`. So the first `n` keys are distinct, i.e. all of
-//! `0..n`. Conversely a step with `gcd(k, n) = g > 1` returns to the start
-//! after `n / g` keys, which is why such a step is refused
-//! ([`ShortKeyError::StepNotCoprime`]).
-//!
-//! Each key is rendered as exactly `length` characters of the alphabet
-//! (base `alphabet.len()`, most significant digit first).
-//!
-//! # Indices, blocks and the allocator
-//!
-//! The sequence position `i` (the *index*) is what must be handed out only
-//! once. [`ShortKeys`] serves keys from [`Block`]s of indices obtained from
-//! a [`BlockAllocator`] — typically a one-row table holding the next free
-//! index, read and advanced in a serializable transaction, one block at a
-//! time — so the database is touched once per block. [`LocalBlocks`] is an
-//! in-process allocator for tests and single-process use.
-//!
-//! * Keys of an unfinished block are **lost** when the process stops: they
-//!   are never issued (no duplicates), but the key space shrinks by up to a
-//!   block per restart. Keep blocks small relative to `n`.
-//! * The "randomness" is **weak**: consecutive keys differ by the constant
-//!   `k`, so anyone who sees two consecutive keys can compute the next ones
-//!   and count how many were issued between two keys. Use it for short,
-//!   non-sequential-looking keys, not for secrets or unguessable links
-//!   (see [`permute`](crate::permute) for a keyed permutation, or a random
-//!   token for secrets).
-//!
-//! ```
-//! use flakeid_core::shortkey::{LocalBlocks, ShortKeyConfig, ShortKeys};
-//!
-//! let config = ShortKeyConfig::default(); // 6 characters of 0-9A-Za-z
-//! assert_eq!(config.n(), 56_800_235_584);
-//! let keys = ShortKeys::new(config.clone(), LocalBlocks::new(&config, 1_000)?);
-//! let a = keys.next_key()?;
-//! let b = keys.next_key()?;
-//! assert_ne!(a, b);
-//! let text = config.encode(b)?;
-//! assert_eq!(text.len(), 6);
-//! assert_eq!(config.decode(&text)?, b);
-//! assert_eq!(config.index_of(b)?, 1); // the second key handed out
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! The short keys scheme; see [`ShortKeys`].
 
 use core::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::segment::cursor::{Cursor, NO_TRIGGER, Take};
+use super::cursor::{Cursor, NO_TRIGGER, Take};
 
 use crate::encoding::excerpt;
 use thiserror::Error;
-
-/// The default alphabet: `0-9A-Za-z`, in ASCII order.
-pub const BASE62: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-/// The default key length.
-pub const DEFAULT_LENGTH: u32 = 6;
-/// The default step before reduction modulo `n`: `67·71·73·79·83·89`, a
-/// product of primes larger than 62, hence coprime to `62^length`.
-pub const DEFAULT_STEP: u64 = 67 * 71 * 73 * 79 * 83 * 89;
 
 /// A validated alphabet: 2 to 95 distinct printable ASCII characters.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -89,7 +26,8 @@ impl Alphabet {
     /// [`ShortKeyError::AlphabetDuplicate`].
     ///
     /// ```
-    /// use flakeid_core::{shortkey::Alphabet, ShortKeyError};
+    /// use flakeid_core::public_id::short_keys::Alphabet;
+    /// use flakeid_core::public_id::short_keys::ShortKeyError;
     /// assert_eq!(Alphabet::new("0123456789abcdef")?.len(), 16);
     /// assert_eq!(Alphabet::new("abca"), Err(ShortKeyError::AlphabetDuplicate { character: 'a' }));
     /// # Ok::<(), ShortKeyError>(())
@@ -123,9 +61,9 @@ impl Alphabet {
 
     /// `0-9A-Za-z`.
     pub fn base62() -> Self {
-        match Alphabet::new(BASE62) {
+        match Alphabet::new(Alphabet::BASE62) {
             Ok(a) => a,
-            Err(_) => unreachable!("BASE62 is a valid alphabet"),
+            Err(_) => unreachable!("Alphabet::BASE62 is a valid alphabet"),
         }
     }
 
@@ -171,7 +109,7 @@ impl Default for ShortKeyConfig {
     /// Six characters of `0-9A-Za-z` (`n = 62^6`), step
     /// `67·71·73·79·83·89 mod 62^6 = 32,251,436,801`, offset 0.
     fn default() -> Self {
-        match ShortKeyConfig::new(Alphabet::base62(), DEFAULT_LENGTH) {
+        match ShortKeyConfig::new(Alphabet::base62(), ShortKeyConfig::DEFAULT_LENGTH) {
             Ok(c) => c,
             Err(_) => unreachable!("the default configuration is valid"),
         }
@@ -180,7 +118,7 @@ impl Default for ShortKeyConfig {
 
 impl ShortKeyConfig {
     /// Keys of `length` characters of `alphabet`, with the default step
-    /// ([`DEFAULT_STEP`] reduced modulo `n`) and offset 0.
+    /// ([`ShortKeyConfig::DEFAULT_STEP`] reduced modulo `n`) and offset 0.
     ///
     /// # Errors
     /// [`ShortKeyError::TooManyKeys`] when `length` is 0 or
@@ -190,10 +128,10 @@ impl ShortKeyConfig {
     /// 67, 71, 73, 79, 83, 89: choose a step with [`with_step`](Self::with_step)).
     ///
     /// ```
-    /// use flakeid_core::shortkey::{Alphabet, ShortKeyConfig};
+    /// use flakeid_core::public_id::short_keys::{Alphabet, ShortKeyConfig};
     /// let config = ShortKeyConfig::new(Alphabet::base62(), 7)?;
     /// assert_eq!(config.n(), 3_521_614_606_208);
-    /// # Ok::<(), flakeid_core::ShortKeyError>(())
+    /// # Ok::<(), flakeid_core::public_id::short_keys::ShortKeyError>(())
     /// ```
     pub fn new(alphabet: Alphabet, length: u32) -> Result<Self, ShortKeyError> {
         Self::build(alphabet, length, None)
@@ -206,7 +144,8 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::StepNotCoprime`] unless `1 <= k < n` and `gcd(k, n) = 1`.
     ///
     /// ```
-    /// use flakeid_core::{shortkey::{Alphabet, ShortKeyConfig}, ShortKeyError};
+    /// use flakeid_core::public_id::short_keys::{Alphabet, ShortKeyConfig};
+    /// use flakeid_core::public_id::short_keys::ShortKeyError;
     /// // 67 characters: the default step is a multiple of 67, so pick one.
     /// let alphabet = Alphabet::new(&(b'!'..b'!' + 67).map(char::from).collect::<String>())?;
     /// assert!(matches!(ShortKeyConfig::new(alphabet.clone(), 4), Err(ShortKeyError::StepNotCoprime { .. })));
@@ -241,7 +180,7 @@ impl ShortKeyConfig {
             inverse: 1,
             offset: 0,
         };
-        config.set_step(step.unwrap_or(DEFAULT_STEP % n))?;
+        config.set_step(step.unwrap_or(ShortKeyConfig::DEFAULT_STEP % n))?;
         Ok(config)
     }
 
@@ -251,7 +190,8 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::StepNotCoprime`] unless `1 <= k < n` and `gcd(k, n) = 1`.
     ///
     /// ```
-    /// use flakeid_core::{shortkey::{Alphabet, ShortKeyConfig}, ShortKeyError};
+    /// use flakeid_core::public_id::short_keys::{Alphabet, ShortKeyConfig};
+    /// use flakeid_core::public_id::short_keys::ShortKeyError;
     /// // n = 5 (one character of a 5-letter alphabet), k = 3.
     /// let five = ShortKeyConfig::new(Alphabet::new("01234")?, 1)?.with_step(3)?;
     /// let keys: Vec<u64> = (0..5).map(|i| five.key_at(i)).collect::<Result<_, _>>()?;
@@ -329,12 +269,12 @@ impl ShortKeyConfig {
     /// keys repeat.
     ///
     /// ```
-    /// use flakeid_core::shortkey::ShortKeyConfig;
+    /// use flakeid_core::public_id::short_keys::ShortKeyConfig;
     /// let config = ShortKeyConfig::default();
     /// assert_eq!(config.key_at(0)?, 0);
     /// assert_eq!(config.key_at(1)?, 32_251_436_801);
     /// assert!(config.key_at(config.n()).is_err());
-    /// # Ok::<(), flakeid_core::ShortKeyError>(())
+    /// # Ok::<(), flakeid_core::public_id::short_keys::ShortKeyError>(())
     /// ```
     pub fn key_at(&self, index: u64) -> Result<u64, ShortKeyError> {
         if index >= self.n {
@@ -352,11 +292,11 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::KeyOutOfRange`] for `key >= n`.
     ///
     /// ```
-    /// use flakeid_core::shortkey::ShortKeyConfig;
+    /// use flakeid_core::public_id::short_keys::ShortKeyConfig;
     /// let config = ShortKeyConfig::default();
     /// let key = config.key_at(123_456)?;
     /// assert_eq!(config.index_of(key)?, 123_456);
-    /// # Ok::<(), flakeid_core::ShortKeyError>(())
+    /// # Ok::<(), flakeid_core::public_id::short_keys::ShortKeyError>(())
     /// ```
     pub fn index_of(&self, key: u64) -> Result<u64, ShortKeyError> {
         if key >= self.n {
@@ -373,12 +313,12 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::KeyOutOfRange`] for `key >= n`.
     ///
     /// ```
-    /// use flakeid_core::shortkey::ShortKeyConfig;
+    /// use flakeid_core::public_id::short_keys::ShortKeyConfig;
     /// let config = ShortKeyConfig::default();
     /// assert_eq!(config.encode(0)?, "000000");
     /// assert_eq!(config.encode(61)?, "00000z");
     /// assert_eq!(config.encode(config.n() - 1)?, "zzzzzz");
-    /// # Ok::<(), flakeid_core::ShortKeyError>(())
+    /// # Ok::<(), flakeid_core::public_id::short_keys::ShortKeyError>(())
     /// ```
     pub fn encode(&self, key: u64) -> Result<String, ShortKeyError> {
         if key >= self.n {
@@ -400,7 +340,8 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::KeyLength`] or [`ShortKeyError::KeyChar`] naming the input.
     ///
     /// ```
-    /// use flakeid_core::{shortkey::ShortKeyConfig, ShortKeyError};
+    /// use flakeid_core::public_id::short_keys::ShortKeyConfig;
+    /// use flakeid_core::public_id::short_keys::ShortKeyError;
     /// let config = ShortKeyConfig::default();
     /// assert_eq!(config.decode("00000z")?, 61);
     /// assert!(matches!(config.decode("00000"), Err(ShortKeyError::KeyLength { len: 5, .. })));
@@ -496,7 +437,7 @@ impl LocalBlocks {
     /// Blocks of `block_len` indices for `config`, starting at index 0.
     ///
     /// # Errors
-    /// [`ShortKeyError::InvalidBlock`] when `block_len` is 0 or above [`MAX_BLOCK_LEN`].
+    /// [`ShortKeyError::InvalidBlock`] when `block_len` is 0 or above [`ShortKeyConfig::MAX_BLOCK_LEN`].
     pub fn new(config: &ShortKeyConfig, block_len: u64) -> Result<Self, ShortKeyError> {
         Self::starting_at(config, 0, block_len)
     }
@@ -510,11 +451,11 @@ impl LocalBlocks {
         start: u64,
         block_len: u64,
     ) -> Result<Self, ShortKeyError> {
-        if block_len == 0 || block_len > MAX_BLOCK_LEN {
+        if block_len == 0 || block_len > ShortKeyConfig::MAX_BLOCK_LEN {
             return Err(ShortKeyError::InvalidBlock {
                 start,
                 len: block_len,
-                max_len: MAX_BLOCK_LEN,
+                max_len: ShortKeyConfig::MAX_BLOCK_LEN,
                 n: config.n,
             });
         }
@@ -543,10 +484,6 @@ impl BlockAllocator for LocalBlocks {
         })
     }
 }
-
-/// The longest block [`ShortKeys`] accepts: `2^40 − 1` indices (its state
-/// word keeps the position within the block in 40 bits).
-pub const MAX_BLOCK_LEN: u64 = crate::segment::cursor::MAX_RANGE_LEN;
 
 /// Where [`ShortKeys`] takes its sequence indices from, each handed out
 /// once: a [`BlockAllocator`]'s blocks served by [`Blocks`], or the values
@@ -616,14 +553,14 @@ impl<A: BlockAllocator> Blocks<A> {
         }
         let block = self.allocator.refill().map_err(AllocError::Refill)?;
         if block.len == 0
-            || block.len > MAX_BLOCK_LEN
+            || block.len > ShortKeyConfig::MAX_BLOCK_LEN
             || block.start >= n
             || block.len > n - block.start
         {
             return Err(ShortKeyError::InvalidBlock {
                 start: block.start,
                 len: block.len,
-                max_len: MAX_BLOCK_LEN,
+                max_len: ShortKeyConfig::MAX_BLOCK_LEN,
                 n,
             }
             .into());
@@ -646,6 +583,63 @@ impl<A: BlockAllocator> IndexSource for Blocks<A> {
     }
 }
 
+/// Coprime-step short keys: fixed-length strings such as `"8Xk2Pq"` that
+/// are unique without duplicate checks.
+///
+/// With `n` possible keys (`alphabet^length`: 62^6 = 56,800,235,584 for six
+/// characters of `0-9A-Za-z`) and a step `k` coprime to `n`, the sequence
+///
+/// ```text
+/// key(i) = (offset + i·k) mod n        i = 0, 1, 2, …, n − 1
+/// ```
+///
+/// visits every value in `0..n` exactly once before repeating.
+///
+/// **Why.** If `key(i) = key(j)` for `0 <= i < j < n`, then `n` divides
+/// `(j − i)·k`. As `gcd(k, n) = 1`, `n` divides `j − i`, which is impossible
+/// for `0 < j − i < n`. So the first `n` keys are distinct, i.e. all of
+/// `0..n`. Conversely a step with `gcd(k, n) = g > 1` returns to the start
+/// after `n / g` keys, which is why such a step is refused
+/// ([`ShortKeyError::StepNotCoprime`]).
+///
+/// Each key is rendered as exactly `length` characters of the alphabet
+/// (base `alphabet.len()`, most significant digit first).
+///
+/// # Indices, blocks and the allocator
+///
+/// The sequence position `i` (the *index*) is what must be handed out only
+/// once. [`ShortKeys`] serves keys from [`Block`]s of indices obtained from
+/// a [`BlockAllocator`] — typically a one-row table holding the next free
+/// index, read and advanced in a serializable transaction, one block at a
+/// time — so the database is touched once per block. [`LocalBlocks`] is an
+/// in-process allocator for tests and single-process use.
+///
+/// * Keys of an unfinished block are **lost** when the process stops: they
+///   are never issued (no duplicates), but the key space shrinks by up to a
+///   block per restart. Keep blocks small relative to `n`.
+/// * The "randomness" is **weak**: consecutive keys differ by the constant
+///   `k`, so anyone who sees two consecutive keys can compute the next ones
+///   and count how many were issued between two keys. Use it for short,
+///   non-sequential-looking keys, not for secrets or unguessable links
+///   (see [`permute`](crate::public_id::permute) for a keyed permutation, or a random
+///   token for secrets).
+///
+/// ```
+/// use flakeid_core::public_id::short_keys::{LocalBlocks, ShortKeyConfig, ShortKeys};
+///
+/// let config = ShortKeyConfig::default(); // 6 characters of 0-9A-Za-z
+/// assert_eq!(config.n(), 56_800_235_584);
+/// let keys = ShortKeys::new(config.clone(), LocalBlocks::new(&config, 1_000)?);
+/// let a = keys.next_key()?;
+/// let b = keys.next_key()?;
+/// assert_ne!(a, b);
+/// let text = config.encode(b)?;
+/// assert_eq!(text.len(), 6);
+/// assert_eq!(config.decode(&text)?, b);
+/// assert_eq!(config.index_of(b)?, 1); // the second key handed out
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// Serves keys from sequence indices, without a lock while the current
 /// block or segment lasts.
 ///
@@ -697,7 +691,7 @@ impl<S: IndexSource> ShortKeys<S> {
     ///
     /// ```
     /// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
-    /// use flakeid_core::shortkey::{Alphabet, ShortKeyConfig, ShortKeys};
+    /// use flakeid_core::public_id::short_keys::{Alphabet, ShortKeyConfig, ShortKeys};
     ///
     /// // The article's example: n = 5 keys, step k = 3.
     /// let config = ShortKeyConfig::new(Alphabet::new("01234")?, 1)?.with_step(3)?;
@@ -762,6 +756,24 @@ impl<S: IndexSource> ShortKeys<S> {
     }
 }
 
+impl ShortKeyConfig {
+    /// The default key length.
+    pub const DEFAULT_LENGTH: u32 = 6;
+
+    /// The default step before reduction modulo `n`: `67·71·73·79·83·89`, a
+    /// product of primes larger than 62, hence coprime to `62^length`.
+    pub const DEFAULT_STEP: u64 = 67 * 71 * 73 * 79 * 83 * 89;
+
+    /// The longest block [`ShortKeys`] accepts: `2^40 − 1` indices (its state
+    /// word keeps the position within the block in 40 bits).
+    pub const MAX_BLOCK_LEN: u64 = super::cursor::MAX_RANGE_LEN;
+}
+
+impl Alphabet {
+    /// The default alphabet: `0-9A-Za-z`, in ASCII order.
+    pub const BASE62: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -785,7 +797,7 @@ mod tests {
     #[test]
     fn default_step_is_reduced_and_coprime() {
         let c = ShortKeyConfig::default();
-        assert_eq!(DEFAULT_STEP, 202_652_143_553);
+        assert_eq!(ShortKeyConfig::DEFAULT_STEP, 202_652_143_553);
         assert_eq!(c.step(), 202_652_143_553 - 3 * 56_800_235_584);
         assert_eq!(gcd(c.step(), c.n()), 1);
     }

@@ -1,66 +1,12 @@
-//! DecimalId: a legible, not time-based ID in three decimal fields.
-//!
-//! ```text
-//! decimal_id = counter · 10^10 + generator_id · 10^5 + launch_id
-//!
-//!                ID 14150009200065
-//!                   ccccggggglllll
-//!    counter (1415) ─┘    │    │
-//! generator_id (92) ──────┘    │
-//!    launch_id (65) ───────────┘
-//! ```
-//!
-//! | digits | field | range | source |
-//! |---|---|---|---|
-//! | 9 | counter | 1..=922,337,202 | this generator, in memory |
-//! | 5 | generator_id | 0..=99,999 | a persistent counter shared by the whole system ([`GeneratorIdSource`]) |
-//! | 5 | launch_id | 1..=99,999 (0 in tests only) | the deployment (the launch log) |
-//!
-//! The counter stops at 922,337,202 rather than 922,337,203 so that every
-//! generator ID up to 99,999 keeps IDs below `2^63 − 1`. Counters start at 1,
-//! so an ID is never 0.
-//!
-//! **Uniqueness**: a generator counts up within one `(generator_id,
-//! launch_id)` pair, and takes a new generator ID from the
-//! [`GeneratorIdSource`] at start and whenever its counter runs out (once
-//! every 922 million IDs, so the shared counter sees almost no contention).
-//! IDs are unique as long as no pair is ever handed to two generators.
-//!
-//! **Monotonicity**: per generator (sharded) — each generator's IDs
-//! increase, but generators interleave, and a new generator ID can be
-//! smaller than the previous one (the counter restarts at 1). IDs do not
-//! reveal time; the counter reveals how many IDs a generator issued.
-//!
-//! ```
-//! use flakeid_core::decimal_id::{DecimalIdGenerator, DecimalIdParts, InMemoryGeneratorIdSource};
-//!
-//! let source = InMemoryGeneratorIdSource::starting_at(92);
-//! let generator = DecimalIdGenerator::builder(65, source).build()?;
-//! let id = generator.next_id()?;
-//! assert_eq!(id, 10_009_200_065);
-//! assert_eq!(
-//!     DecimalIdParts::decompose(id)?,
-//!     DecimalIdParts { counter: 1, generator_id: 92, launch_id: 65 }
-//! );
-//! # Ok::<(), flakeid_core::DecimalIdError>(())
-//! ```
+//! The decimal id scheme; see [`DecimalIdScheme`].
 
 use core::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use thiserror::Error;
 
-/// The largest counter value.
-pub const MAX_COUNTER: u64 = 922_337_202;
-/// The largest counter that keeps every DecimalId at most `2^53 − 1`
-/// (JavaScript's `Number.MAX_SAFE_INTEGER`); see
-/// [`DecimalIdGeneratorBuilder::max_counter`].
-pub const JS_SAFE_MAX_COUNTER: u64 = 900_718;
-/// The largest generator ID.
-pub const MAX_GENERATOR_ID: u32 = 99_999;
-/// The largest launch ID.
-pub const MAX_LAUNCH_ID: u32 = 99_999;
+use crate::error::ConfigError;
 
 const COUNTER_FACTOR: u64 = 10_000_000_000;
 const GENERATOR_FACTOR: u64 = 100_000;
@@ -84,23 +30,23 @@ impl DecimalIdParts {
     /// or [`DecimalIdError::LaunchIdOutOfRange`] for a part that does not fit.
     ///
     /// ```
-    /// use flakeid_core::decimal_id::DecimalIdParts;
+    /// use flakeid_core::schemes::decimal_id::DecimalIdParts;
     /// let id = DecimalIdParts { counter: 1415, generator_id: 92, launch_id: 65 }.compose()?;
     /// assert_eq!(id, 14_150_009_200_065);
-    /// # Ok::<(), flakeid_core::DecimalIdError>(())
+    /// # Ok::<(), flakeid_core::schemes::decimal_id::DecimalIdError>(())
     /// ```
     pub fn compose(self) -> Result<u64, DecimalIdError> {
-        if !(1..=MAX_COUNTER).contains(&self.counter) {
+        if !(1..=DecimalIdScheme::MAX_COUNTER).contains(&self.counter) {
             return Err(DecimalIdError::CounterOutOfRange {
                 counter: self.counter,
-                max: MAX_COUNTER,
+                max: DecimalIdScheme::MAX_COUNTER,
             });
         }
         check_generator_id(self.generator_id)?;
-        if self.launch_id > MAX_LAUNCH_ID {
+        if self.launch_id > DecimalIdScheme::MAX_LAUNCH_ID {
             return Err(DecimalIdError::LaunchIdOutOfRange {
                 launch_id: self.launch_id,
-                max: MAX_LAUNCH_ID,
+                max: DecimalIdScheme::MAX_LAUNCH_ID,
             });
         }
         Ok(compose(self.counter, self.generator_id, self.launch_id))
@@ -114,18 +60,18 @@ impl DecimalIdParts {
     /// above `2^63 − 1`).
     ///
     /// ```
-    /// use flakeid_core::decimal_id::DecimalIdParts;
+    /// use flakeid_core::schemes::decimal_id::DecimalIdParts;
     /// let p = DecimalIdParts::decompose(14_150_009_200_065)?;
     /// assert_eq!((p.counter, p.generator_id, p.launch_id), (1415, 92, 65));
     /// assert!(DecimalIdParts::decompose(9_200_065).is_err()); // counter 0
-    /// # Ok::<(), flakeid_core::DecimalIdError>(())
+    /// # Ok::<(), flakeid_core::schemes::decimal_id::DecimalIdError>(())
     /// ```
     pub fn decompose(id: u64) -> Result<DecimalIdParts, DecimalIdError> {
         let counter = id / COUNTER_FACTOR;
-        if !(1..=MAX_COUNTER).contains(&counter) {
+        if !(1..=DecimalIdScheme::MAX_COUNTER).contains(&counter) {
             return Err(DecimalIdError::CounterOutOfRange {
                 counter,
-                max: MAX_COUNTER,
+                max: DecimalIdScheme::MAX_COUNTER,
             });
         }
         // Both below 10^5, so they fit u32.
@@ -143,10 +89,10 @@ impl DecimalIdParts {
 /// and launch ID zero-padded to five digits.
 ///
 /// ```
-/// use flakeid_core::decimal_id::DecimalIdParts;
+/// use flakeid_core::schemes::decimal_id::DecimalIdParts;
 /// let p = DecimalIdParts::decompose(14_150_009_200_065)?;
 /// assert_eq!(p.to_string(), "1415 00092 00065");
-/// # Ok::<(), flakeid_core::DecimalIdError>(())
+/// # Ok::<(), flakeid_core::schemes::decimal_id::DecimalIdError>(())
 /// ```
 impl fmt::Display for DecimalIdParts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -164,10 +110,10 @@ const fn compose(counter: u64, generator_id: u32, launch_id: u32) -> u64 {
 }
 
 fn check_generator_id(generator_id: u32) -> Result<(), DecimalIdError> {
-    if generator_id > MAX_GENERATOR_ID {
+    if generator_id > DecimalIdScheme::MAX_GENERATOR_ID {
         return Err(DecimalIdError::GeneratorIdOutOfRange {
             generator_id,
-            max: MAX_GENERATOR_ID,
+            max: DecimalIdScheme::MAX_GENERATOR_ID,
         });
     }
     Ok(())
@@ -209,7 +155,7 @@ impl<S: GeneratorIdSource + ?Sized> GeneratorIdSource for &S {
 /// tests and single-process use (share it with `Arc` or `&`).
 ///
 /// ```
-/// use flakeid_core::decimal_id::{GeneratorIdSource, InMemoryGeneratorIdSource};
+/// use flakeid_core::schemes::decimal_id::{GeneratorIdSource, InMemoryGeneratorIdSource};
 /// let source = InMemoryGeneratorIdSource::starting_at(7);
 /// assert_eq!(source.next_generator_id(), Ok(7));
 /// assert_eq!(source.next_generator_id(), Ok(8));
@@ -298,7 +244,7 @@ impl<S: GeneratorIdSource> DecimalIdGenerator<S> {
             launch_id,
             source,
             allow_test_launch_id: false,
-            max_counter: MAX_COUNTER,
+            max_counter: DecimalIdScheme::MAX_COUNTER,
         }
     }
 
@@ -395,7 +341,7 @@ impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
     }
 
     /// Takes a new generator ID after `max` IDs instead of 922,337,202
-    /// (`1..=922,337,202`). [`JS_SAFE_MAX_COUNTER`] keeps every ID at most
+    /// (`1..=922,337,202`). [`DecimalIdScheme::JS_SAFE_MAX_COUNTER`] keeps every ID at most
     /// `2^53 − 1`; small values make the refill path testable.
     pub fn max_counter(mut self, max: u64) -> Self {
         self.max_counter = max;
@@ -411,8 +357,8 @@ impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
     /// errors of taking a generator ID (see [`DecimalIdGenerator::next_id`]).
     ///
     /// ```
-    /// use flakeid_core::decimal_id::{DecimalIdGenerator, InMemoryGeneratorIdSource};
-    /// use flakeid_core::DecimalIdError;
+    /// use flakeid_core::schemes::decimal_id::{DecimalIdGenerator, InMemoryGeneratorIdSource};
+    /// use flakeid_core::schemes::decimal_id::DecimalIdError;
     ///
     /// let source = InMemoryGeneratorIdSource::starting_at(0);
     /// let e = DecimalIdGenerator::builder(0, &source).build().unwrap_err();
@@ -425,16 +371,16 @@ impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
         if self.launch_id == 0 && !self.allow_test_launch_id {
             return Err(DecimalIdError::TestLaunchId);
         }
-        if self.launch_id > MAX_LAUNCH_ID {
+        if self.launch_id > DecimalIdScheme::MAX_LAUNCH_ID {
             return Err(DecimalIdError::LaunchIdOutOfRange {
                 launch_id: self.launch_id,
-                max: MAX_LAUNCH_ID,
+                max: DecimalIdScheme::MAX_LAUNCH_ID,
             });
         }
-        if !(1..=MAX_COUNTER).contains(&self.max_counter) {
+        if !(1..=DecimalIdScheme::MAX_COUNTER).contains(&self.max_counter) {
             return Err(DecimalIdError::CounterOutOfRange {
                 counter: self.max_counter,
-                max: MAX_COUNTER,
+                max: DecimalIdScheme::MAX_COUNTER,
             });
         }
         let fork_tag = crate::fork::tag();
@@ -467,6 +413,22 @@ impl<S: GeneratorIdSource> AnyGeneratorIds for S {
     }
 }
 
+/// The counter process-wide DecimalId generators take their generator IDs
+/// from (installed by [`global::init_generator_ids`](crate::global::init_generator_ids)).
+static GENERATOR_IDS: OnceLock<Box<dyn AnyGeneratorIds>> = OnceLock::new();
+
+/// Installs the process's generator-ID counter, once.
+pub(crate) fn install_generator_ids(source: Box<dyn AnyGeneratorIds>) -> Result<(), ConfigError> {
+    GENERATOR_IDS
+        .set(source)
+        .map_err(|_| ConfigError::AlreadyInitialized)
+}
+
+/// The counter installed with [`install_generator_ids`].
+fn generator_ids() -> Option<&'static dyn AnyGeneratorIds> {
+    GENERATOR_IDS.get().map(|b| &**b)
+}
+
 impl GeneratorIdSource for dyn AnyGeneratorIds {
     type Error = crate::SchemeError;
 
@@ -475,19 +437,66 @@ impl GeneratorIdSource for dyn AnyGeneratorIds {
     }
 }
 
+/// DecimalId: a legible, not time-based ID in three decimal fields.
+///
+/// ```text
+/// decimal_id = counter · 10^10 + generator_id · 10^5 + launch_id
+///
+///                ID 14150009200065
+///                   ccccggggglllll
+///    counter (1415) ─┘    │    │
+/// generator_id (92) ──────┘    │
+///    launch_id (65) ───────────┘
+/// ```
+///
+/// | digits | field | range | source |
+/// |---|---|---|---|
+/// | 9 | counter | 1..=922,337,202 | this generator, in memory |
+/// | 5 | generator_id | 0..=99,999 | a persistent counter shared by the whole system ([`GeneratorIdSource`]) |
+/// | 5 | launch_id | 1..=99,999 (0 in tests only) | the deployment (the launch log) |
+///
+/// The counter stops at 922,337,202 rather than 922,337,203 so that every
+/// generator ID up to 99,999 keeps IDs below `2^63 − 1`. Counters start at 1,
+/// so an ID is never 0.
+///
+/// **Uniqueness**: a generator counts up within one `(generator_id,
+/// launch_id)` pair, and takes a new generator ID from the
+/// [`GeneratorIdSource`] at start and whenever its counter runs out (once
+/// every 922 million IDs, so the shared counter sees almost no contention).
+/// IDs are unique as long as no pair is ever handed to two generators.
+///
+/// **Monotonicity**: per generator (sharded) — each generator's IDs
+/// increase, but generators interleave, and a new generator ID can be
+/// smaller than the previous one (the counter restarts at 1). IDs do not
+/// reveal time; the counter reveals how many IDs a generator issued.
+///
+/// ```
+/// use flakeid_core::schemes::decimal_id::{DecimalIdGenerator, DecimalIdParts, InMemoryGeneratorIdSource};
+///
+/// let source = InMemoryGeneratorIdSource::starting_at(92);
+/// let generator = DecimalIdGenerator::builder(65, source).build()?;
+/// let id = generator.next_id()?;
+/// assert_eq!(id, 10_009_200_065);
+/// assert_eq!(
+///     DecimalIdParts::decompose(id)?,
+///     DecimalIdParts { counter: 1, generator_id: 92, launch_id: 65 }
+/// );
+/// # Ok::<(), flakeid_core::schemes::decimal_id::DecimalIdError>(())
+/// ```
+///
 /// The rules of DecimalIds: which values are IDs of a system whose
 /// generators count up to [`max_counter`](Self::max_counter), and what
 /// their fields mean. Pure data: checking and decoding need no generator.
 ///
 /// ```
-/// use flakeid_core::decimal_id::{DecimalIdScheme, JS_SAFE_MAX_COUNTER};
+/// use flakeid_core::schemes::decimal_id::DecimalIdScheme;
 /// use flakeid_core::IdScheme;
 ///
 /// let scheme = DecimalIdScheme::default();
 /// assert_eq!(scheme.decode(14_150_009_200_065).field("generator_id"), Some(92));
 /// assert!(scheme.check(9_200_065).is_err()); // counter 0
 /// assert!(scheme.check(10_009_200_000).is_err()); // launch 0 is for tests
-/// let js = DecimalIdScheme::default().max_counter(JS_SAFE_MAX_COUNTER);
+/// let js = DecimalIdScheme::default().max_counter(DecimalIdScheme::JS_SAFE_MAX_COUNTER);
 /// assert!(js.max_id() < 1 << 53);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -497,10 +506,10 @@ pub struct DecimalIdScheme {
 }
 
 impl Default for DecimalIdScheme {
-    /// Counters up to [`MAX_COUNTER`], launch IDs from 1.
+    /// Counters up to [`DecimalIdScheme::MAX_COUNTER`], launch IDs from 1.
     fn default() -> Self {
         DecimalIdScheme {
-            max_counter: MAX_COUNTER,
+            max_counter: DecimalIdScheme::MAX_COUNTER,
             allow_test_launch_id: false,
         }
     }
@@ -508,9 +517,9 @@ impl Default for DecimalIdScheme {
 
 impl DecimalIdScheme {
     /// The same rules with counters up to `max` (clamped to
-    /// `1..=MAX_COUNTER`), e.g. [`JS_SAFE_MAX_COUNTER`].
+    /// `1..=DecimalIdScheme::MAX_COUNTER`), e.g. [`DecimalIdScheme::JS_SAFE_MAX_COUNTER`].
     pub fn max_counter(mut self, max: u64) -> Self {
-        self.max_counter = max.clamp(1, MAX_COUNTER);
+        self.max_counter = max.clamp(1, DecimalIdScheme::MAX_COUNTER);
         self
     }
 
@@ -530,8 +539,8 @@ impl crate::IdScheme for DecimalIdScheme {
     /// The largest counter with the largest generator and launch IDs.
     fn max_id(&self) -> u64 {
         self.max_counter * COUNTER_FACTOR
-            + u64::from(MAX_GENERATOR_ID) * GENERATOR_FACTOR
-            + u64::from(MAX_LAUNCH_ID)
+            + u64::from(DecimalIdScheme::MAX_GENERATOR_ID) * GENERATOR_FACTOR
+            + u64::from(DecimalIdScheme::MAX_LAUNCH_ID)
     }
 
     fn check(&self, id: u64) -> Result<(), crate::FieldOutOfRange> {
@@ -550,7 +559,7 @@ impl crate::IdScheme for DecimalIdScheme {
                 field: "launch_id",
                 value: 0,
                 min: 1,
-                max: u64::from(MAX_LAUNCH_ID),
+                max: u64::from(DecimalIdScheme::MAX_LAUNCH_ID),
             });
         }
         Ok(())
@@ -580,10 +589,9 @@ impl crate::IdScheme for DecimalIdScheme {
 impl crate::GlobalScheme for DecimalIdScheme {
     fn build_source(
         &self,
-        config: &crate::global::NodeConfig,
+        config: &crate::source::NodeConfig,
     ) -> Result<Box<dyn crate::IdSource>, crate::ConfigError> {
-        let source =
-            crate::global::generator_ids().ok_or(crate::ConfigError::MissingGeneratorIds)?;
+        let source = generator_ids().ok_or(ConfigError::MissingGeneratorIds)?;
         let launch_id = u32::try_from(config.node()).unwrap_or(u32::MAX);
         let mut builder =
             DecimalIdGenerator::builder(launch_id, source).max_counter(self.max_counter);
@@ -650,7 +658,7 @@ impl<S: GeneratorIdSource + 'static> crate::IdSource for DecimalIdGenerator<S> {
 // ---------------------------------------------------------------------------
 
 /// A `DecimalId` could not be configured, issued or decoded
-/// (see [`decimal_id`](crate::decimal_id)).
+/// (see [`decimal_id`](crate::schemes::decimal_id)).
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum DecimalIdError {
@@ -705,4 +713,20 @@ pub enum DecimalIdError {
         /// The largest counter.
         max: u64,
     },
+}
+
+impl DecimalIdScheme {
+    /// The largest counter value.
+    pub const MAX_COUNTER: u64 = 922_337_202;
+
+    /// The largest counter that keeps every DecimalId at most `2^53 − 1`
+    /// (JavaScript's `Number.MAX_SAFE_INTEGER`); see
+    /// [`DecimalIdGeneratorBuilder::max_counter`].
+    pub const JS_SAFE_MAX_COUNTER: u64 = 900_718;
+
+    /// The largest generator ID.
+    pub const MAX_GENERATOR_ID: u32 = 99_999;
+
+    /// The largest launch ID.
+    pub const MAX_LAUNCH_ID: u32 = 99_999;
 }

@@ -1,166 +1,17 @@
-//! Random low bits instead of a sequence: the "nonsequential key".
-//!
-//! The scheme: a millisecond timestamp shifted left by 23 bits, a 10-bit
-//! generator ID, and a 13-bit random number in `1..=8191`:
-//!
-//! ```text
-//! key = (ms << 23) + (generator_id << 13) + random
-//! ```
-//!
-//! Keys need no shared state between calls and do not reveal how many keys
-//! a node made in a millisecond. They are ordered by time across
-//! milliseconds but **not** within one, and **they can collide**: `k` keys
-//! of one generator within one millisecond, each drawing one of `v = 8191`
-//! values, contain a repeat with probability (birthday bound)
-//!
-//! ```text
-//! p(k) = 1 − ∏_{i<k} (1 − i/v)  ≈  1 − exp(−k(k−1) / (2v))
-//! ```
-//!
-//! | keys per ms per generator | 2 | 10 | 50 | 100 | 200 |
-//! |---|---|---|---|---|---|
-//! | p (collision within that ms) | 0.012 % | 0.55 % | 13.9 % | 45.5 % | 91.4 % |
-//!
-//! ([`collision_probability`] computes it exactly.) A database with a
-//! primary key rejects the repeat, so the insert must be retried with a new
-//! key. When that is not acceptable use a sequence — the same bit layout
-//! with a [`Generator`](crate::Generator) ([`presets::nonsequential`]) —
-//! or a random *starting* sequence per tick, which is collision-free and
-//! still hides volume ([`RandomStart`](crate::layout::RandomStart)).
-//!
-//! # Epoch and sign
-//!
-//! As published, with the Unix epoch, 41 bits of milliseconds shifted by 23
-//! fill all 64 bits: every key made since 2004-11-03 has the top bit set and
-//! is **negative** as a signed BIGINT, and the time bits run out on
-//! 2039-09-07. [`compose_unix_u64`] / [`decompose_unix_u64`] reproduce that
-//! form, to read keys made by the original code. flakeid's layout
-//! ([`presets::nonsequential`]) keeps the 10 + 13 low bits and counts 40 bits
-//! of milliseconds since 2024-01-01, so keys stay in `1..=2^63−1` until
-//! 2058-11-03T19:53:47.776Z.
-//!
-//! ```
-//! use flakeid_core::layout::presets;
-//! use flakeid_core::random_key::RandomKeyGenerator;
-//! use flakeid_core::Layout;
-//!
-//! let generator = RandomKeyGenerator::builder(presets::nonsequential(), 1).build()?;
-//! let key = generator.next_id()?;
-//! let parts = presets::nonsequential().decompose(key);
-//! assert_eq!(parts.node, 1);
-//! assert!((1..=8191).contains(&parts.sequence));
-//! assert!(key <= i64::MAX as u64);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! [`presets::nonsequential`]: crate::layout::presets::nonsequential
+//! The random key scheme; see [`RandomKeys`].
 
 use core::fmt;
 
-use crate::global::NodeConfig;
+use crate::layout::BitLayout;
 use crate::layout::Layout;
+use crate::layout::LayoutError;
+use crate::layout::Parts;
 use crate::rng::{self, AtomicSplitMix};
+use crate::source::NodeConfig;
 use crate::source::{DecodeLayout, GlobalScheme};
 use crate::{
-    BitLayout, Clock, ConfigError, Decoded, FieldOutOfRange, GenerateError, IdScheme, IdSource,
-    LayoutError, MonotonicClock, Parts,
+    Clock, ConfigError, Decoded, FieldOutOfRange, GenerateError, IdScheme, IdSource, MonotonicClock,
 };
-
-/// Bits of the generator ID in the published scheme.
-pub const GENERATOR_BITS: u32 = 10;
-/// Bits of the random number in the published scheme.
-pub const RANDOM_BITS: u32 = 13;
-
-/// The probability that `k` values drawn uniformly from `values` possible
-/// values contain a repeat: `1 − ∏_{i<k} (1 − i/values)` (exact).
-///
-/// ```
-/// use flakeid_core::random_key::{collision_probability, collision_probability_approx};
-/// assert_eq!(collision_probability(1, 8191), 0.0);
-/// assert!((collision_probability(2, 8191) - 1.0 / 8191.0).abs() < 1e-15);
-/// let (exact, approx) = (collision_probability(50, 8191), collision_probability_approx(50, 8191));
-/// assert!((exact - 0.1392).abs() < 1e-3 && (approx - exact).abs() < 1e-3);
-/// assert_eq!(collision_probability(8192, 8191), 1.0);
-/// ```
-pub fn collision_probability(k: u64, values: u64) -> f64 {
-    if k > values {
-        return 1.0;
-    }
-    let mut none = 1.0f64;
-    for i in 1..k {
-        none *= 1.0 - i as f64 / values as f64;
-    }
-    1.0 - none
-}
-
-/// The birthday-bound approximation `1 − exp(−k(k−1) / (2·values))` of
-/// [`collision_probability`].
-pub fn collision_probability_approx(k: u64, values: u64) -> f64 {
-    let k = k as f64;
-    1.0 - (-(k * (k - 1.0)) / (2.0 * values as f64)).exp()
-}
-
-/// The published key with the Unix epoch as an unsigned 64-bit value:
-/// `(unix_millis << 23) + (generator_id << 13) + random`.
-///
-/// For reading and reproducing keys made by the original code; such keys
-/// above `2^63 − 1` are not valid flakeid IDs.
-///
-/// # Errors
-/// [`LayoutError::PartOutOfRange`] when `unix_millis ≥ 2^41`,
-/// `generator_id ≥ 2^10` or `random ≥ 2^13`.
-///
-/// ```
-/// use flakeid_core::random_key::compose_unix_u64;
-/// let key = compose_unix_u64(1_346_472_000_000, 1, 1)?; // 2012-09-01
-/// assert_eq!(
-///     format!("{key:#b}"),
-///     "0b1001110010111111111111100001110100000000000000000010000000000001"
-/// );
-/// assert!((key as i64) < 0); // negative as a signed BIGINT
-/// # Ok::<(), flakeid_core::LayoutError>(())
-/// ```
-pub fn compose_unix_u64(
-    unix_millis: u64,
-    generator_id: u64,
-    random: u64,
-) -> Result<u64, LayoutError> {
-    let time_bits = 64 - GENERATOR_BITS - RANDOM_BITS;
-    for (part, value, bits) in [
-        ("tick", unix_millis, time_bits),
-        ("node", generator_id, GENERATOR_BITS),
-        ("sequence", random, RANDOM_BITS),
-    ] {
-        if value >> bits != 0 {
-            return Err(LayoutError::PartOutOfRange {
-                part: part.into(),
-                value,
-                max: (1 << bits) - 1,
-            });
-        }
-    }
-    Ok((unix_millis << (GENERATOR_BITS + RANDOM_BITS)) | (generator_id << RANDOM_BITS) | random)
-}
-
-/// Splits a key of the published Unix-epoch form into `tick` (Unix
-/// milliseconds), `node` (generator ID) and `sequence` (the random number).
-///
-/// ```
-/// use flakeid_core::random_key::decompose_unix_u64;
-/// use flakeid_core::Parts;
-/// // A key printed by the original Python code.
-/// let p = decompose_unix_u64(11_402_993_483_053_546_203);
-/// assert_eq!(p.node, 1);
-/// assert_eq!(p.tick, 1_359_342_751_867); // 2013-01-28T03:12:31.867Z
-/// assert_eq!(p.sequence, 6875);
-/// ```
-pub const fn decompose_unix_u64(key: u64) -> Parts {
-    Parts {
-        tick: key >> (GENERATOR_BITS + RANDOM_BITS),
-        node: (key >> RANDOM_BITS) & ((1 << GENERATOR_BITS) - 1),
-        sequence: key & ((1 << RANDOM_BITS) - 1),
-    }
-}
 
 /// Issues IDs whose sequence field is a random number in
 /// `1..sequences_per_tick` (`1..=8191` for 13 bits) instead of a counter.
@@ -170,7 +21,7 @@ pub const fn decompose_unix_u64(key: u64) -> Parts {
 /// for the random variant of the 13 + 6 + 1 digit scheme. Lock-free
 /// (one `fetch_add` per ID) and `Send + Sync`. IDs are never 0 (the random
 /// part is at least 1) but **can repeat**: see the
-/// [module documentation](self) for how often.
+/// [`RandomKeys`] documentation for how often.
 pub struct RandomKeyGenerator<L = BitLayout, C = MonotonicClock> {
     layout: L,
     node: u64,
@@ -333,14 +184,72 @@ impl<L: Layout, C: Clock> RandomKeyGenerator<L, C> {
 // Scheme and source
 // ---------------------------------------------------------------------------
 
+/// Random low bits instead of a sequence: the "nonsequential key".
+///
+/// The scheme: a millisecond timestamp shifted left by 23 bits, a 10-bit
+/// generator ID, and a 13-bit random number in `1..=8191`:
+///
+/// ```text
+/// key = (ms << 23) + (generator_id << 13) + random
+/// ```
+///
+/// Keys need no shared state between calls and do not reveal how many keys
+/// a node made in a millisecond. They are ordered by time across
+/// milliseconds but **not** within one, and **they can collide**: `k` keys
+/// of one generator within one millisecond, each drawing one of `v = 8191`
+/// values, contain a repeat with probability (birthday bound)
+///
+/// ```text
+/// p(k) = 1 − ∏_{i<k} (1 − i/v)  ≈  1 − exp(−k(k−1) / (2v))
+/// ```
+///
+/// | keys per ms per generator | 2 | 10 | 50 | 100 | 200 |
+/// |---|---|---|---|---|---|
+/// | p (collision within that ms) | 0.012 % | 0.55 % | 13.9 % | 45.5 % | 91.4 % |
+///
+/// ([`RandomKeys::collision_probability`] computes it exactly.) A database with a
+/// primary key rejects the repeat, so the insert must be retried with a new
+/// key. When that is not acceptable use a sequence — the same bit layout
+/// with a [`Generator`](crate::Generator) ([`presets::nonsequential`]) —
+/// or a random *starting* sequence per tick, which is collision-free and
+/// still hides volume ([`RandomStart`](crate::layout::RandomStart)).
+///
+/// # Epoch and sign
+///
+/// As published, with the Unix epoch, 41 bits of milliseconds shifted by 23
+/// fill all 64 bits: every key made since 2004-11-03 has the top bit set and
+/// is **negative** as a signed BIGINT, and the time bits run out on
+/// 2039-09-07. [`RandomKeys::compose_unix_u64`] / [`RandomKeys::decompose_unix_u64`] reproduce that
+/// form, to read keys made by the original code. flakeid's layout
+/// ([`presets::nonsequential`]) keeps the 10 + 13 low bits and counts 40 bits
+/// of milliseconds since 2024-01-01, so keys stay in `1..=2^63−1` until
+/// 2058-11-03T19:53:47.776Z.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::schemes::random_key::RandomKeyGenerator;
+/// use flakeid_core::layout::Layout;
+///
+/// let generator = RandomKeyGenerator::builder(presets::nonsequential(), 1).build()?;
+/// let key = generator.next_id()?;
+/// let parts = presets::nonsequential().decompose(key);
+/// assert_eq!(parts.node, 1);
+/// assert!((1..=8191).contains(&parts.sequence));
+/// assert!(key <= i64::MAX as u64);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// [`presets::nonsequential`]: crate::layout::presets::nonsequential
+///
 /// The rules of random-key IDs of a layout: the layout's, with the random
 /// part (the sequence field) at least 1. Pure data: checking and decoding
 /// need no generator.
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::random_key::RandomKeys;
-/// use flakeid_core::{IdScheme, Layout};
+/// use flakeid_core::schemes::random_key::RandomKeys;
+/// use flakeid_core::IdScheme;
+/// use flakeid_core::layout::Layout;
 ///
 /// let scheme = RandomKeys(presets::nonsequential());
 /// let id = presets::nonsequential().compose(5, 1, 0);
@@ -415,5 +324,106 @@ impl<L: DecodeLayout + Clone, C: Clock> IdScheme for RandomKeyGenerator<L, C> {
 impl<L: DecodeLayout + Clone, C: Clock> IdSource for RandomKeyGenerator<L, C> {
     fn next_id(&self) -> Result<u64, GenerateError> {
         RandomKeyGenerator::next_id(self)
+    }
+}
+
+impl RandomKeys<BitLayout> {
+    /// Bits of the generator ID in the published scheme.
+    pub const GENERATOR_BITS: u32 = 10;
+
+    /// Bits of the random number in the published scheme.
+    pub const RANDOM_BITS: u32 = 13;
+
+    /// The probability that `k` values drawn uniformly from `values` possible
+    /// values contain a repeat: `1 − ∏_{i<k} (1 − i/values)` (exact).
+    ///
+    /// ```
+    /// use flakeid_core::schemes::random_key::RandomKeys;
+    /// assert_eq!(RandomKeys::collision_probability(1, 8191), 0.0);
+    /// assert!((RandomKeys::collision_probability(2, 8191) - 1.0 / 8191.0).abs() < 1e-15);
+    /// let (exact, approx) = (RandomKeys::collision_probability(50, 8191), RandomKeys::collision_probability_approx(50, 8191));
+    /// assert!((exact - 0.1392).abs() < 1e-3 && (approx - exact).abs() < 1e-3);
+    /// assert_eq!(RandomKeys::collision_probability(8192, 8191), 1.0);
+    /// ```
+    pub fn collision_probability(k: u64, values: u64) -> f64 {
+        if k > values {
+            return 1.0;
+        }
+        let mut none = 1.0f64;
+        for i in 1..k {
+            none *= 1.0 - i as f64 / values as f64;
+        }
+        1.0 - none
+    }
+
+    /// The birthday-bound approximation `1 − exp(−k(k−1) / (2·values))` of
+    /// [`RandomKeys::collision_probability`].
+    pub fn collision_probability_approx(k: u64, values: u64) -> f64 {
+        let k = k as f64;
+        1.0 - (-(k * (k - 1.0)) / (2.0 * values as f64)).exp()
+    }
+
+    /// The published key with the Unix epoch as an unsigned 64-bit value:
+    /// `(unix_millis << 23) + (generator_id << 13) + random`.
+    ///
+    /// For reading and reproducing keys made by the original code; such keys
+    /// above `2^63 − 1` are not valid flakeid IDs.
+    ///
+    /// # Errors
+    /// [`LayoutError::PartOutOfRange`] when `unix_millis ≥ 2^41`,
+    /// `generator_id ≥ 2^10` or `random ≥ 2^13`.
+    ///
+    /// ```
+    /// use flakeid_core::schemes::random_key::RandomKeys;
+    /// let key = RandomKeys::compose_unix_u64(1_346_472_000_000, 1, 1)?; // 2012-09-01
+    /// assert_eq!(
+    ///     format!("{key:#b}"),
+    ///     "0b1001110010111111111111100001110100000000000000000010000000000001"
+    /// );
+    /// assert!((key as i64) < 0); // negative as a signed BIGINT
+    /// # Ok::<(), flakeid_core::layout::LayoutError>(())
+    /// ```
+    pub fn compose_unix_u64(
+        unix_millis: u64,
+        generator_id: u64,
+        random: u64,
+    ) -> Result<u64, LayoutError> {
+        let time_bits = 64 - Self::GENERATOR_BITS - Self::RANDOM_BITS;
+        for (part, value, bits) in [
+            ("tick", unix_millis, time_bits),
+            ("node", generator_id, Self::GENERATOR_BITS),
+            ("sequence", random, Self::RANDOM_BITS),
+        ] {
+            if value >> bits != 0 {
+                return Err(LayoutError::PartOutOfRange {
+                    part: part.into(),
+                    value,
+                    max: (1 << bits) - 1,
+                });
+            }
+        }
+        Ok((unix_millis << (Self::GENERATOR_BITS + Self::RANDOM_BITS))
+            | (generator_id << Self::RANDOM_BITS)
+            | random)
+    }
+
+    /// Splits a key of the published Unix-epoch form into `tick` (Unix
+    /// milliseconds), `node` (generator ID) and `sequence` (the random number).
+    ///
+    /// ```
+    /// use flakeid_core::schemes::random_key::RandomKeys;
+    /// use flakeid_core::layout::Parts;
+    /// // A key printed by the original Python code.
+    /// let p = RandomKeys::decompose_unix_u64(11_402_993_483_053_546_203);
+    /// assert_eq!(p.node, 1);
+    /// assert_eq!(p.tick, 1_359_342_751_867); // 2013-01-28T03:12:31.867Z
+    /// assert_eq!(p.sequence, 6875);
+    /// ```
+    pub const fn decompose_unix_u64(key: u64) -> Parts {
+        Parts {
+            tick: key >> (Self::GENERATOR_BITS + Self::RANDOM_BITS),
+            node: (key >> Self::RANDOM_BITS) & ((1 << Self::GENERATOR_BITS) - 1),
+            sequence: key & ((1 << Self::RANDOM_BITS) - 1),
+        }
     }
 }

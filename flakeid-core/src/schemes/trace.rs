@@ -1,65 +1,4 @@
-//! TraceId: a periodically monotonic 63-bit ID for logs, traces and dumps,
-//! issued from per-thread counters without any shared atomic.
-//!
-//! From the most significant bit:
-//!
-//! | bits | field | range | source |
-//! |---|---|---|---|
-//! | 1 | reserved | 0 | — |
-//! | 25 | timestamp, Unix seconds mod 2^25 | 0..=33,554,431 | the clock |
-//! | 16 | node_no | 0..=65,535 | the deployment (unique per process) |
-//! | 22 | thread_id and counter | 1..=4,194,303 | per thread, unsynchronised |
-//!
-//! ```text
-//! trace_id = timestamp << 38 | node_no << 22 | thread_id << counter_bits | counter
-//! ```
-//!
-//! (The field table puts `node_no` at bit 22; a formula printed next to the
-//! same table shifts it by 18, which would overlap the thread field. This
-//! module follows the table.)
-//!
-//! # Periodic monotonicity
-//!
-//! The timestamp wraps every 2^25 s ≈ 388.4 days (at Unix seconds that are
-//! multiples of 2^25), so IDs increase from second to second for about a
-//! year and then start again near 0. Within one second, IDs of different
-//! threads interleave (each thread's own IDs increase).
-//!
-//! * **Ordering across wraps**: sort by a fully monotonic column stored next
-//!   to the ID (`created_at`, or a sequence number), not by the ID. To
-//!   recover the full time of an ID from a nearby reference (such as its
-//!   row's `created_at`), use [`TraceIdParts::unix_seconds_at_or_before`].
-//! * **Uniqueness holds for one period**: an ID can recur 388 days later.
-//!   Keep the primary key unique per period — e.g. `(period, id)` with
-//!   `period = created_at / 2^25 s`, or partitions dropped before they are
-//!   a period old.
-//!
-//! # Capacity
-//!
-//! At construction the generator is told how many threads may use it; the
-//! 22 low bits split into `thread_bits = ⌈log2 threads⌉` of thread ID and
-//! `counter_bits = 22 − thread_bits` of counter, and the counter starts at
-//! 1 (so no ID is 0):
-//!
-//! ```text
-//! RPS_max per thread = 2^counter_bits − 1        (32 threads: 2^17 − 1 = 131,071 IDs/s)
-//! RPS_max per node   = 2^thread_bits · (2^counter_bits − 1)   (32 threads: 4,194,272 IDs/s)
-//! ```
-//!
-//! A thread that uses up its counter within a second gets
-//! [`TraceIdError::CounterExhausted`] until the next second.
-//!
-//! ```
-//! use flakeid_core::trace::{TraceIdGenerator, TraceIdLayout};
-//!
-//! let generator = TraceIdGenerator::builder(7).threads(32).build()?;
-//! let id = generator.next_id()?;
-//! let parts = generator.layout().decompose(id)?;
-//! assert_eq!(parts.node, 7);
-//! assert!(parts.counter >= 1);
-//! assert_eq!(TraceIdLayout::for_threads(32)?.max_counter(), 131_071);
-//! # Ok::<(), flakeid_core::TraceIdError>(())
-//! ```
+//! The trace scheme; see [`TraceIdLayout`].
 
 use core::cell::RefCell;
 use core::fmt;
@@ -71,25 +10,69 @@ use thiserror::Error;
 
 use crate::{Clock, MonotonicClock};
 
-/// Bits of the timestamp field.
-pub const TIMESTAMP_BITS: u32 = 25;
-/// Bits of the node field.
-pub const NODE_BITS: u32 = 16;
-/// Bits shared by thread ID and counter.
-pub const THREAD_AND_COUNTER_BITS: u32 = 22;
-/// Position of the timestamp field.
-pub const TIMESTAMP_SHIFT: u32 = NODE_SHIFT + NODE_BITS;
-/// Position of the node field.
-pub const NODE_SHIFT: u32 = THREAD_AND_COUNTER_BITS;
-/// The largest timestamp, `2^25 − 1`.
-pub const TIMESTAMP_MAX: u64 = (1 << TIMESTAMP_BITS) - 1;
-/// Seconds after which the timestamp wraps, `2^25` (≈ 388.4 days).
-pub const WRAP_SECONDS: u64 = 1 << TIMESTAMP_BITS;
-/// The largest node number, 65,535.
-pub const MAX_NODE: u64 = (1 << NODE_BITS) - 1;
-/// The largest expected thread count (leaves one counter bit).
-pub const MAX_THREADS: u32 = 1 << (THREAD_AND_COUNTER_BITS - 1);
-
+/// TraceId: a periodically monotonic 63-bit ID for logs, traces and dumps,
+/// issued from per-thread counters without any shared atomic.
+///
+/// From the most significant bit:
+///
+/// | bits | field | range | source |
+/// |---|---|---|---|
+/// | 1 | reserved | 0 | — |
+/// | 25 | timestamp, Unix seconds mod 2^25 | 0..=33,554,431 | the clock |
+/// | 16 | node_no | 0..=65,535 | the deployment (unique per process) |
+/// | 22 | thread_id and counter | 1..=4,194,303 | per thread, unsynchronised |
+///
+/// ```text
+/// trace_id = timestamp << 38 | node_no << 22 | thread_id << counter_bits | counter
+/// ```
+///
+/// (The field table puts `node_no` at bit 22; a formula printed next to the
+/// same table shifts it by 18, which would overlap the thread field. This
+/// module follows the table.)
+///
+/// # Periodic monotonicity
+///
+/// The timestamp wraps every 2^25 s ≈ 388.4 days (at Unix seconds that are
+/// multiples of 2^25), so IDs increase from second to second for about a
+/// year and then start again near 0. Within one second, IDs of different
+/// threads interleave (each thread's own IDs increase).
+///
+/// * **Ordering across wraps**: sort by a fully monotonic column stored next
+///   to the ID (`created_at`, or a sequence number), not by the ID. To
+///   recover the full time of an ID from a nearby reference (such as its
+///   row's `created_at`), use [`TraceIdParts::unix_seconds_at_or_before`].
+/// * **Uniqueness holds for one period**: an ID can recur 388 days later.
+///   Keep the primary key unique per period — e.g. `(period, id)` with
+///   `period = created_at / 2^25 s`, or partitions dropped before they are
+///   a period old.
+///
+/// # Capacity
+///
+/// At construction the generator is told how many threads may use it; the
+/// 22 low bits split into `thread_bits = ⌈log2 threads⌉` of thread ID and
+/// `counter_bits = 22 − thread_bits` of counter, and the counter starts at
+/// 1 (so no ID is 0):
+///
+/// ```text
+/// RPS_max per thread = 2^counter_bits − 1        (32 threads: 2^17 − 1 = 131,071 IDs/s)
+/// RPS_max per node   = 2^thread_bits · (2^counter_bits − 1)   (32 threads: 4,194,272 IDs/s)
+/// ```
+///
+/// A thread that uses up its counter within a second gets
+/// [`TraceIdError::CounterExhausted`] until the next second.
+///
+/// ```
+/// use flakeid_core::schemes::trace::{TraceIdGenerator, TraceIdLayout};
+///
+/// let generator = TraceIdGenerator::builder(7).threads(32).build()?;
+/// let id = generator.next_id()?;
+/// let parts = generator.layout().decompose(id)?;
+/// assert_eq!(parts.node, 7);
+/// assert!(parts.counter >= 1);
+/// assert_eq!(TraceIdLayout::for_threads(32)?.max_counter(), 131_071);
+/// # Ok::<(), flakeid_core::schemes::trace::TraceIdError>(())
+/// ```
+///
 /// How the 22 low bits split into thread ID and counter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TraceIdLayout {
@@ -116,15 +99,16 @@ impl TraceIdParts {
     /// `created_at`, say), this is the second the ID was made in.
     ///
     /// ```
-    /// use flakeid_core::trace::{TraceIdParts, WRAP_SECONDS};
+    /// use flakeid_core::schemes::trace::TraceIdParts;
+    /// use flakeid_core::schemes::trace::TraceIdLayout;
     /// let p = TraceIdParts { timestamp: 100, node: 0, thread: 0, counter: 1 };
-    /// let made = 53 * WRAP_SECONDS + 100;
+    /// let made = 53 * TraceIdLayout::WRAP_SECONDS + 100;
     /// assert_eq!(p.unix_seconds_at_or_before(made + 3_600), Some(made));
     /// assert_eq!(p.unix_seconds_at_or_before(99), None);
     /// ```
     pub fn unix_seconds_at_or_before(&self, reference_unix_seconds: u64) -> Option<u64> {
         let ts = u64::from(self.timestamp);
-        let back = reference_unix_seconds.checked_sub(ts)? % WRAP_SECONDS;
+        let back = reference_unix_seconds.checked_sub(ts)? % TraceIdLayout::WRAP_SECONDS;
         Some(reference_unix_seconds - back)
     }
 }
@@ -136,17 +120,17 @@ impl TraceIdLayout {
     /// [`TraceIdError::ThreadCountOutOfRange`] unless `1 <= threads <= 2^21`.
     ///
     /// ```
-    /// use flakeid_core::trace::TraceIdLayout;
+    /// use flakeid_core::schemes::trace::TraceIdLayout;
     /// let l = TraceIdLayout::for_threads(20)?;
     /// assert_eq!((l.thread_bits(), l.counter_bits(), l.max_threads()), (5, 17, 32));
     /// assert_eq!(TraceIdLayout::for_threads(1)?.max_counter(), 4_194_303);
-    /// # Ok::<(), flakeid_core::TraceIdError>(())
+    /// # Ok::<(), flakeid_core::schemes::trace::TraceIdError>(())
     /// ```
     pub fn for_threads(threads: u32) -> Result<Self, TraceIdError> {
-        if !(1..=MAX_THREADS).contains(&threads) {
+        if !(1..=TraceIdLayout::MAX_THREADS).contains(&threads) {
             return Err(TraceIdError::ThreadCountOutOfRange {
                 threads,
-                max: MAX_THREADS,
+                max: TraceIdLayout::MAX_THREADS,
             });
         }
         let thread_bits = 32 - (threads - 1).leading_zeros();
@@ -162,7 +146,7 @@ impl TraceIdLayout {
 
     /// Bits of the counter.
     pub const fn counter_bits(&self) -> u32 {
-        THREAD_AND_COUNTER_BITS - self.thread_bits()
+        TraceIdLayout::THREAD_AND_COUNTER_BITS - self.thread_bits()
     }
 
     /// Thread IDs available, `2^thread_bits`.
@@ -187,15 +171,20 @@ impl TraceIdLayout {
     /// thread ID or counter that does not fit, or a counter of 0.
     ///
     /// ```
-    /// use flakeid_core::trace::{TraceIdLayout, TraceIdParts};
+    /// use flakeid_core::schemes::trace::{TraceIdLayout, TraceIdParts};
     /// let l = TraceIdLayout::for_threads(1)?;
     /// let id = l.compose(TraceIdParts { timestamp: 1, node: 1, thread: 0, counter: 1 })?;
     /// assert_eq!(id, (1 << 38) | (1 << 22) | 1);
-    /// # Ok::<(), flakeid_core::TraceIdError>(())
+    /// # Ok::<(), flakeid_core::schemes::trace::TraceIdError>(())
     /// ```
     pub fn compose(&self, parts: TraceIdParts) -> Result<u64, TraceIdError> {
         let checks = [
-            ("timestamp", u64::from(parts.timestamp), 0, TIMESTAMP_MAX),
+            (
+                "timestamp",
+                u64::from(parts.timestamp),
+                0,
+                TraceIdLayout::TIMESTAMP_MAX,
+            ),
             (
                 "thread",
                 u64::from(parts.thread),
@@ -224,8 +213,8 @@ impl TraceIdLayout {
 
     #[inline]
     const fn compose_unchecked(&self, timestamp: u64, node: u16, thread: u32, counter: u32) -> u64 {
-        (timestamp << TIMESTAMP_SHIFT)
-            | ((node as u64) << NODE_SHIFT)
+        (timestamp << TraceIdLayout::TIMESTAMP_SHIFT)
+            | ((node as u64) << TraceIdLayout::NODE_SHIFT)
             | ((thread as u64) << self.counter_bits())
             | counter as u64
     }
@@ -250,8 +239,9 @@ impl TraceIdLayout {
             });
         }
         Ok(TraceIdParts {
-            timestamp: ((id >> TIMESTAMP_SHIFT) & TIMESTAMP_MAX) as u32,
-            node: ((id >> NODE_SHIFT) & MAX_NODE) as u16,
+            timestamp: ((id >> TraceIdLayout::TIMESTAMP_SHIFT) & TraceIdLayout::TIMESTAMP_MAX)
+                as u32,
+            node: ((id >> TraceIdLayout::NODE_SHIFT) & TraceIdLayout::MAX_NODE) as u16,
             thread: ((id >> self.counter_bits()) & u64::from(self.max_threads() - 1)) as u32,
             counter,
         })
@@ -316,7 +306,7 @@ thread_local! {
 /// Distinguishes generators in the thread-local slots; never reused.
 static NEXT_GENERATOR: AtomicU64 = AtomicU64::new(0);
 
-/// Issues TraceIds for one node; see the [module documentation](self).
+/// Issues TraceIds for one node; see [`TraceIdLayout`].
 ///
 /// Each thread that calls [`next_id`](Self::next_id) takes a thread ID on
 /// its first call and then counts in thread-local state: no atomic is
@@ -401,7 +391,7 @@ impl<C: Clock> TraceIdGeneratorBuilder<C> {
     pub fn build(self) -> Result<TraceIdGenerator<C>, TraceIdError> {
         let node = u16::try_from(self.node).map_err(|_| TraceIdError::NodeOutOfRange {
             node: self.node,
-            max: MAX_NODE,
+            max: TraceIdLayout::MAX_NODE,
         })?;
         let layout = TraceIdLayout::for_threads(self.threads)?;
         let fork_tag = crate::fork::tag();
@@ -493,7 +483,7 @@ impl<C: Clock> TraceIdGenerator<C> {
             slot.second = second;
             slot.counter = counter;
             Ok(self.layout.compose_unchecked(
-                second & TIMESTAMP_MAX,
+                second & TraceIdLayout::TIMESTAMP_MAX,
                 self.node,
                 slot.thread,
                 counter,
@@ -534,9 +524,12 @@ impl crate::IdScheme for TraceIdLayout {
         let fields = vec![
             (
                 Cow::Borrowed("timestamp"),
-                (id >> TIMESTAMP_SHIFT) & TIMESTAMP_MAX,
+                (id >> TraceIdLayout::TIMESTAMP_SHIFT) & TraceIdLayout::TIMESTAMP_MAX,
             ),
-            (Cow::Borrowed("node"), (id >> NODE_SHIFT) & MAX_NODE),
+            (
+                Cow::Borrowed("node"),
+                (id >> TraceIdLayout::NODE_SHIFT) & TraceIdLayout::MAX_NODE,
+            ),
             (
                 Cow::Borrowed("thread"),
                 (id >> self.counter_bits()) & u64::from(self.max_threads() - 1),
@@ -549,7 +542,7 @@ impl crate::IdScheme for TraceIdLayout {
     /// Node 1, thread 0, counter 1 in the second 2025-01-01T00:00:00Z.
     fn example_id(&self) -> Option<u64> {
         let second = crate::layout::EXAMPLE_UNIX_MILLIS / 1000;
-        Some(self.compose_unchecked(second & TIMESTAMP_MAX, 1, 0, 1))
+        Some(self.compose_unchecked(second & TraceIdLayout::TIMESTAMP_MAX, 1, 0, 1))
     }
 }
 
@@ -558,7 +551,7 @@ impl crate::IdScheme for TraceIdLayout {
 impl crate::GlobalScheme for TraceIdLayout {
     fn build_source(
         &self,
-        config: &crate::global::NodeConfig,
+        config: &crate::source::NodeConfig,
     ) -> Result<Box<dyn crate::IdSource>, crate::ConfigError> {
         let generator = TraceIdGenerator::builder(config.node())
             .threads(self.max_threads())
@@ -611,7 +604,7 @@ impl<C: Clock> crate::IdSource for TraceIdGenerator<C> {
 // ---------------------------------------------------------------------------
 
 /// A `TraceId` could not be configured, issued or decoded
-/// (see [`trace`](crate::trace)).
+/// (see [`trace`](crate::schemes::trace)).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum TraceIdError {
@@ -676,4 +669,33 @@ pub enum TraceIdError {
          repeat its parent's IDs: build a new generator, with its own node number, after fork()"
     )]
     Forked,
+}
+
+impl TraceIdLayout {
+    /// Bits of the timestamp field.
+    pub const TIMESTAMP_BITS: u32 = 25;
+
+    /// Bits of the node field.
+    pub const NODE_BITS: u32 = 16;
+
+    /// Bits shared by thread ID and counter.
+    pub const THREAD_AND_COUNTER_BITS: u32 = 22;
+
+    /// Position of the node field.
+    pub const NODE_SHIFT: u32 = Self::THREAD_AND_COUNTER_BITS;
+
+    /// Position of the timestamp field.
+    pub const TIMESTAMP_SHIFT: u32 = Self::NODE_SHIFT + Self::NODE_BITS;
+
+    /// The largest timestamp, `2^25 − 1`.
+    pub const TIMESTAMP_MAX: u64 = (1 << Self::TIMESTAMP_BITS) - 1;
+
+    /// Seconds after which the timestamp wraps, `2^25` (≈ 388.4 days).
+    pub const WRAP_SECONDS: u64 = 1 << Self::TIMESTAMP_BITS;
+
+    /// The largest node number, 65,535.
+    pub const MAX_NODE: u64 = (1 << Self::NODE_BITS) - 1;
+
+    /// The largest expected thread count (leaves one counter bit).
+    pub const MAX_THREADS: u32 = 1 << (Self::THREAD_AND_COUNTER_BITS - 1);
 }

@@ -4,11 +4,12 @@
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
-use super::error::SegmentError;
 use super::source::SegmentIds;
-use crate::decimal_id::GeneratorIdSource;
-use crate::shortkey::{AllocError, IndexSource, ShortKeyError};
-use crate::{ConfigError, Decoded, FieldOutOfRange, GenerateError, IdScheme, IdSource};
+use crate::decoded::Decoded;
+use crate::error::{ConfigError, FieldOutOfRange, GenerateError, SegmentError};
+use crate::public_id::short_keys::{AllocError, IndexSource, ShortKeyError};
+use crate::schemes::decimal_id::GeneratorIdSource;
+use crate::source::{GlobalScheme, IdScheme, IdSource, NodeConfig, downcast};
 
 /// The rules of dense IDs: every value in `1..=2^63 − 1` is one; `decode`
 /// names it `value`. Dense and ascending per process, with gaps after
@@ -58,16 +59,13 @@ impl IdScheme for DenseIds {
 
 /// The process-wide configuration has no database to fetch segments from:
 /// building a source fails with [`ConfigError::SegmentSourceRequired`].
-impl crate::GlobalScheme for DenseIds {
-    fn build_source(
-        &self,
-        _config: &crate::global::NodeConfig,
-    ) -> Result<Box<dyn IdSource>, ConfigError> {
+impl GlobalScheme for DenseIds {
+    fn build_source(&self, _config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         Err(ConfigError::SegmentSourceRequired)
     }
 
-    fn same_scheme(&self, other: &dyn crate::GlobalScheme) -> bool {
-        crate::source::downcast::<Self>(other).is_some()
+    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
+        downcast::<Self>(other).is_some()
     }
 }
 
@@ -103,7 +101,7 @@ impl IdSource for SegmentIds {
 /// end at 99,999).
 ///
 /// ```
-/// use flakeid_core::decimal_id::DecimalIdGenerator;
+/// use flakeid_core::schemes::decimal_id::DecimalIdGenerator;
 /// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
 ///
 /// // Generator IDs are taken rarely: a fixed step of 1 loses at most two per process.

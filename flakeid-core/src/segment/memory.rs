@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::store::{AsyncSegmentStore, FetchRequest, Fetched, SegmentRow, SegmentStore};
-use crate::lease::StoreError;
-use crate::{Clock, MonotonicClock};
+use crate::clock::{Clock, MonotonicClock};
+use crate::store::StoreError;
 
 /// Segment rows in memory: the protocol without a database, for tests,
 /// examples and benchmarks of one process. Clones share one table, as

@@ -17,12 +17,12 @@
 //!   dense and ascending per process, with gaps after restarts, and no
 //!   clock — for dense 64-bit keys without a round trip per row.
 //! * **DecimalId generator IDs**: a [`SegmentIds`] is a
-//!   [`GeneratorIdSource`](crate::decimal_id::GeneratorIdSource), so a
-//!   [`DecimalIdGenerator`](crate::decimal_id::DecimalIdGenerator) (and
+//!   [`GeneratorIdSource`](crate::schemes::decimal_id::GeneratorIdSource), so a
+//!   [`DecimalIdGenerator`](crate::schemes::decimal_id::DecimalIdGenerator) (and
 //!   [`global::init_generator_ids`](crate::global::init_generator_ids))
 //!   takes a generator ID no process has had, at start and whenever a
 //!   counter runs out, across restarts.
-//! * **Short keys**: [`ShortKeys::with_source`](crate::shortkey::ShortKeys::with_source)
+//! * **Short keys**: [`ShortKeys::with_source`](crate::public_id::short_keys::ShortKeys::with_source)
 //!   maps values `1, 2, …` to key indices `0, 1, …`.
 //!
 //! ```
@@ -45,7 +45,7 @@
 //! the database's clock), for operators. The row is created by the first
 //! fetch that finds none (`max_id` = the first value − 1, idempotently:
 //! concurrent first fetches create one row). The SQL, per database, is in
-//! [`sql::segment`](crate::sql::segment); `flakeid-seaorm` and
+//! [`sql::segment`](crate::segment); `flakeid-seaorm` and
 //! `flakeid-diesel` create the table (helper and migration) and run the
 //! fetches.
 //!
@@ -53,7 +53,7 @@
 //!
 //! A source holds at most two segments: the current one, served lock-free
 //! (one compare-and-swap per value, like
-//! [`ShortKeys`](crate::shortkey::ShortKeys)), and the next one. The taker
+//! [`ShortKeys`](crate::public_id::short_keys::ShortKeys)), and the next one. The taker
 //! of the value at position `⌊share · len⌋` of the current segment asks
 //! for the next; a thread (blocking stores, [`SegmentOptions::start`]:
 //! Diesel) or a task (async stores, [`SegmentOptions::start_async`]:
@@ -93,20 +93,17 @@
 //!   changes nothing (the clock only times the adaptive step).
 //! * A row cannot pass `2^63 − 1`: then [`SegmentError::Exhausted`].
 
-pub(crate) mod cursor;
 mod dense;
-mod error;
 mod memory;
 mod source;
+mod sql;
 mod step;
 mod store;
 
+pub use crate::error::SegmentError;
 pub use dense::{DenseIds, SegmentCell};
-pub use error::SegmentError;
 pub use memory::MemorySegmentStore;
-pub use source::{
-    DEFAULT_FETCH_TIMEOUT, DEFAULT_PREFETCH_AT, DEFAULT_RETRY_EVERY, DEFAULT_STEP, DEFAULT_TABLE,
-    DEFAULT_WAIT, MAX_NAME_LEN, MAX_STEP, SegmentIds, SegmentOptions, SegmentStats,
-};
-pub use step::{DEFAULT_MAX_STEP, DOUBLE_BELOW, HALVE_ABOVE, StepPolicy};
+pub use source::{SegmentIds, SegmentOptions, SegmentStats};
+pub use sql::{SegmentSql, SqlSegmentStore};
+pub use step::StepPolicy;
 pub use store::{AsyncSegmentStore, FetchRequest, Fetched, Segment, SegmentRow, SegmentStore};

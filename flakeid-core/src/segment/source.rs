@@ -9,35 +9,12 @@ use core::time::Duration;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use super::cursor::{Cursor, MAX_RANGE_LEN, Take};
-use super::error::SegmentError;
-use super::step::{DEFAULT_MAX_STEP, StepPolicy, StepState};
+use super::step::{StepPolicy, StepState};
 use super::store::{AsyncSegmentStore, FetchRequest, Fetched, Segment, SegmentStore};
-use crate::lease::{Sleep, StoreError, timeout};
-use crate::{Clock, MonotonicClock};
-
-/// The step unless [`SegmentOptions::step`] says otherwise: 1,000 values.
-pub const DEFAULT_STEP: u64 = 1_000;
-/// The largest step a source takes: `2^40 − 1` values.
-pub const MAX_STEP: u64 = MAX_RANGE_LEN;
-/// The share of a segment used before the next is fetched, unless
-/// [`SegmentOptions::prefetch_at`] says otherwise: 10 %, as Leaf.
-pub const DEFAULT_PREFETCH_AT: f64 = 0.1;
-/// How long a caller waits for a segment when both are used up, unless
-/// [`SegmentOptions::wait`] says otherwise: 1 s (the bound the generator's
-/// clock and ceiling policies wait by default).
-pub const DEFAULT_WAIT: Duration = Duration::from_secs(1);
-/// How long after a failed fetch the next is tried, unless
-/// [`SegmentOptions::retry_every`] says otherwise: 1 s.
-pub const DEFAULT_RETRY_EVERY: Duration = Duration::from_secs(1);
-/// How long an async fetch may take before it counts as failed, unless
-/// [`SegmentOptions::fetch_timeout`] says otherwise: 10 s.
-pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(10);
-/// The longest name a segment row holds (its `VARCHAR(191)` primary key
-/// fits MySQL's index limit in `utf8mb4`).
-pub const MAX_NAME_LEN: usize = 191;
-/// The table the SQL stores use unless told otherwise.
-pub const DEFAULT_TABLE: &str = "flakeid_segments";
+use crate::clock::{Clock, MonotonicClock};
+use crate::error::SegmentError;
+use crate::public_id::cursor::{Cursor, MAX_RANGE_LEN, Take};
+use crate::store::{Sleep, StoreError, timeout};
 
 /// How to start a segment source on one row. See the [module
 /// documentation](super).
@@ -69,21 +46,21 @@ pub struct SegmentOptions<C = MonotonicClock> {
 }
 
 impl SegmentOptions<MonotonicClock> {
-    /// Options for the row `name` (1 to [`MAX_NAME_LEN`] characters; one
-    /// row per ID space): [`DEFAULT_STEP`], adapting up to
-    /// [`DEFAULT_MAX_STEP`], the next segment fetched once
-    /// [`DEFAULT_PREFETCH_AT`] of the current one is used, callers waiting
-    /// up to [`DEFAULT_WAIT`] when both are used up, failed fetches retried
-    /// every [`DEFAULT_RETRY_EVERY`], a new row's first value 1.
+    /// Options for the row `name` (1 to [`SegmentOptions::MAX_NAME_LEN`] characters; one
+    /// row per ID space): [`SegmentOptions::DEFAULT_STEP`], adapting up to
+    /// [`StepPolicy::DEFAULT_MAX_STEP`], the next segment fetched once
+    /// [`SegmentOptions::DEFAULT_PREFETCH_AT`] of the current one is used, callers waiting
+    /// up to [`SegmentOptions::DEFAULT_WAIT`] when both are used up, failed fetches retried
+    /// every [`SegmentOptions::DEFAULT_RETRY_EVERY`], a new row's first value 1.
     pub fn new(name: impl Into<String>) -> Self {
         SegmentOptions {
             name: name.into(),
-            step: DEFAULT_STEP,
+            step: SegmentOptions::DEFAULT_STEP,
             max_step: None,
-            prefetch_at: DEFAULT_PREFETCH_AT,
-            wait: DEFAULT_WAIT,
-            retry_every: DEFAULT_RETRY_EVERY,
-            fetch_timeout: DEFAULT_FETCH_TIMEOUT,
+            prefetch_at: SegmentOptions::DEFAULT_PREFETCH_AT,
+            wait: SegmentOptions::DEFAULT_WAIT,
+            retry_every: SegmentOptions::DEFAULT_RETRY_EVERY,
+            fetch_timeout: SegmentOptions::DEFAULT_FETCH_TIMEOUT,
             first: 1,
             clock: MonotonicClock::new(),
         }
@@ -107,16 +84,16 @@ impl<C: Clock> SegmentOptions<C> {
         }
     }
 
-    /// The configured step (default [`DEFAULT_STEP`]): the first segments'
+    /// The configured step (default [`SegmentOptions::DEFAULT_STEP`]): the first segments'
     /// size, and the smallest the adaptive step shrinks to (1 to
-    /// [`MAX_STEP`]).
+    /// [`SegmentOptions::MAX_STEP`]).
     pub fn step(mut self, step: u64) -> Self {
         self.step = step;
         self
     }
 
     /// The largest step the adaptive step grows to (default
-    /// [`DEFAULT_MAX_STEP`], or the step if that is larger); the step
+    /// [`StepPolicy::DEFAULT_MAX_STEP`], or the step if that is larger); the step
     /// itself for a fixed step. See [`StepPolicy`].
     pub fn max_step(mut self, max: u64) -> Self {
         self.max_step = Some(max);
@@ -124,7 +101,7 @@ impl<C: Clock> SegmentOptions<C> {
     }
 
     /// The share of a segment used before the next one is fetched (0 to 1,
-    /// default [`DEFAULT_PREFETCH_AT`]): the next segment is asked for when
+    /// default [`SegmentOptions::DEFAULT_PREFETCH_AT`]): the next segment is asked for when
     /// the value at position `⌊share · len⌋` (at most the last) is taken.
     pub fn prefetch_at(mut self, share: f64) -> Self {
         self.prefetch_at = share;
@@ -133,21 +110,21 @@ impl<C: Clock> SegmentOptions<C> {
 
     /// How long [`SegmentIds::next_value`] waits for a segment when both
     /// are used up before it fails with [`SegmentError::Unavailable`]
-    /// (default [`DEFAULT_WAIT`]; zero: fail at once).
+    /// (default [`SegmentOptions::DEFAULT_WAIT`]; zero: fail at once).
     pub fn wait(mut self, max: Duration) -> Self {
         self.wait = max;
         self
     }
 
     /// How long after a failed fetch the next attempt starts (default
-    /// [`DEFAULT_RETRY_EVERY`]).
+    /// [`SegmentOptions::DEFAULT_RETRY_EVERY`]).
     pub fn retry_every(mut self, every: Duration) -> Self {
         self.retry_every = every;
         self
     }
 
     /// How long a fetch of an async store may take before it is dropped
-    /// and counts as failed (default [`DEFAULT_FETCH_TIMEOUT`]). A dropped
+    /// and counts as failed (default [`SegmentOptions::DEFAULT_FETCH_TIMEOUT`]). A dropped
     /// fetch may still have advanced the row: its values are skipped,
     /// never handed out twice. A blocking store's fetch runs until the
     /// driver returns: bound it with the connection's own timeouts.
@@ -169,26 +146,35 @@ impl<C: Clock> SegmentOptions<C> {
             value,
             reason,
         };
-        if self.name.is_empty() || self.name.chars().count() > MAX_NAME_LEN {
+        if self.name.is_empty() || self.name.chars().count() > SegmentOptions::MAX_NAME_LEN {
             return Err(invalid(
                 "name",
                 format!("{:?}", self.name),
-                format!("a segment row's name has 1..={MAX_NAME_LEN} characters"),
+                format!(
+                    "a segment row's name has 1..={} characters",
+                    SegmentOptions::MAX_NAME_LEN
+                ),
             ));
         }
-        if !(1..=MAX_STEP).contains(&self.step) {
+        if !(1..=SegmentOptions::MAX_STEP).contains(&self.step) {
             return Err(invalid(
                 "step",
                 self.step.to_string(),
-                format!("a step is 1..={MAX_STEP} values"),
+                format!("a step is 1..={} values", SegmentOptions::MAX_STEP),
             ));
         }
-        let max = self.max_step.unwrap_or(DEFAULT_MAX_STEP.max(self.step));
-        if max < self.step || max > MAX_STEP {
+        let max = self
+            .max_step
+            .unwrap_or(StepPolicy::DEFAULT_MAX_STEP.max(self.step));
+        if max < self.step || max > SegmentOptions::MAX_STEP {
             return Err(invalid(
                 "max_step",
                 max.to_string(),
-                format!("between the step ({}) and {MAX_STEP}", self.step),
+                format!(
+                    "between the step ({}) and {}",
+                    self.step,
+                    SegmentOptions::MAX_STEP
+                ),
             ));
         }
         if !(0.0..=1.0).contains(&self.prefetch_at) {
@@ -257,7 +243,10 @@ impl<C: Clock> SegmentOptions<C> {
     /// [`SegmentError::InvalidOption`], [`SegmentError::Start`] (the store
     /// failed, or the thread could not be started),
     /// [`SegmentError::Exhausted`], [`SegmentError::BadRow`].
-    pub fn start<S: SegmentStore>(self, mut store: S) -> Result<SegmentIds, SegmentError> {
+    pub fn start<S: SegmentStore + 'static>(
+        self,
+        mut store: S,
+    ) -> Result<SegmentIds, SegmentError> {
         let Plan { shared } = self.plan()?;
         let step = shared.begin_first();
         let first = store.fetch(&shared.request(step));
@@ -280,7 +269,7 @@ impl<C: Clock> SegmentOptions<C> {
     ///
     /// # Errors
     /// As [`start`](Self::start).
-    pub async fn start_async<S: AsyncSegmentStore, R: Sleep>(
+    pub async fn start_async<S: AsyncSegmentStore + 'static, R: Sleep>(
         self,
         store: S,
         runtime: R,
@@ -293,6 +282,22 @@ impl<C: Clock> SegmentOptions<C> {
         shared.install_first(step, first)?;
         let fetcher = fetch_async(shared.clone(), store, runtime);
         Ok((SegmentIds::new(shared), fetcher))
+    }
+
+    /// [`start_async`](Self::start_async) with tokio's timers, spawning the
+    /// fetcher as a tokio task (feature `tokio`). Call it from within a
+    /// tokio runtime; the task ends when the source is stopped or dropped.
+    ///
+    /// # Errors
+    /// As [`start_async`](Self::start_async).
+    #[cfg(feature = "tokio")]
+    pub async fn start_on_tokio<S: AsyncSegmentStore + 'static>(
+        self,
+        store: S,
+    ) -> Result<SegmentIds, SegmentError> {
+        let (ids, fetcher) = self.start_async(store, crate::store::TokioSleep).await?;
+        tokio::spawn(fetcher);
+        Ok(ids)
     }
 }
 
@@ -367,7 +372,7 @@ impl Shared {
     /// The position whose taker asks for the next segment.
     fn trigger(&self, len: u64) -> u64 {
         // f64 holds every length up to 2^53 exactly; longer segments
-        // (beyond MAX_STEP anyway) would only move the trigger slightly.
+        // (beyond SegmentOptions::MAX_STEP anyway) would only move the trigger slightly.
         let at = (len as f64 * self.prefetch_at).floor() as u64;
         at.min(len - 1)
     }
@@ -602,7 +607,7 @@ impl Shared {
 }
 
 /// The fetch thread: serves requests until stopped.
-fn fetch_blocking<S: SegmentStore>(shared: &Shared, mut store: S) {
+fn fetch_blocking<S: SegmentStore + 'static>(shared: &Shared, mut store: S) {
     while let Some(step) = shared.wait_for_request() {
         let fetched = store.fetch(&shared.request(step));
         if shared.finish(step, fetched) && shared.pause(shared.retry_every) {
@@ -612,7 +617,11 @@ fn fetch_blocking<S: SegmentStore>(shared: &Shared, mut store: S) {
 }
 
 /// The fetch future: serves requests until stopped.
-async fn fetch_async<S: AsyncSegmentStore, R: Sleep>(shared: Arc<Shared>, store: S, runtime: R) {
+async fn fetch_async<S: AsyncSegmentStore + 'static, R: Sleep>(
+    shared: Arc<Shared>,
+    store: S,
+    runtime: R,
+) {
     while let Some(step) = (NextRequest { shared: &shared }).await {
         let fetched = shared
             .timed(&runtime, store.fetch(&shared.request(step)))
@@ -785,4 +794,36 @@ impl Drop for SegmentIds {
     fn drop(&mut self) {
         self.shared.stop();
     }
+}
+
+impl SegmentOptions {
+    /// The step unless [`SegmentOptions::step`] says otherwise: 1,000 values.
+    pub const DEFAULT_STEP: u64 = 1_000;
+
+    /// The largest step a source takes: `2^40 − 1` values.
+    pub const MAX_STEP: u64 = MAX_RANGE_LEN;
+
+    /// The share of a segment used before the next is fetched, unless
+    /// [`SegmentOptions::prefetch_at`] says otherwise: 10 %, as Leaf.
+    pub const DEFAULT_PREFETCH_AT: f64 = 0.1;
+
+    /// How long a caller waits for a segment when both are used up, unless
+    /// [`SegmentOptions::wait`] says otherwise: 1 s (the bound the generator's
+    /// clock and ceiling policies wait by default).
+    pub const DEFAULT_WAIT: Duration = Duration::from_secs(1);
+
+    /// How long after a failed fetch the next is tried, unless
+    /// [`SegmentOptions::retry_every`] says otherwise: 1 s.
+    pub const DEFAULT_RETRY_EVERY: Duration = Duration::from_secs(1);
+
+    /// How long an async fetch may take before it counts as failed, unless
+    /// [`SegmentOptions::fetch_timeout`] says otherwise: 10 s.
+    pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// The longest name a segment row holds (its `VARCHAR(191)` primary key
+    /// fits MySQL's index limit in `utf8mb4`).
+    pub const MAX_NAME_LEN: usize = 191;
+
+    /// The table the SQL stores use unless told otherwise.
+    pub const DEFAULT_TABLE: &str = "flakeid_segments";
 }

@@ -2,22 +2,14 @@
 
 use core::time::Duration;
 
-/// Below this, a segment lasted too short a time: the step doubles.
-pub const DOUBLE_BELOW: Duration = Duration::from_secs(15 * 60);
-/// Above this, a segment lasted too long: the step halves.
-pub const HALVE_ABOVE: Duration = Duration::from_secs(30 * 60);
-/// The largest step unless [`SegmentOptions::max_step`](super::SegmentOptions::max_step)
-/// says otherwise: Leaf's cap, 1,000,000.
-pub const DEFAULT_MAX_STEP: u64 = 1_000_000;
-
 /// Meituan Leaf's rule for the step of the next segment, from how long the
 /// previous one lasted:
 ///
 /// | the previous segment lasted | next step |
 /// |---|---|
-/// | under 15 minutes ([`DOUBLE_BELOW`]) | doubled, at most `max` |
+/// | under 15 minutes ([`StepPolicy::DOUBLE_BELOW`]) | doubled, at most `max` |
 /// | 15 to 30 minutes | unchanged |
-/// | over 30 minutes ([`HALVE_ABOVE`]) | halved, at least `base` |
+/// | over 30 minutes ([`StepPolicy::HALVE_ABOVE`]) | halved, at least `base` |
 ///
 /// A busy source thus fetches about every 15 to 30 minutes (once its step
 /// has grown), and a quiet one shrinks back to `base`, so a restart loses
@@ -64,9 +56,9 @@ impl StepPolicy {
     /// The step after `current`, when the previous segment lasted `lasted`.
     pub fn next(&self, current: u64, lasted: Duration) -> u64 {
         let current = current.clamp(self.base, self.max);
-        if lasted < DOUBLE_BELOW {
+        if lasted < StepPolicy::DOUBLE_BELOW {
             current.saturating_mul(2).min(self.max)
-        } else if lasted > HALVE_ABOVE {
+        } else if lasted > StepPolicy::HALVE_ABOVE {
             (current / 2).max(self.base)
         } else {
             current
@@ -113,6 +105,18 @@ impl StepState {
     }
 }
 
+impl StepPolicy {
+    /// Below this, a segment lasted too short a time: the step doubles.
+    pub const DOUBLE_BELOW: Duration = Duration::from_secs(15 * 60);
+
+    /// Above this, a segment lasted too long: the step halves.
+    pub const HALVE_ABOVE: Duration = Duration::from_secs(30 * 60);
+
+    /// The largest step unless [`SegmentOptions::max_step`](super::SegmentOptions::max_step)
+    /// says otherwise: Leaf's cap, 1,000,000.
+    pub const DEFAULT_MAX_STEP: u64 = 1_000_000;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,12 +139,18 @@ mod tests {
     #[test]
     fn the_bounds_are_exact() {
         let p = StepPolicy::new(10, 80);
-        assert_eq!(p.next(10, DOUBLE_BELOW - Duration::from_millis(1)), 20);
-        assert_eq!(p.next(10, DOUBLE_BELOW), 10);
-        assert_eq!(p.next(40, HALVE_ABOVE), 40);
-        assert_eq!(p.next(40, HALVE_ABOVE + Duration::from_millis(1)), 20);
+        assert_eq!(
+            p.next(10, StepPolicy::DOUBLE_BELOW - Duration::from_millis(1)),
+            20
+        );
+        assert_eq!(p.next(10, StepPolicy::DOUBLE_BELOW), 10);
+        assert_eq!(p.next(40, StepPolicy::HALVE_ABOVE), 40);
+        assert_eq!(
+            p.next(40, StepPolicy::HALVE_ABOVE + Duration::from_millis(1)),
+            20
+        );
         assert_eq!(p.next(80, Duration::ZERO), 80);
-        assert_eq!(p.next(15, HALVE_ABOVE * 2), 10);
+        assert_eq!(p.next(15, StepPolicy::HALVE_ABOVE * 2), 10);
         // A cap below the base is a fixed step.
         assert_eq!(StepPolicy::new(50, 5).next(50, Duration::ZERO), 50);
     }

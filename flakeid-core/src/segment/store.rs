@@ -3,7 +3,7 @@
 
 use core::future::Future;
 
-use crate::lease::StoreError;
+use crate::store::StoreError;
 
 /// A range of values `first..=last` handed to one source alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -78,11 +78,11 @@ pub enum Fetched {
 ///
 /// One row per name: `max_id` (the last value handed out), `step` (the
 /// last advance's step) and the time of the last advance. The SQL store
-/// ([`SqlSegmentStore`](crate::sql::segment::SqlSegmentStore), run by
+/// ([`SqlSegmentStore`](crate::segment::SqlSegmentStore), run by
 /// `flakeid-seaorm` and `flakeid-diesel`) and
 /// [`MemorySegmentStore`](super::MemorySegmentStore) implement this trait
 /// and [`AsyncSegmentStore`].
-pub trait SegmentStore: Send + 'static {
+pub trait SegmentStore: Send {
     /// Advances the row by `request.step` in **one atomic step**
     /// (`max_id = max_id + step`, unless that passes `2^63 − 1`) and
     /// returns the new `max_id`: the values `max_id − step + 1 ..= max_id`
@@ -97,7 +97,7 @@ pub trait SegmentStore: Send + 'static {
 }
 
 /// [`SegmentStore`] for async code: the same operation, as a future.
-pub trait AsyncSegmentStore: Send + Sync + 'static {
+pub trait AsyncSegmentStore: Send + Sync {
     /// See [`SegmentStore::fetch`].
     fn fetch(
         &self,

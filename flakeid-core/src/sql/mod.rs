@@ -15,12 +15,10 @@
 //! "Names" section for exactly what is quoted and refused).
 
 mod error;
-pub mod id_function;
-pub mod lease;
-pub mod offset_range;
-pub mod segment;
+mod id_function;
 
 pub use error::SqlNameError;
+pub use id_function::{IdFunction, IdFunctionError};
 
 use core::fmt;
 
@@ -108,7 +106,7 @@ impl Dialect {
 
     /// `name` as a quoted identifier, or why the database would not
     /// keep it exactly.
-    fn identifier(self, role: &'static str, name: &str) -> Result<String, SqlNameError> {
+    pub(crate) fn identifier(self, role: &'static str, name: &str) -> Result<String, SqlNameError> {
         let dialect = self.label();
         let owned = || name.to_owned();
         if name.is_empty() {
@@ -179,7 +177,7 @@ impl Dialect {
     /// mode. `'` is doubled (read as one `'` in every mode); a text with a
     /// backslash, which some modes read as an escape and others not, is
     /// written in a form whose reading does not depend on the mode.
-    fn literal(self, text: &str) -> String {
+    pub(crate) fn literal(self, text: &str) -> String {
         let plain = || format!("'{}'", text.replace('\'', "''"));
         if !text.contains('\\') {
             return plain();
@@ -204,8 +202,9 @@ impl fmt::Display for Dialect {
     }
 }
 
-/// A value bound to a placeholder.
+/// A value bound to a placeholder, or read from a column.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SqlValue {
     /// `TEXT` / `VARCHAR`.
     Text(String),
@@ -213,49 +212,124 @@ pub enum SqlValue {
     BigInt(i64),
     /// `INTEGER`.
     Int(i32),
+    /// `NULL` (read only: no statement binds it).
+    Null,
 }
 
-/// A statement and its values, in placeholder order.
+/// The type of a column a query returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SqlType {
+    /// `BIGINT` (`INTEGER` on SQLite), read as [`SqlValue::BigInt`] or
+    /// [`SqlValue::Null`].
+    BigInt,
+    /// `TEXT` / `VARCHAR`, read as [`SqlValue::Text`] or [`SqlValue::Null`].
+    Text,
+}
+
+/// A statement, its values in placeholder order, and the columns a query
+/// returns.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SqlStatement {
     /// The SQL text, with the dialect's placeholders.
     pub sql: String,
     /// One value per placeholder, in order.
     pub values: Vec<SqlValue>,
+    /// For a query: the columns each row holds, by name and type, in the
+    /// order a row's values come in (see
+    /// [`SqlExecutor::query`](crate::store::SqlExecutor::query)). Empty
+    /// for other statements.
+    pub columns: &'static [(&'static str, SqlType)],
+    /// MySQL/MariaDB: the statement sets `LAST_INSERT_ID(expr)`, and the
+    /// executor reports the connection's `LAST_INSERT_ID()` after it, read
+    /// on the same connection (see [`Executed::last_insert_id`](crate::store::Executed::last_insert_id)).
+    pub reads_insert_id: bool,
 }
 
-/// Writes SQL text with numbered placeholders for one dialect.
-struct SqlWriter {
+impl SqlStatement {
+    /// MySQL/MariaDB: reads the connection's `LAST_INSERT_ID()` (one
+    /// `BIGINT` column `last_insert_id`), for executors whose driver does
+    /// not report it with a statement's result: run it right after a
+    /// statement with [`reads_insert_id`](Self::reads_insert_id), on the
+    /// same connection.
+    pub const MYSQL_LAST_INSERT_ID: &'static str =
+        "SELECT CAST(LAST_INSERT_ID() AS SIGNED) AS `last_insert_id`";
+}
+
+/// Writes SQL text with numbered placeholders for one dialect (or, for
+/// scripts, with the values written in as literals).
+pub(crate) struct SqlWriter {
     dialect: Dialect,
+    /// Values are written into the text, not bound.
+    literal: bool,
     sql: String,
     values: Vec<SqlValue>,
+    columns: &'static [(&'static str, SqlType)],
+    reads_insert_id: bool,
 }
 
 impl SqlWriter {
-    fn new(dialect: Dialect) -> Self {
+    pub(crate) fn new(dialect: Dialect) -> Self {
         SqlWriter {
             dialect,
+            literal: false,
             sql: String::new(),
             values: Vec::new(),
+            columns: &[],
+            reads_insert_id: false,
         }
     }
 
-    fn push(&mut self, text: &str) -> &mut Self {
+    pub(crate) fn push(&mut self, text: &str) -> &mut Self {
         self.sql.push_str(text);
         self
     }
 
-    fn bind(&mut self, value: SqlValue) -> &mut Self {
+    /// A writer for SQL scripts: values are written in as literals that
+    /// read the same in every escaping mode, and the statement binds none.
+    pub(crate) fn literal(dialect: Dialect) -> Self {
+        SqlWriter {
+            literal: true,
+            ..SqlWriter::new(dialect)
+        }
+    }
+
+    pub(crate) fn bind(&mut self, value: SqlValue) -> &mut Self {
+        if self.literal {
+            let text = match &value {
+                SqlValue::Text(t) => self.dialect.literal(t),
+                SqlValue::BigInt(v) => v.to_string(),
+                SqlValue::Int(v) => v.to_string(),
+                SqlValue::Null => "NULL".to_owned(),
+            };
+            self.sql.push_str(&text);
+            return self;
+        }
         self.values.push(value);
         let p = self.dialect.placeholder(self.values.len());
         self.sql.push_str(&p);
         self
     }
 
-    fn finish(self) -> SqlStatement {
+    /// The statement is a query returning rows of these columns.
+    pub(crate) fn returns(&mut self, columns: &'static [(&'static str, SqlType)]) -> &mut Self {
+        self.columns = columns;
+        self
+    }
+
+    /// The statement sets `LAST_INSERT_ID(expr)` (MySQL/MariaDB).
+    pub(crate) fn reads_insert_id(&mut self) -> &mut Self {
+        self.reads_insert_id = true;
+        self
+    }
+
+    pub(crate) fn finish(self) -> SqlStatement {
         SqlStatement {
             sql: self.sql,
             values: self.values,
+            columns: self.columns,
+            reads_insert_id: self.reads_insert_id,
         }
     }
 }

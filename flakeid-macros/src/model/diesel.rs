@@ -6,7 +6,7 @@
 //! its key and checks that the key's type is an ID type; it writes no code
 //! of its own.
 
-use super::{KeyField, key_field, metas, named_fields, single_key};
+use super::fields::{KeyField, key_field, metas, named_fields, single_key};
 
 /// The field named by `#[diesel(primary_key(..))]`, or else `id`.
 pub(super) fn key(input: &syn::DeriveInput) -> syn::Result<KeyField> {

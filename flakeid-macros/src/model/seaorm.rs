@@ -18,7 +18,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
 
-use super::{KeyField, derived_names, key_field, metas, named_fields, single_key};
+use super::fields::{KeyField, derived_names, key_field, metas, named_fields, single_key};
 use crate::attr::Args;
 
 mod key_check;

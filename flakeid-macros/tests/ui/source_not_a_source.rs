@@ -1,4 +1,5 @@
-use flakeid_core::{ConfigError, flake_id, layout::presets};
+use flakeid_core::{ConfigError, flake_id};
+use flakeid_core::layout::presets;
 
 struct Counter;
 

@@ -37,7 +37,7 @@ use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use flakeid_core::layout::presets;
-use flakeid_core::lease::{
+use flakeid_core::node::{
     CeilingWait, FenceReason, Fenced, HighWaterFileOptions, LeaseError, LeaseOptions,
 };
 use flakeid_core::{Clock, ClockRegression, GenerateError, Generator, ManualClock, MonotonicClock};
@@ -165,21 +165,22 @@ impl Clock for WorkerClock {
     }
 }
 
-type Gen = Generator<flakeid_core::BitLayout, WorkerClock>;
+type Gen = Generator<flakeid_core::layout::BitLayout, WorkerClock>;
 
 /// What holds the node until the end.
 enum Holder {
-    SeaOrm(flakeid_seaorm::lease::NodeLease<flakeid_core::BitLayout, WorkerClock>),
-    Diesel(flakeid_core::lease::NodeLease<flakeid_core::BitLayout, WorkerClock>),
-    Etcd(flakeid_etcd::NodeLease<flakeid_core::BitLayout, WorkerClock>),
-    File(flakeid_core::lease::HighWaterFile<flakeid_core::BitLayout, WorkerClock>),
+    SeaOrm(flakeid_seaorm::lease::NodeLease<flakeid_core::layout::BitLayout, WorkerClock>),
+    Diesel(flakeid_core::node::NodeLease<flakeid_core::layout::BitLayout, WorkerClock>),
+    Etcd(flakeid_etcd::NodeLease<flakeid_core::layout::BitLayout, WorkerClock>),
+    File(flakeid_core::node::HighWaterFile<flakeid_core::layout::BitLayout, WorkerClock>),
     Fixed,
 }
 
 fn diesel_claim(
     url: &str,
-    options: LeaseOptions<flakeid_core::BitLayout, WorkerClock>,
-) -> Result<flakeid_core::lease::NodeLease<flakeid_core::BitLayout, WorkerClock>, LeaseError> {
+    options: LeaseOptions<flakeid_core::layout::BitLayout, WorkerClock>,
+) -> Result<flakeid_core::node::NodeLease<flakeid_core::layout::BitLayout, WorkerClock>, LeaseError>
+{
     use diesel::Connection as _;
     let url = url.to_owned();
     if url.starts_with("postgres") {

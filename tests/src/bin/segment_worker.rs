@@ -26,9 +26,9 @@
 
 use std::time::Duration;
 
-use flakeid_core::decimal_id::{DecimalIdGenerator, DecimalIdParts};
+use flakeid_core::public_id::{AllocError, Alphabet, ShortKeyConfig, ShortKeyError, ShortKeys};
+use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdParts};
 use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
-use flakeid_core::shortkey::{AllocError, Alphabet, ShortKeyConfig, ShortKeyError, ShortKeys};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement, Value};
 
 #[derive(Debug, Clone)]

@@ -13,8 +13,8 @@
 
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
-use flakeid_core::OffsetRangeError;
-use flakeid_core::offset_range::{LocationRange, OffsetRanges, sql};
+use flakeid_core::schemes::OffsetRangeError;
+use flakeid_core::schemes::{LocationRange, OffsetRanges};
 
 diesel::table! {
     orders (id) {
@@ -102,7 +102,7 @@ fn execute<C: Connection>(conn: &mut C, statement: &str) {
 macro_rules! sequence_tests {
     (
         $db:ident, $conn:ty, $connect:expr,
-        create_counter: $create:path,
+        create_counter: $create:expr,
         next_value: $next:expr,
         text: $text:literal,
         refusal: $refusal:literal,
@@ -287,8 +287,8 @@ sequence_tests!(
         let conn = PgConnection::establish(db.url()).expect("connect to PostgreSQL");
         (db, conn)
     },
-    create_counter: sql::postgres_create_sequence,
-    next_value: |name: &str| sql::postgres_next_value(name).map(|e| format!("SELECT {e} AS value")),
+    create_counter: |name: &str, range: &LocationRange| range.postgres_create_sequence(name),
+    next_value: |name: &str| LocationRange::postgres_next_value(name).map(|e| format!("SELECT {e} AS value")),
     text: "TEXT",
     refusal: "reached maximum value of sequence",
     accounts: "CREATE TABLE accounts (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name TEXT NOT NULL)",
@@ -309,8 +309,8 @@ sequence_tests!(
         let conn = MysqlConnection::establish(db.url()).expect("connect to MySQL/MariaDB");
         (db, conn)
     },
-    create_counter: sql::mariadb_create_sequence,
-    next_value: |name: &str| sql::mariadb_next_value(name).map(|e| format!("SELECT {e} AS value")),
+    create_counter: |name: &str, range: &LocationRange| range.mariadb_create_sequence(name),
+    next_value: |name: &str| LocationRange::mariadb_next_value(name).map(|e| format!("SELECT {e} AS value")),
     text: "CHAR",
     refusal: "has run out",
     accounts: "CREATE TABLE accounts (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, name TEXT NOT NULL)",
@@ -330,8 +330,8 @@ sequence_tests!(
     on_sqlite,
     SqliteConnection,
     ((), SqliteConnection::establish(":memory:").expect("in-memory SQLite")),
-    create_counter: sql::sqlite_create_counter,
-    next_value: |name: &str| sql::sqlite_next_value(name),
+    create_counter: |name: &str, range: &LocationRange| range.sqlite_create_counter(name),
+    next_value: |name: &str| LocationRange::sqlite_next_value(name),
     text: "TEXT",
     refusal: "CHECK constraint failed",
     accounts: "CREATE TABLE accounts (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL)",

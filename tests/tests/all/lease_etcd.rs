@@ -5,12 +5,13 @@
 
 use std::time::{Duration, Instant};
 
+use flakeid_core::layout::Layout;
 use flakeid_core::layout::presets;
-use flakeid_core::lease::{
+use flakeid_core::node::{
     AsyncLeaseStore as _, CeilingWait, ClaimRequest, FenceReason, Fenced, LeaseError, LeaseOptions,
     ReleaseRequest, RenewRequest,
 };
-use flakeid_core::{GenerateError, Generator, Layout};
+use flakeid_core::{GenerateError, Generator};
 use flakeid_etcd::EtcdLeaseStore;
 use flakeid_etcd::etcd_client::Client;
 use flakeid_tests::db;
@@ -18,7 +19,10 @@ use serde_json::Value;
 
 use super::lease_common::{PATIENCE, Worker, check_rows, prepare, report, rows, space, until};
 
-fn stamped<C: flakeid_core::Clock>(g: &Generator<flakeid_core::BitLayout, C>, id: u64) -> u64 {
+fn stamped<C: flakeid_core::Clock>(
+    g: &Generator<flakeid_core::layout::BitLayout, C>,
+    id: u64,
+) -> u64 {
     g.layout().decompose(id).tick + g.layout().epoch_millis()
 }
 

@@ -4,9 +4,10 @@
 
 use std::time::Duration;
 
+use flakeid_core::Generator;
+use flakeid_core::layout::Layout;
 use flakeid_core::layout::presets;
-use flakeid_core::lease::{LeaseError, LeaseOptions, NodeTable};
-use flakeid_core::{Generator, Layout};
+use flakeid_core::node::{LeaseError, LeaseOptions, NodeTable};
 use flakeid_tests::db;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
 
@@ -17,9 +18,13 @@ async fn row(
     node: u64,
 ) -> (Option<String>, i64, i64, i64, Option<String>, i64) {
     let backend = conn.get_database_backend();
-    let now = flakeid_core::sql::lease::LeaseSql::new(flakeid_seaorm::lease::dialect(backend))
-        .now()
-        .to_owned();
+    use flakeid_core::sql::Dialect;
+    let now = match backend {
+        DbBackend::MySql => Dialect::MySql,
+        DbBackend::Sqlite => Dialect::Sqlite,
+        _ => Dialect::Postgres,
+    }
+    .now_millis();
     let sql = format!(
         "SELECT owner, fence, lease_until, high_water, holder, {now} AS db_now \
          FROM flakeid_nodes WHERE space = '{space}' AND node_id = {node}"
@@ -39,7 +44,10 @@ async fn row(
     )
 }
 
-fn stamped<C: flakeid_core::Clock>(g: &Generator<flakeid_core::BitLayout, C>, id: u64) -> u64 {
+fn stamped<C: flakeid_core::Clock>(
+    g: &Generator<flakeid_core::layout::BitLayout, C>,
+    id: u64,
+) -> u64 {
     g.layout().decompose(id).tick + g.layout().epoch_millis()
 }
 
@@ -118,7 +126,7 @@ fn diesel_lease_lifecycle<C>(
     rt: &tokio::runtime::Handle,
 ) where
     C: diesel::Connection + diesel::connection::LoadConnection + Send + 'static,
-    C::Backend: flakeid_diesel::lease::LeaseBackend,
+    C::Backend: flakeid_diesel::DieselBackend,
 {
     flakeid_diesel::lease::create_table(conn).unwrap();
     let space = "lifecycle-diesel";
@@ -144,7 +152,7 @@ fn diesel_lease_lifecycle<C>(
 async fn diesel_async_lease_lifecycle<C>(url: &str, probe: &DatabaseConnection)
 where
     C: diesel_async::AsyncConnection + 'static,
-    C::Backend: flakeid_diesel::lease_async::AsyncLeaseBackend,
+    C::Backend: flakeid_diesel::AsyncDieselBackend,
 {
     use flakeid_diesel::lease_async;
     let mut conn = C::establish(url).await.unwrap();

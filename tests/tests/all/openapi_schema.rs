@@ -4,9 +4,9 @@
 //! digits; a JSON Schema validator accepts the model as serde writes it and
 //! refuses IDs in any other form. `Flake128` is its canonical string.
 
+use flakeid_core::FlakeId;
 use flakeid_core::flake128::Flake128;
-use flakeid_core::interop::json_schema::{DESCRIPTION, MAX_LENGTH, PATTERN, max_length};
-use flakeid_core::layout::Flake128Layout;
+use flakeid_core::flake128::Flake128Layout;
 use flakeid_core::layout::presets;
 use flakeid_core::{Generator, flake_id};
 use serde_json::{Value, json};
@@ -32,6 +32,16 @@ pub(crate) struct Order {
 /// The examples: node 1, sequence 0, at 2025-01-01T00:00:00Z.
 const ORDER_EXAMPLE: &str = "1874244142494650368";
 const ITEM_EXAMPLE: &str = "129525350400256";
+
+/// What every ID's schema holds (see `flakeid_core::interop`).
+const PATTERN: &str = "^[1-9][0-9]*$";
+const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits because JavaScript numbers round integers above 2^53.";
+const MAX_LENGTH: usize = 19;
+
+/// The digits of `I`'s largest ID.
+fn max_length<I: FlakeId>() -> usize {
+    I::max_value().to_string().len()
+}
 
 /// The schema every ID type must have, with its example and the digits
 /// of its largest ID.

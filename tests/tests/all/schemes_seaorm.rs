@@ -437,7 +437,7 @@ scheme_tests! {
 /// `presets::instagram()` into the shard and the sequence mod 1024.
 #[tokio::test]
 async fn instagram_ids_made_by_a_plpgsql_default_decode_with_the_instagram_preset() {
-    use flakeid_core::Layout;
+    use flakeid_core::layout::Layout;
     use flakeid_core::layout::presets;
     use sea_orm::{EntityTrait, QueryOrder};
 

@@ -11,8 +11,8 @@
 //!   key and learns the key the database made.
 
 use crate::seaorm_connect;
-use flakeid_core::OffsetRangeError;
-use flakeid_core::offset_range::{LocationRange, OffsetRanges, sql};
+use flakeid_core::schemes::OffsetRangeError;
+use flakeid_core::schemes::{LocationRange, OffsetRanges};
 use sea_orm::{
     ActiveModelTrait, ActiveValue, ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr,
     Schema, Statement, TransactionTrait,
@@ -66,9 +66,9 @@ fn counter_name(location: u64) -> String {
 async fn create_counter(db: &DatabaseConnection, range: &LocationRange) {
     let name = counter_name(range.location);
     let statement = match db.get_database_backend() {
-        DatabaseBackend::Postgres => sql::postgres_create_sequence(&name, range),
-        DatabaseBackend::MySql => sql::mariadb_create_sequence(&name, range),
-        _ => sql::sqlite_create_counter(&name, range),
+        DatabaseBackend::Postgres => range.postgres_create_sequence(&name),
+        DatabaseBackend::MySql => range.mariadb_create_sequence(&name),
+        _ => range.sqlite_create_counter(&name),
     }
     .expect("a plain name");
     db.execute_unprepared(&statement)
@@ -80,9 +80,13 @@ async fn create_counter(db: &DatabaseConnection, range: &LocationRange) {
 async fn next_value<C: ConnectionTrait>(conn: &C, name: &str) -> Result<i64, DbErr> {
     let backend = conn.get_database_backend();
     let statement = match backend {
-        DatabaseBackend::Postgres => sql::postgres_next_value(name).map(|e| format!("SELECT {e}")),
-        DatabaseBackend::MySql => sql::mariadb_next_value(name).map(|e| format!("SELECT {e}")),
-        _ => sql::sqlite_next_value(name),
+        DatabaseBackend::Postgres => {
+            LocationRange::postgres_next_value(name).map(|e| format!("SELECT {e}"))
+        }
+        DatabaseBackend::MySql => {
+            LocationRange::mariadb_next_value(name).map(|e| format!("SELECT {e}"))
+        }
+        _ => LocationRange::sqlite_next_value(name),
     }
     .expect("a plain name");
     let row = conn
@@ -355,8 +359,8 @@ async fn auto_increment_from_a_location_offset_fails_past_the_range_on_mariadb()
     create_table(&db, account::Entity).await;
     let range = ranges().range(1).expect("range");
     for statement in [
-        sql::mysql_auto_increment_start("accounts", &range),
-        sql::mysql_range_trigger("accounts_in_location_1", "accounts", "id", &range),
+        range.mysql_auto_increment_start("accounts"),
+        range.mysql_range_trigger("accounts_in_location_1", "accounts", "id"),
     ] {
         let statement = statement.expect("plain names");
         db.execute_unprepared(&statement)

@@ -1,4 +1,4 @@
-//! The database ID function (`flakeid_core::sql::id_function`) on
+//! The database ID function (`flakeid_core::sql`) on
 //! PostgreSQL and MariaDB: application processes (leased nodes, the normal
 //! generator) and plain SQL `INSERT`s using the column default write into
 //! one table concurrently without a key conflict; more than a tick's IDs
@@ -11,11 +11,11 @@
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use flakeid_core::Layout as _;
+use flakeid_core::layout::Layout as _;
 use flakeid_core::layout::{BitLayout, presets};
-use flakeid_core::lease::{LeaseError, LeaseOptions, RESERVED_UNTIL_MILLIS};
+use flakeid_core::node::{LeaseError, LeaseOptions, NodeRow};
 use flakeid_core::sql::Dialect;
-use flakeid_core::sql::id_function::IdFunction;
+use flakeid_core::sql::IdFunction;
 use flakeid_tests::db::{self, Backend, TestDb};
 use sqlx::{Connection as _, MySqlConnection, PgConnection};
 
@@ -120,7 +120,7 @@ async fn install(conn: &mut Conn, f: &IdFunction, table: &str) {
 fn four_per_tick() -> BitLayout {
     BitLayout::builder()
         .time_bits(41)
-        .epoch_millis(presets::FLAKEID_EPOCH_MILLIS)
+        .epoch_millis(flakeid_core::layout::presets::lsid().epoch_millis())
         .node_bits(10)
         .sequence_bits(2)
         .build()
@@ -149,7 +149,10 @@ async fn application_and_sql_writers_share_one_key_space(db: TestDb) {
         .await
         .pop()
         .expect("the node's lease row");
-    assert_eq!((lease_until, owner), (RESERVED_UNTIL_MILLIS, f.owner()));
+    assert_eq!(
+        (lease_until, owner),
+        (NodeRow::RESERVED_UNTIL_MILLIS, f.owner())
+    );
 
     // Application processes lease nodes 0..=3 of the same space: they get
     // the three the function does not hold, and a fourth finds none.
@@ -189,7 +192,7 @@ async fn application_and_sql_writers_share_one_key_space(db: TestDb) {
             let text = err.to_string();
             let expected = format!(
                 "all 1 node IDs ({sql_node}..={sql_node}) of space \"{space}\" are reserved by a \
-                 database ID function (flakeid_core::sql::id_function), which holds its node \
+                 database ID function (flakeid_core::sql), which holds its node \
                  until it is uninstalled (waited "
             );
             assert!(text.starts_with(&expected), "{text}");

@@ -8,8 +8,8 @@
 
 use crate::seaorm_connect;
 
-use flakeid_core::SqlNameError;
-use flakeid_core::offset_range::{LocationRange, OffsetRanges, sql};
+use flakeid_core::schemes::{LocationRange, OffsetRanges};
+use flakeid_core::sql::SqlNameError;
 use flakeid_tests::db::TestDb;
 use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseBackend, DatabaseConnection, Statement,
@@ -124,7 +124,7 @@ async fn drain(db: &DatabaseConnection, name: &str, next_value: &str, refusal: &
 
 async fn postgres_sequences_have_exactly_the_names_given(db: &DatabaseConnection) {
     for &name in HOSTILE {
-        execute(db, &ok(sql::postgres_create_sequence(name, &range()))).await;
+        execute(db, &ok(range().postgres_create_sequence(name))).await;
         let found = query_i64(
             db,
             "SELECT COUNT(*) FROM pg_class WHERE relkind = 'S' AND relname = $1",
@@ -133,7 +133,7 @@ async fn postgres_sequences_have_exactly_the_names_given(db: &DatabaseConnection
         .await
         .expect("catalog");
         assert_eq!(found, 1, "sequence {name:?}");
-        let next = format!("SELECT {}", ok(sql::postgres_next_value(name)));
+        let next = format!("SELECT {}", ok(LocationRange::postgres_next_value(name)));
         drain(db, name, &next, "reached maximum value of sequence").await;
     }
     let sequences = query_i64(
@@ -152,7 +152,7 @@ async fn postgres_sequences_have_exactly_the_names_given(db: &DatabaseConnection
 
 async fn mariadb_sequences_have_exactly_the_names_given(db: &DatabaseConnection) {
     for &name in HOSTILE {
-        execute(db, &ok(sql::mariadb_create_sequence(name, &range()))).await;
+        execute(db, &ok(range().mariadb_create_sequence(name))).await;
         let found = query_i64(
             db,
             "SELECT COUNT(*) FROM information_schema.TABLES \
@@ -162,7 +162,7 @@ async fn mariadb_sequences_have_exactly_the_names_given(db: &DatabaseConnection)
         .await
         .expect("catalog");
         assert_eq!(found, 1, "sequence {name:?}");
-        let next = format!("SELECT {}", ok(sql::mariadb_next_value(name)));
+        let next = format!("SELECT {}", ok(LocationRange::mariadb_next_value(name)));
         drain(db, name, &next, "has run out").await;
     }
     let tables = query_i64(
@@ -205,12 +205,8 @@ async fn mysql_trigger_has_exactly_the_names_given(db: &DatabaseConnection) {
             ),
         )
         .await;
-        execute(db, &ok(sql::mysql_auto_increment_start(&table, &range))).await;
-        execute(
-            db,
-            &ok(sql::mysql_range_trigger(&trigger, &table, column, &range)),
-        )
-        .await;
+        execute(db, &ok(range.mysql_auto_increment_start(&table))).await;
+        execute(db, &ok(range.mysql_range_trigger(&trigger, &table, column))).await;
         let found = query_i64(
             db,
             "SELECT COUNT(*) FROM information_schema.TRIGGERS \
@@ -267,7 +263,7 @@ async fn mysql_trigger_has_exactly_the_names_given(db: &DatabaseConnection) {
 async fn sqlite_counters_have_exactly_the_names(db: &DatabaseConnection) {
     for &name in HOSTILE {
         // Two statements, run as one text (a name may hold `; `).
-        execute(db, &ok(sql::sqlite_create_counter(name, &range()))).await;
+        execute(db, &ok(range().sqlite_create_counter(name))).await;
         let found = query_i64(
             db,
             "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
@@ -279,7 +275,7 @@ async fn sqlite_counters_have_exactly_the_names(db: &DatabaseConnection) {
         drain(
             db,
             name,
-            &ok(sql::sqlite_next_value(name)),
+            &ok(LocationRange::sqlite_next_value(name)),
             "CHECK constraint failed",
         )
         .await;
@@ -381,13 +377,16 @@ async fn postgres_keeps_63_byte_names_and_would_cut_longer_ones() {
     let db = connect(&test_db, None).await;
     let longest = postgres_longest_name();
     assert_eq!(longest.len(), 63);
-    execute(&db, &ok(sql::postgres_create_sequence(&longest, &range()))).await;
-    let next = format!("SELECT {}", ok(sql::postgres_next_value(&longest)));
+    execute(&db, &ok(range().postgres_create_sequence(&longest))).await;
+    let next = format!(
+        "SELECT {}",
+        ok(LocationRange::postgres_next_value(&longest))
+    );
     assert_eq!(query_i64(&db, &next, vec![]).await, Ok(10));
 
     let too_long = format!("{longest}y");
     assert!(matches!(
-        sql::postgres_create_sequence(&too_long, &range()),
+        range().postgres_create_sequence(&too_long),
         Err(SqlNameError::TooLong {
             len: 64,
             max: 63,
@@ -432,8 +431,8 @@ async fn mariadb_keeps_64_character_names_and_the_library_refuses_what_it_cannot
     let (_guard, db) = mariadb(false).await;
     let range = range();
     let longest = "é".repeat(64);
-    execute(&db, &ok(sql::mariadb_create_sequence(&longest, &range))).await;
-    let next = format!("SELECT {}", ok(sql::mariadb_next_value(&longest)));
+    execute(&db, &ok(range.mariadb_create_sequence(&longest))).await;
+    let next = format!("SELECT {}", ok(LocationRange::mariadb_next_value(&longest)));
     assert_eq!(query_i64(&db, &next, vec![]).await, Ok(10));
 
     // Table and column of 64 characters: the message would pass MySQL's 128
@@ -449,10 +448,10 @@ async fn mariadb_keeps_64_character_names_and_the_library_refuses_what_it_cannot
         ),
     )
     .await;
-    execute(&db, &ok(sql::mysql_auto_increment_start(&table, &range))).await;
+    execute(&db, &ok(range.mysql_auto_increment_start(&table))).await;
     execute(
         &db,
-        &ok(sql::mysql_range_trigger(&longest, &table, &column, &range)),
+        &ok(range.mysql_range_trigger(&longest, &table, &column)),
     )
     .await;
     let insert = format!("INSERT INTO {} () VALUES ()", mysql_ident(&table));
@@ -486,7 +485,7 @@ async fn mariadb_keeps_64_character_names_and_the_library_refuses_what_it_cannot
         ("trailing ".to_owned(), "trailing space"),
     ];
     for (name, why) in refused {
-        let err = sql::mariadb_create_sequence(&name, &range).expect_err(why);
+        let err = range.mariadb_create_sequence(&name).expect_err(why);
         let expected = match why {
             "too long" => matches!(
                 err,
@@ -522,7 +521,7 @@ async fn sqlite_reserved_table_names_are_refused() {
     let ((), db) = seaorm_connect::sqlite().await;
     let name = "sqlite_counter";
     assert!(matches!(
-        sql::sqlite_create_counter(name, &range()),
+        range().sqlite_create_counter(name),
         Err(SqlNameError::ReservedPrefix { .. })
     ));
     let by_hand = format!("CREATE TABLE \"{name}\" (next INTEGER)");

@@ -1,7 +1,8 @@
 //! What every module of this test binary shares: one process, so one
 //! process-wide generator configuration.
 
-use flakeid_core::{Generator, global, layout::presets};
+use flakeid_core::layout::presets;
+use flakeid_core::{Generator, global};
 
 /// The node ID of the process-wide generator. The modules share it: a
 /// second, different `global::init` in the same process is refused.

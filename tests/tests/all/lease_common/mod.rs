@@ -10,7 +10,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use flakeid_core::Layout as _;
+use flakeid_core::layout::Layout as _;
 use flakeid_core::layout::presets;
 use flakeid_tests::db::{Backend, TestDb};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};

@@ -8,15 +8,15 @@
 
 use std::sync::OnceLock;
 
-use flakeid_core::decimal_id::{
-    DecimalIdGenerator, DecimalIdParts, DecimalIdScheme, InMemoryGeneratorIdSource, MAX_COUNTER,
-    MAX_GENERATOR_ID, MAX_LAUNCH_ID,
-};
+use flakeid_core::layout::Layout;
 use flakeid_core::layout::{BitLayout, DecimalLayout, RandomStart, presets};
-use flakeid_core::permute::Permutation;
-use flakeid_core::random_key::{RandomKeyGenerator, RandomKeys};
-use flakeid_core::trace::{TraceIdGenerator, TraceIdLayout, TraceIdParts};
-use flakeid_core::{ConfigError, FlakeId, Generator, Layout, flake_id};
+use flakeid_core::public_id::Permutation;
+use flakeid_core::schemes::{
+    DecimalIdGenerator, DecimalIdParts, DecimalIdScheme, InMemoryGeneratorIdSource,
+};
+use flakeid_core::schemes::{RandomKeyGenerator, RandomKeys};
+use flakeid_core::schemes::{TraceIdGenerator, TraceIdLayout, TraceIdParts};
+use flakeid_core::{ConfigError, FlakeId, Generator, flake_id};
 
 use super::{Case, GENERATED, NODE, Parts, Scheme, bit_layout_scheme, composed_parts};
 
@@ -110,7 +110,7 @@ const PERMUTATION_KEY: u128 = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210;
 /// Threads a TraceId generator is configured for.
 const TRACE_THREADS: u32 = 32;
 
-fn layout_parts(p: flakeid_core::Parts) -> Parts {
+fn layout_parts(p: flakeid_core::layout::Parts) -> Parts {
     vec![
         ("tick".to_owned(), p.tick),
         ("node".to_owned(), p.node),
@@ -221,9 +221,9 @@ fn decimal_id() -> Scheme {
             launch_id: 1,
         },
         DecimalIdParts {
-            counter: MAX_COUNTER,
-            generator_id: MAX_GENERATOR_ID,
-            launch_id: MAX_LAUNCH_ID,
+            counter: DecimalIdScheme::MAX_COUNTER,
+            generator_id: DecimalIdScheme::MAX_GENERATOR_ID,
+            launch_id: DecimalIdScheme::MAX_LAUNCH_ID,
         },
         DecimalIdParts {
             counter: 1415,
@@ -278,7 +278,7 @@ fn trace_id() -> Scheme {
             counter: 1,
         },
         TraceIdParts {
-            timestamp: (flakeid_core::trace::TIMESTAMP_MAX) as u32,
+            timestamp: (flakeid_core::schemes::TraceIdLayout::TIMESTAMP_MAX) as u32,
             node: u16::MAX,
             thread: max_thread,
             counter: layout.max_counter(),

@@ -141,7 +141,8 @@ macro_rules! preset_ids {
         /// One generator per preset, built on first use.
         pub mod generators {
             use std::sync::OnceLock;
-            use flakeid_core::{ConfigError, Generator, layout::presets};
+            use flakeid_core::{ConfigError, Generator};
+            use flakeid_core::layout::presets;
             $(
                 pub fn $preset() -> Result<&'static Generator, ConfigError> {
                     static G: OnceLock<Result<Generator, ConfigError>> = OnceLock::new();
@@ -231,7 +232,7 @@ pub fn cast_to_text(column: &str, mysql: bool) -> String {
 /// differing only in one field) and generated ones.
 pub fn flake128_fixtures() -> Vec<flakeid_core::flake128::Flake128> {
     use flakeid_core::flake128::Flake128;
-    use flakeid_core::layout::Flake128Layout;
+    use flakeid_core::flake128::Flake128Layout;
 
     const MAX_WORKER: u64 = (1 << 48) - 1;
     const MAC: u64 = 0x0242_ac11_0002;

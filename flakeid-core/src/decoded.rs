@@ -1,0 +1,131 @@
+//! An ID split into its named fields: what every scheme decodes into.
+
+use core::fmt::{self, Display};
+use std::borrow::Cow;
+use std::time::SystemTime;
+
+use crate::encoding::write_rfc3339;
+use crate::layout::Parts;
+
+/// An ID split into its named fields, with its creation time when the
+/// scheme records one.
+///
+/// Every [`IdSource`] decodes its IDs into a `Decoded`:
+///
+/// | scheme | `timestamp` | `parts` | `fields` |
+/// |---|---|---|---|
+/// | a [`Layout`](crate::layout::Layout) run by a [`Generator`](crate::Generator) or [`RandomKeyGenerator`](crate::schemes::random_key::RandomKeyGenerator) | start of the ID's tick | tick, node, sequence | `tick`, the node subfields (or `node`), `sequence` |
+/// | [`DecimalIdGenerator`](crate::schemes::decimal_id::DecimalIdGenerator) | `None` (no time) | `None` | `counter`, `generator_id`, `launch_id` |
+/// | [`TraceIdGenerator`](crate::schemes::trace::TraceIdGenerator) | `None` (seconds wrap; see [`trace`](crate::schemes::trace)) | `None` | `timestamp` (Unix seconds mod 2^25), `node`, `thread`, `counter` |
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use flakeid_core::Decoded;
+/// use flakeid_core::layout::presets;
+///
+/// let d = Decoded::new(&presets::discord(), 175_928_847_299_117_063);
+/// assert_eq!(d.timestamp, Some(UNIX_EPOCH + Duration::from_millis(1_462_015_105_796)));
+/// assert_eq!((d.field("worker"), d.field("process"), d.field("sequence")), (Some(1), Some(0), Some(7)));
+/// assert_eq!(d.parts.map(|p| p.node), Some(32));
+/// assert_eq!(
+///     d.to_string(),
+///     "175928847299117063 (2016-04-30T11:18:25.796Z, tick 41944705796, worker 1, process 0, sequence 7)"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Decoded {
+    /// The ID.
+    pub id: u64,
+    /// The start of the tick the ID was issued in, for schemes whose IDs
+    /// hold their full creation time.
+    pub timestamp: Option<SystemTime>,
+    /// Tick, node and sequence, for IDs of a [`Layout`](crate::layout::Layout).
+    pub parts: Option<Parts>,
+    /// The ID's fields by name, time first.
+    pub fields: Vec<(Cow<'static, str>, u64)>,
+}
+
+impl Decoded {
+    /// A `Decoded` of a layout's parts: fields `tick`, the node subfields,
+    /// `sequence`.
+    pub(crate) fn from_layout_parts(
+        id: u64,
+        timestamp: Option<SystemTime>,
+        parts: Parts,
+        node_fields: impl IntoIterator<Item = (Cow<'static, str>, u64)>,
+    ) -> Self {
+        let mut fields = vec![(Cow::Borrowed("tick"), parts.tick)];
+        fields.extend(node_fields);
+        fields.push((Cow::Borrowed("sequence"), parts.sequence));
+        Decoded {
+            id,
+            timestamp,
+            parts: Some(parts),
+            fields,
+        }
+    }
+
+    /// A `Decoded` of a scheme without layout parts.
+    pub(crate) fn from_fields(
+        id: u64,
+        timestamp: Option<SystemTime>,
+        fields: Vec<(Cow<'static, str>, u64)>,
+    ) -> Self {
+        Decoded {
+            id,
+            timestamp,
+            parts: None,
+            fields,
+        }
+    }
+
+    /// The value of the field called `name`, if the scheme has one.
+    pub fn field(&self, name: &str) -> Option<u64> {
+        self.fields.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
+    }
+}
+
+impl Display for Decoded {
+    /// `ID (RFC 3339 UTC time, name value, …)`, the time only when the
+    /// scheme records one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (", self.id)?;
+        let mut first = true;
+        if let Some(t) = self.timestamp {
+            write_rfc3339(f, t)?;
+            first = false;
+        }
+        for (name, value) in &self.fields {
+            if !first {
+                f.write_str(", ")?;
+            }
+            first = false;
+            write!(f, "{name} {value}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::BitLayout;
+
+    #[test]
+    fn display_without_node_fields_or_time() {
+        let l = BitLayout::builder()
+            .time_bits(41)
+            .sequence_bits(12)
+            .epoch_millis(0)
+            .build()
+            .unwrap();
+        let d = Decoded::new(&l, (1000 << 12) | 3);
+        assert_eq!(
+            d.to_string(),
+            "4096003 (1970-01-01T00:00:01.000Z, tick 1000, sequence 3)"
+        );
+        let untimed = Decoded::from_fields(7, None, vec![(Cow::Borrowed("counter"), 7)]);
+        assert_eq!(untimed.to_string(), "7 (counter 7)");
+    }
+}

@@ -1,0 +1,89 @@
+//! What can stop a source from issuing an ID.
+
+use thiserror::Error;
+
+use super::{ConfigError, SchemeError, SegmentError};
+
+/// A generator could not issue an ID.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum GenerateError {
+    /// A non-blocking call (`try_next_id`, `try_next_batch`) would have had
+    /// to wait for the clock; retry after `retry_after`.
+    #[error(
+        "no ID available without waiting; retry in {retry_after:?} (until clock reads {until_millis} ms)"
+    )]
+    WouldBlock {
+        /// How long until an ID (or the batch) can be issued, by the generator's clock.
+        retry_after: core::time::Duration,
+        /// The clock reading (Unix ms) the generator waits for.
+        until_millis: u64,
+    },
+    /// The current tick's sequence is used up and the
+    /// [`SequenceExhaustion::Fail`](crate::SequenceExhaustion::Fail) policy forbids waiting.
+    #[error("sequence exhausted in tick {tick}; the next tick starts in {retry_after:?}")]
+    SequenceExhausted {
+        /// The tick (since the layout's epoch) whose sequence ran out.
+        tick: u64,
+        /// How long until the next usable tick, by the generator's clock.
+        retry_after: core::time::Duration,
+    },
+    /// The clock is behind the last issued ID by more than the generator may
+    /// wait or run ahead (see [`ClockRegression`](crate::ClockRegression)).
+    #[error(
+        "clock moved backwards: it is {behind:?} behind the last issued ID (allowed wait {max_wait:?})"
+    )]
+    ClockRegressed {
+        /// How far the clock is behind the last issued tick.
+        behind: core::time::Duration,
+        /// The longest wait the policy allows (zero for `Fail`).
+        max_wait: core::time::Duration,
+    },
+    /// The layout's time field is used up: no ID can be issued at or after
+    /// `end_millis` (Unix ms); a layout with a later epoch or more time bits is needed.
+    #[error("the layout's time field ran out at {end_millis} ms since the Unix epoch")]
+    TimeExhausted {
+        /// First Unix millisecond the layout cannot represent.
+        end_millis: u64,
+    },
+    /// A batch larger than one call may reserve: more than
+    /// [`Generator::max_batch_len`](crate::Generator::max_batch_len) (a
+    /// minute of the layout's full rate), or more than remain before the
+    /// layout's end. Nothing was reserved.
+    #[error(
+        "a batch of {requested} IDs is more than one call can reserve (at most {max}); \
+         reserve it in smaller batches"
+    )]
+    BatchTooLarge {
+        /// The length asked for.
+        requested: u64,
+        /// The most IDs a call could reserve now.
+        max: u64,
+    },
+    /// The generator was built before this process was forked: the child
+    /// holds a copy of its state and node ID, so issuing from it could
+    /// repeat IDs of the parent or of other children. Build generators after
+    /// forking, with a node ID per process (see [`fork`](crate::fork)).
+    #[error(
+        "this generator was built before the process forked; a forked child would repeat \
+         its parent's IDs: build a new generator, with its own node ID, after fork()"
+    )]
+    Forked,
+    /// The next ID would be stamped later than the generator's ceiling,
+    /// the latest time its node source has persisted (see
+    /// [`lease`](crate::node)): the lease was lost, released or not
+    /// renewed in time.
+    #[error(transparent)]
+    Fenced(#[from] super::Fenced),
+    /// A scheme's own generator failed (see [`SchemeError`]).
+    #[error(transparent)]
+    Scheme(#[from] SchemeError),
+    /// A segment source had no value to hand out (see
+    /// [`segment`](crate::segment)): the database did not deliver the next
+    /// segment in time, the row is used up, or the source was stopped.
+    #[error(transparent)]
+    Segment(#[from] SegmentError),
+    /// The generator could not be configured (process-wide generator only).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}

@@ -1,0 +1,147 @@
+//! The errors shared across the crate's layers: what a value, a source
+//! and a configuration can get wrong, and the plain data they carry (a
+//! fenced node, a segment without values). Every error names the value
+//! that was wrong. Errors of one module only live with that module.
+
+mod config;
+mod fenced;
+mod generate;
+mod segment;
+
+pub use config::ConfigError;
+pub use fenced::{FenceReason, Fenced};
+pub use generate::GenerateError;
+pub use segment::SegmentError;
+use thiserror::Error;
+
+use crate::encoding::DecodeError;
+
+/// A value that is not a valid ID (from a database, a string, JSON …).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum IdError {
+    /// The value is zero; IDs start at 1.
+    #[error("0 is not a valid {type_name}: IDs start at 1")]
+    Zero {
+        /// The ID type's name.
+        type_name: &'static str,
+    },
+    /// The value is negative.
+    #[error("{value} is not a valid {type_name}: IDs are positive")]
+    Negative {
+        /// The ID type's name.
+        type_name: &'static str,
+        /// The value.
+        value: i128,
+    },
+    /// The value is larger than the layout's largest ID.
+    #[error("{value} is not a valid {type_name}: the largest is {max}")]
+    TooLarge {
+        /// The ID type's name.
+        type_name: &'static str,
+        /// The value.
+        value: u128,
+        /// The largest valid ID.
+        max: u64,
+    },
+    /// The value is in range but breaks a rule of the ID type's scheme
+    /// (checked by [`IdScheme::check`](crate::IdScheme::check)), such as a
+    /// DecimalId whose counter is 0.
+    #[error("{value} is not a valid {type_name}: {source}")]
+    Field {
+        /// The ID type's name.
+        type_name: &'static str,
+        /// The value.
+        value: u64,
+        /// The field that is out of its range.
+        #[source]
+        source: FieldOutOfRange,
+    },
+    /// A text form did not decode to a number.
+    #[error("not a valid {type_name}: {source}")]
+    Text {
+        /// The ID type's name.
+        type_name: &'static str,
+        /// What was wrong with the text.
+        #[source]
+        source: DecodeError,
+    },
+}
+
+/// A field of an ID outside the range its scheme allows (see
+/// [`IdScheme::check`](crate::IdScheme::check)).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("its {field} is {value}, outside {min}..={max}")]
+pub struct FieldOutOfRange {
+    /// The field's name (`"counter"`, `"launch_id"` …).
+    pub field: &'static str,
+    /// The field's value in the ID.
+    pub value: u64,
+    /// The smallest value the scheme allows.
+    pub min: u64,
+    /// The largest value the scheme allows.
+    pub max: u64,
+}
+
+/// An error of a scheme's own generator (a DecimalId generator's source
+/// failing, a TraceId thread's counter running out …), passed on by an
+/// [`IdSource`](crate::IdSource) as [`GenerateError::Scheme`].
+///
+/// The original error is its [`source`](std::error::Error::source) and can
+/// be recovered with [`downcast_ref`](Self::downcast_ref). Two values are
+/// equal when they share the same original error (clones of one another).
+#[derive(Debug, Clone)]
+pub struct SchemeError {
+    scheme: &'static str,
+    error: std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>,
+}
+
+impl SchemeError {
+    /// Wraps `error` of the generator of `scheme` (a short name such as `"DecimalId"`).
+    pub fn new(
+        scheme: &'static str,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        SchemeError {
+            scheme,
+            error: std::sync::Arc::new(error),
+        }
+    }
+
+    /// The scheme's name.
+    pub fn scheme(&self) -> &'static str {
+        self.scheme
+    }
+
+    /// The original error, if it is an `E`.
+    ///
+    /// ```
+    /// use flakeid_core::SchemeError;
+    /// use flakeid_core::schemes::trace::TraceIdError;
+    /// let e = SchemeError::new("TraceId", TraceIdError::TooManyThreads { max_threads: 4 });
+    /// assert!(matches!(e.downcast_ref::<TraceIdError>(), Some(TraceIdError::TooManyThreads { .. })));
+    /// ```
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.error.downcast_ref::<E>()
+    }
+}
+
+impl PartialEq for SchemeError {
+    fn eq(&self, other: &Self) -> bool {
+        self.scheme == other.scheme && std::sync::Arc::ptr_eq(&self.error, &other.error)
+    }
+}
+
+impl Eq for SchemeError {}
+
+impl core::fmt::Display for SchemeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "the {} generator failed: {}", self.scheme, self.error)
+    }
+}
+
+impl std::error::Error for SchemeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.error)
+    }
+}

@@ -1,0 +1,259 @@
+//! The process-wide default generator, used by `UserId::generate()`.
+//!
+//! Every ID type declared with `#[flake_id]` (without its own `generator =`
+//! option) takes its IDs from [`generator()`]. Configure it once at start-up,
+//! either in code with [`init`] or from the environment with
+//! [`init_from_env`]; if neither was called, the first [`generator()`] call
+//! configures it from the environment.
+//!
+//! # Environment
+//!
+//! | variable | meaning | if unset |
+//! |---|---|---|
+//! | `FLAKEID_NODE_ID` | this process's node ID: ASCII digits `0`-`9` only (no sign; surrounding whitespace is ignored), `0..=max_node` of the layout | error, unless development mode |
+//! | `FLAKEID_LAYOUT` | preset name, one of [`presets::ALL`]: `twitter`, `discord`, `instagram`, `sonyflake`, `tsid`, `lsid`, `js_safe`, `js_safe_seconds`, `nonsequential` (`-` may stand for `_`) | `twitter` |
+//! | `FLAKEID_EPOCH` | the layout's epoch: RFC 3339 (`2024-01-01T00:00:00Z`, offsets allowed) or Unix milliseconds; not in the future, and not so early that the layout's time field has already run out | the preset's epoch |
+//! | `FLAKEID_DEV_MODE` | `1`/`true`: development mode, a missing node ID becomes a random one (announced on stderr) | off |
+//!
+//! Every mistake is a [`ConfigError::InvalidEnv`] at start-up naming the
+//! variable and its value, from [`builder_from_vars`],
+//! [`init_from_env`] and a lazy [`generator()`] alike: an unknown layout or
+//! development flag, an unparsable date or number, a node ID that is not
+//! plain digits or is beyond the layout's range (the message names the
+//! layout and its range), an epoch later than the wall clock or one from
+//! which the layout's time field has already run out (`FLAKEID_LAYOUT` is
+//! named instead when no epoch is given). A missing node ID outside
+//! development mode is [`ConfigError::MissingNodeId`]. Empty values count
+//! as unset.
+//!
+//! ```
+//! use flakeid_core::global;
+//!
+//! let vars = |name: &str| match name {
+//!     "FLAKEID_NODE_ID" => Some("5000".to_string()),
+//!     _ => None,
+//! };
+//! assert_eq!(
+//!     global::builder_from_vars(vars).unwrap_err().to_string(),
+//!     r#"FLAKEID_NODE_ID="5000" is invalid: out of range: the twitter layout allows node IDs 0..=1023"#,
+//! );
+//! ```
+//!
+//! A node ID must be unique among all processes writing IDs of the same
+//! layout into the same tables at the same time; two processes sharing a
+//! node ID can issue the same ID.
+//!
+//! ```
+//! use flakeid_core::{global, Generator};
+//! use flakeid_core::layout::presets;
+//!
+//! let generator = global::init(Generator::builder(presets::twitter(), 17))?;
+//! assert_eq!(generator.node(), 17);
+//! // Later, anywhere in the process:
+//! let id = global::generator()?.next_id()?;
+//! assert!(id > 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod env;
+
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+pub use env::builder_from_vars;
+
+use self::env::{NODE_ID_VAR, build_from_env};
+use crate::error::ConfigError;
+use crate::generator::{Generator, GeneratorBuilder};
+use crate::layout::presets;
+use crate::schemes::decimal_id::{self, GeneratorIdSource};
+use crate::source::{GlobalScheme, IdSource, NodeConfig};
+
+/// The installed configuration: the process-wide generator and the
+/// sources built for other schemes from its node ID and policies.
+struct Process {
+    generator: Generator,
+    config: NodeConfig,
+    /// Sources of other schemes, built on first use; never removed, so the
+    /// references handed out live as long as the process.
+    sources: Mutex<Vec<(&'static dyn GlobalScheme, &'static dyn IdSource)>>,
+}
+
+static PROCESS: OnceLock<Process> = OnceLock::new();
+/// The outcome of configuring from the environment lazily, once.
+static LAZY_ERROR: Mutex<Option<ConfigError>> = Mutex::new(None);
+
+/// Installs the process-wide generator built from `builder`.
+///
+/// Calling `init` again with an identical configuration (layout, node,
+/// policies, catch-up window) returns the generator already installed, so
+/// that several start-up paths (or tests) may each call it; the running
+/// generator keeps its state. A different configuration is an error: IDs
+/// already issued by the first generator must not be re-issued by a second.
+///
+/// `init` may replace a failed lazy configuration from the environment
+/// (a [`generator()`] call that returned an error).
+///
+/// # Errors
+/// Any error of [`GeneratorBuilder::build`], or
+/// [`ConfigError::AlreadyInitialized`] when a generator with a different
+/// configuration is installed.
+///
+/// ```
+/// use flakeid_core::{global, ConfigError, Generator};
+/// use flakeid_core::layout::presets;
+///
+/// let first = global::init(Generator::builder(presets::twitter(), 3))?;
+/// let again = global::init(Generator::builder(presets::twitter(), 3))?;
+/// assert!(std::ptr::eq(first, again));
+/// assert_eq!(
+///     global::init(Generator::builder(presets::twitter(), 4)).unwrap_err(),
+///     ConfigError::AlreadyInitialized,
+/// );
+/// # Ok::<(), ConfigError>(())
+/// ```
+pub fn init(builder: GeneratorBuilder) -> Result<&'static Generator, ConfigError> {
+    let candidate = builder.build()?;
+    install(candidate, None)
+}
+
+fn install(
+    candidate: Generator,
+    node_var: Option<&'static str>,
+) -> Result<&'static Generator, ConfigError> {
+    let config = NodeConfig::of(&candidate, node_var);
+    let rejected = PROCESS
+        .set(Process {
+            generator: candidate,
+            config,
+            sources: Mutex::new(Vec::new()),
+        })
+        .err();
+    match (PROCESS.get(), rejected) {
+        (Some(installed), None) => Ok(&installed.generator),
+        (Some(installed), Some(candidate))
+            if installed.generator.same_config(&candidate.generator) =>
+        {
+            Ok(&installed.generator)
+        }
+        _ => Err(ConfigError::AlreadyInitialized),
+    }
+}
+
+/// Installs the process-wide generator configured from the environment
+/// (see the [module documentation](self)).
+///
+/// # Errors
+/// As [`builder_from_vars`] and [`init`].
+pub fn init_from_env() -> Result<&'static Generator, ConfigError> {
+    install(build_from_env()?, Some(NODE_ID_VAR))
+}
+
+/// The process-wide generator.
+///
+/// If neither [`init`] nor [`init_from_env`] was called, the first call
+/// configures it from the environment. If that fails, this and every later
+/// call return the same error (until [`init`] installs a generator).
+///
+/// # Errors
+/// The configuration error, naming the variable and value at fault.
+pub fn generator() -> Result<&'static Generator, ConfigError> {
+    process().map(|p| &p.generator)
+}
+
+/// The process-wide generator if one is installed, without configuring
+/// it: no environment is read and nothing is printed.
+///
+/// ```
+/// use flakeid_core::{global, Generator};
+/// use flakeid_core::layout::presets;
+///
+/// let installed = global::init(Generator::builder(presets::twitter(), 5))?;
+/// assert!(global::get().is_some_and(|g| std::ptr::eq(g, installed)));
+/// # Ok::<(), flakeid_core::ConfigError>(())
+/// ```
+pub fn get() -> Option<&'static Generator> {
+    PROCESS.get().map(|p| &p.generator)
+}
+
+/// The process-wide source of `scheme`'s IDs: the process-wide generator
+/// when `scheme` is its layout, otherwise a source built once from the
+/// process's node ID and policies ([`GlobalScheme::build_source`]) and
+/// shared by every caller with an equal scheme.
+///
+/// ```
+/// use flakeid_core::{global, Generator, IdSource};
+/// use flakeid_core::layout::presets;
+///
+/// global::init(Generator::builder(presets::twitter(), 5))?;
+/// static SONYFLAKE: std::sync::LazyLock<flakeid_core::layout::BitLayout> =
+///     std::sync::LazyLock::new(presets::sonyflake);
+/// let source = global::source_for(&*SONYFLAKE)?;
+/// let id = source.next_id()?;
+/// assert_eq!(presets::sonyflake().decompose(id).node, 5);
+/// assert!(std::ptr::eq(source, global::source_for(&*SONYFLAKE)?));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`generator()`], and the scheme's [`GlobalScheme::build_source`]
+/// error (a node ID beyond its range names the variable it came from).
+pub fn source_for(scheme: &'static dyn GlobalScheme) -> Result<&'static dyn IdSource, ConfigError> {
+    let process = process()?;
+    if scheme.same_scheme(process.generator.layout()) {
+        return Ok(&process.generator);
+    }
+    if process.generator.is_fenced() {
+        // The lease covers one space; another scheme's IDs under this node
+        // ID would not be fenced by it.
+        return Err(ConfigError::LeasedForOneLayout {
+            leased: presets::describe(process.generator.layout()),
+        });
+    }
+    let mut sources = process
+        .sources
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, source)) = sources.iter().find(|(s, _)| s.same_scheme(scheme)) {
+        return Ok(*source);
+    }
+    let source: &'static dyn IdSource = Box::leak(scheme.build_source(&process.config)?);
+    sources.push((scheme, source));
+    Ok(source)
+}
+
+/// Installs the counter that DecimalId generator IDs come from for ID
+/// types declared with `#[flake_id(scheme = …)]` of a
+/// [`DecimalIdScheme`](crate::schemes::decimal_id::DecimalIdScheme): a counter shared
+/// by the whole system (see [`decimal_id`](crate::schemes::decimal_id)).
+///
+/// # Errors
+/// [`ConfigError::AlreadyInitialized`] when one is installed already.
+pub fn init_generator_ids(source: impl GeneratorIdSource + 'static) -> Result<(), ConfigError> {
+    decimal_id::install_generator_ids(Box::new(source))
+}
+
+fn process() -> Result<&'static Process, ConfigError> {
+    match PROCESS.get() {
+        Some(p) => Ok(p),
+        None => lazy_process(),
+    }
+}
+
+#[cold]
+fn lazy_process() -> Result<&'static Process, ConfigError> {
+    // The lock makes concurrent first calls configure (and report) once.
+    let mut error = LAZY_ERROR.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(p) = PROCESS.get() {
+        return Ok(p);
+    }
+    if let Some(e) = error.as_ref() {
+        return Err(e.clone());
+    }
+    match build_from_env().and_then(|g| install(g, Some(NODE_ID_VAR))) {
+        Ok(_) => PROCESS.get().ok_or(ConfigError::AlreadyInitialized),
+        Err(e) => {
+            *error = Some(e.clone());
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Errors of node sources: leases, high-water files, Kubernetes ordinals.
+
+use core::time::Duration;
+
+use thiserror::Error;
+
+use crate::error::ConfigError;
+use crate::store::StoreError;
+
+/// A node lease could not be claimed, kept or released.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum LeaseError {
+    /// Every node ID of the space is held by a live lease, or reserved by
+    /// a database ID function ([`crate::sql::id_function`]), whose
+    /// reservation does not expire.
+    #[error(
+        "all {nodes} node IDs ({first}..={last}) of space {space:?} are {}",
+        all_taken_detail(*nodes, *reserved, *node, *expires_in, *waited)
+    )]
+    AllTaken {
+        /// The ID space.
+        space: String,
+        /// How many node IDs the space has.
+        nodes: u64,
+        /// The space's first node ID.
+        first: u64,
+        /// The space's last node ID.
+        last: u64,
+        /// How many of them a database ID function reserves.
+        reserved: u64,
+        /// The node whose lease expires first (when every node is
+        /// reserved, the first reserved one).
+        node: u64,
+        /// How long until it expires, by the database's clock
+        /// ([`Duration::MAX`] when every node is reserved).
+        expires_in: Duration,
+        /// How long the claim waited for a free node.
+        waited: Duration,
+    },
+    /// A statement of the lease store failed.
+    #[error("the lease store could not {operation} for space {space:?}: {source}")]
+    Store {
+        /// What was being done (`"claim node 3"`, `"renew node 3"` …).
+        operation: String,
+        /// The ID space.
+        space: String,
+        /// The store's error.
+        #[source]
+        source: StoreError,
+    },
+    /// A lease option has a value that cannot work.
+    #[error("lease option `{option}` = {value} is invalid: {reason}")]
+    InvalidOption {
+        /// The option (the `LeaseOptions` method's name).
+        option: &'static str,
+        /// The value given.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A row of the lease table holds a value the protocol never writes.
+    #[error(
+        "the lease table holds {column} = {value} for node {node} of space {space:?}: {reason}"
+    )]
+    BadRow {
+        /// The ID space.
+        space: String,
+        /// The node.
+        node: u64,
+        /// The column.
+        column: &'static str,
+        /// The value read.
+        value: i64,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The lease was taken over by another holder before it was released.
+    #[error(
+        "the lease of node {node} in space {space:?} (fence {fence}) was taken over by another \
+         holder before it was released"
+    )]
+    Lost {
+        /// The ID space.
+        space: String,
+        /// The node.
+        node: u64,
+        /// The lost generation.
+        fence: u64,
+    },
+    /// `release` was given a generator that does not stamp under this
+    /// lease's ceiling (built from another lease, or from none).
+    #[error(
+        "node {node}'s lease cannot be released with a generator built from another lease: \
+         only the lease's own generator knows which IDs it issued"
+    )]
+    NotThisLease {
+        /// The lease's node.
+        node: u64,
+    },
+    /// `release_unused` was called although a generator was built from the lease.
+    #[error(
+        "a generator was built from node {node}'s lease: release it with `release(&generator)`, \
+         which records the last ID it issued"
+    )]
+    GeneratorInUse {
+        /// The lease's node.
+        node: u64,
+    },
+    /// The background renewal could not be started or stopped.
+    #[error("lease renewal of node {node}: {message}")]
+    Renewal {
+        /// The lease's node.
+        node: u64,
+        /// What went wrong.
+        message: String,
+    },
+    /// The generator could not be configured.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+/// The end of [`LeaseError::AllTaken`]'s message: what holds the nodes and
+/// when the first one frees.
+fn all_taken_detail(
+    nodes: u64,
+    reserved: u64,
+    node: u64,
+    expires_in: Duration,
+    waited: Duration,
+) -> String {
+    if reserved >= nodes {
+        return format!(
+            "reserved by a database ID function (flakeid_core::sql), which holds \
+             its node until it is uninstalled (waited {waited:?})"
+        );
+    }
+    let held = if reserved == 0 {
+        "leased".to_owned()
+    } else {
+        format!("leased or reserved ({reserved} by a database ID function, which never expire)")
+    };
+    format!(
+        "{held}; the first lease to expire (node {node}) ends in {expires_in:?} by the \
+         database's clock (waited {waited:?})"
+    )
+}

@@ -1,0 +1,316 @@
+//! What a lease store does: the operations of the lease protocol, one
+//! atomic step each, in blocking ([`LeaseStore`]) and async
+//! ([`AsyncLeaseStore`]) form.
+//!
+//! A store keeps one row per `(space, node)`: `owner`, `fence`,
+//! `lease_until` and `high_water` (see the [module documentation](super)).
+//! The SQL stores ([`SqlLeaseStore`](crate::node::lease::sql::SqlLeaseStore),
+//! run by `flakeid-seaorm` and `flakeid-diesel`) and the in-memory
+//! [`MemoryLeaseStore`](super::MemoryLeaseStore) implement both traits; a
+//! store on another system (etcd, a key-value store with compare-and-set)
+//! implements them with that system's atomic operations. Every operation
+//! that changes a row is a compare-and-set on it; lease times are the
+//! store's clock, never the caller's.
+
+use core::fmt;
+use core::future::Future;
+use core::ops::RangeInclusive;
+use core::time::Duration;
+
+use crate::store::StoreError;
+
+/// Claim one node: take it if it is free or its lease has expired.
+#[derive(Debug, Clone, Copy)]
+pub struct ClaimRequest<'a> {
+    /// The ID space.
+    pub space: &'a str,
+    /// The node to claim.
+    pub node: u64,
+    /// The claimant's random token (becomes `owner`).
+    pub owner: &'a str,
+    /// Host and process, for operators (becomes `holder`).
+    pub holder: &'a str,
+    /// The lease's length, added to the store's clock.
+    pub ttl: Duration,
+}
+
+/// A won claim: the row as it stands after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Claimed {
+    /// The new holder's generation (`fence`, one more than before).
+    pub fence: u64,
+    /// The previous holders' high-water mark (Unix ms): the new holder
+    /// stamps its IDs after it.
+    pub high_water_millis: u64,
+    /// When the lease ends, by the store's clock (Unix ms).
+    pub lease_until_millis: i64,
+}
+
+/// Renew a lease and raise the node's high-water mark to a new ceiling, in
+/// one step and only if the row is still the caller's (`owner` and `fence`).
+#[derive(Debug, Clone, Copy)]
+pub struct RenewRequest<'a> {
+    /// The ID space.
+    pub space: &'a str,
+    /// The node.
+    pub node: u64,
+    /// The holder's token.
+    pub owner: &'a str,
+    /// The holder's generation.
+    pub fence: u64,
+    /// The lease's new length from the store's clock.
+    pub ttl: Duration,
+    /// The new ceiling (Unix ms): `high_water` becomes at least this.
+    pub ceiling_millis: u64,
+}
+
+/// Free a node, recording its final high-water mark, only if the row is
+/// still the caller's.
+#[derive(Debug, Clone, Copy)]
+pub struct ReleaseRequest<'a> {
+    /// The ID space.
+    pub space: &'a str,
+    /// The node.
+    pub node: u64,
+    /// The holder's token.
+    pub owner: &'a str,
+    /// The holder's generation.
+    pub fence: u64,
+    /// The exact high-water mark (Unix ms): the last millisecond of the
+    /// last tick the holder issued IDs in (or the previous holders' mark).
+    /// It may be lower than the ceilings persisted before: the holder's
+    /// generator is stopped and issued nothing later.
+    pub high_water_millis: u64,
+}
+
+/// One node's row, as operators see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeRow {
+    /// The node ID.
+    pub node: u64,
+    /// The current holder's token; `None` when the node is free.
+    pub owner: Option<String>,
+    /// How many times the node was claimed (the holder's generation).
+    pub fence: u64,
+    /// When the lease ends (Unix ms, store's clock); when it was released for a free node.
+    pub lease_until_millis: i64,
+    /// No ID of this node was or will be stamped later than this (Unix ms),
+    /// by any holder so far.
+    pub high_water_millis: u64,
+    /// Host and process of the last holder.
+    pub holder: Option<String>,
+}
+
+impl NodeRow {
+    /// The `lease_until` of a node reserved for a writer outside the lease
+    /// protocol (the database function of
+    /// [`sql::id_function`](crate::sql::id_function)): a lease that never
+    /// ends, so no claim takes the node.
+    pub const RESERVED_UNTIL_MILLIS: i64 = i64::MAX;
+
+    /// Whether a live lease holds the node at the store's time `now_millis`.
+    pub fn is_held(&self, now_millis: i64) -> bool {
+        self.owner.is_some() && self.lease_until_millis >= now_millis
+    }
+
+    /// Whether the node is reserved for good for a writer outside the lease
+    /// protocol (its lease ends at [`NodeRow::RESERVED_UNTIL_MILLIS`],
+    /// as the database function of [`sql::id_function`](crate::sql::id_function) sets it).
+    pub fn is_reserved(&self) -> bool {
+        self.owner.is_some() && self.lease_until_millis == Self::RESERVED_UNTIL_MILLIS
+    }
+}
+
+/// The rows of one space, read in one statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeTable {
+    /// The ID space.
+    pub space: String,
+    /// The store's clock when the rows were read (Unix ms); `None` when
+    /// the space has no rows.
+    pub now_millis: Option<i64>,
+    /// The rows, by node ID.
+    pub rows: Vec<NodeRow>,
+}
+
+impl NodeTable {
+    /// The rows whose lease is live.
+    pub fn held(&self) -> impl Iterator<Item = &NodeRow> {
+        let now = self.now_millis.unwrap_or(i64::MIN);
+        self.rows.iter().filter(move |r| r.is_held(now))
+    }
+}
+
+/// A table for operators: one line per node.
+///
+/// ```
+/// use flakeid_core::node::{NodeRow, NodeTable};
+///
+/// let table = NodeTable {
+///     space: "orders".into(),
+///     now_millis: Some(1_700_000_000_000),
+///     rows: vec![NodeRow {
+///         node: 0,
+///         owner: Some("9f…".into()),
+///         fence: 3,
+///         lease_until_millis: 1_700_000_012_000,
+///         high_water_millis: 1_700_000_012_000,
+///         holder: Some("web-1/4242".into()),
+///     }],
+/// };
+/// assert_eq!(
+///     table.to_string(),
+///     "space \"orders\" at 1700000000000 ms (store clock): 1 of 1 nodes held\n\
+///      node 0: held by web-1/4242, fence 3, lease ends in 12000 ms, high water 1700000012000 ms\n",
+/// );
+/// ```
+impl fmt::Display for NodeTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let now = self.now_millis.unwrap_or(0);
+        writeln!(
+            f,
+            "space {:?} at {now} ms (store clock): {} of {} nodes held",
+            self.space,
+            self.held().count(),
+            self.rows.len()
+        )?;
+        for r in &self.rows {
+            let holder = r.holder.as_deref().unwrap_or("-");
+            let state = if r.is_reserved() {
+                format!("reserved for {holder}, fence {}", r.fence)
+            } else if r.is_held(now) {
+                format!(
+                    "held by {holder}, fence {}, lease ends in {} ms",
+                    r.fence,
+                    r.lease_until_millis - now
+                )
+            } else if r.owner.is_some() {
+                format!(
+                    "expired (last held by {holder}, fence {}) {} ms ago",
+                    r.fence,
+                    now - r.lease_until_millis
+                )
+            } else if r.fence == 0 {
+                "free, never held".to_owned()
+            } else {
+                format!("free (last held by {holder}, fence {})", r.fence)
+            };
+            writeln!(
+                f,
+                "node {}: {state}, high water {} ms",
+                r.node, r.high_water_millis
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A lease store used from blocking code (and from the renewal thread the
+/// blocking [`LeaseOptions::claim`](super::LeaseOptions::claim) starts).
+///
+/// A store keeps one row per `(space, node)`: `owner`, `fence`,
+/// `lease_until` and `high_water` (see [`crate::node`]). Every method is
+/// one atomic step on the store; every change of a row is a
+/// compare-and-set on it, and lease times are the store's clock, never the
+/// caller's. The SQL stores
+/// ([`SqlLeaseStore`](crate::node::lease::sql::SqlLeaseStore)) and
+/// [`MemoryLeaseStore`](super::MemoryLeaseStore) implement this trait and
+/// [`AsyncLeaseStore`]; a store on another system (etcd, a key-value store
+/// with compare-and-set) implements them with that system's atomic
+/// operations.
+pub trait LeaseStore: Send {
+    /// Makes sure a row exists for every node of `nodes` in `space`
+    /// (inserting missing ones free, with fence 0 and high water 0);
+    /// existing rows stay as they are.
+    ///
+    /// # Errors
+    /// The store's error.
+    fn ensure_nodes(&mut self, space: &str, nodes: RangeInclusive<u64>) -> Result<(), StoreError>;
+
+    /// Takes the node if it is free or its lease has expired by the
+    /// store's clock, in one compare-and-set: sets `owner`, `holder`,
+    /// `fence + 1`, `lease_until = now + ttl`. `None` when the node is held.
+    ///
+    /// # Errors
+    /// The store's error.
+    fn try_claim(&mut self, request: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError>;
+
+    /// Sets `lease_until = now + ttl` and `high_water = max(high_water,
+    /// ceiling)` where `owner` and `fence` still match; whether they did.
+    ///
+    /// # Errors
+    /// The store's error.
+    fn renew(&mut self, request: &RenewRequest<'_>) -> Result<bool, StoreError>;
+
+    /// Sets `owner = NULL` and `high_water` to the given mark where `owner`
+    /// and `fence` still match; whether they did.
+    ///
+    /// # Errors
+    /// The store's error.
+    fn release(&mut self, request: &ReleaseRequest<'_>) -> Result<bool, StoreError>;
+
+    /// Reads every row of `space`.
+    ///
+    /// # Errors
+    /// The store's error.
+    fn list(&mut self, space: &str) -> Result<NodeTable, StoreError>;
+}
+
+/// [`LeaseStore`] for async code: the same operations, as futures.
+pub trait AsyncLeaseStore: Send + Sync {
+    /// See [`LeaseStore::ensure_nodes`].
+    fn ensure_nodes(
+        &self,
+        space: &str,
+        nodes: RangeInclusive<u64>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// See [`LeaseStore::try_claim`].
+    fn try_claim(
+        &self,
+        request: &ClaimRequest<'_>,
+    ) -> impl Future<Output = Result<Option<Claimed>, StoreError>> + Send;
+
+    /// See [`LeaseStore::renew`].
+    fn renew(
+        &self,
+        request: &RenewRequest<'_>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// See [`LeaseStore::release`].
+    fn release(
+        &self,
+        request: &ReleaseRequest<'_>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// See [`LeaseStore::list`].
+    fn list(&self, space: &str) -> impl Future<Output = Result<NodeTable, StoreError>> + Send;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reserved_node_is_shown_as_reserved_and_held() {
+        let table = NodeTable {
+            space: "orders".into(),
+            now_millis: Some(1_700_000_000_000),
+            rows: vec![NodeRow {
+                node: 1023,
+                owner: Some("sql:0123456789abcdef".into()),
+                fence: 1,
+                lease_until_millis: NodeRow::RESERVED_UNTIL_MILLIS,
+                high_water_millis: 0,
+                holder: Some("SQL function flakeid_next_id".into()),
+            }],
+        };
+        assert!(table.rows[0].is_reserved());
+        assert_eq!(table.held().count(), 1);
+        assert_eq!(
+            table.to_string(),
+            "space \"orders\" at 1700000000000 ms (store clock): 1 of 1 nodes held\n\
+             node 1023: reserved for SQL function flakeid_next_id, fence 1, high water 0 ms\n"
+        );
+    }
+}

@@ -1,0 +1,39 @@
+//! Where a generator's node ID comes from, and what keeps it unique.
+//!
+//! A [`Generator`](crate::Generator) never repeats an ID of its own. IDs of
+//! two processes differ only if their node IDs differ, and IDs of one node
+//! across restarts differ only if each run starts after the last time the
+//! previous one used. This module provides node sources that make those
+//! properties hold, and says which of them enforce them:
+//!
+//! | source | unique node IDs across processes | restart, clock stepped back between runs | what it needs |
+//! |---|---|---|---|
+//! | fixed, from the environment ([`global`](crate::global), `FLAKEID_NODE_ID`) | **hint**: whoever deploys must keep them distinct | build tick only (see [`Generator`](crate::Generator)) | nothing |
+//! | Kubernetes StatefulSet ordinal ([`Ordinal`]) | **hint**: unique while the controller works as designed | as fixed | a StatefulSet |
+//! | local high-water file ([`HighWaterFileOptions`]) | one process per file on one machine (lock file); nothing across machines | **yes**, on that machine | a writable disk |
+//! | lease ([`LeaseOptions`]) in the application's database | **fence**: a held node has one holder; a holder that lost it stops | **yes**, wherever the next holder runs | a table every writer can reach |
+//!
+//! A fixed node ID is enough when one process (or a known, fixed set of
+//! processes, each configured with its own ID) writes the IDs and the clock
+//! is not stepped back across restarts. Lease when processes come and go
+//! (autoscaling, rolling deploys, several replicas of one image), when a
+//! mistake in configuration must not produce duplicate keys, or when clock
+//! steps across restarts are possible.
+//!
+//!
+//! See [the lease protocol](LeaseOptions#the-lease-protocol) for how leases
+//! work and what they guarantee.
+
+mod file;
+mod kubernetes;
+pub(crate) mod lease;
+
+pub use crate::error::{FenceReason, Fenced};
+pub use crate::generator::{Ceiling, CeilingWait};
+pub use file::{HighWaterFile, HighWaterFileError, HighWaterFileOptions};
+pub use kubernetes::{Ordinal, OrdinalError};
+pub use lease::{
+    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, Claimed, LeaseError, LeaseOptions, LeaseSql,
+    LeaseStore, MemoryLeaseStore, NodeLease, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
+    SqlLeaseStore,
+};

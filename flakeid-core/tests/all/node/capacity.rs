@@ -1,0 +1,215 @@
+//! The README's capacity table of leased node IDs: every number in it is
+//! computed here from the layouts and the lease options, and the error and
+//! listing it quotes are produced here by a full space.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use flakeid_core::ManualClock;
+use flakeid_core::layout::presets;
+use flakeid_core::node::{
+    ClaimRequest, LeaseError, LeaseOptions, LeaseStore, MemoryLeaseStore, RenewRequest,
+};
+
+const T0: u64 = 1_700_000_000_000;
+
+fn readme() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `1024` as `1,024`.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// The table as the README shows it.
+fn capacity_table() -> String {
+    let mut t = String::from(
+        "| preset | node bits | holders at once (`max_holders()`) |\n|---|---:|---:|\n",
+    );
+    for &(name, preset) in presets::ALL {
+        let layout = preset();
+        let holders = LeaseOptions::new("s", layout.clone())
+            .max_holders()
+            .unwrap();
+        t.push_str(&format!(
+            "| `presets::{name}()` | {} | {} |\n",
+            layout.node_bits(),
+            thousands(holders)
+        ));
+    }
+    t
+}
+
+fn crash_table() -> String {
+    let mut t = String::from(
+        "| TTL | renewal every | a crashed holder's node is unusable for (`crashed_node_unusable_for()`) |\n|---|---|---|\n",
+    );
+    for (ttl, every, note) in [
+        (
+            LeaseOptions::DEFAULT_TTL,
+            LeaseOptions::DEFAULT_RENEW_EVERY,
+            " (defaults)",
+        ),
+        (Duration::from_secs(5), Duration::from_secs(1), ""),
+        (Duration::from_secs(60), Duration::from_secs(10), ""),
+    ] {
+        let bound = LeaseOptions::new("s", presets::twitter())
+            .ttl(ttl)
+            .renew_every(every)
+            .crashed_node_unusable_for();
+        t.push_str(&format!(
+            "| {}{note} | {} | {}–{} |\n",
+            secs(ttl),
+            secs(every),
+            secs(*bound.start()).trim_end_matches(" s"),
+            secs(*bound.end())
+        ));
+    }
+    t
+}
+
+#[test]
+fn readme_capacity_table_is_computed_from_the_layouts() {
+    let table = capacity_table();
+    assert!(
+        readme().contains(&table),
+        "README.md should contain the capacity table:\n{table}"
+    );
+    let crash = crash_table();
+    assert!(
+        readme().contains(&crash),
+        "README.md should contain the crash table:\n{crash}"
+    );
+}
+
+/// Every node of Twitter's layout held: the next claim fails with the error
+/// the README quotes, and the listing starts as it shows.
+#[test]
+fn a_full_space_fails_with_the_error_and_listing_the_readme_quotes() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut store = MemoryLeaseStore::with_clock(clock.clone());
+    store.ensure_nodes("orders", 0..=1023).unwrap();
+    for node in 0..=1023 {
+        let owner = format!("owner-{node}");
+        let claimed = store
+            .try_claim(&ClaimRequest {
+                space: "orders",
+                node,
+                owner: &owner,
+                holder: "web-1/4242",
+                ttl: LeaseOptions::DEFAULT_TTL,
+            })
+            .unwrap()
+            .expect("free");
+        assert!(
+            store
+                .renew(&RenewRequest {
+                    space: "orders",
+                    node,
+                    owner: &owner,
+                    fence: claimed.fence,
+                    ttl: LeaseOptions::DEFAULT_TTL,
+                    ceiling_millis: T0 + 15_000,
+                })
+                .unwrap()
+        );
+    }
+    clock.set(T0 + 3_000);
+    let options = LeaseOptions::new("orders", presets::twitter());
+    assert_eq!(options.max_holders().unwrap(), 1024);
+    let err = options.claim(store.clone()).unwrap_err();
+    assert!(matches!(err, LeaseError::AllTaken { nodes: 1024, .. }));
+    let text = err.to_string();
+    let quoted = "all 1024 node IDs (0..=1023) of space \"orders\" are leased; the first lease \
+                  to expire (node 0) ends in 12s by the database's clock (waited ";
+    assert!(text.starts_with(quoted), "{text}");
+    assert!(
+        readme().contains(quoted),
+        "README.md should quote: {quoted}"
+    );
+    let listing = store.list("orders").unwrap().to_string();
+    let head: String = listing.lines().take(3).map(|l| format!("{l}\n")).collect();
+    assert_eq!(
+        head,
+        "space \"orders\" at 1700000003000 ms (store clock): 1024 of 1024 nodes held\n\
+         node 0: held by web-1/4242, fence 1, lease ends in 12000 ms, high water 1700000015000 ms\n\
+         node 1: held by web-1/4242, fence 1, lease ends in 12000 ms, high water 1700000015000 ms\n"
+    );
+    assert!(readme().contains(&head), "README.md should show:\n{head}");
+}
+
+/// The basis of the crash bound: a node is held until exactly the TTL after
+/// its last renewal and free right after, so a crash between two renewals
+/// leaves it unusable for between `ttl − renew_every` and `ttl`.
+#[test]
+fn a_crashed_holders_node_is_free_exactly_the_ttl_after_its_last_renewal() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut store = MemoryLeaseStore::with_clock(clock.clone());
+    store.ensure_nodes("s", 0..=0).unwrap();
+    let claim = |owner| ClaimRequest {
+        space: "s",
+        node: 0,
+        owner,
+        holder: owner,
+        ttl: LeaseOptions::DEFAULT_TTL,
+    };
+    store.try_claim(&claim("a")).unwrap().expect("free");
+    clock.set(T0 + 3_000);
+    let renewed = store.renew(&RenewRequest {
+        space: "s",
+        node: 0,
+        owner: "a",
+        fence: 1,
+        ttl: LeaseOptions::DEFAULT_TTL,
+        ceiling_millis: T0 + 18_000,
+    });
+    assert!(renewed.unwrap());
+    // The last renewal at T0 + 3 s: held until T0 + 18 s inclusive.
+    let end = T0 + 3_000 + 15_000;
+    clock.set(end);
+    assert_eq!(store.try_claim(&claim("b")).unwrap(), None);
+    clock.set(end + 1);
+    let b = store.try_claim(&claim("b")).unwrap().expect("expired");
+    assert_eq!((b.fence, b.high_water_millis), (2, T0 + 18_000));
+    // A crash right after that renewal left it unusable for the TTL; one
+    // just before the next renewal (due at T0 + 6 s), for TTL − interval.
+    let bound = LeaseOptions::new("s", presets::twitter()).crashed_node_unusable_for();
+    let longest = Duration::from_millis(end - (T0 + 3_000));
+    let shortest = Duration::from_millis(end - (T0 + 6_000));
+    assert_eq!(bound, shortest..=longest);
+}
+
+#[test]
+fn dense_claims_take_the_lowest_free_node() {
+    let store = MemoryLeaseStore::new();
+    let options = LeaseOptions::new("dense", presets::twitter())
+        .nodes(0..=9)
+        .spread_claims(false);
+    let a = options.clone().claim(store.clone()).unwrap();
+    let b = options.clone().claim(store.clone()).unwrap();
+    assert_eq!((a.node(), b.node()), (0, 1));
+    a.release_unused().unwrap();
+    let c = options.claim(store.clone()).unwrap();
+    assert_eq!(c.node(), 0, "the lowest free node again");
+    b.release_unused().unwrap();
+    c.release_unused().unwrap();
+}

@@ -1,0 +1,634 @@
+//! Ceilings, hand-over and node sources within one process: the in-memory
+//! lease store and local high-water files. (Leases in real databases, with
+//! several processes, are tested in `flakeid-tests`.)
+
+use std::collections::HashSet;
+use std::ops::RangeInclusive;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use flakeid_core::layout::Layout;
+use flakeid_core::layout::presets;
+use flakeid_core::node::{
+    Ceiling, CeilingWait, ClaimRequest, Claimed, FenceReason, Fenced, HighWaterFileError,
+    HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStore, MemoryLeaseStore, NodeTable,
+    ReleaseRequest, RenewRequest,
+};
+use flakeid_core::store::StoreError;
+use flakeid_core::{Clock, ClockRegression, ConfigError, GenerateError, Generator, ManualClock};
+
+const T0: u64 = 1_700_000_000_000;
+
+fn stamped(g: &Generator<flakeid_core::layout::BitLayout, Arc<ManualClock>>, id: u64) -> u64 {
+    g.layout().decompose(id).tick + g.layout().epoch_millis()
+}
+
+fn fenced(r: Result<u64, GenerateError>) -> Fenced {
+    match r {
+        Err(GenerateError::Fenced(f)) => f,
+        other => panic!("expected Fenced, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_ceiling_stops_new_ticks_and_says_since_when() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
+    let g = Generator::builder(presets::twitter(), 5)
+        .clock(clock.clone())
+        .ceiling(ceiling.clone())
+        .build()
+        .unwrap();
+    clock.set(T0 + 1);
+    let f = fenced(g.next_id());
+    assert_eq!(
+        f.reason,
+        FenceReason::NotRenewed {
+            last_renewed_millis: 0,
+            last_error: None
+        }
+    );
+    assert!(ceiling.raise(T0 + 3, T0 + 1));
+    let a = g.next_id().unwrap();
+    clock.set(T0 + 3);
+    let b = g.next_id().unwrap();
+    assert_eq!(stamped(&g, b), T0 + 3);
+    clock.set(T0 + 4);
+    ceiling.record_failure("connection refused");
+    let f = fenced(g.next_id());
+    assert_eq!(f.node, 5);
+    assert_eq!(f.ceiling_millis, T0 + 3);
+    assert_eq!(
+        f.reason,
+        FenceReason::NotRenewed {
+            last_renewed_millis: T0 + 1,
+            last_error: Some("connection refused".into())
+        }
+    );
+    assert!(
+        f.to_string()
+            .contains("last attempt failed: connection refused"),
+        "{f}"
+    );
+    // Non-blocking calls and batches are fenced alike.
+    assert!(matches!(g.try_next_id(), Err(GenerateError::Fenced(_))));
+    assert!(matches!(g.next_batch(3), Err(GenerateError::Fenced(_))));
+    // A raise lets it continue.
+    ceiling.raise(T0 + 10, T0 + 4);
+    let c = g.next_id().unwrap();
+    assert!(a < b && b < c);
+    assert_eq!(stamped(&g, c), T0 + 4);
+}
+
+#[test]
+fn at_the_ceiling_a_call_waits_for_a_raise_or_fails_after_its_wait() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
+        max: Duration::from_secs(30),
+    }));
+    let g = Generator::builder(presets::twitter(), 1)
+        .clock(clock.clone())
+        .ceiling(ceiling.clone())
+        .build()
+        .unwrap();
+    clock.set(T0 + 5);
+    let raiser = {
+        let ceiling = ceiling.clone();
+        thread::spawn(move || {
+            thread::sleep(Duration::from_millis(50));
+            ceiling.raise(T0 + 100, T0 + 5);
+        })
+    };
+    let id = g.next_id().unwrap();
+    raiser.join().unwrap();
+    assert_eq!(
+        g.layout().decompose(id).tick + g.layout().epoch_millis(),
+        T0 + 5
+    );
+
+    let short = Arc::new(Ceiling::new(CeilingWait::Wait {
+        max: Duration::from_millis(20),
+    }));
+    let g = Generator::builder(presets::twitter(), 1)
+        .clock(clock.clone())
+        .ceiling(short)
+        .build()
+        .unwrap();
+    clock.advance(Duration::from_millis(1));
+    assert!(matches!(g.next_id(), Err(GenerateError::Fenced(_))));
+}
+
+#[test]
+fn a_closed_ceiling_fails_at_once_whatever_the_policy() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
+        max: Duration::from_secs(3600),
+    }));
+    let g = Generator::builder(presets::twitter(), 1)
+        .clock(clock.clone())
+        .ceiling(ceiling.clone())
+        .build()
+        .unwrap();
+    ceiling.raise(T0 + 50, T0);
+    clock.set(T0 + 1);
+    g.next_id().unwrap();
+    ceiling.close(FenceReason::Lost {
+        fence: 4,
+        detected_millis: T0 + 2,
+    });
+    assert!(!ceiling.raise(T0 + 500, T0 + 2), "closed for good");
+    clock.set(T0 + 2);
+    let f = fenced(g.next_id());
+    assert_eq!(f.ceiling_millis, T0 + 50, "the last persisted ceiling");
+    assert_eq!(
+        f.reason,
+        FenceReason::Lost {
+            fence: 4,
+            detected_millis: T0 + 2
+        }
+    );
+}
+
+#[test]
+fn one_ceiling_serves_one_generator() {
+    let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
+    let b = || Generator::builder(presets::twitter(), 1).ceiling(ceiling.clone());
+    let _first = b().build().unwrap();
+    assert_eq!(b().build().unwrap_err(), ConfigError::CeilingInUse);
+}
+
+#[test]
+fn resume_after_a_mark_ahead_of_the_clock_is_a_clock_regression() {
+    let clock = Arc::new(ManualClock::new(T0));
+    // The previous run stamped up to T0 + 30 s; this clock was stepped back.
+    let g = Generator::builder(presets::twitter(), 1)
+        .clock(clock.clone())
+        .resume_after(T0 + 30_000)
+        .build()
+        .unwrap();
+    assert!(matches!(
+        g.next_id(),
+        Err(GenerateError::ClockRegressed { behind, .. }) if behind == Duration::from_millis(30_001)
+    ));
+    let g = Generator::builder(presets::twitter(), 1)
+        .clock(clock.clone())
+        .resume_after(T0 + 30_000)
+        .clock_regression(ClockRegression::Wait {
+            max: Duration::from_secs(60),
+        })
+        .build()
+        .unwrap();
+    let id = g.next_id().unwrap();
+    assert_eq!(stamped(&g, id), T0 + 30_001);
+    // A mark in the past changes nothing: the build tick's floor applies.
+    clock.set(T0 + 40_000);
+    let g = Generator::builder(presets::twitter(), 1)
+        .clock(clock.clone())
+        .resume_after(T0)
+        .build()
+        .unwrap();
+    clock.set(T0 + 40_001);
+    assert_eq!(stamped(&g, g.next_id().unwrap()), T0 + 40_001);
+}
+
+fn quick(space: &str) -> LeaseOptions<flakeid_core::layout::BitLayout, Arc<ManualClock>> {
+    LeaseOptions::new(space, presets::twitter())
+        .clock(Arc::new(ManualClock::new(T0)))
+        .nodes(0..=0)
+        .ttl(Duration::from_millis(400))
+        .renew_every(Duration::from_millis(20))
+}
+
+#[test]
+fn all_taken_says_how_many_nodes_and_when_the_first_expires() {
+    let db = Arc::new(ManualClock::new(T0));
+    let store = MemoryLeaseStore::with_clock(db.clone());
+    let options = LeaseOptions::new("s", presets::twitter()).nodes(2..=4);
+    let leases: Vec<_> = (0..3)
+        .map(|_| options.clone().claim(store.clone()).unwrap())
+        .collect();
+    let mut nodes: Vec<u64> = leases.iter().map(|l| l.node()).collect();
+    nodes.sort_unstable();
+    assert_eq!(nodes, vec![2, 3, 4]);
+    db.advance(Duration::from_secs(2));
+    let err = options.claim(store.clone()).unwrap_err();
+    match &err {
+        LeaseError::AllTaken {
+            nodes: 3,
+            first: 2,
+            last: 4,
+            expires_in,
+            ..
+        } => assert!(*expires_in <= Duration::from_secs(13), "{err}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        err.to_string()
+            .starts_with("all 3 node IDs (2..=4) of space \"s\" are leased"),
+        "{err}"
+    );
+    for l in leases {
+        l.release_unused().unwrap();
+    }
+}
+
+#[test]
+fn invalid_options_name_the_option() {
+    let store = MemoryLeaseStore::new;
+    let o = || LeaseOptions::new("s", presets::twitter());
+    let option_of = |e: LeaseError| match e {
+        LeaseError::InvalidOption { option, .. } => option,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        option_of(o().nodes(0..=1024).claim(store()).unwrap_err()),
+        "nodes"
+    );
+    assert_eq!(
+        option_of(
+            LeaseOptions::new("", presets::twitter())
+                .claim(store())
+                .unwrap_err()
+        ),
+        "space"
+    );
+    assert_eq!(
+        option_of(
+            o().ceiling_lead(Duration::from_secs(20))
+                .claim(store())
+                .unwrap_err()
+        ),
+        "ceiling_lead"
+    );
+    assert_eq!(
+        option_of(
+            o().renew_every(Duration::from_secs(15))
+                .claim(store())
+                .unwrap_err()
+        ),
+        "renew_every"
+    );
+}
+
+/// Waits (without a time limit the test asserts) until `cond` holds.
+fn eventually(what: &str, cond: impl Fn() -> bool) {
+    for _ in 0..20_000 {
+        if cond() {
+            return;
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+    panic!("never happened: {what}");
+}
+
+/// A store that can be cut off, as a holder partitioned from its database.
+#[derive(Clone)]
+struct Partitionable {
+    store: MemoryLeaseStore,
+    down: Arc<AtomicBool>,
+}
+
+impl Partitionable {
+    fn check(&self) -> Result<(), StoreError> {
+        if self.down.load(Ordering::SeqCst) {
+            Err("database unreachable".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl LeaseStore for Partitionable {
+    fn ensure_nodes(&mut self, space: &str, nodes: RangeInclusive<u64>) -> Result<(), StoreError> {
+        self.check()?;
+        LeaseStore::ensure_nodes(&mut self.store, space, nodes)
+    }
+    fn try_claim(&mut self, r: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError> {
+        self.check()?;
+        LeaseStore::try_claim(&mut self.store, r)
+    }
+    fn renew(&mut self, r: &RenewRequest<'_>) -> Result<bool, StoreError> {
+        self.check()?;
+        LeaseStore::renew(&mut self.store, r)
+    }
+    fn release(&mut self, r: &ReleaseRequest<'_>) -> Result<bool, StoreError> {
+        self.check()?;
+        LeaseStore::release(&mut self.store, r)
+    }
+    fn list(&mut self, space: &str) -> Result<NodeTable, StoreError> {
+        self.check()?;
+        LeaseStore::list(&mut self.store, space)
+    }
+}
+
+#[test]
+fn a_lost_lease_fences_its_generator_and_the_next_holder_starts_after_it() {
+    let db = Arc::new(ManualClock::new(T0));
+    let store = MemoryLeaseStore::with_clock(db.clone());
+    let link = Partitionable {
+        store: store.clone(),
+        down: Arc::new(AtomicBool::new(false)),
+    };
+    let a = quick("lost").claim(link.clone()).unwrap();
+    let ga = a.generator_builder().build().unwrap();
+    let a_ids: Vec<u64> = (0..5_000).map(|_| ga.next_id().unwrap()).collect();
+    // A loses the database; its renewals fail and the store's clock passes its lease.
+    link.down.store(true, Ordering::SeqCst);
+    eventually("A records a failed renewal", || {
+        matches!(
+            a.ceiling().reason(),
+            FenceReason::NotRenewed {
+                last_error: Some(_),
+                ..
+            }
+        )
+    });
+    db.advance(Duration::from_secs(1));
+    let b = quick("lost").claim(store.clone()).unwrap();
+    assert_eq!(b.fence(), a.fence() + 1);
+    assert!(b.resume_after_millis() >= stamped(&ga, *a_ids.last().unwrap()));
+    // A reaches the database again: its renewal finds the row taken and
+    // its ceiling closes for good.
+    link.down.store(false, Ordering::SeqCst);
+    eventually("A notices the loss", || a.ceiling().is_closed());
+    ga.clock().advance(Duration::from_millis(1));
+    let f = fenced(ga.next_id());
+    assert!(
+        matches!(f.reason, FenceReason::Lost { fence, .. } if fence == a.fence()),
+        "{f}"
+    );
+    let gb = b.generator_builder().build().unwrap();
+    let b_ids: Vec<u64> = (0..5_000).map(|_| gb.next_id().unwrap()).collect();
+    let last_a = a_ids.iter().max().unwrap();
+    assert!(b_ids.iter().all(|id| id > last_a));
+    assert!(matches!(a.release(&ga), Err(LeaseError::Lost { .. })));
+    b.release(&gb).unwrap();
+}
+
+#[test]
+fn release_records_the_exact_mark_while_threads_issue() {
+    for round in 0..20 {
+        let store = MemoryLeaseStore::new();
+        let lease = LeaseOptions::new("race", presets::twitter())
+            .nodes(0..=0)
+            .claim(store.clone())
+            .unwrap();
+        let g = Arc::new(lease.generator_builder().build().unwrap());
+        let stop = Arc::new(AtomicBool::new(false));
+        let workers: Vec<_> = (0..3)
+            .map(|_| {
+                let (g, stop) = (g.clone(), stop.clone());
+                thread::spawn(move || {
+                    let mut ids = Vec::new();
+                    while !stop.load(Ordering::Relaxed) {
+                        match g.next_id() {
+                            Ok(id) => ids.push(id),
+                            Err(GenerateError::Fenced(_)) => break,
+                            Err(e) => panic!("{e}"),
+                        }
+                    }
+                    ids
+                })
+            })
+            .collect();
+        thread::sleep(Duration::from_millis(3 + round % 4));
+        let mark = lease.release(&g).unwrap();
+        stop.store(true, Ordering::Relaxed);
+        let mut all = HashSet::new();
+        for w in workers {
+            for id in w.join().unwrap() {
+                let t = g.layout().decompose(id).tick + g.layout().epoch_millis();
+                assert!(
+                    t <= mark,
+                    "round {round}: ID stamped {t} after the released mark {mark}"
+                );
+                assert!(all.insert(id), "duplicate");
+            }
+        }
+        assert!(matches!(g.next_id(), Err(GenerateError::Fenced(_))));
+        let row = &store.table("race").rows[0];
+        assert_eq!(row.high_water_millis, mark);
+        assert_eq!(row.owner, None);
+    }
+}
+
+#[test]
+fn a_crashed_holders_node_is_taken_over_after_its_lease() {
+    let store = MemoryLeaseStore::new();
+    let options = LeaseOptions::new("crash", presets::twitter())
+        .nodes(7..=7)
+        .ttl(Duration::from_millis(300))
+        .renew_every(Duration::from_millis(50))
+        .wait_for_node(Duration::from_secs(30));
+    let a = options.clone().claim(store.clone()).unwrap();
+    let ga = a.generator_builder().build().unwrap();
+    let a_ids: Vec<u64> = (0..1_000).map(|_| ga.next_id().unwrap()).collect();
+    // Dropping the lease stops its renewal, as a crash would; the row stays held.
+    drop(a);
+    // The current millisecond may still be finished; no new one is entered.
+    let err = loop {
+        if let Err(e) = ga.next_id() {
+            break e;
+        }
+    };
+    assert!(
+        matches!(
+            &err,
+            GenerateError::Fenced(Fenced {
+                reason: FenceReason::Dropped,
+                ..
+            })
+        ),
+        "{err}"
+    );
+    let b = options.claim(store.clone()).unwrap();
+    assert_eq!(b.node(), 7);
+    let gb = b.generator_builder().build().unwrap();
+    let first_b = gb.next_id().unwrap();
+    assert!(first_b > *a_ids.last().unwrap());
+    b.release(&gb).unwrap();
+}
+
+#[test]
+fn a_high_water_file_survives_a_clock_stepped_back_between_runs() {
+    let dir = std::env::temp_dir().join(format!("flakeid-hw-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("node-3.hw");
+    let _ = std::fs::remove_file(&path);
+    let clock = Arc::new(ManualClock::new(T0 + 30_000));
+    let open = |clock: &Arc<ManualClock>| {
+        HighWaterFileOptions::new(&path)
+            .clock(clock.clone())
+            .open(presets::twitter(), 3)
+    };
+    let first = open(&clock).unwrap();
+    // A second process with the same file is refused.
+    assert!(matches!(
+        open(&clock),
+        Err(HighWaterFileError::Locked { .. })
+    ));
+    let g1 = first.generator_builder().build().unwrap();
+    let ids1: Vec<u64> = (0..10_000).map(|_| g1.next_id().unwrap()).collect();
+    // A crash: no release; the file keeps the last ceiling.
+    drop(first);
+    let clock2 = Arc::new(ManualClock::new(T0));
+    let second = open(&clock2).unwrap();
+    assert!(second.resume_after_millis() >= stamped(&g1, *ids1.last().unwrap()));
+    let g2 = second
+        .generator_builder()
+        .clock_regression(ClockRegression::Wait {
+            max: Duration::from_secs(120),
+        })
+        .build()
+        .unwrap();
+    let ids2: Vec<u64> = (0..10_000).map(|_| g2.next_id().unwrap()).collect();
+    let mut all: HashSet<u64> = ids1.iter().copied().collect();
+    let dups = ids2.iter().filter(|id| !all.insert(**id)).count();
+    println!("high-water file, clock stepped back 30 s: 2 runs x 10000 IDs x {dups} duplicates");
+    assert_eq!(dups, 0);
+    // A clean release records the exact mark: the next run need not wait.
+    let mark = second.release(&g2).unwrap();
+    assert_eq!(mark, stamped(&g2, *ids2.last().unwrap()));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap().trim(),
+        mark.to_string()
+    );
+    std::fs::write(&path, "garbage").unwrap();
+    assert!(matches!(
+        open(&clock2),
+        Err(HighWaterFileError::Parse { .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn generators_without_a_ceiling_are_unchanged() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let g = Generator::builder(presets::twitter(), 1)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    clock.set(T0 + 1);
+    assert!(g.next_id().is_ok());
+    assert_eq!(clock.now_millis(), T0 + 1);
+}
+
+#[test]
+fn documented_defaults() {
+    use flakeid_core::node::{HighWaterFileOptions, LeaseOptions};
+    assert_eq!(LeaseOptions::DEFAULT_TTL, Duration::from_secs(15));
+    assert_eq!(LeaseOptions::DEFAULT_RENEW_EVERY, Duration::from_secs(3));
+    assert_eq!(
+        HighWaterFileOptions::DEFAULT_LEAD,
+        Duration::from_millis(500)
+    );
+    assert_eq!(
+        HighWaterFileOptions::DEFAULT_EVERY,
+        Duration::from_millis(200)
+    );
+    assert_eq!(LeaseOptions::DEFAULT_TABLE, "flakeid_nodes");
+    assert_eq!(
+        CeilingWait::default(),
+        CeilingWait::Wait {
+            max: Duration::from_secs(1)
+        }
+    );
+    let clock = flakeid_core::MonotonicClock::new();
+    let before = clock.now_millis();
+    let lease = LeaseOptions::new("defaults", presets::twitter())
+        .claim(MemoryLeaseStore::new())
+        .unwrap();
+    let after = clock.now_millis();
+    // The first ceiling is the TTL ahead of the clock at the claim.
+    let ceiling = lease.ceiling().millis();
+    assert!(
+        (before + 15_000..=after + 15_000).contains(&ceiling),
+        "{before} {ceiling} {after}"
+    );
+    // A lead above the TTL is refused.
+    assert!(matches!(
+        LeaseOptions::new("defaults", presets::twitter())
+            .ceiling_lead(LeaseOptions::DEFAULT_TTL + Duration::from_millis(1))
+            .claim(MemoryLeaseStore::new()),
+        Err(LeaseError::InvalidOption {
+            option: "ceiling_lead",
+            ..
+        })
+    ));
+    lease.release_unused().unwrap();
+}
+
+/// A store whose renewals hang while `hung` is set, as a database that
+/// stopped answering without closing the connection.
+#[derive(Clone)]
+struct Hanging {
+    store: MemoryLeaseStore,
+    hung: Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+}
+
+impl Hanging {
+    fn set(&self, hung: bool) {
+        *self.hung.0.lock().unwrap() = hung;
+        self.hung.1.notify_all();
+    }
+}
+
+impl LeaseStore for Hanging {
+    fn ensure_nodes(&mut self, space: &str, nodes: RangeInclusive<u64>) -> Result<(), StoreError> {
+        LeaseStore::ensure_nodes(&mut self.store, space, nodes)
+    }
+    fn try_claim(&mut self, r: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError> {
+        LeaseStore::try_claim(&mut self.store, r)
+    }
+    fn renew(&mut self, r: &RenewRequest<'_>) -> Result<bool, StoreError> {
+        let (lock, cv) = &*self.hung;
+        let _unhung = cv.wait_while(lock.lock().unwrap(), |h| *h).unwrap();
+        LeaseStore::renew(&mut self.store, r)
+    }
+    fn release(&mut self, r: &ReleaseRequest<'_>) -> Result<bool, StoreError> {
+        LeaseStore::release(&mut self.store, r)
+    }
+    fn list(&mut self, space: &str) -> Result<NodeTable, StoreError> {
+        LeaseStore::list(&mut self.store, space)
+    }
+}
+
+/// A renewal the store never answers counts as failed after one interval
+/// (the generator's fence says so), and `release` returns an error instead
+/// of waiting for the store for ever; the row then frees itself.
+#[test]
+fn a_hung_store_fails_the_renewal_and_cannot_hold_the_release() {
+    let link = Hanging {
+        store: MemoryLeaseStore::new(),
+        hung: Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new())),
+    };
+    let lease = LeaseOptions::new("hung", presets::twitter())
+        .nodes(0..=0)
+        .ttl(Duration::from_millis(600))
+        .renew_every(Duration::from_millis(50))
+        .claim(link.clone())
+        .unwrap();
+    let g = lease.generator_builder().build().unwrap();
+    g.next_id().unwrap();
+    link.set(true);
+    eventually("the hung renewal is recorded as failed", || {
+        matches!(
+            lease.ceiling().reason(),
+            FenceReason::NotRenewed { last_error: Some(ref e), .. } if e.contains("no answer within")
+        )
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let releaser = thread::spawn(move || {
+        let _ = tx.send(lease.release(&g).map_err(|e| e.to_string()));
+    });
+    // A bound on a hang, not a timing assertion.
+    let released = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("release returned although the store hangs");
+    let err = released.expect_err("the store never answered");
+    assert!(err.contains("did not answer"), "{err}");
+    link.set(false);
+    releaser.join().unwrap();
+}

@@ -1,0 +1,339 @@
+//! Running flakeid's SQL on Diesel connections: the backend trait and the
+//! executors that leases, segments and the tables' migrations share.
+
+use std::fmt;
+
+use diesel::backend::Backend;
+use diesel::connection::{Connection, LoadConnection};
+use diesel::result::{ConnectionError, ConnectionResult, QueryResult};
+use flakeid_core::sql::{Dialect, SqlStatement, SqlValue};
+use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
+
+/// A Diesel backend flakeid's statements run on (PostgreSQL, MySQL,
+/// SQLite, with this crate's feature of the same name).
+pub trait DieselBackend: Backend + Sized {
+    /// The backend's SQL dialect.
+    const DIALECT: Dialect;
+
+    /// Executes a statement that is not a query: the rows it changed, and
+    /// on MySQL/MariaDB the connection's `LAST_INSERT_ID()` right after it
+    /// when the statement asks (a second round trip).
+    ///
+    /// # Errors
+    /// The database's error.
+    fn execute<C: LoadConnection<Backend = Self>>(
+        conn: &mut C,
+        s: &SqlStatement,
+    ) -> QueryResult<Executed>;
+
+    /// Runs a query; its rows with the statement's columns.
+    ///
+    /// # Errors
+    /// The database's error.
+    fn load<C: LoadConnection<Backend = Self>>(
+        conn: &mut C,
+        s: &SqlStatement,
+    ) -> QueryResult<Vec<SqlRow>>;
+}
+
+/// The rows flakeid's queries return, by the name of their first column:
+/// Diesel reads rows into types known when it is compiled.
+pub(crate) mod rows {
+    use diesel::sql_types::{BigInt, Nullable, Text};
+    use flakeid_core::sql::{SqlStatement, SqlValue};
+    use flakeid_core::store::SqlRow;
+
+    /// A row of the lease table, with the database's clock.
+    #[derive(diesel::QueryableByName)]
+    pub(crate) struct Node {
+        #[diesel(sql_type = BigInt)]
+        node_id: i64,
+        #[diesel(sql_type = Nullable<Text>)]
+        owner: Option<String>,
+        #[diesel(sql_type = BigInt)]
+        fence: i64,
+        #[diesel(sql_type = BigInt)]
+        lease_until: i64,
+        #[diesel(sql_type = BigInt)]
+        high_water: i64,
+        #[diesel(sql_type = Nullable<Text>)]
+        holder: Option<String>,
+        #[diesel(sql_type = BigInt)]
+        db_now: i64,
+    }
+
+    /// A segment row's `max_id`.
+    #[derive(diesel::QueryableByName)]
+    pub(crate) struct MaxId {
+        #[diesel(sql_type = BigInt)]
+        max_id: i64,
+    }
+
+    /// A space of the lease table.
+    #[derive(diesel::QueryableByName)]
+    pub(crate) struct Space {
+        #[diesel(sql_type = Text)]
+        space: String,
+    }
+
+    /// MySQL/MariaDB: the connection's `LAST_INSERT_ID()`.
+    #[derive(diesel::QueryableByName)]
+    pub(crate) struct LastInsertId {
+        #[diesel(sql_type = BigInt)]
+        last_insert_id: i64,
+    }
+
+    /// The one `LAST_INSERT_ID()` read; a negative value (never set by an
+    /// advance) reads as `u64::MAX`, which the segment source refuses.
+    pub(crate) fn last_insert_id(ids: &[LastInsertId]) -> diesel::QueryResult<u64> {
+        let id = ids.first().ok_or(diesel::result::Error::NotFound)?;
+        Ok(u64::try_from(id.last_insert_id).unwrap_or(u64::MAX))
+    }
+
+    /// The row as the statement's columns, by name.
+    pub(crate) trait Named {
+        fn named(self) -> Vec<(&'static str, SqlValue)>;
+    }
+
+    impl Named for Node {
+        fn named(self) -> Vec<(&'static str, SqlValue)> {
+            let text = |v: Option<String>| v.map_or(SqlValue::Null, SqlValue::Text);
+            vec![
+                ("node_id", SqlValue::BigInt(self.node_id)),
+                ("owner", text(self.owner)),
+                ("fence", SqlValue::BigInt(self.fence)),
+                ("lease_until", SqlValue::BigInt(self.lease_until)),
+                ("high_water", SqlValue::BigInt(self.high_water)),
+                ("holder", text(self.holder)),
+                ("db_now", SqlValue::BigInt(self.db_now)),
+            ]
+        }
+    }
+
+    impl Named for MaxId {
+        fn named(self) -> Vec<(&'static str, SqlValue)> {
+            vec![("max_id", SqlValue::BigInt(self.max_id))]
+        }
+    }
+
+    impl Named for Space {
+        fn named(self) -> Vec<(&'static str, SqlValue)> {
+            vec![("space", SqlValue::Text(self.space))]
+        }
+    }
+
+    /// `rows` as rows of the statement's columns.
+    pub(crate) fn of<R: Named>(s: &SqlStatement, rows: Vec<R>) -> Vec<SqlRow> {
+        rows.into_iter()
+            .map(|r| {
+                let named = r.named();
+                let values = s
+                    .columns
+                    .iter()
+                    .map(|(column, _)| {
+                        named
+                            .iter()
+                            .find(|(n, _)| n == column)
+                            .map_or(SqlValue::Null, |(_, v)| v.clone())
+                    })
+                    .collect();
+                SqlRow::new(s.columns, values)
+            })
+            .collect()
+    }
+
+    /// The query's first column, which tells the row type.
+    pub(crate) fn kind(s: &SqlStatement) -> Option<&'static str> {
+        s.columns.first().map(|(name, _)| *name)
+    }
+
+    /// A query of columns no row type reads.
+    pub(crate) fn unknown(s: &SqlStatement) -> diesel::result::Error {
+        diesel::result::Error::DeserializationError(
+            format!(
+                "flakeid-diesel has no row type for the columns {:?}",
+                s.columns
+            )
+            .into(),
+        )
+    }
+}
+
+/// The statement with its values bound, in placeholder order.
+#[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
+pub(crate) fn bind<DB>(
+    s: &SqlStatement,
+) -> diesel::query_builder::BoxedSqlQuery<'static, DB, diesel::query_builder::SqlQuery>
+where
+    DB: Backend
+        + diesel::sql_types::HasSqlType<diesel::sql_types::Text>
+        + diesel::sql_types::HasSqlType<diesel::sql_types::BigInt>
+        + diesel::sql_types::HasSqlType<diesel::sql_types::Integer>,
+    String: diesel::serialize::ToSql<diesel::sql_types::Text, DB>,
+    i64: diesel::serialize::ToSql<diesel::sql_types::BigInt, DB>,
+    i32: diesel::serialize::ToSql<diesel::sql_types::Integer, DB>,
+    Option<i64>:
+        diesel::serialize::ToSql<diesel::sql_types::Nullable<diesel::sql_types::BigInt>, DB>,
+{
+    use diesel::sql_types::{BigInt, Integer, Nullable, Text};
+    s.values.iter().fold(
+        diesel::sql_query(s.sql.clone()).into_boxed::<DB>(),
+        |q, v| match v {
+            SqlValue::Text(t) => q.bind::<Text, _>(t.clone()),
+            SqlValue::BigInt(i) => q.bind::<BigInt, _>(*i),
+            SqlValue::Int(i) => q.bind::<Integer, _>(*i),
+            // No statement binds NULL; a typed NULL keeps every driver content.
+            _ => q.bind::<Nullable<BigInt>, _>(None::<i64>),
+        },
+    )
+}
+
+macro_rules! diesel_backend {
+    ($feature:literal, $db:ty, $dialect:expr) => {
+        #[cfg(feature = $feature)]
+        impl DieselBackend for $db {
+            const DIALECT: Dialect = $dialect;
+
+            fn execute<C: LoadConnection<Backend = Self>>(
+                conn: &mut C,
+                s: &SqlStatement,
+            ) -> QueryResult<Executed> {
+                use diesel::RunQueryDsl as _;
+                let rows = bind::<$db>(s).execute(conn)?;
+                let last_insert_id = if s.reads_insert_id {
+                    let ids: Vec<rows::LastInsertId> =
+                        diesel::sql_query(SqlStatement::MYSQL_LAST_INSERT_ID).load(conn)?;
+                    Some(rows::last_insert_id(&ids)?)
+                } else {
+                    None
+                };
+                Ok(Executed {
+                    rows: u64::try_from(rows).unwrap_or(u64::MAX),
+                    last_insert_id,
+                })
+            }
+
+            fn load<C: LoadConnection<Backend = Self>>(
+                conn: &mut C,
+                s: &SqlStatement,
+            ) -> QueryResult<Vec<SqlRow>> {
+                use diesel::RunQueryDsl as _;
+                let query = bind::<$db>(s);
+                Ok(match rows::kind(s) {
+                    Some("node_id") => rows::of(s, query.load::<rows::Node>(conn)?),
+                    Some("max_id") => rows::of(s, query.load::<rows::MaxId>(conn)?),
+                    Some("space") => rows::of(s, query.load::<rows::Space>(conn)?),
+                    _ => return Err(rows::unknown(s)),
+                })
+            }
+        }
+    };
+}
+
+diesel_backend!("postgres", diesel::pg::Pg, Dialect::Postgres);
+diesel_backend!("mysql", diesel::mysql::Mysql, Dialect::MySql);
+diesel_backend!("sqlite", diesel::sqlite::Sqlite, Dialect::Sqlite);
+
+/// Why one of flakeid's statements could not run on Diesel.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DieselStoreError {
+    /// The connection could not be (re)opened.
+    #[error("cannot connect: {0}")]
+    Connect(#[from] ConnectionError),
+    /// The statement failed.
+    #[error(transparent)]
+    Query(#[from] diesel::result::Error),
+}
+
+type Connect<C> = Box<dyn Fn() -> ConnectionResult<C> + Send>;
+
+/// Runs flakeid's statements (leases, segments) on a connection of its
+/// own, opened by `connect` and opened again after any error (the next
+/// statement reconnects: a database restart or failover is ridden out).
+pub struct DieselExecutor<C> {
+    connect: Connect<C>,
+    conn: Option<C>,
+}
+
+impl<C> fmt::Debug for DieselExecutor<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DieselExecutor")
+            .field("connected", &self.conn.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<C> DieselExecutor<C>
+where
+    C: Connection + LoadConnection + Send + 'static,
+    C::Backend: DieselBackend,
+{
+    /// An executor opening its connections with `connect`.
+    pub fn new(connect: impl Fn() -> ConnectionResult<C> + Send + 'static) -> Self {
+        DieselExecutor {
+            connect: Box::new(connect),
+            conn: None,
+        }
+    }
+
+    fn with<T>(
+        &mut self,
+        run: impl FnOnce(&mut C) -> QueryResult<T>,
+    ) -> Result<T, DieselStoreError> {
+        let conn = match &mut self.conn {
+            Some(conn) => conn,
+            None => self.conn.insert((self.connect)()?),
+        };
+        let result = run(conn);
+        if result.is_err() {
+            // It may be broken; the next statement opens a fresh one.
+            self.conn = None;
+        }
+        Ok(result?)
+    }
+}
+
+impl<C> SqlExecutor for DieselExecutor<C>
+where
+    C: Connection + LoadConnection + Send + 'static,
+    C::Backend: DieselBackend,
+{
+    type Error = DieselStoreError;
+
+    fn dialect(&self) -> Dialect {
+        <C::Backend as DieselBackend>::DIALECT
+    }
+
+    fn execute(&mut self, s: &SqlStatement) -> Result<Executed, DieselStoreError> {
+        self.with(|conn| C::Backend::execute(conn, s))
+    }
+
+    fn query(&mut self, s: &SqlStatement) -> Result<Vec<SqlRow>, DieselStoreError> {
+        self.with(|conn| C::Backend::load(conn, s))
+    }
+}
+
+/// Runs flakeid's statements on a connection the caller lends (for
+/// operators' reads on the application's own connection).
+pub(crate) struct OnConnection<'c, C>(pub(crate) &'c mut C);
+
+impl<C> SqlExecutor for OnConnection<'_, C>
+where
+    C: LoadConnection + Send,
+    C::Backend: DieselBackend,
+{
+    type Error = diesel::result::Error;
+
+    fn dialect(&self) -> Dialect {
+        <C::Backend as DieselBackend>::DIALECT
+    }
+
+    fn execute(&mut self, s: &SqlStatement) -> QueryResult<Executed> {
+        C::Backend::execute(self.0, s)
+    }
+
+    fn query(&mut self, s: &SqlStatement) -> QueryResult<Vec<SqlRow>> {
+        C::Backend::load(self.0, s)
+    }
+}
