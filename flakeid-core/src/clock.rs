@@ -28,7 +28,7 @@ pub trait Clock: Send + Sync + 'static {
 
     /// A reading if one is at hand without extra work, else `None`; the
     /// milliseconds of [`now_millis`](Self::now_millis) plus the process's
-    /// fork tag (see [`fork`]), so that a generator can tell a
+    /// fork tag (see [`GenerateError::Forked`](crate::GenerateError::Forked)), so that a generator can tell a
     /// reading of another fork generation at no extra cost.
     ///
     /// The generator's inlined fast path calls this and, on `None`, goes to
@@ -129,7 +129,7 @@ impl<C: Clock + ?Sized> Clock for &'static C {
 ///   the system time (by hand, or NTP correcting a large offset) is not
 ///   followed until the process restarts.
 /// * **fork():** the ticker does not survive into a child process; the
-///   child's clock notices the fork and works on (see [`fork`]
+///   child's clock notices the fork and works on (see [`GenerateError::Forked`](crate::GenerateError::Forked)
 ///   for what generators built before the fork do).
 /// * If the ticker thread cannot be spawned every reading computes the time
 ///   itself: slower, equally correct.
@@ -202,7 +202,7 @@ const TICKER_RUNNING: u8 = 1;
 struct Padded<T>(T);
 
 /// The published time in Unix milliseconds, tagged with the fork generation
-/// (see [`fork`]), plus the [`DORMANT`] and [`PROBE`] bits. [`DORMANT`] is
+/// (see [`GenerateError::Forked`](crate::GenerateError::Forked)), plus the [`DORMANT`] and [`PROBE`] bits. [`DORMANT`] is
 /// clear only while a ticker runs, which sets it again before it stops.
 static NOW: Padded<AtomicU64> = Padded(AtomicU64::new(DORMANT));
 /// Whether a ticker thread runs (or is being started).
@@ -366,7 +366,7 @@ fn stop_ticker() {
     TICKER.store(TICKER_NONE, Ordering::Release);
 }
 
-/// In a child process right after `fork()` (called by [`fork`]'s handler,
+/// In a child process right after `fork()` (called by [`GenerateError::Forked`](crate::GenerateError::Forked)'s handler,
 /// with one thread and only atomics touched): no ticker survived, so the
 /// readers take over; readings carry the child's fork `tag`.
 fn after_fork(tag: u64) {

@@ -10,13 +10,13 @@ use crate::layout::Parts;
 /// An ID split into its named fields, with its creation time when the
 /// scheme records one.
 ///
-/// Every [`IdSource`] decodes its IDs into a `Decoded`:
+/// Every [`IdSource`](crate::IdSource) decodes its IDs into a `Decoded`:
 ///
 /// | scheme | `timestamp` | `parts` | `fields` |
 /// |---|---|---|---|
-/// | a [`Layout`](crate::layout::Layout) run by a [`Generator`](crate::Generator) or [`RandomKeyGenerator`](crate::schemes::random_key::RandomKeyGenerator) | start of the ID's tick | tick, node, sequence | `tick`, the node subfields (or `node`), `sequence` |
-/// | [`DecimalIdGenerator`](crate::schemes::decimal_id::DecimalIdGenerator) | `None` (no time) | `None` | `counter`, `generator_id`, `launch_id` |
-/// | [`TraceIdGenerator`](crate::schemes::trace::TraceIdGenerator) | `None` (seconds wrap; see [`trace`](crate::schemes::trace)) | `None` | `timestamp` (Unix seconds mod 2^25), `node`, `thread`, `counter` |
+/// | a [`Layout`](crate::layout::Layout) run by a [`Generator`](crate::Generator) or [`RandomKeyGenerator`](crate::schemes::RandomKeyGenerator) | start of the ID's tick | tick, node, sequence | `tick`, the node subfields (or `node`), `sequence` |
+/// | [`DecimalIdGenerator`](crate::schemes::DecimalIdGenerator) | `None` (no time) | `None` | `counter`, `generator_id`, `launch_id` |
+/// | [`TraceIdGenerator`](crate::schemes::TraceIdGenerator) | `None` (seconds wrap; see [`TraceIdLayout`](crate::schemes::TraceIdLayout)) | `None` | `timestamp` (Unix seconds mod 2^25), `node`, `thread`, `counter` |
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};

@@ -226,7 +226,7 @@ pub trait FlakeId:
         Self::scheme().decode(self.get().unsigned_abs())
     }
 
-    /// The ID as 11 base62 characters (see [`crate::encoding::base62`]).
+    /// The ID as 11 base62 characters (see [`TextForm::Base62`](crate::encoding::TextForm::Base62)).
     fn to_base62(self) -> String {
         base62::encode(self.get().unsigned_abs())
     }
@@ -234,7 +234,7 @@ pub trait FlakeId:
     /// Parses an ID from its base62 form, exactly the 11 characters
     /// [`to_base62`](FlakeId::to_base62) writes (case-sensitive, no padding
     /// left out), then checks it like [`FlakeId::from_u64`]. For shorter
-    /// spellings, pass [`base62::decode_lenient`]'s value to
+    /// spellings, pass [`TextForm::decode_lenient`](crate::encoding::TextForm::decode_lenient)'s value to
     /// [`from_u64`](FlakeId::from_u64).
     ///
     /// # Errors
@@ -250,7 +250,7 @@ pub trait FlakeId:
         Self::from_u64(v)
     }
 
-    /// The ID as 13 Crockford base32 characters (see [`crate::encoding::crockford`]).
+    /// The ID as 13 Crockford base32 characters (see [`TextForm::Crockford`](crate::encoding::TextForm::Crockford)).
     fn to_crockford(self) -> String {
         crockford::encode(self.get().unsigned_abs())
     }
@@ -260,7 +260,7 @@ pub trait FlakeId:
     /// is ignored and `I`/`L` read as `1`, `O` as `0`; no hyphens. Then checks
     /// it like [`FlakeId::from_u64`]: the first symbol is at most `7` for
     /// `i64::MAX`. For hyphenated or shorter spellings, pass
-    /// [`crockford::decode_lenient`]'s value to [`from_u64`](FlakeId::from_u64).
+    /// [`TextForm::decode_lenient`](crate::encoding::TextForm::decode_lenient)'s value to [`from_u64`](FlakeId::from_u64).
     ///
     /// # Errors
     /// [`IdError::Text`] holding the [`DecodeError`](crate::encoding::DecodeError)
@@ -309,7 +309,7 @@ fn issued<I: FlakeId>(raw: u64) -> Result<I, GenerateError> {
 }
 
 /// `FromStr` for an ID: the strict canonical decimal form of
-/// [`encoding::decimal`](crate::encoding::decimal) (ASCII digits only; no
+/// [`TextForm::Decimal`](crate::encoding::TextForm::Decimal) (ASCII digits only; no
 /// sign, whitespace or leading zeros), then [`FlakeId::from_u64`].
 ///
 /// ```

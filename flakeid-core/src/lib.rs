@@ -48,7 +48,7 @@
 //! was issued (`W` the catch-up window, 10 ms by default, which applies
 //! only right after the generator used up a tick; `L` the run-ahead lead, 0
 //! by default; the tick for truncation to the tick's start; see
-//! [`generator`] for batches and details).
+//! [`Generator`] for batches and details).
 //!
 //! # Features
 //!
@@ -59,7 +59,7 @@
 //! | `diesel-postgres`, `diesel-mysql`, `diesel-sqlite` | no | [`Flake128`](flake128::Flake128) as a Diesel column: PostgreSQL `uuid` / `bytea`, MySQL `BINARY(16)`, SQLite `BLOB` (enabled for you by `flakeid-diesel`'s backend features) |
 //! | `sea-orm` | no | [`Flake128`](flake128::Flake128) as a SeaORM column and key (enabled for you by `flakeid-seaorm`) |
 //! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | no | ID types as sqlx values of `BIGINT` / `BIGINT UNSIGNED` / `INTEGER` columns, read with the same checks as the ORM impls (see `interop::sqlx`); [`Flake128`](flake128::Flake128) as `uuid` / `BINARY(16)` / `BLOB` |
-//! | `utoipa`, `schemars` | no | ID types as OpenAPI / JSON Schema schemas: strings of decimal digits ([`interop::json_schema`]); [`Flake128`](flake128::Flake128) as its canonical string |
+//! | `utoipa`, `schemars` | no | ID types as OpenAPI / JSON Schema schemas: strings of decimal digits ([`interop`]); [`Flake128`](flake128::Flake128) as its canonical string |
 //!
 //! The column impls for [`Flake128`](flake128::Flake128) live here, behind features, because it
 //! is this crate's type: the ORM crates may not implement ORM traits for it.

@@ -1,54 +1,4 @@
-//! What an ID *is* and where it *comes from*: [`IdScheme`] and [`IdSource`].
-//!
-//! * An [`IdScheme`] states a scheme's rules: its largest ID, which values
-//!   are IDs of it, and what their fields mean. It is pure data — no node
-//!   ID, no clock, no environment — so a read-only service can check and
-//!   decode stored IDs without being configured to issue any. A
-//!   [`BitLayout`] is one; so are [`DecimalLayout`], [`RandomStart`],
-//!   [`TraceIdLayout`](crate::schemes::trace::TraceIdLayout),
-//!   [`RandomKeys`](crate::schemes::random_key::RandomKeys) and
-//!   [`DecimalIdScheme`](crate::schemes::decimal_id::DecimalIdScheme).
-//! * An [`IdSource`] issues IDs of a scheme: a [`Generator`] running a
-//!   layout for one node, a
-//!   [`DecimalIdGenerator`](crate::schemes::decimal_id::DecimalIdGenerator), a
-//!   [`TraceIdGenerator`](crate::schemes::trace::TraceIdGenerator), a
-//!   [`RandomKeyGenerator`](crate::schemes::random_key::RandomKeyGenerator).
-//! * A [`GlobalScheme`] is a scheme whose source the process-wide
-//!   configuration ([`global`](crate::global): node ID and policies) can
-//!   build. Every scheme above is one, so an ID type of any of them is one
-//!   attribute argument: `#[flake_id(layout = presets::discord)]`,
-//!   `#[flake_id(scheme = my_trace_ids)]`.
-//!
-//! | scheme | IDs | rules beyond `1..=max_id` |
-//! |---|---|---|
-//! | a [`BitLayout`], [`DecimalLayout`] or [`RandomStart`] | time-ordered, unique | none |
-//! | [`RandomKeys`](crate::schemes::random_key::RandomKeys) | time + random low part (can collide) | random part ≥ 1 |
-//! | [`DecimalIdScheme`](crate::schemes::decimal_id::DecimalIdScheme) | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless test launches are allowed) |
-//! | [`TraceIdLayout`](crate::schemes::trace::TraceIdLayout) | wrapping seconds + node + thread + counter | counter ≥ 1 |
-//!
-//! A scheme describes the IDs of every process of the system, so processes
-//! sharing an ID type must configure it alike (layout, epoch,
-//! `max_counter`, thread count).
-//!
-//! ```
-//! use flakeid_core::schemes::trace::{TraceIdGenerator, TraceIdLayout};
-//! use flakeid_core::{IdScheme, IdSource};
-//!
-//! // Issuing needs a node; checking and decoding need only the scheme.
-//! let traces = TraceIdGenerator::builder(7).threads(4).build()?;
-//! let id = traces.next_id()?;
-//! let scheme = TraceIdLayout::for_threads(4)?;
-//! let d = scheme.decode(id);
-//! assert_eq!(d.field("node"), Some(7));
-//! assert_eq!(d.timestamp, None); // TraceId seconds wrap every 2^25 s
-//! // The counter starts at 1: an ID whose counter is 0 is not a TraceId.
-//! assert!(scheme.check(id & !0xFFFF).is_err());
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! [`BitLayout`]: crate::layout::BitLayout
-//! [`DecimalLayout`]: crate::layout::DecimalLayout
-//! [`RandomStart`]: crate::layout::RandomStart
+//! What an ID is and where it comes from; see [`IdScheme`].
 
 use core::any::Any;
 use core::fmt;
@@ -60,8 +10,60 @@ use crate::error::{ConfigError, FieldOutOfRange, GenerateError};
 use crate::generator::{ClockRegression, SequenceExhaustion};
 use crate::layout::Layout;
 
+/// What an ID *is* and where it *comes from*: [`IdScheme`] and [`IdSource`].
+///
+/// * An [`IdScheme`] states a scheme's rules: its largest ID, which values
+///   are IDs of it, and what their fields mean. It is pure data — no node
+///   ID, no clock, no environment — so a read-only service can check and
+///   decode stored IDs without being configured to issue any. A
+///   [`BitLayout`] is one; so are [`DecimalLayout`], [`RandomStart`],
+///   [`TraceIdLayout`](crate::schemes::TraceIdLayout),
+///   [`RandomKeys`](crate::schemes::RandomKeys) and
+///   [`DecimalIdScheme`](crate::schemes::DecimalIdScheme).
+/// * An [`IdSource`] issues IDs of a scheme: a [`Generator`](crate::Generator) running a
+///   layout for one node, a
+///   [`DecimalIdGenerator`](crate::schemes::DecimalIdGenerator), a
+///   [`TraceIdGenerator`](crate::schemes::TraceIdGenerator), a
+///   [`RandomKeyGenerator`](crate::schemes::RandomKeyGenerator).
+/// * A [`GlobalScheme`] is a scheme whose source the process-wide
+///   configuration ([`global`](crate::global): node ID and policies) can
+///   build. Every scheme above is one, so an ID type of any of them is one
+///   attribute argument: `#[flake_id(layout = presets::discord)]`,
+///   `#[flake_id(scheme = my_trace_ids)]`.
+///
+/// | scheme | IDs | rules beyond `1..=max_id` |
+/// |---|---|---|
+/// | a [`BitLayout`], [`DecimalLayout`] or [`RandomStart`] | time-ordered, unique | none |
+/// | [`RandomKeys`](crate::schemes::RandomKeys) | time + random low part (can collide) | random part ≥ 1 |
+/// | [`DecimalIdScheme`](crate::schemes::DecimalIdScheme) | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless test launches are allowed) |
+/// | [`TraceIdLayout`](crate::schemes::TraceIdLayout) | wrapping seconds + node + thread + counter | counter ≥ 1 |
+///
+/// A scheme describes the IDs of every process of the system, so processes
+/// sharing an ID type must configure it alike (layout, epoch,
+/// `max_counter`, thread count).
+///
+/// ```
+/// use flakeid_core::schemes::trace::{TraceIdGenerator, TraceIdLayout};
+/// use flakeid_core::{IdScheme, IdSource};
+///
+/// // Issuing needs a node; checking and decoding need only the scheme.
+/// let traces = TraceIdGenerator::builder(7).threads(4).build()?;
+/// let id = traces.next_id()?;
+/// let scheme = TraceIdLayout::for_threads(4)?;
+/// let d = scheme.decode(id);
+/// assert_eq!(d.field("node"), Some(7));
+/// assert_eq!(d.timestamp, None); // TraceId seconds wrap every 2^25 s
+/// // The counter starts at 1: an ID whose counter is 0 is not a TraceId.
+/// assert!(scheme.check(id & !0xFFFF).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// [`BitLayout`]: crate::layout::BitLayout
+/// [`DecimalLayout`]: crate::layout::DecimalLayout
+/// [`RandomStart`]: crate::layout::RandomStart
+///
 /// The rules of an ID scheme: its largest ID, which values are IDs, and
-/// their fields. See the [module documentation](self).
+/// their fields.
 pub trait IdScheme: Any + Send + Sync + fmt::Debug {
     /// The largest ID of the scheme (at most `2^63 − 1`).
     fn max_id(&self) -> u64;
@@ -108,7 +110,7 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
     }
 }
 
-/// A source of 64-bit IDs of a scheme. See the [module documentation](self).
+/// A source of 64-bit IDs of a scheme (see [`IdScheme`]).
 pub trait IdSource: IdScheme {
     /// A new ID; may wait (as the source's policies allow) when none is
     /// available right now.
@@ -128,7 +130,7 @@ pub trait IdSource: IdScheme {
     }
 
     /// `n` new IDs, in the order issued. By default `n` calls of
-    /// [`next_id`](IdSource::next_id); a [`Generator`] reserves them in one
+    /// [`next_id`](IdSource::next_id); a [`Generator`](crate::Generator) reserves them in one
     /// atomic step.
     ///
     /// # Errors

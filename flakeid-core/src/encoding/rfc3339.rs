@@ -5,7 +5,7 @@ use core::fmt::{self, Display};
 use std::time::SystemTime;
 
 /// `t` as an RFC 3339 UTC time with milliseconds, `YYYY-MM-DDTHH:MM:SS.mmmZ`,
-/// as [`Decoded`]'s `Display` writes it. (Times before 1970 cannot come
+/// as [`Decoded`](crate::Decoded)'s `Display` writes it. (Times before 1970 cannot come
 /// from a layout; they are written in `SystemTime`'s `Debug` form.)
 ///
 /// ```

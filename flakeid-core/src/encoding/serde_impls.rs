@@ -3,7 +3,7 @@
 //! IDs are written as decimal **strings** (`"175928847299117063"`), because
 //! JavaScript numbers lose precision above 2^53. They are read from a
 //! string in the strict canonical decimal form (see
-//! [`encoding::decimal`](crate::encoding::decimal)) or from an integer.
+//! [`TextForm::Decimal`](crate::encoding::TextForm::Decimal)) or from an integer.
 //! Everything else is an error that names the value: floats, negative
 //! numbers, zero, numbers above the layout's largest ID, whitespace, signs
 //! (`"+1"`, `"-1"`), leading zeros, empty strings and non-digits.

@@ -63,7 +63,7 @@ pub enum GenerateError {
     /// The generator was built before this process was forked: the child
     /// holds a copy of its state and node ID, so issuing from it could
     /// repeat IDs of the parent or of other children. Build generators after
-    /// forking, with a node ID per process (see [`fork`](crate::fork)).
+    /// forking, with a node ID per process (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
     #[error(
         "this generator was built before the process forked; a forked child would repeat \
          its parent's IDs: build a new generator, with its own node ID, after fork()"

@@ -48,7 +48,7 @@ pub enum SegmentError {
     },
     /// Both segments are used up and the next one has not arrived: the
     /// database is unreachable, slow or paused. Callers are refused
-    /// (after waiting as the source's [`wait`](super::SegmentOptions::wait)
+    /// (after waiting as the source's [`wait`](crate::segment::SegmentOptions::wait)
     /// allows) until a fetch gets through; then service resumes by itself.
     #[error(
         "segment {name:?} has no value left since {empty_since_millis} ms: both segments are used \

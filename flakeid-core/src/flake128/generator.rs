@@ -1,77 +1,4 @@
-//! [`Flake128Generator`]: issues [`Flake128`]s for a worker that is, by
-//! default, this machine's MAC address, held by one generator per host.
-//!
-//! # Why a lock
-//!
-//! Boundary's flake names the machine, not the process, in its worker
-//! field: it assumes one flake service per host, which every other process
-//! asks for IDs. A MAC address is the same for every process on the host,
-//! so two processes each generating with it would issue the same flakes
-//! whenever they generate in the same millisecond (both start each
-//! millisecond at sequence 0).
-//!
-//! So a generator whose worker comes from a MAC address takes a host-wide
-//! exclusive lock for that worker when it is built: a lock on the directory
-//! `<lock dir>/flakeid-flake128-<worker as 12 hex digits>.lock`, created if
-//! missing; the lock directory is [`std::env::temp_dir`] unless
-//! [`lock_dir`](Flake128GeneratorBuilder::lock_dir) says otherwise. The
-//! generator holds the lock until it is dropped; the operating system
-//! releases it when the process ends in any way (including `SIGKILL`). A
-//! second generator for the worker, in another process or in the same one,
-//! fails to build with [`Flake128Error::WorkerInUse`], naming the worker
-//! and the lock. The lock directory is left in place: removing it while
-//! another process is about to lock it would let two processes hold
-//! different locks for one worker.
-//!
-//! A child process started while the generator holds the lock (`fork`, or
-//! [`std::process::Command::spawn`] on another thread) shares the lock's
-//! open descriptor, and with it the lock, until the child runs another
-//! program (the descriptor is closed on `exec`) or exits. Building a
-//! generator right after dropping one can therefore fail with `WorkerInUse`
-//! while such a child is starting; a child forked without `exec` keeps the
-//! worker until it exits, while its copy of the generator refuses to issue
-//! ([`GenerateError::Forked`]). Either way no
-//! two generators issue with one worker.
-//!
-//! The lock is a directory, not a file, because `systemd-tmpfiles` (which
-//! cleans `/tmp` by age on many distributions) skips directories that hold
-//! a BSD lock but deletes old files whether locked or not; a deleted lock
-//! file would let a second generator lock a new one.
-//!
-//! # Guarantees
-//!
-//! * **Worker from a MAC address** (the default): at most one generator
-//!   per worker at a time among the processes that share the lock directory
-//!   — the same host, the same `TMPDIR` and the same view of the file
-//!   system. Processes that see different lock directories (containers
-//!   with their own `/tmp` but the host's network, systemd services with
-//!   `PrivateTmp=`, different `TMPDIR`s) are not coordinated: give them one
-//!   [`lock_dir`](Flake128GeneratorBuilder::lock_dir) they share, or
-//!   explicit workers. A tmp cleaner that removes locked directories
-//!   (unlike `systemd-tmpfiles`) breaks the lock too. Across hosts,
-//!   uniqueness rests on MAC addresses being unique, which no lock can
-//!   check: cloned VMs and generated container addresses can repeat.
-//! * **Explicit worker** ([`worker`](Flake128GeneratorBuilder::worker)): no
-//!   lock is taken and nothing is checked; the caller guarantees that no two
-//!   generators running at the same time, on any host, share the worker.
-//!
-//! Either way a generator issues strictly increasing flakes and never
-//! repeats one itself; a process that takes over a worker after another
-//! ended continues from the clock, so it relies on the clock not having
-//! been set back past the flakes the previous process issued.
-//!
-//! ```
-//! use flakeid_core::flake128::Flake128Generator;
-//!
-//! // An explicit worker: unique by the caller's arrangement, no lock.
-//! let generator = Flake128Generator::builder().worker(0x0000_0000_0007).build()?;
-//! let a = generator.generate()?;
-//! let b = generator.generate()?;
-//! assert!(b > a);
-//! assert_eq!(a.worker(), 7);
-//! assert_eq!(generator.lock_path(), None);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! The flake128 generator; see [`Flake128Generator`](super::Flake128Generator).
 
 use std::fmt;
 use std::fs::{self, File, TryLockError};
@@ -86,8 +13,83 @@ use crate::{
     SequenceExhaustion,
 };
 
+/// [`Flake128Generator`]: issues [`Flake128`]s for a worker that is, by
+/// default, this machine's MAC address, held by one generator per host.
+///
+/// # Why a lock
+///
+/// Boundary's flake names the machine, not the process, in its worker
+/// field: it assumes one flake service per host, which every other process
+/// asks for IDs. A MAC address is the same for every process on the host,
+/// so two processes each generating with it would issue the same flakes
+/// whenever they generate in the same millisecond (both start each
+/// millisecond at sequence 0).
+///
+/// So a generator whose worker comes from a MAC address takes a host-wide
+/// exclusive lock for that worker when it is built: a lock on the directory
+/// `<lock dir>/flakeid-flake128-<worker as 12 hex digits>.lock`, created if
+/// missing; the lock directory is [`std::env::temp_dir`] unless
+/// [`lock_dir`](Flake128GeneratorBuilder::lock_dir) says otherwise. The
+/// generator holds the lock until it is dropped; the operating system
+/// releases it when the process ends in any way (including `SIGKILL`). A
+/// second generator for the worker, in another process or in the same one,
+/// fails to build with [`Flake128Error::WorkerInUse`], naming the worker
+/// and the lock. The lock directory is left in place: removing it while
+/// another process is about to lock it would let two processes hold
+/// different locks for one worker.
+///
+/// A child process started while the generator holds the lock (`fork`, or
+/// [`std::process::Command::spawn`] on another thread) shares the lock's
+/// open descriptor, and with it the lock, until the child runs another
+/// program (the descriptor is closed on `exec`) or exits. Building a
+/// generator right after dropping one can therefore fail with `WorkerInUse`
+/// while such a child is starting; a child forked without `exec` keeps the
+/// worker until it exits, while its copy of the generator refuses to issue
+/// ([`GenerateError::Forked`]). Either way no
+/// two generators issue with one worker.
+///
+/// The lock is a directory, not a file, because `systemd-tmpfiles` (which
+/// cleans `/tmp` by age on many distributions) skips directories that hold
+/// a BSD lock but deletes old files whether locked or not; a deleted lock
+/// file would let a second generator lock a new one.
+///
+/// # Guarantees
+///
+/// * **Worker from a MAC address** (the default): at most one generator
+///   per worker at a time among the processes that share the lock directory
+///   — the same host, the same `TMPDIR` and the same view of the file
+///   system. Processes that see different lock directories (containers
+///   with their own `/tmp` but the host's network, systemd services with
+///   `PrivateTmp=`, different `TMPDIR`s) are not coordinated: give them one
+///   [`lock_dir`](Flake128GeneratorBuilder::lock_dir) they share, or
+///   explicit workers. A tmp cleaner that removes locked directories
+///   (unlike `systemd-tmpfiles`) breaks the lock too. Across hosts,
+///   uniqueness rests on MAC addresses being unique, which no lock can
+///   check: cloned VMs and generated container addresses can repeat.
+/// * **Explicit worker** ([`worker`](Flake128GeneratorBuilder::worker)): no
+///   lock is taken and nothing is checked; the caller guarantees that no two
+///   generators running at the same time, on any host, share the worker.
+///
+/// Either way a generator issues strictly increasing flakes and never
+/// repeats one itself; a process that takes over a worker after another
+/// ended continues from the clock, so it relies on the clock not having
+/// been set back past the flakes the previous process issued.
+///
+/// ```
+/// use flakeid_core::flake128::Flake128Generator;
+///
+/// // An explicit worker: unique by the caller's arrangement, no lock.
+/// let generator = Flake128Generator::builder().worker(0x0000_0000_0007).build()?;
+/// let a = generator.generate()?;
+/// let b = generator.generate()?;
+/// assert!(b > a);
+/// assert_eq!(a.worker(), 7);
+/// assert_eq!(generator.lock_path(), None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// A generator of [`Flake128`]s that holds its MAC-derived worker
-/// exclusively on this host (see the [module documentation](self)).
+/// exclusively on this host (see the [`Flake128Generator`] documentation).
 ///
 /// Build one with [`Flake128Generator::new`] (MAC address, default lock
 /// directory) or [`Flake128Generator::builder`].
@@ -99,7 +101,7 @@ pub struct Flake128Generator<C = MonotonicClock> {
 
 impl Flake128Generator {
     /// A generator whose worker is the MAC address from
-    /// [`node::mac_address`], locked in [`std::env::temp_dir`].
+    /// from `/sys/class/net`, locked in [`std::env::temp_dir`].
     ///
     /// # Errors
     /// As [`Flake128GeneratorBuilder::build`].
@@ -193,7 +195,7 @@ impl<C: Clock> Flake128GeneratorBuilder<C> {
     }
 
     /// Takes the worker from the MAC address found in `dir` (see
-    /// [`node::mac_address_in`]) instead of `/sys/class/net`; locked as usual.
+    /// the default) instead of `/sys/class/net`; locked as usual.
     pub fn mac_address_in(mut self, dir: impl Into<PathBuf>) -> Self {
         self.worker = WorkerSource::Mac {
             interfaces: dir.into(),

@@ -1,48 +1,50 @@
-//! The 128-bit flake layout of Boundary's `flake` (and .NET's Rustflakes):
-//! 64 bits of milliseconds since the Unix epoch, 48 bits of worker ID
-//! (traditionally a MAC address) and 16 bits of sequence, most significant
-//! first.
-//!
-//! ```text
-//!  127                     64 63                      16 15        0
-//! +-------------------------+--------------------------+-----------+
-//! | ms since 1970 (64 bits) |   worker (48 bits, MAC)  | seq (16)  |
-//! +-------------------------+--------------------------+-----------+
-//! ```
-//!
-//! IDs are `u128`s; the typed value with text, byte and serde forms is
-//! [`Flake128`](crate::flake128::Flake128).
-//!
-//! # Capacity and horizon
-//!
-//! * 65,536 IDs per millisecond per worker (65.5 million per second).
-//! * The time field holds 64 bits, but a [`Generator`](crate::Generator)
-//!   keeps its last `(tick, sequence)` in one 64-bit word: with 16 sequence
-//!   bits and one flag bit that leaves 47 bits for the tick. The layout's
-//!   [`max_tick`](Layout::max_tick) is therefore [`Flake128Layout::MAX_MILLIS`]
-//!   (2^47 − 2 ms), so generation stops with
-//!   [`GenerateError::TimeExhausted`](crate::GenerateError::TimeExhausted) at
-//!   Unix millisecond 140,737,488,355,327 (6429-10-17T02:45:55.327Z) instead of
-//!   overflowing the generator's state. Decoding accepts the full 64-bit
-//!   time field.
-//!
-//! ```
-//! use flakeid_core::flake128::Flake128Layout;
-//! use flakeid_core::Generator;
-//! use flakeid_core::layout::Layout;
-//!
-//! let generator = Generator::builder(Flake128Layout, 0x02_42_ac_11_00_02).build()?;
-//! let id: u128 = generator.next_id()?;
-//! let parts = Flake128Layout.decompose(id);
-//! assert_eq!(parts.node, 0x02_42_ac_11_00_02);
-//! assert!(parts.tick > 1_700_000_000_000); // milliseconds since 1970
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! The flake128 layout; see [`Flake128Layout`](super::Flake128Layout).
 
 use crate::layout::{Layout, Parts};
 
+/// The 128-bit flake layout of Boundary's `flake` (and .NET's Rustflakes):
+/// 64 bits of milliseconds since the Unix epoch, 48 bits of worker ID
+/// (traditionally a MAC address) and 16 bits of sequence, most significant
+/// first.
+///
+/// ```text
+///  127                     64 63                      16 15        0
+/// +-------------------------+--------------------------+-----------+
+/// | ms since 1970 (64 bits) |   worker (48 bits, MAC)  | seq (16)  |
+/// +-------------------------+--------------------------+-----------+
+/// ```
+///
+/// IDs are `u128`s; the typed value with text, byte and serde forms is
+/// [`Flake128`](crate::flake128::Flake128).
+///
+/// # Capacity and horizon
+///
+/// * 65,536 IDs per millisecond per worker (65.5 million per second).
+/// * The time field holds 64 bits, but a [`Generator`](crate::Generator)
+///   keeps its last `(tick, sequence)` in one 64-bit word: with 16 sequence
+///   bits and one flag bit that leaves 47 bits for the tick. The layout's
+///   [`max_tick`](Layout::max_tick) is therefore [`Flake128Layout::MAX_MILLIS`]
+///   (2^47 − 2 ms), so generation stops with
+///   [`GenerateError::TimeExhausted`](crate::GenerateError::TimeExhausted) at
+///   Unix millisecond 140,737,488,355,327 (6429-10-17T02:45:55.327Z) instead of
+///   overflowing the generator's state. Decoding accepts the full 64-bit
+///   time field.
+///
+/// ```
+/// use flakeid_core::flake128::Flake128Layout;
+/// use flakeid_core::Generator;
+/// use flakeid_core::layout::Layout;
+///
+/// let generator = Generator::builder(Flake128Layout, 0x02_42_ac_11_00_02).build()?;
+/// let id: u128 = generator.next_id()?;
+/// let parts = Flake128Layout.decompose(id);
+/// assert_eq!(parts.node, 0x02_42_ac_11_00_02);
+/// assert!(parts.tick > 1_700_000_000_000); // milliseconds since 1970
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// The Boundary / Rustflakes 128-bit layout: 64 bits ms since 1970, 48 bits
-/// worker, 16 bits sequence. See the [module documentation](self).
+/// worker, 16 bits sequence. 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Flake128Layout;
 

@@ -6,7 +6,7 @@
 //! [`Generator<Flake128Layout>`](crate::Generator) issues them with the same
 //! guarantees as 64-bit IDs (unique, strictly increasing, never zero, a
 //! [`ClockRegression`](crate::ClockRegression) policy for clocks running
-//! backwards). [`node`] finds a worker ID from the machine's MAC address.
+//! backwards). [`Flake128Generator`] finds a worker ID from the machine's MAC address.
 //!
 //! # Workers
 //!
@@ -16,7 +16,7 @@
 //! host-wide lock on it for its lifetime, so that a second process on the
 //! same host (which has the same MAC address) gets
 //! [`Flake128Error::WorkerInUse`] instead of duplicate flakes; see
-//! [`generator`] for what the lock covers. With an explicit worker
+//! [`Flake128Generator`] for what the lock covers. With an explicit worker
 //! ([`Flake128GeneratorBuilder::worker`], or
 //! `Generator::builder(Flake128Layout, worker)`) no lock is taken and the
 //! caller guarantees the worker's uniqueness.

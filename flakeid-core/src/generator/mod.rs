@@ -1,93 +1,4 @@
-//! The lock-free ID generator.
-//!
-//! A [`Generator`] issues IDs for one node of one [`Layout`]. Its whole state
-//! is one `AtomicU64` holding the last issued `(tick, sequence)`; issuing an
-//! ID is one compare-and-swap, so a generator can be shared by any number
-//! of threads (`&'static Generator`, `Arc<Generator>`) without a lock.
-//!
-//! # Guarantees
-//!
-//! * **Unique and strictly increasing**: every ID a generator issues is
-//!   greater than every ID it issued before (in the order the CAS operations
-//!   took effect; IDs one thread receives are increasing). No ID is issued
-//!   twice, whatever the clock does.
-//! * **Never zero**: no ID is issued in tick 0.
-//! * **Never wraps**: past the layout's last tick every call fails with
-//!   [`GenerateError::TimeExhausted`] naming the end instant.
-//! * **Not in the build tick**: a generator issues no ID in the tick in
-//!   which it was built; its first ID is in the next tick. A blocking call
-//!   waits for it (at most one tick, whatever the policies); a non-blocking
-//!   call returns [`GenerateError::WouldBlock`] until then. So a process
-//!   restarted with the same node ID does not re-enter a tick its
-//!   predecessor used, provided both read the same time (one machine's
-//!   clock) and the predecessor was not running ahead
-//!   ([`SequenceExhaustion::RunAhead`]) past the moment of the restart. A
-//!   wall clock stepped back between the two runs is not covered: that
-//!   needs the previous run's last time persisted somewhere.
-//! * **Not across fork()**: in a child process forked after the generator
-//!   was built, every call fails with [`GenerateError::Forked`] (the child
-//!   holds a copy of the state and the node ID); see [`crate::fork`].
-//!
-//! # Policies
-//!
-//! * [`SequenceExhaustion`]: what to do when a tick's sequence numbers are
-//!   used up — wait for the next tick (default), run ahead of the clock by a
-//!   bounded lead, or fail.
-//! * [`ClockRegression`]: what to do when the clock reads earlier than the
-//!   last issued ID (beyond the run-ahead lead) — wait up to a bound
-//!   (default 1 s), or fail.
-//! * **Catch-up window** ([`GeneratorBuilder::catch_up_window`], default
-//!   10 ms): a thread that saturates the generator but is descheduled
-//!   for a moment would leave the rest of a tick's sequence numbers unused.
-//!   When the previous tick was *used up*, the generator continues in the
-//!   next tick even if the clock has moved on, as long as the ID's time lags
-//!   the clock by at most the window. Saturating callers thereby get close
-//!   to the layout's full capacity (≥ 99 % of 4,096,000 IDs/s for Twitter's
-//!   layout) instead of 86–100 %. The generator cannot tell a saturating
-//!   caller from a slow one that comes right after a burst, so IDs lag the
-//!   clock's tick only within the window after the generator last used up a
-//!   tick: once the window has passed, every ID carries the clock's tick.
-//!
-//! # Timestamp accuracy
-//!
-//! With `W` the catch-up window and `L` the run-ahead lead (zero unless
-//! [`SequenceExhaustion::RunAhead`]), both rounded down to whole ticks, and
-//! `tick` the layout's tick length, the time decoded from an ID (the start of
-//! its tick) lies within `[t − W − tick + 1 ms, t + L]` of the generator
-//! clock's reading `t` at the moment the ID was issued. The `tick − 1 ms`
-//! is truncation (an LSID ID, with 1 s ticks, can decode 999 ms before `t`);
-//! the `W` only applies within the window after a used-up tick (see above).
-//! [`MonotonicClock`] itself lags true time by about a millisecond (see its
-//! documentation).
-//!
-//! A batch takes the positions right after the last issued ID, or ticks
-//! the generator left unused up to the clock's tick, so its first IDs may be
-//! stamped earlier than `t` by up to the batch's own span in ticks (plus `W`
-//! and the tick). A batch that reaches beyond the clock's tick plus `L`
-//! reserves its positions at once and returns when the clock has reached
-//! its last tick (see [`Generator::next_batch`]).
-//!
-//! # Memory ordering
-//!
-//! The state word is one atomic, so uniqueness and order come from its
-//! single modification order. Beyond that, a thread that finds a state
-//! word of tick `t` reads a clock no older than the reading that chose
-//! `t` (Acquire/Release, see `reserve_one`), so a stale clock reading
-//! is never reported as a [`GenerateError::ClockRegressed`] under
-//! [`ClockRegression::Fail`] on weakly ordered CPUs (ARM, POWER).
-//!
-//! ```
-//! use flakeid_core::layout::presets;
-//! use flakeid_core::Generator;
-//! use flakeid_core::layout::Layout;
-//!
-//! let generator = Generator::builder(presets::twitter(), 42).build()?;
-//! let a = generator.next_id()?;
-//! let b = generator.next_id()?;
-//! assert!(b > a);
-//! assert_eq!(generator.layout().decompose(b).node, 42);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! The lock-free ID generator; see [`Generator`].
 
 mod batch;
 mod builder;
@@ -122,9 +33,100 @@ pub(crate) const DEFAULT_CATCH_UP_WINDOW: Duration = Duration::from_millis(10);
 #[repr(align(128))]
 struct PaddedState(AtomicU64);
 
+/// The lock-free ID generator.
+///
+/// A [`Generator`] issues IDs for one node of one [`Layout`]. Its whole state
+/// is one `AtomicU64` holding the last issued `(tick, sequence)`; issuing an
+/// ID is one compare-and-swap, so a generator can be shared by any number
+/// of threads (`&'static Generator`, `Arc<Generator>`) without a lock.
+///
+/// # Guarantees
+///
+/// * **Unique and strictly increasing**: every ID a generator issues is
+///   greater than every ID it issued before (in the order the CAS operations
+///   took effect; IDs one thread receives are increasing). No ID is issued
+///   twice, whatever the clock does.
+/// * **Never zero**: no ID is issued in tick 0.
+/// * **Never wraps**: past the layout's last tick every call fails with
+///   [`GenerateError::TimeExhausted`] naming the end instant.
+/// * **Not in the build tick**: a generator issues no ID in the tick in
+///   which it was built; its first ID is in the next tick. A blocking call
+///   waits for it (at most one tick, whatever the policies); a non-blocking
+///   call returns [`GenerateError::WouldBlock`] until then. So a process
+///   restarted with the same node ID does not re-enter a tick its
+///   predecessor used, provided both read the same time (one machine's
+///   clock) and the predecessor was not running ahead
+///   ([`SequenceExhaustion::RunAhead`]) past the moment of the restart. A
+///   wall clock stepped back between the two runs is not covered: that
+///   needs the previous run's last time persisted somewhere.
+/// * **Not across fork()**: in a child process forked after the generator
+///   was built, every call fails with [`GenerateError::Forked`] (the child
+///   holds a copy of the state and the node ID); see [`GenerateError::Forked`](crate::GenerateError::Forked).
+///
+/// # Policies
+///
+/// * [`SequenceExhaustion`]: what to do when a tick's sequence numbers are
+///   used up — wait for the next tick (default), run ahead of the clock by a
+///   bounded lead, or fail.
+/// * [`ClockRegression`]: what to do when the clock reads earlier than the
+///   last issued ID (beyond the run-ahead lead) — wait up to a bound
+///   (default 1 s), or fail.
+/// * **Catch-up window** ([`GeneratorBuilder::catch_up_window`], default
+///   10 ms): a thread that saturates the generator but is descheduled
+///   for a moment would leave the rest of a tick's sequence numbers unused.
+///   When the previous tick was *used up*, the generator continues in the
+///   next tick even if the clock has moved on, as long as the ID's time lags
+///   the clock by at most the window. Saturating callers thereby get close
+///   to the layout's full capacity (≥ 99 % of 4,096,000 IDs/s for Twitter's
+///   layout) instead of 86–100 %. The generator cannot tell a saturating
+///   caller from a slow one that comes right after a burst, so IDs lag the
+///   clock's tick only within the window after the generator last used up a
+///   tick: once the window has passed, every ID carries the clock's tick.
+///
+/// # Timestamp accuracy
+///
+/// With `W` the catch-up window and `L` the run-ahead lead (zero unless
+/// [`SequenceExhaustion::RunAhead`]), both rounded down to whole ticks, and
+/// `tick` the layout's tick length, the time decoded from an ID (the start of
+/// its tick) lies within `[t − W − tick + 1 ms, t + L]` of the generator
+/// clock's reading `t` at the moment the ID was issued. The `tick − 1 ms`
+/// is truncation (an LSID ID, with 1 s ticks, can decode 999 ms before `t`);
+/// the `W` only applies within the window after a used-up tick (see above).
+/// [`MonotonicClock`] itself lags true time by about a millisecond (see its
+/// documentation).
+///
+/// A batch takes the positions right after the last issued ID, or ticks
+/// the generator left unused up to the clock's tick, so its first IDs may be
+/// stamped earlier than `t` by up to the batch's own span in ticks (plus `W`
+/// and the tick). A batch that reaches beyond the clock's tick plus `L`
+/// reserves its positions at once and returns when the clock has reached
+/// its last tick (see [`Generator::next_batch`]).
+///
+/// # Memory ordering
+///
+/// The state word is one atomic, so uniqueness and order come from its
+/// single modification order. Beyond that, a thread that finds a state
+/// word of tick `t` reads a clock no older than the reading that chose
+/// `t` (Acquire/Release, see `reserve_one`), so a stale clock reading
+/// is never reported as a [`GenerateError::ClockRegressed`] under
+/// [`ClockRegression::Fail`] on weakly ordered CPUs (ARM, POWER).
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::Generator;
+/// use flakeid_core::layout::Layout;
+///
+/// let generator = Generator::builder(presets::twitter(), 42).build()?;
+/// let a = generator.next_id()?;
+/// let b = generator.next_id()?;
+/// assert!(b > a);
+/// assert_eq!(generator.layout().decompose(b).node, 42);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// A lock-free generator of unique, increasing IDs for one node of a layout.
 ///
-/// Build one with [`Generator::builder`]. See the [module documentation](self)
+/// Build one with [`Generator::builder`]. See below
 /// for guarantees and policies.
 pub struct Generator<L = BitLayout, C = MonotonicClock> {
     state: PaddedState,
@@ -143,7 +145,7 @@ pub struct Generator<L = BitLayout, C = MonotonicClock> {
     catch_up: Duration,
     /// The largest batch one call may reserve (see [`Generator::max_batch_len`]).
     max_batch: u64,
-    /// The process's fork tag when the generator was built (see [`crate::fork`]).
+    /// The process's fork tag when the generator was built (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
     fork_tag: u64,
     /// [`Ahead::until`] and [`Ahead::span`]: ticks reserved ahead of the
     /// clock by batches. Written before the state word (Release), read after
@@ -236,7 +238,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         self.ceiling.is_some()
     }
 
-    /// The catch-up window (see the [module documentation](self)).
+    /// The catch-up window (see the [`Generator`] documentation).
     pub fn catch_up_window(&self) -> Duration {
         self.catch_up
     }
@@ -403,7 +405,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// that a reservation on the general path entered, so it never judges a
     /// clock regression, and its CAS extends that reservation's release
     /// sequence (see [`reserve_one`](Self::reserve_one)). A clock reading of
-    /// another fork generation never matches (see [`crate::fork`]).
+    /// another fork generation never matches (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
     #[inline(always)]
     fn reserve_same_tick(&self) -> Option<(u64, u64, u64)> {
         let last = self.state.0.load(Ordering::Relaxed);
@@ -493,7 +495,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     }
 
     /// The most IDs one [`next_batch`](Self::next_batch) call may reserve:
-    /// what the layout issues per node in [`MAX_BATCH_SPAN`] (one minute)
+    /// what the layout issues per node in one minute
     /// at its full rate — 245,760,000 for Twitter's layout, 1,536,000 for
     /// Sonyflake's, 245,760 for `js_safe_seconds`.
     ///

@@ -26,7 +26,7 @@ impl NodeConfig {
     /// beyond the layout's range names the variable it came from.
     ///
     /// # Errors
-    /// As [`GeneratorBuilder::build`].
+    /// As [`GeneratorBuilder::build`](crate::GeneratorBuilder::build).
     pub fn generator<L>(&self, layout: L) -> Result<Box<dyn IdSource>, ConfigError>
     where
         L: DecodeLayout,

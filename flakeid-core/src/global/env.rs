@@ -55,7 +55,7 @@ pub(crate) fn build_from_env() -> Result<Generator, ConfigError> {
 /// node ID against the layout's range, the epoch against the wall clock
 /// (`SystemTime::now`). [`GeneratorBuilder::build`] checks the epoch again
 /// with the generator's clock and reports [`ConfigError::EpochInFuture`]
-/// should that clock read earlier; [`init_from_env`] and [`generator()`]
+/// should that clock read earlier; [`init_from_env`](super::init_from_env) and [`generator()`](super::generator)
 /// report that as [`ConfigError::InvalidEnv`] naming `FLAKEID_EPOCH` too.
 ///
 /// # Errors

@@ -223,8 +223,8 @@ pub fn source_for(scheme: &'static dyn GlobalScheme) -> Result<&'static dyn IdSo
 
 /// Installs the counter that DecimalId generator IDs come from for ID
 /// types declared with `#[flake_id(scheme = …)]` of a
-/// [`DecimalIdScheme`](crate::schemes::decimal_id::DecimalIdScheme): a counter shared
-/// by the whole system (see [`decimal_id`](crate::schemes::decimal_id)).
+/// [`DecimalIdScheme`](crate::schemes::DecimalIdScheme): a counter shared
+/// by the whole system (see [`DecimalIdScheme`](crate::schemes::DecimalIdScheme)).
 ///
 /// # Errors
 /// [`ConfigError::AlreadyInitialized`] when one is installed already.

@@ -1,55 +1,4 @@
-//! Decimal layouts: time, sequence and node fields as groups of decimal
-//! digits instead of bit fields, so an ID reads as its parts.
-//!
-//! ```text
-//! FieldOrder::SequenceThenNode:  id = (tick · 10^s + sequence) · 10^n + node
-//! FieldOrder::NodeThenSequence:  id = (tick · 10^n + node) · 10^s + sequence
-//! ```
-//!
-//! with `s` sequence digits and `n` node digits. [`DecimalLayout`]
-//! implements [`Layout`], so a [`Generator`](crate::Generator) issues
-//! decimal IDs exactly as it issues bit-field ones: unique, strictly
-//! increasing, never past the last tick that keeps every ID inside the
-//! layout's [`Domain`].
-//!
-//! # Time + sequence + server (13 + 6 + 1 digits)
-//!
-//! [`DecimalLayout::time_sequence_server`] is the "BigInt 64-bit UID for
-//! MySQL" scheme: 13 digits of milliseconds since a custom epoch, 6 digits,
-//! 1 digit of server ID — `id = ms · 10^7 + sequence · 10 + server`.
-//!
-//! * The scheme as published fills the 6 digits with a **random** number
-//!   (0..=999,999). Two IDs of one server within one millisecond then
-//!   collide with probability ≈ `1 − exp(−k(k−1)/2,000,000)` for `k` IDs
-//!   (≈ 5 % at 320 IDs/ms); see [`crate::schemes::random_key`] if that is wanted.
-//!   With a [`Generator`](crate::Generator) the 6 digits are a per-tick
-//!   **sequence** instead: 1,000,000 IDs per millisecond per server, never
-//!   a collision.
-//! * **End date.** 13 digits could count 317 years, but the ID must fit a
-//!   signed BIGINT: the last usable millisecond is
-//!   `⌊(2^63 − 1 − 9,999,999) / 10^7⌋ = 922,337,203,684` after the epoch,
-//!   so IDs run out **922,337,203,685 ms ≈ 29.23 years** after the epoch
-//!   (2053-03-24T04:46:43.685Z for the 2024-01-01 epoch). An unsigned
-//!   BIGINT column would last `⌊(2^64 − 1 − 9,999,999) / 10^7⌋ + 1 =
-//!   1,844,674,407,370 ms ≈ 58.45 years` — the published "58 years" — but
-//!   flakeid keeps IDs positive signed 64-bit values. A generator refuses to
-//!   issue past the end ([`GenerateError::TimeExhausted`](crate::GenerateError::TimeExhausted)).
-//!
-//! ```
-//! use flakeid_core::layout::DecimalLayout;
-//! use flakeid_core::Generator;
-//! use flakeid_core::layout::Layout;
-//!
-//! let layout = DecimalLayout::time_sequence_server(1_704_067_200_000)?; // 2024-01-01
-//! assert_eq!(layout.end_millis(), 1_704_067_200_000 + 922_337_203_685);
-//!
-//! let generator = Generator::builder(layout, 1).build()?;
-//! let id = generator.next_id()?;
-//! assert_eq!(id % 10, 1); // the last digit is the server
-//! let parts = generator.layout().decompose(id);
-//! assert_eq!(parts.node, 1);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! Decimal layouts; see [`DecimalLayout`].
 
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -69,7 +18,60 @@ const fn pow10(exp: u32) -> u64 {
     v
 }
 
-/// A layout of decimal digit fields; see the [module documentation](self).
+/// Decimal layouts: time, sequence and node fields as groups of decimal
+/// digits instead of bit fields, so an ID reads as its parts.
+///
+/// ```text
+/// FieldOrder::SequenceThenNode:  id = (tick · 10^s + sequence) · 10^n + node
+/// FieldOrder::NodeThenSequence:  id = (tick · 10^n + node) · 10^s + sequence
+/// ```
+///
+/// with `s` sequence digits and `n` node digits. [`DecimalLayout`]
+/// implements [`Layout`], so a [`Generator`](crate::Generator) issues
+/// decimal IDs exactly as it issues bit-field ones: unique, strictly
+/// increasing, never past the last tick that keeps every ID inside the
+/// layout's [`Domain`].
+///
+/// # Time + sequence + server (13 + 6 + 1 digits)
+///
+/// [`DecimalLayout::time_sequence_server`] is the "BigInt 64-bit UID for
+/// MySQL" scheme: 13 digits of milliseconds since a custom epoch, 6 digits,
+/// 1 digit of server ID — `id = ms · 10^7 + sequence · 10 + server`.
+///
+/// * The scheme as published fills the 6 digits with a **random** number
+///   (0..=999,999). Two IDs of one server within one millisecond then
+///   collide with probability ≈ `1 − exp(−k(k−1)/2,000,000)` for `k` IDs
+///   (≈ 5 % at 320 IDs/ms); see [`RandomKeys`](crate::schemes::RandomKeys) if that is wanted.
+///   With a [`Generator`](crate::Generator) the 6 digits are a per-tick
+///   **sequence** instead: 1,000,000 IDs per millisecond per server, never
+///   a collision.
+/// * **End date.** 13 digits could count 317 years, but the ID must fit a
+///   signed BIGINT: the last usable millisecond is
+///   `⌊(2^63 − 1 − 9,999,999) / 10^7⌋ = 922,337,203,684` after the epoch,
+///   so IDs run out **922,337,203,685 ms ≈ 29.23 years** after the epoch
+///   (2053-03-24T04:46:43.685Z for the 2024-01-01 epoch). An unsigned
+///   BIGINT column would last `⌊(2^64 − 1 − 9,999,999) / 10^7⌋ + 1 =
+///   1,844,674,407,370 ms ≈ 58.45 years` — the published "58 years" — but
+///   flakeid keeps IDs positive signed 64-bit values. A generator refuses to
+///   issue past the end ([`GenerateError::TimeExhausted`](crate::GenerateError::TimeExhausted)).
+///
+/// ```
+/// use flakeid_core::layout::DecimalLayout;
+/// use flakeid_core::Generator;
+/// use flakeid_core::layout::Layout;
+///
+/// let layout = DecimalLayout::time_sequence_server(1_704_067_200_000)?; // 2024-01-01
+/// assert_eq!(layout.end_millis(), 1_704_067_200_000 + 922_337_203_685);
+///
+/// let generator = Generator::builder(layout, 1).build()?;
+/// let id = generator.next_id()?;
+/// assert_eq!(id % 10, 1); // the last digit is the server
+/// let parts = generator.layout().decompose(id);
+/// assert_eq!(parts.node, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// A layout of decimal digit fields.
 ///
 /// ```
 /// use flakeid_core::layout::{DecimalLayout, FieldOrder};

@@ -280,12 +280,12 @@ pub const fn js_safe_seconds() -> BitLayout {
 /// key since 2004 negative as a signed BIGINT; this preset keeps the low 23
 /// bits and uses a custom epoch so keys stay in `1..=2^63-1`. Issue keys
 /// with random low bits through
-/// [`RandomKeyGenerator`](crate::schemes::random_key::RandomKeyGenerator) (they can
+/// [`RandomKeyGenerator`](crate::schemes::RandomKeyGenerator) (they can
 /// collide), or with a sequence through a [`Generator`](crate::Generator)
 /// (they cannot).
 ///
 /// Capacity: 8,192 IDs per millisecond per generator with a sequence
-/// (random numbers: see [`random_key`](crate::schemes::random_key)), 1,024
+/// (random numbers: see [`RandomKeys`](crate::schemes::RandomKeys)), 1,024
 /// generators. The time bits run out at 2058-11-03T19:53:47.776Z.
 ///
 /// ```
@@ -307,6 +307,7 @@ pub const fn nonsequential() -> BitLayout {
 }
 
 /// A preset's constructor.
+type Preset = fn() -> BitLayout;
 
 /// A layout as an operator would name it: `the twitter layout`, `the
 /// discord layout with epoch 1704067200000 ms`, or its fields.
@@ -340,7 +341,7 @@ pub fn describe(layout: &BitLayout) -> String {
 /// let (name, make) = presets::ALL[0];
 /// assert_eq!((name, make()), ("twitter", presets::twitter()));
 /// ```
-pub const ALL: &[(&str, fn() -> BitLayout)] = &[
+pub const ALL: &[(&str, Preset)] = &[
     ("twitter", twitter),
     ("discord", discord),
     ("instagram", instagram),

@@ -1,40 +1,4 @@
-//! A random starting sequence per tick, for any layout.
-//!
-//! [`RandomStart`] wraps a [`Layout`] so that each tick's sequence starts
-//! at a pseudo-random value in `0..start_range` and counts up from there.
-//! The first IDs of a tick are then not `…000`, `…001`: an observer cannot
-//! read how many IDs a node issued in a tick from the sequence field, and
-//! IDs are harder to guess than plain counters.
-//!
-//! Unlike random low bits ([`crate::schemes::random_key`]), this keeps every
-//! guarantee of the [`Generator`](crate::Generator): IDs are unique and
-//! strictly increasing per generator, because within one tick the start is
-//! fixed and the sequence only grows, and a later tick always composes to a
-//! larger ID. The price is capacity: a tick holds
-//! `sequences_per_tick − start_range` IDs (half the inner layout's by
-//! default), because a tick must have room after its highest start.
-//!
-//! The start of tick `t` is SplitMix64 of `seed + t`, reduced to
-//! `0..start_range`; the seed is drawn from OS entropy per layout value
-//! unless given. This hides volume, it is **not** a secret: an ID still
-//! shows its time and node, and the starts are predictable to anyone who
-//! knows the seed.
-//!
-//! ```
-//! use flakeid_core::layout::{presets, RandomStart};
-//! use flakeid_core::Generator;
-//! use flakeid_core::layout::Layout;
-//!
-//! let layout = RandomStart::new(presets::twitter())?; // starts in 0..2048
-//! assert_eq!(layout.sequences_per_tick(), 2048);
-//! let generator = Generator::builder(layout, 7).build()?;
-//! let (a, b) = (generator.next_id()?, generator.next_id()?);
-//! assert!(b > a);
-//! // The stored sequence field, read with the plain layout:
-//! let stored = presets::twitter().decompose(a).sequence;
-//! assert!(stored < 4096);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! A random starting sequence per tick; see [`RandomStart`].
 
 use crate::layout::LayoutError;
 use crate::layout::{Layout, Parts};
@@ -42,8 +6,46 @@ use crate::rng;
 use crate::source::DecodeLayout;
 use crate::{Decoded, IdScheme};
 
+/// A random starting sequence per tick, for any layout.
+///
+/// [`RandomStart`] wraps a [`Layout`] so that each tick's sequence starts
+/// at a pseudo-random value in `0..start_range` and counts up from there.
+/// The first IDs of a tick are then not `…000`, `…001`: an observer cannot
+/// read how many IDs a node issued in a tick from the sequence field, and
+/// IDs are harder to guess than plain counters.
+///
+/// Unlike random low bits ([`RandomKeys`](crate::schemes::RandomKeys)), this keeps every
+/// guarantee of the [`Generator`](crate::Generator): IDs are unique and
+/// strictly increasing per generator, because within one tick the start is
+/// fixed and the sequence only grows, and a later tick always composes to a
+/// larger ID. The price is capacity: a tick holds
+/// `sequences_per_tick − start_range` IDs (half the inner layout's by
+/// default), because a tick must have room after its highest start.
+///
+/// The start of tick `t` is SplitMix64 of `seed + t`, reduced to
+/// `0..start_range`; the seed is drawn from OS entropy per layout value
+/// unless given. This hides volume, it is **not** a secret: an ID still
+/// shows its time and node, and the starts are predictable to anyone who
+/// knows the seed.
+///
+/// ```
+/// use flakeid_core::layout::{presets, RandomStart};
+/// use flakeid_core::Generator;
+/// use flakeid_core::layout::Layout;
+///
+/// let layout = RandomStart::new(presets::twitter())?; // starts in 0..2048
+/// assert_eq!(layout.sequences_per_tick(), 2048);
+/// let generator = Generator::builder(layout, 7).build()?;
+/// let (a, b) = (generator.next_id()?, generator.next_id()?);
+/// assert!(b > a);
+/// // The stored sequence field, read with the plain layout:
+/// let stored = presets::twitter().decompose(a).sequence;
+/// assert!(stored < 4096);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// A layout whose ticks start their sequence at a pseudo-random value;
-/// see the [module documentation](self).
+/// see above.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RandomStart<L> {
     inner: L,

@@ -621,7 +621,7 @@ impl<A: BlockAllocator> IndexSource for Blocks<A> {
 ///   `k`, so anyone who sees two consecutive keys can compute the next ones
 ///   and count how many were issued between two keys. Use it for short,
 ///   non-sequential-looking keys, not for secrets or unguessable links
-///   (see [`permute`](crate::public_id::permute) for a keyed permutation, or a random
+///   (see [`Permutation`](crate::public_id::Permutation) for a keyed permutation, or a random
 ///   token for secrets).
 ///
 /// ```
@@ -657,7 +657,7 @@ impl<A: BlockAllocator> IndexSource for Blocks<A> {
 pub struct ShortKeys<S> {
     config: ShortKeyConfig,
     source: S,
-    /// The process's fork tag when built (see [`crate::fork`]).
+    /// The process's fork tag when built (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
     fork_tag: u64,
 }
 

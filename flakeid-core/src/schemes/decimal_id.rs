@@ -201,7 +201,7 @@ pub struct DecimalIdGenerator<S> {
     source: S,
     /// Generator IDs this generator has used; a repeat would repeat IDs.
     refill: Mutex<Vec<u32>>,
-    /// The process's fork tag at build (see [`crate::fork`]).
+    /// The process's fork tag at build (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
     fork_tag: u64,
 }
 
@@ -658,7 +658,7 @@ impl<S: GeneratorIdSource + 'static> crate::IdSource for DecimalIdGenerator<S> {
 // ---------------------------------------------------------------------------
 
 /// A `DecimalId` could not be configured, issued or decoded
-/// (see [`decimal_id`](crate::schemes::decimal_id)).
+/// (see [`DecimalIdScheme`](crate::schemes::DecimalIdScheme)).
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum DecimalIdError {

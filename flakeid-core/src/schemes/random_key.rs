@@ -28,7 +28,7 @@ pub struct RandomKeyGenerator<L = BitLayout, C = MonotonicClock> {
     clock: C,
     rng: AtomicSplitMix,
     values: u64,
-    /// The process's fork tag at build (see [`crate::fork`]).
+    /// The process's fork tag at build (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
     fork_tag: u64,
 }
 

@@ -320,7 +320,7 @@ static NEXT_GENERATOR: AtomicU64 = AtomicU64::new(0);
 /// partial second waits for the next second (at most one second, once per
 /// generator). The node number must be unique among running processes, a
 /// process must have one generator per node number, and a forked child must
-/// build its own (see [`fork`](crate::fork)).
+/// build its own (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
 pub struct TraceIdGenerator<C = MonotonicClock> {
     layout: TraceIdLayout,
     node: u16,
@@ -604,7 +604,7 @@ impl<C: Clock> crate::IdSource for TraceIdGenerator<C> {
 // ---------------------------------------------------------------------------
 
 /// A `TraceId` could not be configured, issued or decoded
-/// (see [`trace`](crate::schemes::trace)).
+/// (see [`TraceIdLayout`](crate::schemes::TraceIdLayout)).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum TraceIdError {

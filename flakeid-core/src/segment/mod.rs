@@ -17,8 +17,8 @@
 //!   dense and ascending per process, with gaps after restarts, and no
 //!   clock — for dense 64-bit keys without a round trip per row.
 //! * **DecimalId generator IDs**: a [`SegmentIds`] is a
-//!   [`GeneratorIdSource`](crate::schemes::decimal_id::GeneratorIdSource), so a
-//!   [`DecimalIdGenerator`](crate::schemes::decimal_id::DecimalIdGenerator) (and
+//!   [`GeneratorIdSource`](crate::schemes::GeneratorIdSource), so a
+//!   [`DecimalIdGenerator`](crate::schemes::DecimalIdGenerator) (and
 //!   [`global::init_generator_ids`](crate::global::init_generator_ids))
 //!   takes a generator ID no process has had, at start and whenever a
 //!   counter runs out, across restarts.

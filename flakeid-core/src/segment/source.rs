@@ -661,7 +661,7 @@ impl Future for NextRequest<'_> {
 /// never a repeat).
 pub struct SegmentIds {
     shared: Arc<Shared>,
-    /// The process's fork tag when started (see [`crate::fork`]).
+    /// The process's fork tag when started (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
     fork_tag: u64,
 }
 

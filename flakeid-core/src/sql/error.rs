@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-/// A name that [`offset_range::sql`](crate::schemes::offset_range) cannot write
+/// A name that [`offset_range::sql`](crate::schemes::OffsetRanges) cannot write
 /// so that the database keeps it exactly as given. Each variant names the
 /// object (`role`: sequence, table, column, trigger, counter table), the
 /// name and, where it depends on it, the database.

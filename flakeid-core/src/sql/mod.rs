@@ -1,18 +1,25 @@
-//! SQL text that flakeid runs in the application's database, per dialect.
-//! The ORM crates execute these statements; they never write SQL of their
-//! own.
+//! SQL dialects and the statements flakeid runs in the application's
+//! database. The ORM crates execute them (through a
+//! [`store::SqlExecutor`](crate::store::SqlExecutor)); they never write
+//! SQL of their own.
 //!
-//! * [`lease`] — the node lease table's statements, and the store that
-//!   runs them through an executor an ORM crate supplies.
-//! * [`segment`] — the segment table's statements (one atomic advance per
-//!   segment), and the store that runs them through an executor an ORM crate supplies.
-//! * [`offset_range`] — per-location counters confined to their range.
-//! * [`id_function`] — a PostgreSQL or MariaDB function that issues IDs
-//!   of a layout and node as the key column's default.
+//! * [`Dialect`] — quoting, placeholders and the database's clock for
+//!   PostgreSQL, MySQL/MariaDB and SQLite; [`SqlStatement`] — a statement
+//!   with its values.
+//! * [`IdFunction`] — a PostgreSQL or MariaDB function that issues IDs of
+//!   a layout and node as the key column's default (`id_function/`, one
+//!   file per dialect).
+//!
+//! Each table's statements live with what uses them: the lease table's in
+//! [`node`](crate::node) ([`LeaseSql`](crate::node::LeaseSql)), the
+//! segment table's in [`segment`](crate::segment)
+//! ([`SegmentSql`](crate::segment::SegmentSql)), the per-location
+//! counters' with [`LocationRange`](crate::schemes::LocationRange).
 //!
 //! Every statement built from a name you supply quotes it for its
-//! database, or refuses it with a [`SqlNameError`] (see [`offset_range`]'s
-//! "Names" section for exactly what is quoted and refused).
+//! database, or refuses it with a [`SqlNameError`] (see
+//! [`LocationRange`](crate::schemes::LocationRange)'s SQL notes for exactly
+//! what is quoted and refused).
 
 mod error;
 mod id_function;

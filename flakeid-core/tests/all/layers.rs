@@ -454,7 +454,7 @@ impl Collector {
                 // A module declared here (`use error::X` in the file declaring `mod error;`).
                 // (Alone, such a name is a local binding: a module is no value.)
                 if self.inline.is_empty() && segments.len() > 1 && self.child_mods.contains(first) {
-                    &segments[..]
+                    segments
                 } else {
                     return None;
                 }

@@ -113,10 +113,10 @@ impl<S: AsyncLeaseStore, L: Layout + Clone, C: Clock + Clone> AsyncNodeLease<S, 
         &self.store
     }
 
-    /// See [`NodeLease::release`].
+    /// See [`NodeLease::release`](super::NodeLease::release).
     ///
     /// # Errors
-    /// As [`NodeLease::release`].
+    /// As [`NodeLease::release`](super::NodeLease::release).
     pub async fn release<L2: Layout, C2: Clock>(
         mut self,
         generator: &Generator<L2, C2>,
@@ -129,10 +129,10 @@ impl<S: AsyncLeaseStore, L: Layout + Clone, C: Clock + Clone> AsyncNodeLease<S, 
         self.lease.released(result).map(|_| high_water)
     }
 
-    /// See [`NodeLease::release_unused`].
+    /// See [`NodeLease::release_unused`](super::NodeLease::release_unused).
     ///
     /// # Errors
-    /// As [`NodeLease::release_unused`].
+    /// As [`NodeLease::release_unused`](super::NodeLease::release_unused).
     pub async fn release_unused(mut self) -> Result<u64, LeaseError> {
         let high_water = self.lease.finish(None::<&Generator>)?;
         let result = self

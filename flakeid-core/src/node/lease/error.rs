@@ -12,7 +12,7 @@ use crate::store::StoreError;
 #[non_exhaustive]
 pub enum LeaseError {
     /// Every node ID of the space is held by a live lease, or reserved by
-    /// a database ID function ([`crate::sql::id_function`]), whose
+    /// a database ID function ([`IdFunction`](crate::sql::IdFunction)), whose
     /// reservation does not expire.
     #[error(
         "all {nodes} node IDs ({first}..={last}) of space {space:?} are {}",

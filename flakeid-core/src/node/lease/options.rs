@@ -44,7 +44,7 @@ use crate::store::StoreError;
 ///   the new ceiling (the clock plus the ceiling lead) in one statement
 ///   `WHERE owner = :me AND fence = :fence`: a holder that lost its row
 ///   cannot renew. At the ceiling the generator waits or fails
-///   ([`CeilingWait`]) with [`Fenced`], naming the reason and since when.
+///   ([`CeilingWait`]) with [`Fenced`](crate::node::Fenced), naming the reason and since when.
 ///   The check costs nothing per ID: it runs when the generator enters a
 ///   new tick, not on the same-tick shortcut.
 /// * **Hand-over**: the next holder's generator starts after the previous
@@ -79,7 +79,7 @@ use crate::store::StoreError;
 /// repeat nothing the next holder issues.) A holder that cannot reach the database keeps issuing for
 /// at most the ceiling lead after its last renewal, then fences (and
 /// resumes when a renewal gets through, unless another holder took the
-/// node meanwhile: then it fails with [`FenceReason::Lost`] for good).
+/// node meanwhile: then it fails with [`FenceReason::Lost`](crate::node::FenceReason::Lost) for good).
 ///
 /// # Defaults
 ///
@@ -89,15 +89,15 @@ use crate::store::StoreError;
 /// | [renewal](LeaseOptions::renew_every) | [`LeaseOptions::DEFAULT_RENEW_EVERY`], 3 s | Leaf reports every 3 s, kanengo/ku renews every 3 s: four renewals may fail before the ceiling is reached |
 /// | [ceiling lead](LeaseOptions::ceiling_lead) | the TTL | rides out a database outage as long as the lease lasts, and a holder paused past its lease is past its ceiling |
 /// | [at the ceiling](LeaseOptions::at_ceiling) | wait up to 1 s | as the clock-regression default: a slow renewal is waited out, an outage is an error |
-/// | [high-water file](HighWaterFileOptions) | lead 500 ms, written every 200 ms | a restart after a crash waits at most 0.5 s |
+/// | [high-water file](crate::node::HighWaterFileOptions) | lead 500 ms, written every 200 ms | a restart after a crash waits at most 0.5 s |
 ///
 /// # Stores
 ///
-/// [`LeaseStore`] (blocking) and [`AsyncLeaseStore`] are the protocol's
+/// [`LeaseStore`](crate::node::LeaseStore) (blocking) and [`AsyncLeaseStore`](crate::node::AsyncLeaseStore) are the protocol's
 /// operations; [`SqlLeaseStore`](crate::node::lease::sql::SqlLeaseStore) runs
 /// them as SQL on PostgreSQL, MySQL/MariaDB and SQLite through
 /// `flakeid-seaorm` (renewed by a tokio task) and `flakeid-diesel`
-/// (renewed by a thread with its own connection). [`MemoryLeaseStore`]
+/// (renewed by a thread with its own connection). [`MemoryLeaseStore`](crate::node::MemoryLeaseStore)
 /// keeps the table in memory, for tests of one process.
 ///
 /// ```

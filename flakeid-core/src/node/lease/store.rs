@@ -104,7 +104,7 @@ pub struct NodeRow {
 impl NodeRow {
     /// The `lease_until` of a node reserved for a writer outside the lease
     /// protocol (the database function of
-    /// [`sql::id_function`](crate::sql::id_function)): a lease that never
+    /// [`IdFunction`](crate::sql::IdFunction)): a lease that never
     /// ends, so no claim takes the node.
     pub const RESERVED_UNTIL_MILLIS: i64 = i64::MAX;
 
@@ -115,7 +115,7 @@ impl NodeRow {
 
     /// Whether the node is reserved for good for a writer outside the lease
     /// protocol (its lease ends at [`NodeRow::RESERVED_UNTIL_MILLIS`],
-    /// as the database function of [`sql::id_function`](crate::sql::id_function) sets it).
+    /// as the database function of [`IdFunction`](crate::sql::IdFunction) sets it).
     pub fn is_reserved(&self) -> bool {
         self.owner.is_some() && self.lease_until_millis == Self::RESERVED_UNTIL_MILLIS
     }

@@ -27,7 +27,7 @@ const DOMAIN_END: u64 = 1 << 63;
 /// * [`OffsetRanges::compose`] and [`OffsetRanges::check`] fail with
 ///   [`OffsetRangeError::Outgrown`] when a location reaches its range's end,
 ///   instead of quietly issuing the next location's IDs;
-/// * the [`sql`] functions create per-location sequences whose `MAXVALUE`
+/// * the SQL of [`LocationRange`] creates per-location sequences whose `MAXVALUE`
 ///   is the range's last value, so the database itself refuses to go past it.
 ///
 /// **Properties.** Domain `1..=max_locations·size − 1` (within
@@ -72,8 +72,8 @@ const DOMAIN_END: u64 = 1 << 63;
 ///   not extend to several primaries or offline writers.
 ///
 /// It is also what a block allocator reserves from: one counter step per
-/// block instead of one per ID (see [`shortkey`](crate::public_id::short_keys) and
-/// [`decimal_id`](crate::schemes::decimal_id)). flakeid has no API for it; the ORMs
+/// block instead of one per ID (see [`shortkey`](crate::public_id::ShortKeys) and
+/// [`DecimalIdScheme`](crate::schemes::DecimalIdScheme)). flakeid has no API for it; the ORMs
 /// support it directly (SeaORM `auto_increment`, Diesel `RETURNING` or
 /// `LAST_INSERT_ID()`).
 ///
@@ -704,7 +704,7 @@ mod tests {
 // ---------------------------------------------------------------------------
 
 /// Offset ranges that cannot be configured, or an ID outside its location's
-/// range (see [`offset_range`](crate::schemes::offset_range)).
+/// range (see [`OffsetRanges`](crate::schemes::OffsetRanges)).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum OffsetRangeError {

@@ -1,56 +1,57 @@
-//! SQL that gives one location of [`OffsetRanges`](crate::schemes::offset_range::OffsetRanges)
-//! a counter confined to its range.
-//!
-//! Each function returns one statement, or statements separated by `;`
-//! where noted, without a trailing `;`.
-//!
-//! | database | counter | refuses past the range |
-//! |---|---|---|
-//! | PostgreSQL | [`postgres_create_sequence`] / [`postgres_next_value`] | `nextval` fails: "reached maximum value of sequence" (SQLSTATE 2200H) |
-//! | MariaDB ≥ 10.3 | [`mariadb_create_sequence`] / [`mariadb_next_value`] | `NEXT VALUE FOR` fails: "Sequence … has run out" (error 4084) |
-//! | MySQL 8 (no sequences) | `AUTO_INCREMENT` from [`mysql_auto_increment_start`] | the insert fails in the trigger of [`mysql_range_trigger`] (SQLSTATE 45000) |
-//! | SQLite (no sequences) | a one-row table from [`sqlite_create_counter`] / [`sqlite_next_value`] | the update fails its `CHECK` constraint |
-//!
-//! Sequences hand out each value once, even to transactions that roll back
-//! (so a range can have gaps); the SQLite counter table gives values back
-//! when the transaction that took them rolls back, and serialises writers
-//! (take the value in the transaction that inserts the row).
-//!
-//! # Names
-//!
-//! Every name is written as a quoted identifier of its database
-//! (`"…"` with `"` doubled on PostgreSQL and SQLite, `` `…` `` with `` ` ``
-//! doubled on MySQL/MariaDB), and a name that goes into a string literal
-//! (PostgreSQL's `nextval('…')`, the MySQL trigger's message) is written
-//! so that it reads the same in every escaping mode: PostgreSQL with
-//! `standard_conforming_strings` on or off, MySQL/MariaDB with or without
-//! `NO_BACKSLASH_ESCAPES`. So the object gets exactly the name given,
-//! whatever characters it holds (quotes, backslashes, `;`, comment
-//! markers), and no name can end the statement or add to it.
-//!
-//! A name the database cannot keep exactly is refused with a
-//! [`SqlNameError`] naming it:
-//!
-//! | database | refused |
-//! |---|---|
-//! | all | empty names, names holding NUL |
-//! | PostgreSQL | names longer than 63 bytes (PostgreSQL would cut them silently) |
-//! | MySQL/MariaDB | names longer than 64 characters, characters above U+FFFF (e.g. emoji), a trailing space |
-//! | SQLite | counter table names starting with `sqlite_` (any case) |
-//!
-//! Names outside ASCII need the connection's character set to be UTF-8
-//! (`utf8mb4` on MySQL/MariaDB), the default of sqlx and Diesel.
+//! SQL for one location's counter; see [`LocationRange`](super::LocationRange).
 
 use super::LocationRange;
 use crate::sql::{Dialect, MYSQL_MAX_MESSAGE_CHARS, SqlNameError};
 
+/// SQL that gives one location of [`OffsetRanges`](crate::schemes::OffsetRanges)
+/// a counter confined to its range.
+///
+/// Each function returns one statement, or statements separated by `;`
+/// where noted, without a trailing `;`.
+///
+/// | database | counter | refuses past the range |
+/// |---|---|---|
+/// | PostgreSQL | [`postgres_create_sequence`](Self::postgres_create_sequence) / [`postgres_next_value`](Self::postgres_next_value) | `nextval` fails: "reached maximum value of sequence" (SQLSTATE 2200H) |
+/// | MariaDB ≥ 10.3 | [`mariadb_create_sequence`](Self::mariadb_create_sequence) / [`mariadb_next_value`](Self::mariadb_next_value) | `NEXT VALUE FOR` fails: "Sequence … has run out" (error 4084) |
+/// | MySQL 8 (no sequences) | `AUTO_INCREMENT` from [`mysql_auto_increment_start`](Self::mysql_auto_increment_start) | the insert fails in the trigger of [`mysql_range_trigger`](Self::mysql_range_trigger) (SQLSTATE 45000) |
+/// | SQLite (no sequences) | a one-row table from [`sqlite_create_counter`](Self::sqlite_create_counter) / [`sqlite_next_value`](Self::sqlite_next_value) | the update fails its `CHECK` constraint |
+///
+/// Sequences hand out each value once, even to transactions that roll back
+/// (so a range can have gaps); the SQLite counter table gives values back
+/// when the transaction that took them rolls back, and serialises writers
+/// (take the value in the transaction that inserts the row).
+///
+/// # Names
+///
+/// Every name is written as a quoted identifier of its database
+/// (`"…"` with `"` doubled on PostgreSQL and SQLite, `` `…` `` with `` ` ``
+/// doubled on MySQL/MariaDB), and a name that goes into a string literal
+/// (PostgreSQL's `nextval('…')`, the MySQL trigger's message) is written
+/// so that it reads the same in every escaping mode: PostgreSQL with
+/// `standard_conforming_strings` on or off, MySQL/MariaDB with or without
+/// `NO_BACKSLASH_ESCAPES`. So the object gets exactly the name given,
+/// whatever characters it holds (quotes, backslashes, `;`, comment
+/// markers), and no name can end the statement or add to it.
+///
+/// A name the database cannot keep exactly is refused with a
+/// [`SqlNameError`] naming it:
+///
+/// | database | refused |
+/// |---|---|
+/// | all | empty names, names holding NUL |
+/// | PostgreSQL | names longer than 63 bytes (PostgreSQL would cut them silently) |
+/// | MySQL/MariaDB | names longer than 64 characters, characters above U+FFFF (e.g. emoji), a trailing space |
+/// | SQLite | counter table names starting with `sqlite_` (any case) |
+///
+/// Names outside ASCII need the connection's character set to be UTF-8
+/// (`utf8mb4` on MySQL/MariaDB), the default of sqlx and Diesel.
 impl LocationRange {
     /// PostgreSQL: a `bigint` sequence that starts at the range's start and
     /// fails after its last value.
     ///
     /// # Errors
     /// [`SqlNameError`] for a name PostgreSQL would not keep exactly (see
-    /// [Names](self#names)).
+    /// [Names](super::LocationRange#names)).
     ///
     /// ```
     /// use flakeid_core::schemes::offset_range::OffsetRanges;
@@ -74,7 +75,7 @@ impl LocationRange {
     /// (`SELECT` it, or use it as the key column's `DEFAULT`).
     ///
     /// # Errors
-    /// As [`postgres_create_sequence`].
+    /// As [`postgres_create_sequence`](Self::postgres_create_sequence).
     ///
     /// ```
     /// use flakeid_core::schemes::offset_range::LocationRange;
@@ -97,7 +98,7 @@ impl LocationRange {
     ///
     /// # Errors
     /// [`SqlNameError`] for a name MariaDB would not keep exactly (see
-    /// [Names](self#names)).
+    /// [Names](super::LocationRange#names)).
     ///
     /// ```
     /// use flakeid_core::schemes::offset_range::OffsetRanges;
@@ -120,7 +121,7 @@ impl LocationRange {
     /// MariaDB: the expression taking the sequence's next value.
     ///
     /// # Errors
-    /// As [`mariadb_create_sequence`].
+    /// As [`mariadb_create_sequence`](Self::mariadb_create_sequence).
     ///
     /// ```
     /// use flakeid_core::schemes::offset_range::LocationRange;
@@ -140,7 +141,7 @@ impl LocationRange {
     ///
     /// # Errors
     /// [`SqlNameError`] for a name MySQL would not keep exactly (see
-    /// [Names](self#names)).
+    /// [Names](super::LocationRange#names)).
     ///
     /// ```
     /// use flakeid_core::schemes::offset_range::OffsetRanges;
@@ -175,7 +176,7 @@ impl LocationRange {
     ///
     /// # Errors
     /// [`SqlNameError`] for a name MySQL would not keep exactly (see
-    /// [Names](self#names)).
+    /// [Names](super::LocationRange#names)).
     ///
     /// ```
     /// use flakeid_core::schemes::offset_range::OffsetRanges;
@@ -224,7 +225,7 @@ impl LocationRange {
     ///
     /// # Errors
     /// [`SqlNameError`] for a name SQLite would not keep exactly (see
-    /// [Names](self#names)).
+    /// [Names](super::LocationRange#names)).
     ///
     /// ```
     /// use flakeid_core::schemes::offset_range::OffsetRanges;
@@ -251,7 +252,7 @@ impl LocationRange {
     /// transaction that inserts the row.
     ///
     /// # Errors
-    /// As [`sqlite_create_counter`].
+    /// As [`sqlite_create_counter`](Self::sqlite_create_counter).
     ///
     /// ```
     /// use flakeid_core::schemes::offset_range::LocationRange;

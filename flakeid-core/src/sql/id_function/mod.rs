@@ -1,134 +1,4 @@
-//! IDs issued by the database itself, in the application's layout: a
-//! PostgreSQL or MariaDB function that composes IDs exactly as a
-//! [`Generator`](crate::Generator) of one [`BitLayout`] and node does,
-//! for use as the key column's default. Rows inserted by SQL scripts,
-//! other services or a database console and rows inserted by the
-//! application then share one ordered, unique key space.
-//!
-//! ```
-//! use flakeid_core::layout::presets;
-//! use flakeid_core::sql::{Dialect, IdFunction};
-//!
-//! let f = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1023);
-//! let install: Vec<String> = f.install()?; // run in order, e.g. in a migration
-//! assert_eq!(install.len(), 5);
-//! assert_eq!(f.call()?, "\"flakeid_next_id\"()");
-//! assert_eq!(
-//!     f.column_default("orders", "id")?,
-//!     ["ALTER TABLE \"orders\" ALTER COLUMN \"id\" SET DEFAULT \"flakeid_next_id\"()"],
-//! );
-//! # Ok::<(), flakeid_core::sql::IdFunctionError>(())
-//! ```
-//!
-//! # The node
-//!
-//! The function issues IDs of one node of one lease space, and reserves
-//! that node in the lease table ([`crate::node`], `flakeid_nodes` by
-//! default) so that no application process leases it: the install sets the
-//! node's row to an owner token of its own (`sql:` and 16 hex digits
-//! derived from the function name, space and node, so running the install
-//! again changes nothing), a `holder` naming the function, and a lease
-//! that never ends ([`NodeRow::RESERVED_UNTIL_MILLIS`](crate::node::NodeRow::RESERVED_UNTIL_MILLIS)).
-//! The install fails if a live lease holds the node. Every call of the
-//! function reads the row: it refuses to issue when the row no longer
-//! names its token, and it stamps no ID at or before the row's
-//! `high_water` (the last time the node's previous holders used), so IDs of
-//! the node stay disjoint in time across holders, as between application
-//! processes. [`IdFunction::uninstall`] drops the function, records its
-//! last time as `high_water` and frees the row.
-//!
-//! Applications that do not lease their node IDs must be configured so
-//! that none of them uses the function's node.
-//!
-//! # What the function guarantees
-//!
-//! | | PostgreSQL (15 and later) | MariaDB (10.3 and later) |
-//! |---|---|---|
-//! | state: the last position (tick × 2^sequence bits + sequence) | a sequence, `CACHE 1` | an InnoDB table's `AUTO_INCREMENT` counter |
-//! | kept when the inserting transaction rolls back | yes: sequences are not transactional | yes: `AUTO_INCREMENT` values are not given back |
-//! | kept across a crash for every committed row | yes: the sequence is WAL-logged ahead of its values, and a committing transaction flushes that log | yes: the counter is redo-logged with the insert that moved it (persistent since MariaDB 10.2.4), before the row's commit |
-//! | calls of concurrent transactions | serialised only while the function runs (a session-level advisory lock, released before it returns) | serialised only while the function runs (`GET_LOCK`, released before it returns) |
-//! | clock | `clock_timestamp()`, or [`IdFunction::clock_function`] | the statement's start (`@@timestamp`) plus the time since then (`SYSDATE(6)`), or [`IdFunction::clock_function`] |
-//!
-//! On both databases, every call:
-//!
-//! * never returns an ID twice, and returns increasing IDs (monotonic per
-//!   node), whatever the transactions that called it did (rolled back,
-//!   still open, or reading a repeatable-read snapshot: the state is read
-//!   outside the snapshot);
-//! * stamps the clock's current tick; when the tick's sequence values are
-//!   used up it waits for the next tick, for at most
-//!   [`max_wait`](IdFunction::max_wait), then raises an error (it never
-//!   wraps the sequence and never stamps a future tick);
-//! * raises an error when the clock reads earlier than the tick of the
-//!   node's last ID, not after the row's high-water mark, before the
-//!   layout's epoch, or past the layout's last tick;
-//! * raises an error when the lease row no longer reserves the node for it.
-//!
-//! Errors are raised as SQLSTATE `P0001` (PostgreSQL) or `45000` (MariaDB)
-//! with a message starting `flakeid:`; an insert that gets one fails and
-//! the transaction can be retried. The state is only ever moved forward:
-//! a refused call on MariaDB uses up one position (the node's next ID has
-//! a sequence number one higher), on PostgreSQL none.
-//!
-//! Only the function may touch its state: calling `nextval` on the
-//! sequence, inserting into the state table, or re-creating either lets
-//! the function repeat IDs issued before a clock step back. The state
-//! belongs to one layout: to change the layout, uninstall first.
-//!
-//! ## What it costs
-//!
-//! Each call reads the node's lease row by its primary key and runs
-//! under a lock that spans only the call: concurrent inserting
-//! transactions wait for each other only while the function runs, never
-//! until one commits. On MariaDB each call also inserts and deletes one row
-//! of the state table; on PostgreSQL a call in a new tick writes the
-//! sequence (`setval`), a call within a tick increments it (`nextval`).
-//!
-//! ## Why MariaDB does not use a sequence, and what MySQL 8 needs
-//!
-//! A MariaDB `SEQUENCE` is not transactional and would be the natural
-//! state, but the function must move it forward to the clock's tick, and
-//! `SETVAL` takes only literals while stored functions and triggers may
-//! not run dynamic SQL. An InnoDB `AUTO_INCREMENT` counter moves forward
-//! with an explicit insert, is never given back, and is persistent since
-//! MariaDB 10.2.4 and MySQL 8.0.
-//!
-//! The MariaDB text uses two MariaDB extensions: `CREATE OR REPLACE
-//! FUNCTION` and an anonymous `BEGIN NOT ATOMIC … END` block (for the
-//! reservation's check and the uninstall). MySQL 8 has neither: it would
-//! need `DROP FUNCTION IF EXISTS` before `CREATE FUNCTION`, and those two
-//! blocks as stored procedures; with binary logging on (MySQL 8's default)
-//! creating the function needs `log_bin_trust_function_creators = 1` or the
-//! `SUPER` privilege. Everything else it uses (`GET_LOCK`, `SIGNAL`,
-//! `SYSDATE(6)`, `@@timestamp`, triggers) exists in MySQL 8, but it is not
-//! tested there.
-//!
-//! ## The column default
-//!
-//! PostgreSQL takes the function as the column's `DEFAULT`
-//! ([`IdFunction::column_default`]). MariaDB does not allow stored
-//! functions in `DEFAULT`: [`IdFunction::column_default`] writes a `BEFORE
-//! INSERT` trigger that sets the column when the insert gives it no value
-//! (`NULL` or 0), and a `DEFAULT 0` (MariaDB requires a default for
-//! columns an `INSERT … SELECT` leaves out, even when a trigger sets them).
-//! Rows the application inserts with an ID keep their ID.
-//!
-//! On MariaDB the function reads the clock from `SYSDATE(6)`, in the
-//! session's time zone: a statement that runs across a daylight-saving
-//! change of that zone is refused (or, for a change forward, stamps IDs an
-//! hour ahead); a server started with `--sysdate-is-now` cannot wait for
-//! the next tick within one statement and refuses after
-//! [`max_wait`](IdFunction::max_wait) instead.
-//!
-//! # Names
-//!
-//! Every name (function, state, lease table, clock function, table,
-//! column, trigger) is written as a quoted identifier, and refused with
-//! [`SqlNameError`] where the database would not keep it exactly, as
-//! described for [`offset_range`](super::offset_range#names). The space
-//! and the messages are written as string literals that read the same in
-//! every escaping mode.
+//! The database ID function; see [`IdFunction`].
 
 use core::fmt::Write as _;
 use core::time::Duration;
@@ -192,8 +62,140 @@ pub enum IdFunctionError {
     Name(#[from] SqlNameError),
 }
 
+/// IDs issued by the database itself, in the application's layout: a
+/// PostgreSQL or MariaDB function that composes IDs exactly as a
+/// [`Generator`](crate::Generator) of one [`BitLayout`] and node does,
+/// for use as the key column's default. Rows inserted by SQL scripts,
+/// other services or a database console and rows inserted by the
+/// application then share one ordered, unique key space.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::sql::{Dialect, IdFunction};
+///
+/// let f = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1023);
+/// let install: Vec<String> = f.install()?; // run in order, e.g. in a migration
+/// assert_eq!(install.len(), 5);
+/// assert_eq!(f.call()?, "\"flakeid_next_id\"()");
+/// assert_eq!(
+///     f.column_default("orders", "id")?,
+///     ["ALTER TABLE \"orders\" ALTER COLUMN \"id\" SET DEFAULT \"flakeid_next_id\"()"],
+/// );
+/// # Ok::<(), flakeid_core::sql::IdFunctionError>(())
+/// ```
+///
+/// # The node
+///
+/// The function issues IDs of one node of one lease space, and reserves
+/// that node in the lease table ([`crate::node`], `flakeid_nodes` by
+/// default) so that no application process leases it: the install sets the
+/// node's row to an owner token of its own (`sql:` and 16 hex digits
+/// derived from the function name, space and node, so running the install
+/// again changes nothing), a `holder` naming the function, and a lease
+/// that never ends ([`NodeRow::RESERVED_UNTIL_MILLIS`](crate::node::NodeRow::RESERVED_UNTIL_MILLIS)).
+/// The install fails if a live lease holds the node. Every call of the
+/// function reads the row: it refuses to issue when the row no longer
+/// names its token, and it stamps no ID at or before the row's
+/// `high_water` (the last time the node's previous holders used), so IDs of
+/// the node stay disjoint in time across holders, as between application
+/// processes. [`IdFunction::uninstall`] drops the function, records its
+/// last time as `high_water` and frees the row.
+///
+/// Applications that do not lease their node IDs must be configured so
+/// that none of them uses the function's node.
+///
+/// # What the function guarantees
+///
+/// | | PostgreSQL (15 and later) | MariaDB (10.3 and later) |
+/// |---|---|---|
+/// | state: the last position (tick × 2^sequence bits + sequence) | a sequence, `CACHE 1` | an InnoDB table's `AUTO_INCREMENT` counter |
+/// | kept when the inserting transaction rolls back | yes: sequences are not transactional | yes: `AUTO_INCREMENT` values are not given back |
+/// | kept across a crash for every committed row | yes: the sequence is WAL-logged ahead of its values, and a committing transaction flushes that log | yes: the counter is redo-logged with the insert that moved it (persistent since MariaDB 10.2.4), before the row's commit |
+/// | calls of concurrent transactions | serialised only while the function runs (a session-level advisory lock, released before it returns) | serialised only while the function runs (`GET_LOCK`, released before it returns) |
+/// | clock | `clock_timestamp()`, or [`IdFunction::clock_function`] | the statement's start (`@@timestamp`) plus the time since then (`SYSDATE(6)`), or [`IdFunction::clock_function`] |
+///
+/// On both databases, every call:
+///
+/// * never returns an ID twice, and returns increasing IDs (monotonic per
+///   node), whatever the transactions that called it did (rolled back,
+///   still open, or reading a repeatable-read snapshot: the state is read
+///   outside the snapshot);
+/// * stamps the clock's current tick; when the tick's sequence values are
+///   used up it waits for the next tick, for at most
+///   [`max_wait`](IdFunction::max_wait), then raises an error (it never
+///   wraps the sequence and never stamps a future tick);
+/// * raises an error when the clock reads earlier than the tick of the
+///   node's last ID, not after the row's high-water mark, before the
+///   layout's epoch, or past the layout's last tick;
+/// * raises an error when the lease row no longer reserves the node for it.
+///
+/// Errors are raised as SQLSTATE `P0001` (PostgreSQL) or `45000` (MariaDB)
+/// with a message starting `flakeid:`; an insert that gets one fails and
+/// the transaction can be retried. The state is only ever moved forward:
+/// a refused call on MariaDB uses up one position (the node's next ID has
+/// a sequence number one higher), on PostgreSQL none.
+///
+/// Only the function may touch its state: calling `nextval` on the
+/// sequence, inserting into the state table, or re-creating either lets
+/// the function repeat IDs issued before a clock step back. The state
+/// belongs to one layout: to change the layout, uninstall first.
+///
+/// ## What it costs
+///
+/// Each call reads the node's lease row by its primary key and runs
+/// under a lock that spans only the call: concurrent inserting
+/// transactions wait for each other only while the function runs, never
+/// until one commits. On MariaDB each call also inserts and deletes one row
+/// of the state table; on PostgreSQL a call in a new tick writes the
+/// sequence (`setval`), a call within a tick increments it (`nextval`).
+///
+/// ## Why MariaDB does not use a sequence, and what MySQL 8 needs
+///
+/// A MariaDB `SEQUENCE` is not transactional and would be the natural
+/// state, but the function must move it forward to the clock's tick, and
+/// `SETVAL` takes only literals while stored functions and triggers may
+/// not run dynamic SQL. An InnoDB `AUTO_INCREMENT` counter moves forward
+/// with an explicit insert, is never given back, and is persistent since
+/// MariaDB 10.2.4 and MySQL 8.0.
+///
+/// The MariaDB text uses two MariaDB extensions: `CREATE OR REPLACE
+/// FUNCTION` and an anonymous `BEGIN NOT ATOMIC … END` block (for the
+/// reservation's check and the uninstall). MySQL 8 has neither: it would
+/// need `DROP FUNCTION IF EXISTS` before `CREATE FUNCTION`, and those two
+/// blocks as stored procedures; with binary logging on (MySQL 8's default)
+/// creating the function needs `log_bin_trust_function_creators = 1` or the
+/// `SUPER` privilege. Everything else it uses (`GET_LOCK`, `SIGNAL`,
+/// `SYSDATE(6)`, `@@timestamp`, triggers) exists in MySQL 8, but it is not
+/// tested there.
+///
+/// ## The column default
+///
+/// PostgreSQL takes the function as the column's `DEFAULT`
+/// ([`IdFunction::column_default`]). MariaDB does not allow stored
+/// functions in `DEFAULT`: [`IdFunction::column_default`] writes a `BEFORE
+/// INSERT` trigger that sets the column when the insert gives it no value
+/// (`NULL` or 0), and a `DEFAULT 0` (MariaDB requires a default for
+/// columns an `INSERT … SELECT` leaves out, even when a trigger sets them).
+/// Rows the application inserts with an ID keep their ID.
+///
+/// On MariaDB the function reads the clock from `SYSDATE(6)`, in the
+/// session's time zone: a statement that runs across a daylight-saving
+/// change of that zone is refused (or, for a change forward, stamps IDs an
+/// hour ahead); a server started with `--sysdate-is-now` cannot wait for
+/// the next tick within one statement and refuses after
+/// [`max_wait`](IdFunction::max_wait) instead.
+///
+/// # Names
+///
+/// Every name (function, state, lease table, clock function, table,
+/// column, trigger) is written as a quoted identifier, and refused with
+/// [`SqlNameError`] where the database would not keep it exactly, as
+/// described for [`LocationRange`](crate::schemes::LocationRange)'s SQL. The space
+/// and the messages are written as string literals that read the same in
+/// every escaping mode.
+///
 /// The SQL that makes a database issue IDs of one [`BitLayout`] and node;
-/// see the [module documentation](self).
+/// see above.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdFunction {
     dialect: Dialect,
