@@ -74,7 +74,7 @@ use crate::source::{IdScheme, IdSource};
 ///
 /// ```
 /// use std::sync::OnceLock;
-/// use flakeid_core::schemes::decimal_id::{DecimalIdGenerator, DecimalIdScheme, InMemoryGeneratorIdSource};
+/// use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdScheme, InMemoryGeneratorIdSource};
 /// use flakeid_core::{flake_id, ConfigError, FlakeId};
 ///
 /// type OrderIds = DecimalIdGenerator<InMemoryGeneratorIdSource>;

@@ -43,7 +43,7 @@ use crate::layout::Layout;
 /// `max_counter`, thread count).
 ///
 /// ```
-/// use flakeid_core::schemes::trace::{TraceIdGenerator, TraceIdLayout};
+/// use flakeid_core::schemes::{TraceIdGenerator, TraceIdLayout};
 /// use flakeid_core::{IdScheme, IdSource};
 ///
 /// // Issuing needs a node; checking and decoding need only the scheme.

@@ -117,7 +117,7 @@ impl SchemeError {
     ///
     /// ```
     /// use flakeid_core::SchemeError;
-    /// use flakeid_core::schemes::trace::TraceIdError;
+    /// use flakeid_core::schemes::TraceIdError;
     /// let e = SchemeError::new("TraceId", TraceIdError::TooManyThreads { max_threads: 4 });
     /// assert!(matches!(e.downcast_ref::<TraceIdError>(), Some(TraceIdError::TooManyThreads { .. })));
     /// ```

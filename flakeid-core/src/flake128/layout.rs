@@ -44,7 +44,7 @@ use crate::layout::{Layout, Parts};
 /// ```
 ///
 /// The Boundary / Rustflakes 128-bit layout: 64 bits ms since 1970, 48 bits
-/// worker, 16 bits sequence. 
+/// worker, 16 bits sequence.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Flake128Layout;
 

@@ -43,7 +43,7 @@ use thiserror::Error;
 /// the key changes every public ID.
 ///
 /// ```
-/// use flakeid_core::public_id::permute::Permutation;
+/// use flakeid_core::public_id::Permutation;
 ///
 /// let p = Permutation::i63(0x5eed_0f_c0ffee_u128);
 /// let public: Vec<u64> = (1..=5).map(|id| p.encode(id)).collect::<Result<_, _>>()?;
@@ -52,7 +52,7 @@ use thiserror::Error;
 ///     assert!((1..=i64::MAX as u64).contains(&pub_id));
 ///     assert_eq!(p.decode(pub_id)?, id);
 /// }
-/// # Ok::<(), flakeid_core::public_id::permute::PermuteError>(())
+/// # Ok::<(), flakeid_core::public_id::PermuteError>(())
 /// ```
 ///
 /// The permutation itself: a keyed bijection of `1..=max`.
@@ -88,12 +88,12 @@ impl Permutation {
     /// [`PermuteError::EmptyDomain`] for `max == 0`.
     ///
     /// ```
-    /// use flakeid_core::public_id::permute::Permutation;
+    /// use flakeid_core::public_id::Permutation;
     /// let p = Permutation::new(7, 1_000)?;
     /// let mut seen: Vec<u64> = (1..=1_000).map(|i| p.encode(i)).collect::<Result<_, _>>()?;
     /// seen.sort_unstable();
     /// assert_eq!(seen, (1..=1_000).collect::<Vec<u64>>());
-    /// # Ok::<(), flakeid_core::public_id::permute::PermuteError>(())
+    /// # Ok::<(), flakeid_core::public_id::PermuteError>(())
     /// ```
     pub const fn new(key: u128, max: u64) -> Result<Self, PermuteError> {
         if max == 0 {
@@ -131,11 +131,11 @@ impl Permutation {
     /// A permutation of `1..=2^53 − 1`, the integers a JavaScript number holds.
     ///
     /// ```
-    /// use flakeid_core::public_id::permute::Permutation;
+    /// use flakeid_core::public_id::Permutation;
     /// let p = Permutation::js_safe(1);
     /// assert!(p.encode(1)? <= (1 << 53) - 1);
     /// assert!(p.encode(1 << 53).is_err());
-    /// # Ok::<(), flakeid_core::public_id::permute::PermuteError>(())
+    /// # Ok::<(), flakeid_core::public_id::PermuteError>(())
     /// ```
     pub const fn js_safe(key: u128) -> Self {
         Self::for_domain(key, Domain::JsSafe)

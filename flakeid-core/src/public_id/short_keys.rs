@@ -26,8 +26,8 @@ impl Alphabet {
     /// [`ShortKeyError::AlphabetDuplicate`].
     ///
     /// ```
-    /// use flakeid_core::public_id::short_keys::Alphabet;
-    /// use flakeid_core::public_id::short_keys::ShortKeyError;
+    /// use flakeid_core::public_id::Alphabet;
+    /// use flakeid_core::public_id::ShortKeyError;
     /// assert_eq!(Alphabet::new("0123456789abcdef")?.len(), 16);
     /// assert_eq!(Alphabet::new("abca"), Err(ShortKeyError::AlphabetDuplicate { character: 'a' }));
     /// # Ok::<(), ShortKeyError>(())
@@ -128,10 +128,10 @@ impl ShortKeyConfig {
     /// 67, 71, 73, 79, 83, 89: choose a step with [`with_step`](Self::with_step)).
     ///
     /// ```
-    /// use flakeid_core::public_id::short_keys::{Alphabet, ShortKeyConfig};
+    /// use flakeid_core::public_id::{Alphabet, ShortKeyConfig};
     /// let config = ShortKeyConfig::new(Alphabet::base62(), 7)?;
     /// assert_eq!(config.n(), 3_521_614_606_208);
-    /// # Ok::<(), flakeid_core::public_id::short_keys::ShortKeyError>(())
+    /// # Ok::<(), flakeid_core::public_id::ShortKeyError>(())
     /// ```
     pub fn new(alphabet: Alphabet, length: u32) -> Result<Self, ShortKeyError> {
         Self::build(alphabet, length, None)
@@ -144,8 +144,8 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::StepNotCoprime`] unless `1 <= k < n` and `gcd(k, n) = 1`.
     ///
     /// ```
-    /// use flakeid_core::public_id::short_keys::{Alphabet, ShortKeyConfig};
-    /// use flakeid_core::public_id::short_keys::ShortKeyError;
+    /// use flakeid_core::public_id::{Alphabet, ShortKeyConfig};
+    /// use flakeid_core::public_id::ShortKeyError;
     /// // 67 characters: the default step is a multiple of 67, so pick one.
     /// let alphabet = Alphabet::new(&(b'!'..b'!' + 67).map(char::from).collect::<String>())?;
     /// assert!(matches!(ShortKeyConfig::new(alphabet.clone(), 4), Err(ShortKeyError::StepNotCoprime { .. })));
@@ -190,8 +190,8 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::StepNotCoprime`] unless `1 <= k < n` and `gcd(k, n) = 1`.
     ///
     /// ```
-    /// use flakeid_core::public_id::short_keys::{Alphabet, ShortKeyConfig};
-    /// use flakeid_core::public_id::short_keys::ShortKeyError;
+    /// use flakeid_core::public_id::{Alphabet, ShortKeyConfig};
+    /// use flakeid_core::public_id::ShortKeyError;
     /// // n = 5 (one character of a 5-letter alphabet), k = 3.
     /// let five = ShortKeyConfig::new(Alphabet::new("01234")?, 1)?.with_step(3)?;
     /// let keys: Vec<u64> = (0..5).map(|i| five.key_at(i)).collect::<Result<_, _>>()?;
@@ -269,12 +269,12 @@ impl ShortKeyConfig {
     /// keys repeat.
     ///
     /// ```
-    /// use flakeid_core::public_id::short_keys::ShortKeyConfig;
+    /// use flakeid_core::public_id::ShortKeyConfig;
     /// let config = ShortKeyConfig::default();
     /// assert_eq!(config.key_at(0)?, 0);
     /// assert_eq!(config.key_at(1)?, 32_251_436_801);
     /// assert!(config.key_at(config.n()).is_err());
-    /// # Ok::<(), flakeid_core::public_id::short_keys::ShortKeyError>(())
+    /// # Ok::<(), flakeid_core::public_id::ShortKeyError>(())
     /// ```
     pub fn key_at(&self, index: u64) -> Result<u64, ShortKeyError> {
         if index >= self.n {
@@ -292,11 +292,11 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::KeyOutOfRange`] for `key >= n`.
     ///
     /// ```
-    /// use flakeid_core::public_id::short_keys::ShortKeyConfig;
+    /// use flakeid_core::public_id::ShortKeyConfig;
     /// let config = ShortKeyConfig::default();
     /// let key = config.key_at(123_456)?;
     /// assert_eq!(config.index_of(key)?, 123_456);
-    /// # Ok::<(), flakeid_core::public_id::short_keys::ShortKeyError>(())
+    /// # Ok::<(), flakeid_core::public_id::ShortKeyError>(())
     /// ```
     pub fn index_of(&self, key: u64) -> Result<u64, ShortKeyError> {
         if key >= self.n {
@@ -313,12 +313,12 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::KeyOutOfRange`] for `key >= n`.
     ///
     /// ```
-    /// use flakeid_core::public_id::short_keys::ShortKeyConfig;
+    /// use flakeid_core::public_id::ShortKeyConfig;
     /// let config = ShortKeyConfig::default();
     /// assert_eq!(config.encode(0)?, "000000");
     /// assert_eq!(config.encode(61)?, "00000z");
     /// assert_eq!(config.encode(config.n() - 1)?, "zzzzzz");
-    /// # Ok::<(), flakeid_core::public_id::short_keys::ShortKeyError>(())
+    /// # Ok::<(), flakeid_core::public_id::ShortKeyError>(())
     /// ```
     pub fn encode(&self, key: u64) -> Result<String, ShortKeyError> {
         if key >= self.n {
@@ -340,8 +340,8 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::KeyLength`] or [`ShortKeyError::KeyChar`] naming the input.
     ///
     /// ```
-    /// use flakeid_core::public_id::short_keys::ShortKeyConfig;
-    /// use flakeid_core::public_id::short_keys::ShortKeyError;
+    /// use flakeid_core::public_id::ShortKeyConfig;
+    /// use flakeid_core::public_id::ShortKeyError;
     /// let config = ShortKeyConfig::default();
     /// assert_eq!(config.decode("00000z")?, 61);
     /// assert!(matches!(config.decode("00000"), Err(ShortKeyError::KeyLength { len: 5, .. })));
@@ -625,7 +625,7 @@ impl<A: BlockAllocator> IndexSource for Blocks<A> {
 ///   token for secrets).
 ///
 /// ```
-/// use flakeid_core::public_id::short_keys::{LocalBlocks, ShortKeyConfig, ShortKeys};
+/// use flakeid_core::public_id::{LocalBlocks, ShortKeyConfig, ShortKeys};
 ///
 /// let config = ShortKeyConfig::default(); // 6 characters of 0-9A-Za-z
 /// assert_eq!(config.n(), 56_800_235_584);
@@ -691,7 +691,7 @@ impl<S: IndexSource> ShortKeys<S> {
     ///
     /// ```
     /// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
-    /// use flakeid_core::public_id::short_keys::{Alphabet, ShortKeyConfig, ShortKeys};
+    /// use flakeid_core::public_id::{Alphabet, ShortKeyConfig, ShortKeys};
     ///
     /// // The article's example: n = 5 keys, step k = 3.
     /// let config = ShortKeyConfig::new(Alphabet::new("01234")?, 1)?.with_step(3)?;

@@ -30,10 +30,10 @@ impl DecimalIdParts {
     /// or [`DecimalIdError::LaunchIdOutOfRange`] for a part that does not fit.
     ///
     /// ```
-    /// use flakeid_core::schemes::decimal_id::DecimalIdParts;
+    /// use flakeid_core::schemes::DecimalIdParts;
     /// let id = DecimalIdParts { counter: 1415, generator_id: 92, launch_id: 65 }.compose()?;
     /// assert_eq!(id, 14_150_009_200_065);
-    /// # Ok::<(), flakeid_core::schemes::decimal_id::DecimalIdError>(())
+    /// # Ok::<(), flakeid_core::schemes::DecimalIdError>(())
     /// ```
     pub fn compose(self) -> Result<u64, DecimalIdError> {
         if !(1..=DecimalIdScheme::MAX_COUNTER).contains(&self.counter) {
@@ -60,11 +60,11 @@ impl DecimalIdParts {
     /// above `2^63 − 1`).
     ///
     /// ```
-    /// use flakeid_core::schemes::decimal_id::DecimalIdParts;
+    /// use flakeid_core::schemes::DecimalIdParts;
     /// let p = DecimalIdParts::decompose(14_150_009_200_065)?;
     /// assert_eq!((p.counter, p.generator_id, p.launch_id), (1415, 92, 65));
     /// assert!(DecimalIdParts::decompose(9_200_065).is_err()); // counter 0
-    /// # Ok::<(), flakeid_core::schemes::decimal_id::DecimalIdError>(())
+    /// # Ok::<(), flakeid_core::schemes::DecimalIdError>(())
     /// ```
     pub fn decompose(id: u64) -> Result<DecimalIdParts, DecimalIdError> {
         let counter = id / COUNTER_FACTOR;
@@ -89,10 +89,10 @@ impl DecimalIdParts {
 /// and launch ID zero-padded to five digits.
 ///
 /// ```
-/// use flakeid_core::schemes::decimal_id::DecimalIdParts;
+/// use flakeid_core::schemes::DecimalIdParts;
 /// let p = DecimalIdParts::decompose(14_150_009_200_065)?;
 /// assert_eq!(p.to_string(), "1415 00092 00065");
-/// # Ok::<(), flakeid_core::schemes::decimal_id::DecimalIdError>(())
+/// # Ok::<(), flakeid_core::schemes::DecimalIdError>(())
 /// ```
 impl fmt::Display for DecimalIdParts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -155,7 +155,7 @@ impl<S: GeneratorIdSource + ?Sized> GeneratorIdSource for &S {
 /// tests and single-process use (share it with `Arc` or `&`).
 ///
 /// ```
-/// use flakeid_core::schemes::decimal_id::{GeneratorIdSource, InMemoryGeneratorIdSource};
+/// use flakeid_core::schemes::{GeneratorIdSource, InMemoryGeneratorIdSource};
 /// let source = InMemoryGeneratorIdSource::starting_at(7);
 /// assert_eq!(source.next_generator_id(), Ok(7));
 /// assert_eq!(source.next_generator_id(), Ok(8));
@@ -357,8 +357,8 @@ impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
     /// errors of taking a generator ID (see [`DecimalIdGenerator::next_id`]).
     ///
     /// ```
-    /// use flakeid_core::schemes::decimal_id::{DecimalIdGenerator, InMemoryGeneratorIdSource};
-    /// use flakeid_core::schemes::decimal_id::DecimalIdError;
+    /// use flakeid_core::schemes::{DecimalIdGenerator, InMemoryGeneratorIdSource};
+    /// use flakeid_core::schemes::DecimalIdError;
     ///
     /// let source = InMemoryGeneratorIdSource::starting_at(0);
     /// let e = DecimalIdGenerator::builder(0, &source).build().unwrap_err();
@@ -471,7 +471,7 @@ impl GeneratorIdSource for dyn AnyGeneratorIds {
 /// reveal time; the counter reveals how many IDs a generator issued.
 ///
 /// ```
-/// use flakeid_core::schemes::decimal_id::{DecimalIdGenerator, DecimalIdParts, InMemoryGeneratorIdSource};
+/// use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdParts, InMemoryGeneratorIdSource};
 ///
 /// let source = InMemoryGeneratorIdSource::starting_at(92);
 /// let generator = DecimalIdGenerator::builder(65, source).build()?;
@@ -481,7 +481,7 @@ impl GeneratorIdSource for dyn AnyGeneratorIds {
 ///     DecimalIdParts::decompose(id)?,
 ///     DecimalIdParts { counter: 1, generator_id: 92, launch_id: 65 }
 /// );
-/// # Ok::<(), flakeid_core::schemes::decimal_id::DecimalIdError>(())
+/// # Ok::<(), flakeid_core::schemes::DecimalIdError>(())
 /// ```
 ///
 /// The rules of DecimalIds: which values are IDs of a system whose
@@ -489,7 +489,7 @@ impl GeneratorIdSource for dyn AnyGeneratorIds {
 /// their fields mean. Pure data: checking and decoding need no generator.
 ///
 /// ```
-/// use flakeid_core::schemes::decimal_id::DecimalIdScheme;
+/// use flakeid_core::schemes::DecimalIdScheme;
 /// use flakeid_core::IdScheme;
 ///
 /// let scheme = DecimalIdScheme::default();

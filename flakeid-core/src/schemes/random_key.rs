@@ -227,7 +227,7 @@ impl<L: Layout, C: Clock> RandomKeyGenerator<L, C> {
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::schemes::random_key::RandomKeyGenerator;
+/// use flakeid_core::schemes::RandomKeyGenerator;
 /// use flakeid_core::layout::Layout;
 ///
 /// let generator = RandomKeyGenerator::builder(presets::nonsequential(), 1).build()?;
@@ -247,7 +247,7 @@ impl<L: Layout, C: Clock> RandomKeyGenerator<L, C> {
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::schemes::random_key::RandomKeys;
+/// use flakeid_core::schemes::RandomKeys;
 /// use flakeid_core::IdScheme;
 /// use flakeid_core::layout::Layout;
 ///
@@ -338,7 +338,7 @@ impl RandomKeys<BitLayout> {
     /// values contain a repeat: `1 − ∏_{i<k} (1 − i/values)` (exact).
     ///
     /// ```
-    /// use flakeid_core::schemes::random_key::RandomKeys;
+    /// use flakeid_core::schemes::RandomKeys;
     /// assert_eq!(RandomKeys::collision_probability(1, 8191), 0.0);
     /// assert!((RandomKeys::collision_probability(2, 8191) - 1.0 / 8191.0).abs() < 1e-15);
     /// let (exact, approx) = (RandomKeys::collision_probability(50, 8191), RandomKeys::collision_probability_approx(50, 8191));
@@ -374,7 +374,7 @@ impl RandomKeys<BitLayout> {
     /// `generator_id ≥ 2^10` or `random ≥ 2^13`.
     ///
     /// ```
-    /// use flakeid_core::schemes::random_key::RandomKeys;
+    /// use flakeid_core::schemes::RandomKeys;
     /// let key = RandomKeys::compose_unix_u64(1_346_472_000_000, 1, 1)?; // 2012-09-01
     /// assert_eq!(
     ///     format!("{key:#b}"),
@@ -411,7 +411,7 @@ impl RandomKeys<BitLayout> {
     /// milliseconds), `node` (generator ID) and `sequence` (the random number).
     ///
     /// ```
-    /// use flakeid_core::schemes::random_key::RandomKeys;
+    /// use flakeid_core::schemes::RandomKeys;
     /// use flakeid_core::layout::Parts;
     /// // A key printed by the original Python code.
     /// let p = RandomKeys::decompose_unix_u64(11_402_993_483_053_546_203);

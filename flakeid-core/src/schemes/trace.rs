@@ -62,7 +62,7 @@ use crate::{Clock, MonotonicClock};
 /// [`TraceIdError::CounterExhausted`] until the next second.
 ///
 /// ```
-/// use flakeid_core::schemes::trace::{TraceIdGenerator, TraceIdLayout};
+/// use flakeid_core::schemes::{TraceIdGenerator, TraceIdLayout};
 ///
 /// let generator = TraceIdGenerator::builder(7).threads(32).build()?;
 /// let id = generator.next_id()?;
@@ -70,7 +70,7 @@ use crate::{Clock, MonotonicClock};
 /// assert_eq!(parts.node, 7);
 /// assert!(parts.counter >= 1);
 /// assert_eq!(TraceIdLayout::for_threads(32)?.max_counter(), 131_071);
-/// # Ok::<(), flakeid_core::schemes::trace::TraceIdError>(())
+/// # Ok::<(), flakeid_core::schemes::TraceIdError>(())
 /// ```
 ///
 /// How the 22 low bits split into thread ID and counter.
@@ -99,8 +99,8 @@ impl TraceIdParts {
     /// `created_at`, say), this is the second the ID was made in.
     ///
     /// ```
-    /// use flakeid_core::schemes::trace::TraceIdParts;
-    /// use flakeid_core::schemes::trace::TraceIdLayout;
+    /// use flakeid_core::schemes::TraceIdParts;
+    /// use flakeid_core::schemes::TraceIdLayout;
     /// let p = TraceIdParts { timestamp: 100, node: 0, thread: 0, counter: 1 };
     /// let made = 53 * TraceIdLayout::WRAP_SECONDS + 100;
     /// assert_eq!(p.unix_seconds_at_or_before(made + 3_600), Some(made));
@@ -120,11 +120,11 @@ impl TraceIdLayout {
     /// [`TraceIdError::ThreadCountOutOfRange`] unless `1 <= threads <= 2^21`.
     ///
     /// ```
-    /// use flakeid_core::schemes::trace::TraceIdLayout;
+    /// use flakeid_core::schemes::TraceIdLayout;
     /// let l = TraceIdLayout::for_threads(20)?;
     /// assert_eq!((l.thread_bits(), l.counter_bits(), l.max_threads()), (5, 17, 32));
     /// assert_eq!(TraceIdLayout::for_threads(1)?.max_counter(), 4_194_303);
-    /// # Ok::<(), flakeid_core::schemes::trace::TraceIdError>(())
+    /// # Ok::<(), flakeid_core::schemes::TraceIdError>(())
     /// ```
     pub fn for_threads(threads: u32) -> Result<Self, TraceIdError> {
         if !(1..=TraceIdLayout::MAX_THREADS).contains(&threads) {
@@ -171,11 +171,11 @@ impl TraceIdLayout {
     /// thread ID or counter that does not fit, or a counter of 0.
     ///
     /// ```
-    /// use flakeid_core::schemes::trace::{TraceIdLayout, TraceIdParts};
+    /// use flakeid_core::schemes::{TraceIdLayout, TraceIdParts};
     /// let l = TraceIdLayout::for_threads(1)?;
     /// let id = l.compose(TraceIdParts { timestamp: 1, node: 1, thread: 0, counter: 1 })?;
     /// assert_eq!(id, (1 << 38) | (1 << 22) | 1);
-    /// # Ok::<(), flakeid_core::schemes::trace::TraceIdError>(())
+    /// # Ok::<(), flakeid_core::schemes::TraceIdError>(())
     /// ```
     pub fn compose(&self, parts: TraceIdParts) -> Result<u64, TraceIdError> {
         let checks = [

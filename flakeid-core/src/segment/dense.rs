@@ -101,7 +101,7 @@ impl IdSource for SegmentIds {
 /// end at 99,999).
 ///
 /// ```
-/// use flakeid_core::schemes::decimal_id::DecimalIdGenerator;
+/// use flakeid_core::schemes::DecimalIdGenerator;
 /// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
 ///
 /// // Generator IDs are taken rarely: a fixed step of 1 loses at most two per process.

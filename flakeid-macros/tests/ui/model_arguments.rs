@@ -1,5 +1,4 @@
-use flakeid_core::flake_id;
-use flakeid_core::layout::presets;
+use flakeid_core::{flake_id, layout::presets};
 
 #[flake_id(seaorm, layout = presets::discord)]
 #[sea_orm::model]

@@ -1,5 +1,4 @@
-use flakeid_core::{ConfigError, flake_id};
-use flakeid_core::layout::presets;
+use flakeid_core::{ConfigError, flake_id, layout::presets};
 
 struct Counter;
 

@@ -40,8 +40,8 @@ const DOMAIN_END: u64 = 1 << 63;
 /// it has issued.
 ///
 /// ```
-/// use flakeid_core::schemes::offset_range::OffsetRanges;
-/// use flakeid_core::schemes::offset_range::OffsetRangeError;
+/// use flakeid_core::schemes::OffsetRanges;
+/// use flakeid_core::schemes::OffsetRangeError;
 ///
 /// let ranges = OffsetRanges::decimal(5, 20)?; // 20 locations of 10^5 IDs
 /// assert_eq!(ranges.compose(1, 1)?, 100_001);
@@ -100,10 +100,10 @@ impl LocationRange {
     /// The last value of the range (`end − 1`).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRanges;
     /// let r = OffsetRanges::decimal(2, 5)?.range(3)?;
     /// assert_eq!((r.start, r.last(), r.end), (300, 399, 400));
-    /// # Ok::<(), flakeid_core::schemes::offset_range::OffsetRangeError>(())
+    /// # Ok::<(), flakeid_core::schemes::OffsetRangeError>(())
     /// ```
     pub const fn last(&self) -> u64 {
         self.end - 1
@@ -112,10 +112,10 @@ impl LocationRange {
     /// Whether `value` is in the range.
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRanges;
     /// let r = OffsetRanges::decimal(2, 5)?.range(0)?;
     /// assert!(!r.contains(0) && r.contains(1) && r.contains(99) && !r.contains(100));
-    /// # Ok::<(), flakeid_core::schemes::offset_range::OffsetRangeError>(())
+    /// # Ok::<(), flakeid_core::schemes::OffsetRangeError>(())
     /// ```
     pub const fn contains(&self, value: u64) -> bool {
         self.start <= value && value < self.end
@@ -124,11 +124,11 @@ impl LocationRange {
     /// How many IDs the range holds (one fewer for location 0, which skips 0).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRanges;
     /// let ranges = OffsetRanges::decimal(2, 5)?;
     /// assert_eq!(ranges.range(0)?.capacity(), 99);
     /// assert_eq!(ranges.range(4)?.capacity(), 100);
-    /// # Ok::<(), flakeid_core::schemes::offset_range::OffsetRangeError>(())
+    /// # Ok::<(), flakeid_core::schemes::OffsetRangeError>(())
     /// ```
     pub const fn capacity(&self) -> u64 {
         self.end - self.start
@@ -145,8 +145,8 @@ impl OffsetRanges {
     /// past `2^63 − 1`.
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
-    /// use flakeid_core::schemes::offset_range::OffsetRangeError;
+    /// use flakeid_core::schemes::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRangeError;
     ///
     /// let ranges = OffsetRanges::new(1 << 32, 1 << 31)?;
     /// assert_eq!(ranges.range((1 << 31) - 1)?.last(), i64::MAX as u64);
@@ -189,8 +189,8 @@ impl OffsetRanges {
     /// the errors of [`new`](Self::new) (exponent 0 gives a size of 1, too small).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
-    /// use flakeid_core::schemes::offset_range::OffsetRangeError;
+    /// use flakeid_core::schemes::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRangeError;
     ///
     /// assert_eq!(OffsetRanges::decimal(5, 20)?.range_size(), 100_000);
     /// // 10 ranges of 10^18 would end at 10^19 > 2^63 − 1.
@@ -223,12 +223,12 @@ impl OffsetRanges {
     /// [`OffsetRangeError::LocationOutOfRange`] for a location without a range.
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::{LocationRange, OffsetRanges};
+    /// use flakeid_core::schemes::{LocationRange, OffsetRanges};
     /// let ranges = OffsetRanges::decimal(5, 20)?;
     /// assert_eq!(ranges.range(0)?, LocationRange { location: 0, start: 1, end: 100_000 });
     /// assert_eq!(ranges.range(7)?, LocationRange { location: 7, start: 700_000, end: 800_000 });
     /// assert!(ranges.range(20).is_err());
-    /// # Ok::<(), flakeid_core::schemes::offset_range::OffsetRangeError>(())
+    /// # Ok::<(), flakeid_core::schemes::OffsetRangeError>(())
     /// ```
     pub const fn range(&self, location: u64) -> Result<LocationRange, OffsetRangeError> {
         if location >= self.max_locations {
@@ -256,8 +256,8 @@ impl OffsetRanges {
     /// be the ID 0.
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
-    /// use flakeid_core::schemes::offset_range::OffsetRangeError;
+    /// use flakeid_core::schemes::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRangeError;
     ///
     /// let ranges = OffsetRanges::decimal(2, 3)?;
     /// assert_eq!(ranges.compose(2, 99)?, 299);
@@ -299,13 +299,13 @@ impl OffsetRanges {
     /// the last range's end (which includes everything above `2^63 − 1`).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRanges;
     /// let ranges = OffsetRanges::decimal(2, 3)?;
     /// assert_eq!(ranges.decompose(1)?, (0, 1));
     /// assert_eq!(ranges.decompose(299)?, (2, 99));
     /// assert!(ranges.decompose(0).is_err());
     /// assert!(ranges.decompose(300).is_err());
-    /// # Ok::<(), flakeid_core::schemes::offset_range::OffsetRangeError>(())
+    /// # Ok::<(), flakeid_core::schemes::OffsetRangeError>(())
     /// ```
     pub const fn decompose(&self, id: u64) -> Result<(u64, u64), OffsetRangeError> {
         let location = id / self.range_size;
@@ -331,8 +331,8 @@ impl OffsetRanges {
     /// range's end, [`OffsetRangeError::BelowRange`] when it is below its start.
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
-    /// use flakeid_core::schemes::offset_range::OffsetRangeError;
+    /// use flakeid_core::schemes::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRangeError;
     ///
     /// let ranges = OffsetRanges::decimal(2, 3)?;
     /// assert_eq!(ranges.check(142, 1)?, 42);

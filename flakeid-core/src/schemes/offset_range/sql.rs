@@ -54,7 +54,7 @@ impl LocationRange {
     /// [Names](super::LocationRange#names)).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRanges;
     /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
     /// assert_eq!(
     ///     range.postgres_create_sequence("orders_loc1")?,
@@ -78,7 +78,7 @@ impl LocationRange {
     /// As [`postgres_create_sequence`](Self::postgres_create_sequence).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::LocationRange;
+    /// use flakeid_core::schemes::LocationRange;
     /// assert_eq!(LocationRange::postgres_next_value("orders_loc1")?, r#"nextval('"orders_loc1"')"#);
     /// // A backslash is written so that it reads the same whatever
     /// // `standard_conforming_strings` is.
@@ -101,7 +101,7 @@ impl LocationRange {
     /// [Names](super::LocationRange#names)).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRanges;
     /// let range = OffsetRanges::decimal(2, 5)?.range(0)?;
     /// assert_eq!(
     ///     range.mariadb_create_sequence("orders_loc0")?,
@@ -124,7 +124,7 @@ impl LocationRange {
     /// As [`mariadb_create_sequence`](Self::mariadb_create_sequence).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::LocationRange;
+    /// use flakeid_core::schemes::LocationRange;
     /// assert_eq!(LocationRange::mariadb_next_value("orders_loc0")?, "NEXT VALUE FOR `orders_loc0`");
     /// # Ok::<(), flakeid_core::sql::SqlNameError>(())
     /// ```
@@ -144,7 +144,7 @@ impl LocationRange {
     /// [Names](super::LocationRange#names)).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRanges;
     /// let range = OffsetRanges::decimal(5, 20)?.range(2)?;
     /// assert_eq!(
     ///     range.mysql_auto_increment_start("orders")?,
@@ -179,7 +179,7 @@ impl LocationRange {
     /// [Names](super::LocationRange#names)).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRanges;
     /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
     /// assert_eq!(
     ///     range.mysql_range_trigger("orders_in_range", "orders", "id")?,
@@ -228,7 +228,7 @@ impl LocationRange {
     /// [Names](super::LocationRange#names)).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::OffsetRanges;
+    /// use flakeid_core::schemes::OffsetRanges;
     /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
     /// assert_eq!(
     ///     range.sqlite_create_counter("orders_loc1")?,
@@ -255,7 +255,7 @@ impl LocationRange {
     /// As [`sqlite_create_counter`](Self::sqlite_create_counter).
     ///
     /// ```
-    /// use flakeid_core::schemes::offset_range::LocationRange;
+    /// use flakeid_core::schemes::LocationRange;
     /// assert_eq!(
     ///     LocationRange::sqlite_next_value("orders_loc1")?,
     ///     "UPDATE \"orders_loc1\" SET next = next + 1 RETURNING next - 1 AS value"
