@@ -6,7 +6,7 @@ use std::fmt;
 use diesel::backend::Backend;
 use diesel::connection::{Connection, LoadConnection};
 use diesel::result::{ConnectionError, ConnectionResult, QueryResult};
-use flakeid_core::sql::{Dialect, SqlStatement, SqlValue};
+use flakeid_core::sql::{Dialect, SqlStatement};
 use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
 
 /// A Diesel backend flakeid's statements run on (PostgreSQL, MySQL,
@@ -38,6 +38,7 @@ pub trait DieselBackend: Backend + Sized {
 
 /// The rows flakeid's queries return, by the name of their first column:
 /// Diesel reads rows into types known when it is compiled.
+#[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
 pub(crate) mod rows {
     use diesel::sql_types::{BigInt, Nullable, Text};
     use flakeid_core::sql::{SqlStatement, SqlValue};
@@ -176,6 +177,7 @@ where
         diesel::serialize::ToSql<diesel::sql_types::Nullable<diesel::sql_types::BigInt>, DB>,
 {
     use diesel::sql_types::{BigInt, Integer, Nullable, Text};
+    use flakeid_core::sql::SqlValue;
     s.values.iter().fold(
         diesel::sql_query(s.sql.clone()).into_boxed::<DB>(),
         |q, v| match v {

@@ -8,7 +8,9 @@ use diesel_async::{AsyncConnection, AsyncConnectionCore};
 use flakeid_core::sql::{Dialect, SqlStatement};
 use flakeid_core::store::{AsyncSqlExecutor, Executed, SqlRow};
 
-use crate::backend::{DieselBackend, DieselStoreError, rows};
+#[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
+use crate::backend::rows;
+use crate::backend::{DieselBackend, DieselStoreError};
 
 /// A Diesel backend flakeid's statements run on through `diesel-async`
 /// (PostgreSQL, MySQL, SQLite, with this crate's feature of the same name).
