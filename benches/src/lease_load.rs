@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
-    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, Claimed, LeaseOptions, NodeTable,
-    ReleaseRequest, RenewRequest,
+    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, NodeRow, NodeTable,
+    ReleaseRequest, RenewRequest, Renewal,
 };
 use flakeid_core::store::{Sleep, StoreError};
 
@@ -153,7 +153,7 @@ impl<S: AsyncLeaseStore + 'static> AsyncLeaseStore for Counting<S> {
         r
     }
 
-    async fn try_claim(&self, request: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError> {
+    async fn try_claim(&self, request: &ClaimRequest<'_>) -> Result<Option<NodeRow>, StoreError> {
         let t = Instant::now();
         let r = self.inner.try_claim(request).await;
         let refused = matches!(r, Ok(None));
@@ -161,10 +161,10 @@ impl<S: AsyncLeaseStore + 'static> AsyncLeaseStore for Counting<S> {
         r
     }
 
-    async fn renew(&self, request: &RenewRequest<'_>) -> Result<bool, StoreError> {
+    async fn renew(&self, request: &RenewRequest<'_>) -> Result<Renewal, StoreError> {
         let t = Instant::now();
         let r = self.inner.renew(request).await;
-        let refused = matches!(r, Ok(false));
+        let refused = !matches!(r, Ok(Renewal::Renewed) | Err(_));
         self.stats.renew.record(t, &r, refused);
         r
     }

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use flakeid_core::layout::presets;
+use flakeid_core::layout::{Layout, presets};
 use flakeid_core::{ConfigError, Generator, global};
 
 const CHILD: &str = "FLAKEID_TEST_GLOBAL_CHILD";
@@ -263,4 +263,332 @@ fn a_leased_node_id_serves_only_its_own_layout() {
         ),
         "{e}"
     );
+}
+
+/// The events of `flakeid::lease`, captured from every thread.
+mod events {
+    use std::fmt::Write as _;
+    use std::sync::Mutex;
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Metadata, Subscriber};
+
+    pub(crate) static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    /// One line per event: `LEVEL message key=value …`.
+    struct Line(String);
+
+    impl Visit for Line {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "message" {
+                let _ = write!(self.0, " {value:?}");
+            } else {
+                let _ = write!(self.0, " {}={value:?}", field.name());
+            }
+        }
+    }
+
+    pub(crate) struct Capture;
+
+    impl Subscriber for Capture {
+        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+            metadata.target().starts_with("flakeid")
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let mut line = Line(event.metadata().level().to_string());
+            event.record(&mut line);
+            SEEN.lock().unwrap().push(line.0);
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+
+    pub(crate) fn install() {
+        tracing::subscriber::set_global_default(Capture).unwrap();
+    }
+
+    pub(crate) fn find(text: &str) -> Option<String> {
+        SEEN.lock()
+            .unwrap()
+            .iter()
+            .find(|l| l.contains(text))
+            .cloned()
+    }
+}
+
+/// A lease that is lost moves the process-wide generator to a free node:
+/// callers keep calling it, no ID repeats, no call that starts after the
+/// move gets an ID of the old node, the new node's IDs start after its
+/// mark, every step is an event, and the status says where the lease is.
+/// With a manual clock shared by the store and the holder, as a test of
+/// user code would drive leased IDs.
+#[test]
+fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
+    use std::collections::HashSet;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use flakeid_core::node::{
+        LeaseOptions, LeaseStatus, LeaseStore, MemoryLeaseStore, ReleaseRequest, Renewal,
+    };
+    use flakeid_core::store::StoreError;
+    use flakeid_core::{Clock, ManualClock};
+
+    if !is_child() {
+        run_child(
+            "a_lost_lease_moves_the_process_wide_generator_to_a_free_node",
+            &[],
+        );
+        return;
+    }
+    events::install();
+
+    /// The holder's link to the store, which a test can cut.
+    #[derive(Clone)]
+    struct Link {
+        store: MemoryLeaseStore,
+        down: Arc<AtomicBool>,
+    }
+    impl Link {
+        fn up(&self) -> Result<(), StoreError> {
+            if self.down.load(Ordering::SeqCst) {
+                Err("network unreachable".into())
+            } else {
+                Ok(())
+            }
+        }
+    }
+    impl LeaseStore for Link {
+        fn ensure_nodes(
+            &mut self,
+            space: &str,
+            nodes: std::ops::RangeInclusive<u64>,
+        ) -> Result<(), StoreError> {
+            self.up()?;
+            LeaseStore::ensure_nodes(&mut self.store, space, nodes)
+        }
+        fn try_claim(
+            &mut self,
+            r: &flakeid_core::node::ClaimRequest<'_>,
+        ) -> Result<Option<flakeid_core::node::NodeRow>, StoreError> {
+            self.up()?;
+            LeaseStore::try_claim(&mut self.store, r)
+        }
+        fn renew(
+            &mut self,
+            r: &flakeid_core::node::RenewRequest<'_>,
+        ) -> Result<Renewal, StoreError> {
+            self.up()?;
+            LeaseStore::renew(&mut self.store, r)
+        }
+        fn release(&mut self, r: &ReleaseRequest<'_>) -> Result<bool, StoreError> {
+            self.up()?;
+            LeaseStore::release(&mut self.store, r)
+        }
+        fn list(&mut self, space: &str) -> Result<flakeid_core::node::NodeTable, StoreError> {
+            self.up()?;
+            LeaseStore::list(&mut self.store, space)
+        }
+    }
+
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let store = MemoryLeaseStore::with_clock(clock.clone());
+    let link = Link {
+        store: store.clone(),
+        down: Arc::new(AtomicBool::new(false)),
+    };
+    let options = LeaseOptions::new("heal", presets::twitter())
+        .clock(clock.clone())
+        .nodes(0..=1)
+        .spread_claims(false)
+        .ttl(Duration::from_millis(400))
+        .renew_every(Duration::from_millis(20));
+    let lease = options.clone().claim(link.clone()).unwrap();
+    assert_eq!(lease.node(), 0);
+    // A custom clock feeds the process-wide generator.
+    let generator = global::init(lease.generator_builder()).unwrap();
+    assert!(std::ptr::eq(generator, global::generator().unwrap()));
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let workers: Vec<_> = (0..3)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let g = global::generator().unwrap();
+                let mut ids = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    let moves_before = g.moves();
+                    match g.next_id() {
+                        Ok(id) => ids.push((moves_before, id)),
+                        Err(_) => std::thread::sleep(Duration::from_millis(1)),
+                    }
+                    if ids.len() % 64 == 0 {
+                        std::thread::sleep(Duration::from_micros(200));
+                    }
+                }
+                ids
+            })
+        })
+        .collect();
+    let wait = |what: &str, cond: &dyn Fn() -> bool| {
+        for _ in 0..30_000 {
+            if cond() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        panic!("never happened: {what}");
+    };
+    wait("IDs flow", &|| clock.now_millis() > 1_700_000_000_005);
+    // Cut off past its TTL; another holder takes node 0.
+    link.down.store(true, Ordering::SeqCst);
+    wait("a renewal fails", &|| {
+        matches!(lease.status(), LeaseStatus::RenewingLate { .. })
+    });
+    clock.advance(Duration::from_millis(1_000));
+    let taker = options
+        .clone()
+        .nodes(0..=0)
+        .claim(store.clone())
+        .expect("node 0 expired");
+    assert_eq!(taker.node(), 0);
+    // Back on the network: the renewal finds node 0 taken, the lease
+    // claims node 1, and the generator moves there.
+    link.down.store(false, Ordering::SeqCst);
+    wait("the generator moves", &|| generator.moves() == 1);
+    assert_eq!(generator.node(), 1);
+    assert_eq!(lease.node(), 1);
+    assert!(matches!(lease.status(), LeaseStatus::Held { node: 1, .. }));
+    wait("IDs of node 1 flow", &|| {
+        clock.now_millis() > 1_700_000_001_010
+    });
+    stop.store(true, Ordering::Relaxed);
+    let mut seen = HashSet::new();
+    let (mut old, mut new) = (0, 0);
+    for w in workers {
+        for (moves_before, id) in w.join().unwrap() {
+            assert!(seen.insert(id), "ID {id} issued twice");
+            let node = presets::twitter().decompose(id).node;
+            if moves_before >= 1 {
+                assert_eq!(
+                    node, 1,
+                    "a call that started after the move got an ID of node {node}"
+                );
+            }
+            if node == 0 { old += 1 } else { new += 1 }
+        }
+    }
+    assert!(old > 0 && new > 0, "{old} IDs of node 0, {new} of node 1");
+    // Node 1's IDs start after its previous mark (0 here) and node 0's
+    // new holder starts after everything this process stamped on node 0.
+    let last_old = seen
+        .iter()
+        .filter(|id| presets::twitter().decompose(**id).node == 0)
+        .map(|id| presets::twitter().decompose(*id).tick + presets::twitter().epoch_millis())
+        .max()
+        .unwrap();
+    assert!(taker.resume_after_millis() >= last_old);
+
+    for what in [
+        "node lease claimed",
+        "node lease renewal failed",
+        "node lease lost",
+        "node lease re-claimed",
+    ] {
+        let line = events::find(what).unwrap_or_else(|| panic!("no {what:?} event"));
+        for field in ["space=heal", "node=", "fence=", "owner="] {
+            assert!(line.contains(field), "{what}: {line}");
+        }
+    }
+    assert!(events::find("from_node=0").is_some());
+    // Released from the process-wide generator, on its new node.
+    let mark = lease.release(generator).unwrap();
+    let row = store
+        .table("heal")
+        .rows
+        .iter()
+        .find(|r| r.node == 1)
+        .cloned()
+        .unwrap();
+    assert_eq!((row.owner, row.high_water_millis), (None, mark));
+    assert!(events::find("node lease released").is_some());
+    assert!(generator.next_id().is_err(), "released: nothing more");
+    taker.release_unused().unwrap();
+}
+
+/// With healing off, a lost lease stays lost: every call fails with
+/// `Fenced` (for applications that prefer to exit and be restarted).
+#[test]
+fn a_lost_lease_without_healing_stays_lost() {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use flakeid_core::node::{FenceReason, LeaseOptions, LeaseStatus, MemoryLeaseStore};
+    use flakeid_core::{GenerateError, ManualClock};
+
+    if !is_child() {
+        run_child("a_lost_lease_without_healing_stays_lost", &[]);
+        return;
+    }
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let store = MemoryLeaseStore::with_clock(clock.clone());
+    let options = LeaseOptions::new("no-heal", presets::twitter())
+        .clock(clock.clone())
+        .nodes(0..=1)
+        .spread_claims(false)
+        .ttl(Duration::from_millis(400))
+        .renew_every(Duration::from_millis(20))
+        .heal(false);
+    let lease = options.clone().claim(store.clone()).unwrap();
+    let generator = global::init(lease.generator_builder()).unwrap();
+    generator.next_id().unwrap();
+    // Another holder takes the node (as after an expiry) by the store's own hand.
+    use flakeid_core::node::LeaseStore as _;
+    let mut raw = store.clone();
+    assert!(
+        raw.release(&flakeid_core::node::ReleaseRequest {
+            space: "no-heal",
+            node: 0,
+            owner: lease.owner(),
+            fence: lease.fence(),
+            high_water_millis: clock_ms(&clock) + 400,
+        })
+        .unwrap()
+    );
+    let taker = options.clone().nodes(0..=0).claim(store.clone()).unwrap();
+    for _ in 0..30_000 {
+        if matches!(
+            lease.status(),
+            LeaseStatus::Fenced {
+                reason: FenceReason::Lost { .. },
+                ..
+            }
+        ) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(matches!(
+        lease.status(),
+        LeaseStatus::Fenced {
+            reason: FenceReason::Lost { .. },
+            ..
+        }
+    ));
+    clock.advance(Duration::from_millis(1));
+    assert!(matches!(generator.next_id(), Err(GenerateError::Fenced(_))));
+    assert_eq!((generator.moves(), generator.node()), (0, 0));
+    taker.release_unused().unwrap();
+}
+
+fn clock_ms(clock: &flakeid_core::ManualClock) -> u64 {
+    use flakeid_core::Clock;
+    clock.now_millis()
 }

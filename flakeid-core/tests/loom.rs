@@ -51,7 +51,7 @@ const EPOCH: u64 = 1_000;
 
 /// Two sequence numbers per tick, so that two threads taking two IDs each
 /// always exhaust a tick and roll over.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct TwoPerTick;
 
 impl Layout for TwoPerTick {
@@ -212,17 +212,16 @@ fn a_newer_state_never_comes_with_an_older_clock() {
 /// node starts after it).
 #[test]
 fn no_id_after_the_sealed_mark() {
-    use flakeid_core::node::{Ceiling, CeilingWait, FenceReason};
+    use flakeid_core::node::{CeilingWait, LeaseOptions, MemoryLeaseStore};
     model(|| {
         let clock = Arc::new(ManualClock::new(EPOCH + 10));
-        let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
-        ceiling.raise(u64::MAX, 0);
-        let g = Generator::builder(TwoPerTick, 0)
+        let lease = LeaseOptions::new("loom", TwoPerTick)
             .clock(clock.clone())
-            .ceiling(ceiling.clone())
-            .build()
+            .nodes(0..=0)
+            .at_ceiling(CeilingWait::Fail)
+            .claim(MemoryLeaseStore::with_clock(clock.clone()))
             .unwrap();
-        let g = Arc::new(g);
+        let g = Arc::new(lease.generator_builder().build().unwrap());
         clock.set(EPOCH + 11);
         let issuer = {
             let (g, clock) = (Arc::clone(&g), Arc::clone(&clock));
@@ -234,17 +233,17 @@ fn no_id_after_the_sealed_mark() {
                 [first, second]
             })
         };
-        // Lets the issuer run first in some interleavings (the close itself
-        // is not an operation loom schedules around).
+        // Lets the issuer run first in some interleavings (the release
+        // itself is not an operation loom schedules around).
         thread::yield_now();
-        ceiling.close(FenceReason::Released { released_millis: 0 });
-        let mark = g.seal();
+        // Closes the ceiling, then seals the generator.
+        let mark = lease.release(&g).unwrap();
         let issued: Vec<u64> = issuer.join().unwrap().into_iter().flatten().collect();
         for id in &issued {
             let stamped = TwoPerTick.decompose(*id).tick + EPOCH;
             assert!(
-                mark.is_some_and(|m| stamped <= m),
-                "ID {id} stamped {stamped} after the sealed mark {mark:?}"
+                stamped <= mark,
+                "ID {id} stamped {stamped} after the sealed mark {mark}"
             );
         }
         assert!(g.next_id().is_err());

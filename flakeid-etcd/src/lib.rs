@@ -88,11 +88,18 @@
 //! [`ClockRegression`](flakeid_core::ClockRegression) says) rather than
 //! repeat an ID.
 //!
-//! The `lease_until` times this store reports (in [`Claimed`] and
-//! [`NodeTable`]) are the holder's estimates, its wall clock plus the
-//! granted TTL; whether a node is held is etcd's answer alone.
+//! The `lease_until` times this store reports (in the claimed
+//! [`NodeRow`] and [`NodeTable`]) are the holder's estimates, its wall
+//! clock plus the granted TTL; whether a node is held is etcd's answer
+//! alone.
 //!
-//! [`Claimed`]: flakeid_core::node::Claimed
+//! Having no clock to offer, etcd cannot check a holder's clock against
+//! its own: [`LeaseOptions::max_clock_skew`](flakeid_core::node::LeaseOptions::max_clock_skew)
+//! is not enforced on this store (a holder whose clock runs ahead writes
+//! marks that far ahead), and claims cannot skip nodes whose mark lies
+//! ahead. Keep the holders' clocks synchronised (NTP).
+//!
+//! [`NodeRow`]: flakeid_core::node::NodeRow
 //! [`AsyncLeaseStore`]: flakeid_core::node::AsyncLeaseStore
 //! [`NodeTable`]: flakeid_core::node::NodeTable
 

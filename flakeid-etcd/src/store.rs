@@ -8,8 +8,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use etcd_client::{Client, Compare, CompareOp, GetOptions, KeyValue, PutOptions, Txn, TxnOp};
 use flakeid_core::node::{
-    AsyncLeaseStore, ClaimRequest, Claimed, LeaseOptions, NodeRow, NodeTable, ReleaseRequest,
-    RenewRequest,
+    AsyncLeaseStore, ClaimRequest, LeaseOptions, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
+    Renewal,
 };
 use flakeid_core::store::StoreError;
 use serde::{Deserialize, Serialize};
@@ -287,7 +287,7 @@ impl EtcdLeaseStore {
         })
     }
 
-    async fn claim(&self, r: &ClaimRequest<'_>) -> Result<Option<Claimed>, EtcdLeaseError> {
+    async fn claim(&self, r: &ClaimRequest<'_>) -> Result<Option<NodeRow>, EtcdLeaseError> {
         let snap = self.snapshot(r.space, r.node).await?;
         if snap.holder.is_some() {
             return Ok(None);
@@ -329,10 +329,13 @@ impl EtcdLeaseStore {
             self.revoke_quietly(lease).await;
             return Ok(None);
         }
-        Ok(Some(Claimed {
+        Ok(Some(NodeRow {
+            node: r.node,
+            owner: Some(r.owner.to_owned()),
             fence,
-            high_water_millis: previous.high_water,
             lease_until_millis: lease_until,
+            high_water_millis: previous.high_water,
+            holder: Some(r.holder.to_owned()),
         }))
     }
 
@@ -541,12 +544,18 @@ impl AsyncLeaseStore for EtcdLeaseStore {
         Ok(self.create_nodes(space, nodes).await?)
     }
 
-    async fn try_claim(&self, request: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError> {
+    async fn try_claim(&self, request: &ClaimRequest<'_>) -> Result<Option<NodeRow>, StoreError> {
         Ok(self.claim(request).await?)
     }
 
-    async fn renew(&self, request: &RenewRequest<'_>) -> Result<bool, StoreError> {
-        Ok(self.renew_node(request).await?)
+    /// etcd offers a client no clock, so a ceiling is never refused as
+    /// ahead of it ([`Renewal::ClockAhead`]).
+    async fn renew(&self, request: &RenewRequest<'_>) -> Result<Renewal, StoreError> {
+        Ok(if self.renew_node(request).await? {
+            Renewal::Renewed
+        } else {
+            Renewal::Lost
+        })
     }
 
     async fn release(&self, request: &ReleaseRequest<'_>) -> Result<bool, StoreError> {

@@ -33,7 +33,7 @@ fn custom_generator() -> Result<&'static Generator, ConfigError> {
 }
 
 /// Installs the process-wide generator; every test installs the same one.
-fn init_global() -> Result<&'static Generator, ConfigError> {
+fn init_global() -> Result<&'static global::ProcessGenerator, ConfigError> {
     global::init(Generator::builder(presets::twitter(), 1))
 }
 

@@ -115,11 +115,11 @@ pub enum ConfigError {
          flakeid_diesel::segment::start) and install it with SegmentCell::set"
     )]
     SegmentsNotStarted,
-    /// The [`Ceiling`](crate::node::Ceiling) given to the builder already
-    /// serves another generator; each generator needs its own lease.
+    /// A generator was already built from this lease (or high-water file):
+    /// each generator needs its own lease.
     #[error(
-        "this ceiling already serves another generator: two generators under one node lease \
-         would issue the same IDs; claim a lease per generator"
+        "a generator was already built from this node source: two generators under one node \
+         lease would issue the same IDs; claim a lease per generator"
     )]
     CeilingInUse,
     /// The process-wide generator stamps under a node lease of one ID
@@ -133,5 +133,18 @@ pub enum ConfigError {
     LeasedForOneLayout {
         /// The leased generator's layout.
         leased: String,
+    },
+    /// A builder from a node source (a lease, a high-water file) was
+    /// pointed at another node, an earlier resume point or another
+    /// ceiling: its IDs could repeat those of the node's other holders.
+    #[error(
+        "`{setting}` is fixed by {fixed_by} and cannot be changed on its generator builder: \
+         IDs of a node or time the source does not hold could repeat another holder's"
+    )]
+    FixedBySource {
+        /// The builder method called: `"node"`, `"resume_after"` or `"ceiling"`.
+        setting: &'static str,
+        /// The node source, e.g. `the node lease of node 3 in space "orders"`.
+        fixed_by: String,
     },
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::ceiling::Ceiling;
 use super::policy::{ClockRegression, SequenceExhaustion};
+use super::process::{AnyClock, Attach, ProcessGenerator};
 use super::state::{Params, SameTick};
 use super::sync::AtomicU64;
 use super::{DEFAULT_CATCH_UP_WINDOW, Generator, MAX_BATCH_SPAN, PaddedState};
@@ -57,6 +58,30 @@ pub struct GeneratorBuilder<L = BitLayout, C = MonotonicClock> {
     catch_up: Duration,
     resume_after: Option<u64>,
     ceiling: Option<Arc<Ceiling>>,
+    /// Set by a node source (a lease, a high-water file) that fixed the
+    /// node, the resume point and the ceiling.
+    owner: Option<Owner>,
+}
+
+/// The node source that fixed a builder's node, resume point and ceiling.
+#[derive(Clone)]
+pub(crate) struct Owner {
+    /// What it is, for errors: "the node lease of space \"orders\"".
+    pub(crate) source: String,
+    /// The first setting changed against it, refused by `build`.
+    violated: Option<&'static str>,
+    /// Told when the generator becomes the process-wide one, so that the
+    /// source can move it to another node.
+    pub(crate) attach: Option<Arc<dyn Attach>>,
+}
+
+impl core::fmt::Debug for Owner {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Owner")
+            .field("source", &self.source)
+            .field("violated", &self.violated)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<L: Layout> GeneratorBuilder<L, MonotonicClock> {
@@ -74,6 +99,7 @@ impl<L: Layout> GeneratorBuilder<L, MonotonicClock> {
             catch_up: DEFAULT_CATCH_UP_WINDOW,
             resume_after: None,
             ceiling: None,
+            owner: None,
         }
     }
 }
@@ -81,20 +107,20 @@ impl<L: Layout> GeneratorBuilder<L, MonotonicClock> {
 impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
     /// Uses `clock` instead of the current one.
     pub fn clock<C2: Clock>(self, clock: C2) -> GeneratorBuilder<L, C2> {
-        GeneratorBuilder {
-            layout: self.layout,
-            node: self.node,
-            clock,
-            exhaustion: self.exhaustion,
-            regression: self.regression,
-            catch_up: self.catch_up,
-            resume_after: self.resume_after,
-            ceiling: self.ceiling,
-        }
+        self.map_clock(|_| clock)
     }
 
     /// Sets the node ID (checked against the layout's largest node by [`build`](Self::build)).
+    ///
+    /// On a builder from a node source ([`NodeLease::generator_builder`](crate::node::NodeLease::generator_builder),
+    /// [`HighWaterFile::generator_builder`](crate::node::HighWaterFile::generator_builder))
+    /// the node is the source's: another one makes [`build`](Self::build) fail with
+    /// [`ConfigError::FixedBySource`], as IDs of a node the source does not
+    /// hold could repeat another holder's.
     pub fn node(mut self, node: u64) -> Self {
+        if node != self.node {
+            self.violate("node");
+        }
         self.node = node;
         self
     }
@@ -147,17 +173,66 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
     /// assert_eq!(stamped, 1_700_000_030_001);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// On a builder from a node source the mark is the source's; an earlier
+    /// one makes [`build`](Self::build) fail with
+    /// [`ConfigError::FixedBySource`] (a later one only starts later).
     pub fn resume_after(mut self, high_water_millis: u64) -> Self {
+        if self
+            .resume_after
+            .is_some_and(|mark| high_water_millis < mark)
+        {
+            self.violate("resume_after");
+        }
         self.resume_after = Some(high_water_millis);
         self
     }
 
-    /// Never stamps an ID later than `ceiling` (see [`Ceiling`]); a node
-    /// source raises it after persisting each new value. One ceiling serves
-    /// one generator.
-    pub fn ceiling(mut self, ceiling: Arc<Ceiling>) -> Self {
+    /// Never stamps an ID later than `ceiling`; the node source raises it
+    /// after persisting each new value. One ceiling serves one generator.
+    pub(crate) fn ceiling(mut self, ceiling: Arc<Ceiling>) -> Self {
+        if self.ceiling.is_some() {
+            self.violate("ceiling");
+        }
         self.ceiling = Some(ceiling);
         self
+    }
+
+    /// Marks the builder as a node source's: `source` names it in errors;
+    /// `attach` is told when the generator becomes the process-wide one.
+    pub(crate) fn owned_by(mut self, source: String, attach: Option<Arc<dyn Attach>>) -> Self {
+        self.owner = Some(Owner {
+            source,
+            violated: None,
+            attach,
+        });
+        self
+    }
+
+    /// The node source's hook, taken out of the builder.
+    pub(crate) fn take_attach(&mut self) -> Option<Arc<dyn Attach>> {
+        self.owner.as_mut().and_then(|o| o.attach.take())
+    }
+
+    fn violate(&mut self, setting: &'static str) {
+        if let Some(owner) = &mut self.owner {
+            owner.violated.get_or_insert(setting);
+        }
+    }
+
+    /// Replaces the clock with `f(clock)`, keeping everything else.
+    pub(crate) fn map_clock<C2: Clock>(self, f: impl FnOnce(C) -> C2) -> GeneratorBuilder<L, C2> {
+        GeneratorBuilder {
+            layout: self.layout,
+            node: self.node,
+            clock: f(self.clock),
+            exhaustion: self.exhaustion,
+            regression: self.regression,
+            catch_up: self.catch_up,
+            resume_after: self.resume_after,
+            ceiling: self.ceiling,
+            owner: self.owner,
+        }
     }
 
     /// The layout being configured.
@@ -175,8 +250,21 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
     /// [`resume_after`](Self::resume_after) mark),
     /// [`ConfigError::SequenceTooWide`] when the layout's sequence field
     /// leaves no room for a tick in 64 bits, [`ConfigError::CeilingInUse`]
-    /// when the [`ceiling`](Self::ceiling) serves another generator.
+    /// when a generator was already built from the same lease or
+    /// high-water file, [`ConfigError::FixedBySource`] when such a builder
+    /// was pointed at another node or an earlier resume point.
     pub fn build(self) -> Result<Generator<L, C>, ConfigError> {
+        if let Some(Owner {
+            source,
+            violated: Some(setting),
+            ..
+        }) = self.owner
+        {
+            return Err(ConfigError::FixedBySource {
+                setting,
+                fixed_by: source,
+            });
+        }
         let layout = self.layout;
         let max_node = layout.max_node();
         if self.node > max_node {
@@ -286,6 +374,40 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         generator.params.floor = floor;
         generator.state = PaddedState(AtomicU64::new(generator.params.initial_state()));
         Ok(generator)
+    }
+}
+
+impl<C: Clock> GeneratorBuilder<BitLayout, C> {
+    /// Builds the process-wide generator; its node source (if any) is told
+    /// once it is installed.
+    pub(crate) fn build_process(self) -> Result<ProcessGenerator, ConfigError> {
+        let mut builder = self.map_clock(AnyClock::of);
+        let attach = builder.take_attach();
+        Ok(ProcessGenerator::new(builder.build()?, attach))
+    }
+}
+
+impl<L: Layout + Clone, C: Clock + Clone> Generator<L, C> {
+    /// A generator like this one (layout, clock, policies) for `node`,
+    /// starting after `resume_after` (Unix ms) under `ceiling`.
+    pub(crate) fn rebuilt(
+        &self,
+        node: u64,
+        resume_after: u64,
+        ceiling: Arc<Ceiling>,
+    ) -> Result<Self, ConfigError> {
+        GeneratorBuilder {
+            layout: self.layout().clone(),
+            node,
+            clock: self.clock().clone(),
+            exhaustion: self.sequence_exhaustion(),
+            regression: self.clock_regression(),
+            catch_up: self.catch_up_window(),
+            resume_after: Some(resume_after),
+            ceiling: Some(ceiling),
+            owner: None,
+        }
+        .build()
     }
 }
 

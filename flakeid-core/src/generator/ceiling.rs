@@ -11,7 +11,7 @@
 //! its store therefore stops issuing on its own.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::error::{FenceReason, Fenced};
@@ -78,32 +78,8 @@ struct State {
 /// ([`NodeLease::generator_builder`](crate::node::NodeLease::generator_builder));
 /// other node sources attach one with
 /// [`GeneratorBuilder::ceiling`](crate::GeneratorBuilder::ceiling).
-///
-/// ```
-/// use std::{sync::Arc, time::Duration};
-/// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{Ceiling, CeilingWait};
-/// use flakeid_core::{GenerateError, Generator, ManualClock};
-///
-/// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-/// let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
-/// let generator = Generator::builder(presets::twitter(), 1)
-///     .clock(clock.clone())
-///     .ceiling(ceiling.clone())
-///     .build()?;
-/// clock.advance(Duration::from_millis(1));
-/// // Nothing persisted yet: nothing issued.
-/// assert!(matches!(generator.next_id(), Err(GenerateError::Fenced(_))));
-/// // Persisted (by the node source) up to 10 ms ahead.
-/// ceiling.raise(1_700_000_000_010, clock.now_millis());
-/// assert!(generator.next_id().is_ok());
-/// clock.advance(Duration::from_millis(20));
-/// assert!(matches!(generator.next_id(), Err(GenerateError::Fenced(_))));
-/// # use flakeid_core::Clock;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
 #[derive(Debug)]
-pub struct Ceiling {
+pub(crate) struct Ceiling {
     millis: AtomicU64,
     wait: CeilingWait,
     /// Whether a generator uses this ceiling (one generator per ceiling).
@@ -114,7 +90,7 @@ pub struct Ceiling {
 
 impl Ceiling {
     /// A ceiling at 0: nothing may be stamped until it is raised.
-    pub fn new(wait: CeilingWait) -> Self {
+    pub(crate) fn new(wait: CeilingWait) -> Self {
         Ceiling {
             millis: AtomicU64::new(0),
             wait,
@@ -131,12 +107,12 @@ impl Ceiling {
 
     /// The ceiling, Unix ms (0: nothing may be stamped).
     #[inline]
-    pub fn millis(&self) -> u64 {
+    pub(crate) fn millis(&self) -> u64 {
         self.millis.load(Ordering::Relaxed)
     }
 
     /// What a generator does at the ceiling.
-    pub fn wait_policy(&self) -> CeilingWait {
+    pub(crate) fn wait_policy(&self) -> CeilingWait {
         self.wait
     }
 
@@ -149,7 +125,7 @@ impl Ceiling {
     /// reading, reported by [`FenceReason::NotRenewed`]. A lower value
     /// leaves the ceiling as it is. Returns `false` (and changes nothing)
     /// once the ceiling is closed ([`close`](Self::close)).
-    pub fn raise(&self, to_millis: u64, now_millis: u64) -> bool {
+    pub(crate) fn raise(&self, to_millis: u64, now_millis: u64) -> bool {
         let mut state = self.state();
         if state.closed.is_some() {
             return false;
@@ -164,7 +140,7 @@ impl Ceiling {
 
     /// Records that persisting a later ceiling failed with `error`; reported
     /// by [`FenceReason::NotRenewed`] until the next [`raise`](Self::raise).
-    pub fn record_failure(&self, error: impl Into<String>) {
+    pub(crate) fn record_failure(&self, error: impl Into<String>) {
         let mut state = self.state();
         if state.closed.is_none() {
             state.last_error = Some(error.into());
@@ -173,7 +149,7 @@ impl Ceiling {
 
     /// Closes the ceiling for good: it drops to 0 (no new tick may be
     /// entered) and never rises again. The first reason given is kept.
-    pub fn close(&self, reason: FenceReason) {
+    pub(crate) fn close(&self, reason: FenceReason) {
         let mut state = self.state();
         if state.closed.is_none() {
             state.closed = Some(reason);
@@ -185,7 +161,7 @@ impl Ceiling {
 
     /// Why the generator may currently stamp nothing later than the
     /// ceiling: the closing reason, or [`FenceReason::NotRenewed`].
-    pub fn reason(&self) -> FenceReason {
+    pub(crate) fn reason(&self) -> FenceReason {
         let state = self.state();
         match &state.closed {
             Some(reason) => reason.clone(),
@@ -197,7 +173,7 @@ impl Ceiling {
     }
 
     /// Whether the ceiling can no longer rise.
-    pub fn is_closed(&self) -> bool {
+    pub(crate) fn is_closed(&self) -> bool {
         self.state().closed.is_some()
     }
 
@@ -253,5 +229,215 @@ impl Ceiling {
             ceiling_millis,
             reason,
         }
+    }
+}
+
+/// A generator that stamps under a node source's ceiling and can be
+/// stopped for good: what `release` takes.
+pub(crate) trait Sealable {
+    /// Whether the generator stamps under `ceiling` now.
+    fn uses(&self, ceiling: &Arc<Ceiling>) -> bool;
+    /// Stops it for good; its exact high-water mark (see `Generator::seal`).
+    fn seal(&self) -> Option<u64>;
+}
+
+pub(crate) mod sealed {
+    /// The generator behind a [`LeasedGenerator`](super::LeasedGenerator).
+    pub struct Handle<'a>(pub(crate) &'a dyn super::Sealable);
+
+    pub trait Sealed {
+        fn handle(&self) -> Handle<'_>;
+    }
+}
+
+/// What a node source's `release` takes: the generator built from it,
+/// either a [`Generator`](crate::Generator) or the process-wide
+/// [`ProcessGenerator`](crate::global::ProcessGenerator) that
+/// [`global::init`](crate::global::init) returned. Implemented by those two
+/// only.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
+///
+/// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
+/// let generator = lease.generator_builder().build()?; // a `Generator`
+/// generator.next_id()?;
+/// lease.release(&generator)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait LeasedGenerator: sealed::Sealed {}
+
+impl<G: LeasedGenerator + ?Sized> sealed::Sealed for &G {
+    fn handle(&self) -> sealed::Handle<'_> {
+        (**self).handle()
+    }
+}
+
+impl<G: LeasedGenerator + ?Sized> LeasedGenerator for &G {}
+
+impl<G: LeasedGenerator + ?Sized> sealed::Sealed for Arc<G> {
+    fn handle(&self) -> sealed::Handle<'_> {
+        (**self).handle()
+    }
+}
+
+impl<G: LeasedGenerator + ?Sized> LeasedGenerator for Arc<G> {}
+
+pub(crate) fn sealable<G: LeasedGenerator + ?Sized>(generator: &G) -> &dyn Sealable {
+    generator.handle().0
+}
+
+#[cfg(test)]
+mod tests {
+    //! The ceiling seen from its generator.
+
+    use std::sync::Arc;
+    use std::thread;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::error::GenerateError;
+    use crate::layout::{BitLayout, Layout, presets};
+    use crate::{ConfigError, Generator, ManualClock};
+
+    const T0: u64 = 1_700_000_000_000;
+
+    fn stamped(g: &Generator<BitLayout, Arc<ManualClock>>, id: u64) -> u64 {
+        g.layout().decompose(id).tick + g.layout().epoch_millis()
+    }
+
+    fn fenced(r: Result<u64, GenerateError>) -> Fenced {
+        match r {
+            Err(GenerateError::Fenced(f)) => f,
+            other => panic!("expected Fenced, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_ceiling_stops_new_ticks_and_says_since_when() {
+        let clock = Arc::new(ManualClock::new(T0));
+        let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
+        let g = Generator::builder(presets::twitter(), 5)
+            .clock(clock.clone())
+            .ceiling(ceiling.clone())
+            .build()
+            .unwrap();
+        clock.set(T0 + 1);
+        let f = fenced(g.next_id());
+        assert_eq!(
+            f.reason,
+            FenceReason::NotRenewed {
+                last_renewed_millis: 0,
+                last_error: None
+            }
+        );
+        assert!(ceiling.raise(T0 + 3, T0 + 1));
+        let a = g.next_id().unwrap();
+        clock.set(T0 + 3);
+        let b = g.next_id().unwrap();
+        assert_eq!(stamped(&g, b), T0 + 3);
+        clock.set(T0 + 4);
+        ceiling.record_failure("connection refused");
+        let f = fenced(g.next_id());
+        assert_eq!(f.node, 5);
+        assert_eq!(f.ceiling_millis, T0 + 3);
+        assert_eq!(
+            f.reason,
+            FenceReason::NotRenewed {
+                last_renewed_millis: T0 + 1,
+                last_error: Some("connection refused".into())
+            }
+        );
+        assert!(
+            f.to_string()
+                .contains("last attempt failed: connection refused"),
+            "{f}"
+        );
+        // Non-blocking calls and batches are fenced alike.
+        assert!(matches!(g.try_next_id(), Err(GenerateError::Fenced(_))));
+        assert!(matches!(g.next_batch(3), Err(GenerateError::Fenced(_))));
+        // A raise lets it continue.
+        ceiling.raise(T0 + 10, T0 + 4);
+        let c = g.next_id().unwrap();
+        assert!(a < b && b < c);
+        assert_eq!(stamped(&g, c), T0 + 4);
+    }
+
+    #[test]
+    fn at_the_ceiling_a_call_waits_for_a_raise_or_fails_after_its_wait() {
+        let clock = Arc::new(ManualClock::new(T0));
+        let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
+            max: Duration::from_secs(30),
+        }));
+        let g = Generator::builder(presets::twitter(), 1)
+            .clock(clock.clone())
+            .ceiling(ceiling.clone())
+            .build()
+            .unwrap();
+        clock.set(T0 + 5);
+        let raiser = {
+            let ceiling = ceiling.clone();
+            thread::spawn(move || {
+                thread::sleep(Duration::from_millis(50));
+                ceiling.raise(T0 + 100, T0 + 5);
+            })
+        };
+        let id = g.next_id().unwrap();
+        raiser.join().unwrap();
+        assert_eq!(
+            g.layout().decompose(id).tick + g.layout().epoch_millis(),
+            T0 + 5
+        );
+
+        let short = Arc::new(Ceiling::new(CeilingWait::Wait {
+            max: Duration::from_millis(20),
+        }));
+        let g = Generator::builder(presets::twitter(), 1)
+            .clock(clock.clone())
+            .ceiling(short)
+            .build()
+            .unwrap();
+        clock.advance(Duration::from_millis(1));
+        assert!(matches!(g.next_id(), Err(GenerateError::Fenced(_))));
+    }
+
+    #[test]
+    fn a_closed_ceiling_fails_at_once_whatever_the_policy() {
+        let clock = Arc::new(ManualClock::new(T0));
+        let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
+            max: Duration::from_secs(3600),
+        }));
+        let g = Generator::builder(presets::twitter(), 1)
+            .clock(clock.clone())
+            .ceiling(ceiling.clone())
+            .build()
+            .unwrap();
+        ceiling.raise(T0 + 50, T0);
+        clock.set(T0 + 1);
+        g.next_id().unwrap();
+        ceiling.close(FenceReason::Lost {
+            fence: 4,
+            detected_millis: T0 + 2,
+        });
+        assert!(!ceiling.raise(T0 + 500, T0 + 2), "closed for good");
+        clock.set(T0 + 2);
+        let f = fenced(g.next_id());
+        assert_eq!(f.ceiling_millis, T0 + 50, "the last persisted ceiling");
+        assert_eq!(
+            f.reason,
+            FenceReason::Lost {
+                fence: 4,
+                detected_millis: T0 + 2
+            }
+        );
+    }
+
+    #[test]
+    fn one_ceiling_serves_one_generator() {
+        let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
+        let b = || Generator::builder(presets::twitter(), 1).ceiling(ceiling.clone());
+        let _first = b().build().unwrap();
+        assert_eq!(b().build().unwrap_err(), ConfigError::CeilingInUse);
     }
 }

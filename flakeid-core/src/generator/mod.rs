@@ -4,6 +4,7 @@ mod batch;
 mod builder;
 mod ceiling;
 mod policy;
+mod process;
 mod source;
 mod state;
 mod sync;
@@ -16,8 +17,11 @@ use std::time::Instant;
 
 pub use batch::IdBatch;
 pub use builder::GeneratorBuilder;
-pub use ceiling::{Ceiling, CeilingWait};
+pub(crate) use ceiling::{Ceiling, Sealable, sealable};
+pub use ceiling::{CeilingWait, LeasedGenerator};
 pub use policy::{ClockRegression, SequenceExhaustion};
+pub(crate) use process::Attach;
+pub use process::ProcessGenerator;
 
 use self::state::{Ahead, Blocked, Params, Reservation, SATURATING, SameTick};
 use self::sync::{AtomicU64, Ordering};
@@ -233,7 +237,8 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         self.regression
     }
 
-    /// Whether the generator stamps under a [`Ceiling`] (a leased node).
+    /// Whether the generator stamps under a node source's ceiling (a
+    /// leased node, or a high-water file).
     pub fn is_fenced(&self) -> bool {
         self.ceiling.is_some()
     }
@@ -640,25 +645,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// state (Acquire, pairing with this Release), sees the closed ceiling.
     /// So once the ceiling is closed, no ID is issued later than the mark.
     /// (Without a closed ceiling, new ticks may still be entered after it.)
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use flakeid_core::layout::presets;
-    /// use flakeid_core::node::{Ceiling, CeilingWait, FenceReason};
-    /// use flakeid_core::Generator;
-    /// use flakeid_core::layout::Layout;
-    ///
-    /// let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
-    /// ceiling.raise(u64::MAX, 0);
-    /// let generator = Generator::builder(presets::twitter(), 1).ceiling(ceiling.clone()).build()?;
-    /// let id = generator.next_id()?;
-    /// ceiling.close(FenceReason::Released { released_millis: 0 });
-    /// let mark = generator.seal().unwrap();
-    /// assert_eq!(mark, generator.layout().decompose(id).tick + presets::twitter().epoch_millis());
-    /// assert!(generator.next_id().is_err());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn seal(&self) -> Option<u64> {
+    pub(crate) fn seal(&self) -> Option<u64> {
         let last_seq = self.params.seqs - 1;
         let mut last = self.state.0.load(Ordering::Acquire);
         loop {
@@ -680,6 +667,11 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                 Err(actual) => last = actual,
             }
         }
+    }
+
+    /// What the generator does at its ceiling, if it has one.
+    pub(crate) fn ceiling_wait(&self) -> Option<CeilingWait> {
+        self.ceiling.as_ref().map(|c| c.wait_policy())
     }
 
     /// Whether this generator stamps under `ceiling`.
@@ -953,3 +945,21 @@ mod tests {
         }
     }
 }
+
+impl<L: Layout, C: Clock> Sealable for Generator<L, C> {
+    fn uses(&self, ceiling: &Arc<Ceiling>) -> bool {
+        self.uses_ceiling(ceiling)
+    }
+
+    fn seal(&self) -> Option<u64> {
+        Generator::seal(self)
+    }
+}
+
+impl<L: Layout, C: Clock> ceiling::sealed::Sealed for Generator<L, C> {
+    fn handle(&self) -> ceiling::sealed::Handle<'_> {
+        ceiling::sealed::Handle(self)
+    }
+}
+
+impl<L: Layout, C: Clock> LeasedGenerator for Generator<L, C> {}

@@ -4,7 +4,7 @@
 use crate::clock::Clock;
 use crate::decoded::Decoded;
 use crate::error::{ConfigError, FieldOutOfRange, GenerateError};
-use crate::layout::{BitLayout, DecimalLayout, RandomStart};
+use crate::layout::{BitLayout, DecimalLayout, Layout, RandomStart};
 use crate::source::{DecodeLayout, GlobalScheme, IdScheme, IdSource, NodeConfig, downcast};
 
 use super::Generator;
@@ -12,7 +12,10 @@ use super::Generator;
 impl NodeConfig {
     /// The configuration `generator` runs with; `node_var` names the
     /// variable its node ID came from.
-    pub(crate) fn of(generator: &Generator, node_var: Option<&'static str>) -> Self {
+    pub(crate) fn of<L: Layout, C: Clock>(
+        generator: &Generator<L, C>,
+        node_var: Option<&'static str>,
+    ) -> Self {
         NodeConfig {
             node: generator.node(),
             exhaustion: generator.sequence_exhaustion(),

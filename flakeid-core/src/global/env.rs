@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::encoding::parse_rfc3339;
 use crate::error::ConfigError;
-use crate::generator::{Generator, GeneratorBuilder};
+use crate::generator::{Generator, GeneratorBuilder, ProcessGenerator};
 use crate::layout::{BitLayout, presets};
 
 /// The environment variable holding the node ID.
@@ -30,9 +30,9 @@ fn env_var(name: &str) -> Option<String> {
 /// Builds the generator configured by the environment. The builder checked
 /// the epoch against the wall clock; the generator's own clock may read a
 /// little earlier, so its errors are attributed to the variables too.
-pub(crate) fn build_from_env() -> Result<Generator, ConfigError> {
+pub(crate) fn build_from_env() -> Result<ProcessGenerator, ConfigError> {
     let EnvConfig { builder, sources } = EnvConfig::read(env_var)?;
-    builder.build().map_err(|e| match e {
+    builder.build_process().map_err(|e| match e {
         ConfigError::EpochInFuture {
             epoch_millis,
             now_millis,

@@ -57,21 +57,24 @@
 
 mod env;
 
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 pub use env::builder_from_vars;
 
 use self::env::{NODE_ID_VAR, build_from_env};
+pub use crate::generator::ProcessGenerator;
+
+use crate::clock::Clock;
 use crate::error::ConfigError;
-use crate::generator::{Generator, GeneratorBuilder};
-use crate::layout::presets;
+use crate::generator::GeneratorBuilder;
+use crate::layout::{BitLayout, presets};
 use crate::schemes::decimal_id::{self, GeneratorIdSource};
 use crate::source::{GlobalScheme, IdSource, NodeConfig};
 
 /// The installed configuration: the process-wide generator and the
 /// sources built for other schemes from its node ID and policies.
 struct Process {
-    generator: Generator,
+    generator: Arc<ProcessGenerator>,
     config: NodeConfig,
     /// Sources of other schemes, built on first use; never removed, so the
     /// references handed out live as long as the process.
@@ -82,7 +85,13 @@ static PROCESS: OnceLock<Process> = OnceLock::new();
 /// The outcome of configuring from the environment lazily, once.
 static LAZY_ERROR: Mutex<Option<ConfigError>> = Mutex::new(None);
 
-/// Installs the process-wide generator built from `builder`.
+/// Installs the process-wide generator built from `builder`, with any
+/// clock (a [`ManualClock`](crate::ManualClock) lets tests drive the IDs of
+/// `#[flake_id]` types).
+///
+/// A builder from a node lease ([`NodeLease::generator_builder`](crate::node::NodeLease::generator_builder))
+/// makes the generator the lease's: when the lease is lost, the lease
+/// moves it to a new node (see [`ProcessGenerator`]).
 ///
 /// Calling `init` again with an identical configuration (layout, node,
 /// policies, catch-up window) returns the generator already installed, so
@@ -111,29 +120,35 @@ static LAZY_ERROR: Mutex<Option<ConfigError>> = Mutex::new(None);
 /// );
 /// # Ok::<(), ConfigError>(())
 /// ```
-pub fn init(builder: GeneratorBuilder) -> Result<&'static Generator, ConfigError> {
-    let candidate = builder.build()?;
-    install(candidate, None)
+pub fn init<C: Clock>(
+    builder: GeneratorBuilder<BitLayout, C>,
+) -> Result<&'static ProcessGenerator, ConfigError> {
+    install(builder.build_process()?, None)
 }
 
 fn install(
-    candidate: Generator,
+    candidate: ProcessGenerator,
     node_var: Option<&'static str>,
-) -> Result<&'static Generator, ConfigError> {
-    let config = NodeConfig::of(&candidate, node_var);
+) -> Result<&'static ProcessGenerator, ConfigError> {
+    let config = NodeConfig::of(candidate.current(), node_var);
     let rejected = PROCESS
         .set(Process {
-            generator: candidate,
+            generator: Arc::new(candidate),
             config,
             sources: Mutex::new(Vec::new()),
         })
         .err();
     match (PROCESS.get(), rejected) {
-        (Some(installed), None) => Ok(&installed.generator),
+        (Some(installed), None) => {
+            installed.generator.attach_source();
+            Ok(&*installed.generator)
+        }
         (Some(installed), Some(candidate))
-            if installed.generator.same_config(&candidate.generator) =>
+            if installed
+                .generator
+                .same_config(candidate.generator.current()) =>
         {
-            Ok(&installed.generator)
+            Ok(&*installed.generator)
         }
         _ => Err(ConfigError::AlreadyInitialized),
     }
@@ -144,7 +159,7 @@ fn install(
 ///
 /// # Errors
 /// As [`builder_from_vars`] and [`init`].
-pub fn init_from_env() -> Result<&'static Generator, ConfigError> {
+pub fn init_from_env() -> Result<&'static ProcessGenerator, ConfigError> {
     install(build_from_env()?, Some(NODE_ID_VAR))
 }
 
@@ -156,8 +171,8 @@ pub fn init_from_env() -> Result<&'static Generator, ConfigError> {
 ///
 /// # Errors
 /// The configuration error, naming the variable and value at fault.
-pub fn generator() -> Result<&'static Generator, ConfigError> {
-    process().map(|p| &p.generator)
+pub fn generator() -> Result<&'static ProcessGenerator, ConfigError> {
+    process().map(|p| &*p.generator)
 }
 
 /// The process-wide generator if one is installed, without configuring
@@ -171,8 +186,8 @@ pub fn generator() -> Result<&'static Generator, ConfigError> {
 /// assert!(global::get().is_some_and(|g| std::ptr::eq(g, installed)));
 /// # Ok::<(), flakeid_core::ConfigError>(())
 /// ```
-pub fn get() -> Option<&'static Generator> {
-    PROCESS.get().map(|p| &p.generator)
+pub fn get() -> Option<&'static ProcessGenerator> {
+    PROCESS.get().map(|p| &*p.generator)
 }
 
 /// The process-wide source of `scheme`'s IDs: the process-wide generator
@@ -200,7 +215,7 @@ pub fn get() -> Option<&'static Generator> {
 pub fn source_for(scheme: &'static dyn GlobalScheme) -> Result<&'static dyn IdSource, ConfigError> {
     let process = process()?;
     if scheme.same_scheme(process.generator.layout()) {
-        return Ok(&process.generator);
+        return Ok(&*process.generator);
     }
     if process.generator.is_fenced() {
         // The lease covers one space; another scheme's IDs under this node

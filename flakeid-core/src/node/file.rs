@@ -11,7 +11,9 @@ use thiserror::Error;
 
 use crate::clock::{Clock, MonotonicClock};
 use crate::error::{ConfigError, FenceReason};
-use crate::generator::{Ceiling, CeilingWait, Generator, GeneratorBuilder};
+use crate::generator::{
+    Ceiling, CeilingWait, Generator, GeneratorBuilder, LeasedGenerator, sealable,
+};
 use crate::layout::{BitLayout, Layout};
 
 /// How to open a [`HighWaterFile`] (see there for what it guarantees).
@@ -304,19 +306,26 @@ impl<L: Layout + Clone, C: Clock + Clone> HighWaterFile<L, C> {
         self.resume_after
     }
 
-    /// The generator's ceiling, raised by each write.
-    pub fn ceiling(&self) -> &Arc<Ceiling> {
-        &self.shared.ceiling
+    /// The generator's ceiling (Unix ms), raised by each write: the
+    /// generator stamps no ID later than this.
+    pub fn ceiling_millis(&self) -> u64 {
+        self.shared.ceiling.millis()
     }
 
     /// A builder for the node's generator: the node, the clock,
     /// [`resume_after`](GeneratorBuilder::resume_after) the file's mark and
-    /// the file's [`ceiling`](GeneratorBuilder::ceiling).
+    /// the file's ceiling. Its node and resume point are the file's:
+    /// changing them makes [`build`](GeneratorBuilder::build) fail with
+    /// [`ConfigError::FixedBySource`](crate::ConfigError::FixedBySource).
     pub fn generator_builder(&self) -> GeneratorBuilder<L, C> {
         Generator::builder(self.layout.clone(), self.node)
             .clock(self.shared.clock.clone())
             .resume_after(self.resume_after)
             .ceiling(self.shared.ceiling.clone())
+            .owned_by(
+                format!("the high-water file {}", self.shared.path.display()),
+                None,
+            )
     }
 
     /// Stops the writer and `generator` (it issues nothing more) and
@@ -328,12 +337,13 @@ impl<L: Layout + Clone, C: Clock + Clone> HighWaterFile<L, C> {
     /// [`HighWaterFileError::NotThisNode`] for a generator built from
     /// another node source; [`HighWaterFileError::Io`] when the mark
     /// cannot be written (the file then keeps the last ceiling).
-    pub fn release<L2: Layout, C2: Clock>(
+    pub fn release<G: LeasedGenerator + ?Sized>(
         mut self,
-        generator: &Generator<L2, C2>,
+        generator: &G,
     ) -> Result<u64, HighWaterFileError> {
+        let generator = sealable(generator);
         let path = self.shared.path.display().to_string();
-        if !generator.uses_ceiling(&self.shared.ceiling) {
+        if !generator.uses(&self.shared.ceiling) {
             return Err(HighWaterFileError::NotThisNode { path });
         }
         self.stop(FenceReason::Released {

@@ -29,11 +29,11 @@ mod kubernetes;
 pub(crate) mod lease;
 
 pub use crate::error::{FenceReason, Fenced};
-pub use crate::generator::{Ceiling, CeilingWait};
+pub use crate::generator::{CeilingWait, LeasedGenerator};
 pub use file::{HighWaterFile, HighWaterFileError, HighWaterFileOptions};
 pub use kubernetes::{Ordinal, OrdinalError};
 pub use lease::{
-    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, Claimed, LeaseError, LeaseOptions, LeaseSql,
+    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseError, LeaseOptions, LeaseSql, LeaseStatus,
     LeaseStore, MemoryLeaseStore, NodeLease, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
-    SqlLeaseStore,
+    Renewal, SqlLeaseStore,
 };

@@ -28,6 +28,7 @@ mod layout {
 }
 mod node {
     mod capacity;
+    mod fleet;
     mod lease;
 }
 mod public_id {

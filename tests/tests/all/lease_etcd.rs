@@ -9,7 +9,7 @@ use flakeid_core::layout::Layout;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
     AsyncLeaseStore as _, CeilingWait, ClaimRequest, FenceReason, Fenced, LeaseError, LeaseOptions,
-    ReleaseRequest, RenewRequest,
+    ReleaseRequest, RenewRequest, Renewal,
 };
 use flakeid_core::{GenerateError, Generator};
 use flakeid_etcd::EtcdLeaseStore;
@@ -178,6 +178,7 @@ async fn etcd_expired_lease_hands_over_its_high_water_and_fences_the_old_holder(
         owner,
         holder: owner,
         ttl: Duration::from_secs(1),
+        max_ahead_millis: u64::MAX,
     };
     let a = store.try_claim(&claim("a")).await.unwrap().expect("free");
     assert_eq!((a.fence, a.high_water_millis), (1, 0));
@@ -191,8 +192,12 @@ async fn etcd_expired_lease_hands_over_its_high_water_and_fences_the_old_holder(
         fence,
         ttl: Duration::from_secs(1),
         ceiling_millis,
+        max_ahead_millis: u64::MAX,
     };
-    assert!(store.renew(&renew("a", 1, ceiling)).await.unwrap());
+    assert_eq!(
+        store.renew(&renew("a", 1, ceiling)).await.unwrap(),
+        Renewal::Renewed
+    );
     // A stops renewing; etcd expires its lease by etcd's clock.
     until_expired(store.client(), &space, 0).await;
     let b = store
@@ -202,7 +207,10 @@ async fn etcd_expired_lease_hands_over_its_high_water_and_fences_the_old_holder(
         .expect("expired");
     assert_eq!((b.fence, b.high_water_millis), (2, ceiling));
     // A is fenced: no renewal, no release.
-    assert!(!store.renew(&renew("a", 1, ceiling + 1)).await.unwrap());
+    assert_eq!(
+        store.renew(&renew("a", 1, ceiling + 1)).await.unwrap(),
+        Renewal::Lost
+    );
     let release = |owner, fence, high_water_millis| ReleaseRequest {
         space: &space,
         node: 0,
@@ -216,7 +224,10 @@ async fn etcd_expired_lease_hands_over_its_high_water_and_fences_the_old_holder(
     // B's lease expires unclaimed: B's renewal takes the node up again
     // under a new etcd lease (its fence is still the node's).
     until_expired(store.client(), &space, 0).await;
-    assert!(store.renew(&renew("b", 2, ceiling + 10)).await.unwrap());
+    assert_eq!(
+        store.renew(&renew("b", 2, ceiling + 10)).await.unwrap(),
+        Renewal::Renewed
+    );
     let (value, _) = holder_key(store.client(), &space, 0)
         .await
         .expect("held again");

@@ -15,8 +15,9 @@ pub enum LeaseError {
     /// a database ID function ([`IdFunction`](crate::sql::IdFunction)), whose
     /// reservation does not expire.
     #[error(
-        "all {nodes} node IDs ({first}..={last}) of space {space:?} are {}",
-        all_taken_detail(*nodes, *reserved, *node, *expires_in, *waited)
+        "all {nodes} node IDs ({first}..={last}) of space {space:?} are {}{}",
+        all_taken_detail(*nodes, *reserved, *ahead_of_clock, *node, *expires_in, *waited),
+        ahead_detail(*ahead_of_clock, *ahead_until_millis)
     )]
     AllTaken {
         /// The ID space.
@@ -29,6 +30,14 @@ pub enum LeaseError {
         last: u64,
         /// How many of them a database ID function reserves.
         reserved: u64,
+        /// How many free nodes were skipped because their high-water mark
+        /// lies too far ahead of the store's clock (left by a holder whose
+        /// clock ran ahead; see [`LeaseOptions::max_clock_skew`](super::LeaseOptions::max_clock_skew)).
+        ahead_of_clock: u64,
+        /// The earliest of those marks (Unix ms; 0 when there are none):
+        /// the first such node is usable once the store's clock gets close
+        /// to it.
+        ahead_until_millis: u64,
         /// The node whose lease expires first (when every node is
         /// reserved, the first reserved one).
         node: u64,
@@ -37,6 +46,31 @@ pub enum LeaseError {
         expires_in: Duration,
         /// How long the claim waited for a free node.
         waited: Duration,
+    },
+    /// The store refused this holder's ceiling: it lay further ahead of
+    /// the store's clock than the ceiling lead plus the allowed skew, so
+    /// this holder's clock runs ahead ([`LeaseOptions::max_clock_skew`](super::LeaseOptions::max_clock_skew)).
+    /// Nothing was persisted; the node was released at once.
+    #[error(
+        "the clock of holder {holder} reads {holder_millis} ms, {} ms ahead of the lease \
+         store's ({store_millis} ms), more than the {max_skew:?} allowed: node {node} of space \
+         {space:?} was not taken, so that no mark ahead of the store's clock holds later holders \
+         back; fix this machine's clock (NTP) or raise LeaseOptions::max_clock_skew",
+        holder_millis.saturating_sub(u64::try_from(*store_millis).unwrap_or(0))
+    )]
+    ClockAhead {
+        /// The ID space.
+        space: String,
+        /// The node whose first ceiling was refused.
+        node: u64,
+        /// This holder (`host/pid` unless [`LeaseOptions::holder`](super::LeaseOptions::holder) says otherwise).
+        holder: String,
+        /// This holder's clock (Unix ms).
+        holder_millis: u64,
+        /// The store's clock (Unix ms).
+        store_millis: i64,
+        /// The skew allowed.
+        max_skew: Duration,
     },
     /// A statement of the lease store failed.
     #[error("the lease store could not {operation} for space {space:?}: {source}")]
@@ -120,11 +154,24 @@ pub enum LeaseError {
     Config(#[from] ConfigError),
 }
 
+/// The end of [`LeaseError::AllTaken`]'s message about nodes skipped for a
+/// mark ahead of the store's clock.
+fn ahead_detail(ahead: u64, until: u64) -> String {
+    match until {
+        until if ahead > 0 => format!(
+            "; {ahead} of them free but unusable: their high-water mark lies ahead of the \
+             store's clock (left by a holder whose clock ran ahead), the earliest until {until} ms"
+        ),
+        _ => String::new(),
+    }
+}
+
 /// The end of [`LeaseError::AllTaken`]'s message: what holds the nodes and
 /// when the first one frees.
 fn all_taken_detail(
     nodes: u64,
     reserved: u64,
+    ahead: u64,
     node: u64,
     expires_in: Duration,
     waited: Duration,
@@ -135,13 +182,33 @@ fn all_taken_detail(
              its node until it is uninstalled (waited {waited:?})"
         );
     }
-    let held = if reserved == 0 {
-        "leased".to_owned()
-    } else {
-        format!("leased or reserved ({reserved} by a database ID function, which never expire)")
+    let mut held = Vec::new();
+    if nodes > reserved + ahead {
+        held.push("leased");
+    }
+    if reserved > 0 {
+        held.push("reserved");
+    }
+    if ahead > 0 {
+        held.push("unusable");
+    }
+    let held = match held.as_slice() {
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+        [] => String::new(),
     };
+    let reserved_count = reserved;
+    let reserved = if reserved == 0 {
+        String::new()
+    } else {
+        format!(" ({reserved} reserved by a database ID function, which never expire)")
+    };
+    if nodes <= reserved_count + ahead {
+        // No lease among them to wait for.
+        return format!("{held}{reserved} (waited {waited:?})");
+    }
     format!(
-        "{held}; the first lease to expire (node {node}) ends in {expires_in:?} by the \
+        "{held}{reserved}; the first lease to expire (node {node}) ends in {expires_in:?} by the \
          database's clock (waited {waited:?})"
     )
 }

@@ -1,175 +1,642 @@
-//! The holder's side of a lease, common to the blocking and the async
-//! handle: what the renewal and the handle share, and what releasing does.
+//! The holder's side of a lease, shared by the blocking and the async
+//! handle and by their renewals: the node held now, what a renewal's
+//! outcome means, moving to a new node, the status, the events, releasing.
+//!
+//! Every step here is synchronous and does no I/O: the renewals
+//! (`blocking.rs`, `asynchronous.rs`) call the store and hand the outcome
+//! to these steps, and the protocol simulation drives the same steps.
 
-use core::time::Duration;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
 
+use super::claim::Won;
 use super::error::LeaseError;
-use super::store::{ReleaseRequest, RenewRequest};
+use super::options::Plan;
+use super::status::LeaseStatus;
+use super::store::{ReleaseRequest, RenewRequest, Renewal};
 use crate::clock::Clock;
 use crate::error::FenceReason;
-use crate::generator::{Ceiling, Generator, GeneratorBuilder};
+use crate::generator::{Attach, Ceiling, Generator, GeneratorBuilder, ProcessGenerator, Sealable};
 use crate::layout::Layout;
 use crate::store::StoreError;
 
-/// What the renewal and the lease handle share.
-pub(super) struct Shared<C> {
-    pub(super) space: String,
+/// Where `tracing` events of leases go.
+pub(super) const TARGET: &str = "flakeid::lease";
+
+/// The node a lease holds now (a new one after a move).
+#[derive(Debug)]
+pub(super) struct Holding {
     pub(super) node: u64,
-    pub(super) owner: String,
     pub(super) fence: u64,
-    pub(super) ttl: Duration,
-    pub(super) renew_every: Duration,
-    pub(super) lead_millis: u64,
-    pub(super) clock: C,
     pub(super) ceiling: Arc<Ceiling>,
-    pub(super) stop: Mutex<bool>,
-    pub(super) stopped: Condvar,
+    /// The previous holders' high-water mark: the generator starts after it.
+    pub(super) resume_after: u64,
+    /// When the lease first ended, by the store's clock.
+    pub(super) lease_until_millis: i64,
 }
 
-impl<C: Clock> Shared<C> {
-    pub(super) fn renew_request(&self, ceiling_millis: u64) -> RenewRequest<'_> {
-        RenewRequest {
-            space: &self.space,
-            node: self.node,
-            owner: &self.owner,
-            fence: self.fence,
-            ttl: self.ttl,
-            ceiling_millis,
-        }
-    }
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Held,
+    /// Lost; claiming another node for the process-wide generator.
+    Moving {
+        from_node: u64,
+        since_millis: u64,
+    },
+    /// Lost for good (no process-wide generator to move, or healing off).
+    Lost {
+        since_millis: u64,
+    },
+    Released,
+}
 
-    /// The next ceiling: the lead ahead of the clock, never lower than the
-    /// current one.
-    pub(super) fn next_ceiling(&self) -> u64 {
-        self.clock
-            .now_millis()
-            .saturating_add(self.lead_millis)
-            .max(self.ceiling.millis())
-    }
+#[derive(Debug)]
+struct State {
+    holding: Arc<Holding>,
+    phase: Phase,
+    /// The renewal ends: released, dropped, or lost for good.
+    stopped: bool,
+    /// Renewals have failed in a row since (generator clock, Unix ms).
+    failing_since: Option<u64>,
+    last_error: Option<String>,
+    /// Events already emitted for this run of failures.
+    warned_ceiling: bool,
+    logged_fenced: bool,
+}
 
-    /// Applies a renewal's outcome; whether to keep renewing.
-    pub(super) fn renewed(&self, ceiling_millis: u64, result: Result<bool, StoreError>) -> bool {
-        let now = self.clock.now_millis();
-        match result {
-            // Persisted: the generator may use it. (Refused once closed.)
-            Ok(true) => self.ceiling.raise(ceiling_millis, now),
-            Ok(false) => {
-                self.ceiling.close(FenceReason::Lost {
-                    fence: self.fence,
-                    detected_millis: now,
-                });
-                false
-            }
-            Err(e) => {
-                self.ceiling.record_failure(e.to_string());
-                !self.is_stopped()
-            }
-        }
+/// What the renewal does after a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Next {
+    /// Renew again after the interval.
+    Renew,
+    /// The node was lost and the process-wide generator waits: claim a new
+    /// node ([`Core::claim_round`](super::options::Plan::claim_round)), then [`Core::moved`].
+    Move,
+    /// Stop renewing.
+    Stop,
+}
+
+/// A lease's state, shared by its handle and its renewal.
+pub(super) struct Core<L, C> {
+    pub(super) plan: Plan<L, C>,
+    state: Mutex<State>,
+    /// Notified when the lease stops (the blocking renewal waits on it).
+    stopped: Condvar,
+    /// The process-wide generator, once the lease's builder went to
+    /// [`global::init`](crate::global::init).
+    process: OnceLock<Arc<ProcessGenerator>>,
+}
+
+impl<L, C> core::fmt::Debug for Core<L, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let holding = self.holding();
+        f.debug_struct("Lease")
+            .field("space", &self.plan.options.space)
+            .field("node", &holding.node)
+            .field("fence", &holding.fence)
+            .field("ceiling_millis", &holding.ceiling.millis())
+            .finish_non_exhaustive()
     }
 }
 
-impl<C> Shared<C> {
+impl<L, C> Attach for Core<L, C>
+where
+    L: Send + Sync,
+    C: Send + Sync,
+{
+    fn attach(&self, process: Arc<ProcessGenerator>) {
+        let _ = self.process.set(process);
+    }
+}
+
+impl<L, C> Core<L, C> {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The node held now.
+    pub(super) fn holding(&self) -> Arc<Holding> {
+        self.lock().holding.clone()
+    }
+
     pub(super) fn is_stopped(&self) -> bool {
-        *self.stop.lock().unwrap_or_else(PoisonError::into_inner)
+        self.lock().stopped
     }
 
-    pub(super) fn stop(&self) {
-        *self.stop.lock().unwrap_or_else(PoisonError::into_inner) = true;
+    /// Sleeps for `d` unless the lease stops first; whether it stopped.
+    pub(super) fn wait_stopped(&self, d: Duration) -> bool {
+        let guard = self.lock();
+        let (guard, _) = self
+            .stopped
+            .wait_timeout_while(guard, d, |s| !s.stopped)
+            .unwrap_or_else(PoisonError::into_inner);
+        guard.stopped
+    }
+
+    fn stop(&self, state: &mut State) {
+        state.stopped = true;
+        if matches!(state.phase, Phase::Moving { .. })
+            && let Some(p) = self.process.get()
+        {
+            p.abandon_move();
+        }
         self.stopped.notify_all();
     }
 
-    /// Sleeps for `d` unless stopped first; whether it was stopped.
-    pub(super) fn wait_stopped(&self, d: Duration) -> bool {
-        let guard = self.stop.lock().unwrap_or_else(PoisonError::into_inner);
-        let (guard, _) = self
-            .stopped
-            .wait_timeout_while(guard, d, |stop| !*stop)
-            .unwrap_or_else(PoisonError::into_inner);
-        *guard
-    }
-}
-
-/// The holder's side of a lease, common to [`NodeLease`] and [`AsyncNodeLease`].
-pub(super) struct Lease<L, C> {
-    pub(super) shared: Arc<Shared<C>>,
-    pub(super) layout: L,
-    pub(super) resume_after: u64,
-    pub(super) lease_until_millis: i64,
-    /// Released (or found lost): nothing left to do on drop.
-    pub(super) done: bool,
-}
-
-impl<L: Layout + Clone, C: Clock + Clone> Lease<L, C> {
-    pub(super) fn generator_builder(&self) -> GeneratorBuilder<L, C> {
-        Generator::builder(self.layout.clone(), self.shared.node)
-            .clock(self.shared.clock.clone())
-            .resume_after(self.resume_after)
-            .ceiling(self.shared.ceiling.clone())
-    }
-
-    /// Stops renewing and the generator; the exact high-water mark to record.
-    pub(super) fn finish<L2: Layout, C2: Clock>(
-        &mut self,
-        generator: Option<&Generator<L2, C2>>,
-    ) -> Result<u64, LeaseError> {
-        let s = &self.shared;
-        match generator {
-            Some(g) if !g.uses_ceiling(&s.ceiling) => {
-                return Err(LeaseError::NotThisLease { node: s.node });
-            }
-            None if s.ceiling.is_attached() => {
-                return Err(LeaseError::GeneratorInUse { node: s.node });
-            }
-            _ => {}
+    /// The handle was dropped without a release: the renewal stops, the
+    /// generator stops at once, the row frees itself after the TTL.
+    pub(super) fn dropped(&self) {
+        let mut state = self.lock();
+        if state.stopped {
+            return;
         }
-        s.stop();
-        s.ceiling.close(FenceReason::Released {
-            released_millis: s.clock.now_millis(),
-        });
-        self.done = true;
-        let last = generator.and_then(Generator::seal);
-        Ok(last.unwrap_or(0).max(self.resume_after))
+        state.holding.ceiling.close(FenceReason::Dropped);
+        self.stop(&mut state);
+        tracing::warn!(
+            target: TARGET,
+            space = %self.plan.options.space,
+            node = state.holding.node,
+            fence = state.holding.fence,
+            owner = %self.plan.owner,
+            "node lease dropped without release: IDs stop now, the node frees itself after the TTL"
+        );
     }
 
-    pub(super) fn release_request(&self, high_water_millis: u64) -> ReleaseRequest<'_> {
+    pub(super) fn release_request<'a>(
+        &'a self,
+        holding: &Holding,
+        high_water_millis: u64,
+    ) -> ReleaseRequest<'a> {
         ReleaseRequest {
-            space: &self.shared.space,
-            node: self.shared.node,
-            owner: &self.shared.owner,
-            fence: self.shared.fence,
+            space: &self.plan.options.space,
+            node: holding.node,
+            owner: &self.plan.owner,
+            fence: holding.fence,
             high_water_millis,
         }
     }
 
-    pub(super) fn released(&self, result: Result<bool, StoreError>) -> Result<u64, LeaseError> {
-        let s = &self.shared;
-        match result {
-            Ok(true) => Ok(s.fence),
-            Ok(false) => Err(LeaseError::Lost {
-                space: s.space.clone(),
-                node: s.node,
-                fence: s.fence,
-            }),
-            Err(e) => Err(LeaseError::Store {
-                operation: format!(
-                    "release node {} (fence {}; the row frees itself after the TTL)",
-                    s.node, s.fence
-                ),
-                space: s.space.clone(),
-                source: e,
-            }),
+    pub(super) fn renew_request<'a>(
+        &'a self,
+        holding: &Holding,
+        ceiling_millis: u64,
+    ) -> RenewRequest<'a> {
+        RenewRequest {
+            space: &self.plan.options.space,
+            node: holding.node,
+            owner: &self.plan.owner,
+            fence: holding.fence,
+            ttl: self.plan.options.ttl,
+            ceiling_millis,
+            max_ahead_millis: self.plan.max_ahead_millis,
         }
     }
 }
 
-impl<L, C> Drop for Lease<L, C> {
-    fn drop(&mut self) {
-        if !self.done {
-            // Not released: stop renewing; the row frees itself after the
-            // TTL, and the generator stops at its ceiling at once.
-            self.shared.stop();
-            self.shared.ceiling.close(FenceReason::Dropped);
+impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
+    /// The lease of a node just won.
+    pub(super) fn new(plan: Plan<L, C>, won: Won) -> Arc<Self> {
+        let holding = Arc::new(plan.holding(&won));
+        tracing::info!(
+            target: TARGET,
+            space = %plan.options.space,
+            node = holding.node,
+            fence = holding.fence,
+            owner = %plan.owner,
+            holder = %plan.holder,
+            resume_after_millis = holding.resume_after,
+            ceiling_millis = won.ceiling_millis,
+            "node lease claimed"
+        );
+        Arc::new(Core {
+            plan,
+            state: Mutex::new(State {
+                holding,
+                phase: Phase::Held,
+                stopped: false,
+                failing_since: None,
+                last_error: None,
+                warned_ceiling: false,
+                logged_fenced: false,
+            }),
+            stopped: Condvar::new(),
+            process: OnceLock::new(),
+        })
+    }
+
+    fn now(&self) -> u64 {
+        self.plan.options.clock.now_millis()
+    }
+
+    /// A builder for the generator of the node held now; see
+    /// `NodeLease::generator_builder`.
+    pub(super) fn generator_builder(self: &Arc<Self>) -> GeneratorBuilder<L, C> {
+        let holding = self.holding();
+        let attach: Arc<dyn Attach> = self.clone();
+        Generator::builder(self.plan.options.layout.clone(), holding.node)
+            .clock(self.plan.options.clock.clone())
+            .resume_after(holding.resume_after)
+            .ceiling(holding.ceiling.clone())
+            .owned_by(
+                format!(
+                    "the node lease of node {} in space {:?}",
+                    holding.node, self.plan.options.space
+                ),
+                Some(attach),
+            )
+    }
+
+    /// What the next renewal asks for: the node held now and the new
+    /// ceiling (the lead ahead of the clock, never lower than the current
+    /// one). `None` once the lease stopped.
+    pub(super) fn renewal(&self) -> Option<(Arc<Holding>, u64)> {
+        let state = self.lock();
+        if state.stopped || !matches!(state.phase, Phase::Held) {
+            return None;
+        }
+        let ceiling = self
+            .now()
+            .saturating_add(self.plan.lead_millis)
+            .max(state.holding.ceiling.millis());
+        Some((state.holding.clone(), ceiling))
+    }
+
+    /// A renewal of `holding` to `ceiling_millis` has not been answered
+    /// within the interval.
+    pub(super) fn no_answer(&self, holding: &Arc<Holding>, waited: Duration) {
+        let mut state = self.lock();
+        if Arc::ptr_eq(holding, &state.holding) && !state.stopped {
+            self.failed(&mut state, format!("no answer within {waited:?}"));
+        }
+    }
+
+    /// Applies a renewal's outcome.
+    pub(super) fn renewed(
+        &self,
+        holding: &Arc<Holding>,
+        ceiling_millis: u64,
+        result: Result<Renewal, StoreError>,
+    ) -> Next {
+        let mut state = self.lock();
+        if state.stopped {
+            return Next::Stop;
+        }
+        if !Arc::ptr_eq(holding, &state.holding) {
+            return Next::Renew;
+        }
+        let now = self.now();
+        match result {
+            Ok(Renewal::Renewed) => {
+                // Persisted: the generator may use it.
+                holding.ceiling.raise(ceiling_millis, now);
+                if let Some(since) = state.failing_since.take() {
+                    tracing::info!(
+                        target: TARGET,
+                        space = %self.plan.options.space,
+                        node = holding.node,
+                        fence = holding.fence,
+                        owner = %self.plan.owner,
+                        failing_for_ms = now.saturating_sub(since),
+                        ceiling_millis,
+                        "node lease renewed again after failures"
+                    );
+                }
+                state.last_error = None;
+                state.warned_ceiling = false;
+                state.logged_fenced = false;
+                Next::Renew
+            }
+            Ok(Renewal::ClockAhead { store_now_millis }) => {
+                let holder_millis = ceiling_millis.saturating_sub(self.plan.lead_millis);
+                let ahead =
+                    holder_millis.saturating_sub(u64::try_from(store_now_millis).unwrap_or(0));
+                tracing::error!(
+                    target: TARGET,
+                    space = %self.plan.options.space,
+                    node = holding.node,
+                    fence = holding.fence,
+                    owner = %self.plan.owner,
+                    holder = %self.plan.holder,
+                    holder_millis,
+                    store_millis = store_now_millis,
+                    ahead_ms = ahead,
+                    max_skew_ms = u64::try_from(self.plan.options.max_clock_skew.as_millis()).unwrap_or(u64::MAX),
+                    "node lease renewal refused: this holder's clock runs ahead of the store's by more than the allowed skew"
+                );
+                self.failed(
+                    &mut state,
+                    format!(
+                        "the store refused the ceiling: this holder's clock reads {holder_millis} ms, \
+                         {ahead} ms ahead of the store's ({store_now_millis} ms)"
+                    ),
+                );
+                Next::Renew
+            }
+            Ok(_) => {
+                // Lost (`Renewal` is non-exhaustive; nothing else means the row is ours).
+                holding.ceiling.close(FenceReason::Lost {
+                    fence: holding.fence,
+                    detected_millis: now,
+                });
+                let moving = self.plan.options.heal
+                    && self
+                        .process
+                        .get()
+                        .is_some_and(|p| p.begin_move(&holding.ceiling));
+                tracing::error!(
+                    target: TARGET,
+                    space = %self.plan.options.space,
+                    node = holding.node,
+                    fence = holding.fence,
+                    owner = %self.plan.owner,
+                    moving,
+                    "node lease lost: another holder took the node; IDs of this node stopped"
+                );
+                if moving {
+                    state.phase = Phase::Moving {
+                        from_node: holding.node,
+                        since_millis: now,
+                    };
+                    Next::Move
+                } else {
+                    state.phase = Phase::Lost { since_millis: now };
+                    self.stop(&mut state);
+                    Next::Stop
+                }
+            }
+            Err(e) => {
+                self.failed(&mut state, e.to_string());
+                Next::Renew
+            }
+        }
+    }
+
+    /// Records a failed renewal: on the ceiling (for the generator's
+    /// error), in the status, and as events.
+    fn failed(&self, state: &mut State, error: String) {
+        let now = self.now();
+        let holding = state.holding.clone();
+        holding.ceiling.record_failure(error.clone());
+        let since = *state.failing_since.get_or_insert(now);
+        let ceiling = holding.ceiling.millis();
+        let ceiling_in_ms = ceiling.saturating_sub(now);
+        tracing::warn!(
+            target: TARGET,
+            space = %self.plan.options.space,
+            node = holding.node,
+            fence = holding.fence,
+            owner = %self.plan.owner,
+            error = %error,
+            failing_for_ms = now.saturating_sub(since),
+            ceiling_in_ms,
+            "node lease renewal failed"
+        );
+        let renew_every = u64::try_from(self.plan.options.renew_every.as_millis()).unwrap_or(0);
+        if now >= ceiling {
+            if !state.logged_fenced {
+                state.logged_fenced = true;
+                tracing::error!(
+                    target: TARGET,
+                    space = %self.plan.options.space,
+                    node = holding.node,
+                    fence = holding.fence,
+                    owner = %self.plan.owner,
+                    ceiling_millis = ceiling,
+                    error = %error,
+                    "node lease fenced: the generator reached its ceiling and issues no IDs until a renewal gets through"
+                );
+            }
+        } else if ceiling_in_ms <= renew_every.saturating_mul(2) && !state.warned_ceiling {
+            state.warned_ceiling = true;
+            tracing::warn!(
+                target: TARGET,
+                space = %self.plan.options.space,
+                node = holding.node,
+                fence = holding.fence,
+                owner = %self.plan.owner,
+                ceiling_millis = ceiling,
+                ceiling_in_ms,
+                "node lease ceiling approaching: IDs stop at the ceiling unless a renewal gets through"
+            );
+        }
+        state.last_error = Some(error);
+    }
+
+    /// A node was won for the process-wide generator after the lease was
+    /// lost: it becomes the lease's node and the generator moves to it.
+    /// Gives the node back when the lease stopped meanwhile, or when the
+    /// generator cannot move to it (then the lease is lost for good).
+    pub(super) fn moved(&self, won: Won) -> Result<(), Won> {
+        let mut state = self.lock();
+        let Phase::Moving {
+            from_node,
+            since_millis,
+        } = state.phase
+        else {
+            return Err(won);
+        };
+        if state.stopped {
+            return Err(won);
+        }
+        let holding = Arc::new(self.plan.holding(&won));
+        let Some(process) = self.process.get() else {
+            return Err(won);
+        };
+        if let Err(e) = process.move_to(holding.node, holding.resume_after, holding.ceiling.clone())
+        {
+            tracing::error!(
+                target: TARGET,
+                space = %self.plan.options.space,
+                node = holding.node,
+                owner = %self.plan.owner,
+                error = %e,
+                "node lease: the generator cannot move to the new node; the lease stays lost"
+            );
+            state.phase = Phase::Lost {
+                since_millis: self.now(),
+            };
+            self.stop(&mut state);
+            return Err(won);
+        }
+        let now = self.now();
+        tracing::warn!(
+            target: TARGET,
+            space = %self.plan.options.space,
+            from_node,
+            node = holding.node,
+            fence = holding.fence,
+            owner = %self.plan.owner,
+            resume_after_millis = holding.resume_after,
+            moving_for_ms = now.saturating_sub(since_millis),
+            "node lease re-claimed: the process-wide generator moved to a new node"
+        );
+        state.holding = holding;
+        state.phase = Phase::Held;
+        state.failing_since = None;
+        state.last_error = None;
+        state.warned_ceiling = false;
+        state.logged_fenced = false;
+        Ok(())
+    }
+
+    /// A claim round for the move failed; it is tried again.
+    pub(super) fn move_failed(&self, error: &LeaseError) {
+        let state = self.lock();
+        if let Phase::Moving { from_node, .. } = state.phase {
+            tracing::warn!(
+                target: TARGET,
+                space = %self.plan.options.space,
+                from_node,
+                owner = %self.plan.owner,
+                error = %error,
+                "node lease: claiming a new node failed; trying again"
+            );
+        }
+    }
+
+    /// Whether the lease is moving to a new node (and not stopped).
+    pub(super) fn is_moving(&self) -> bool {
+        let state = self.lock();
+        !state.stopped && matches!(state.phase, Phase::Moving { .. })
+    }
+
+    /// The lease's state for health checks (see [`LeaseStatus`]).
+    pub(super) fn status(&self) -> LeaseStatus {
+        let state = self.lock();
+        let h = &state.holding;
+        match state.phase {
+            Phase::Released => return LeaseStatus::Released,
+            Phase::Moving {
+                from_node,
+                since_millis,
+            } => {
+                return LeaseStatus::Moving {
+                    from_node,
+                    since_millis,
+                };
+            }
+            Phase::Lost { .. } | Phase::Held => {}
+        }
+        let reason = h.ceiling.reason();
+        let ceiling_millis = h.ceiling.millis();
+        let closed = h.ceiling.is_closed();
+        let now = self.now();
+        if closed || now >= ceiling_millis {
+            let since_millis = match (&reason, state.phase) {
+                (_, Phase::Lost { since_millis }) => since_millis,
+                (FenceReason::Released { released_millis }, _) => *released_millis,
+                _ => ceiling_millis,
+            };
+            return LeaseStatus::Fenced {
+                node: h.node,
+                fence: h.fence,
+                since_millis,
+                reason,
+            };
+        }
+        match state.failing_since {
+            Some(since_millis) => LeaseStatus::RenewingLate {
+                node: h.node,
+                fence: h.fence,
+                since_millis,
+                ceiling_millis,
+                last_error: state.last_error.clone(),
+            },
+            None => LeaseStatus::Held {
+                node: h.node,
+                fence: h.fence,
+                ceiling_millis,
+            },
+        }
+    }
+
+    /// Starts a release: stops the renewal and `generator` (it issues
+    /// nothing more); the node and the exact high-water mark to record.
+    pub(super) fn finish(
+        &self,
+        generator: Option<&dyn Sealable>,
+    ) -> Result<(Arc<Holding>, u64), LeaseError> {
+        let mut state = self.lock();
+        let holding = state.holding.clone();
+        match generator {
+            Some(g) if !g.uses(&holding.ceiling) => {
+                return Err(LeaseError::NotThisLease { node: holding.node });
+            }
+            None if holding.ceiling.is_attached() => {
+                return Err(LeaseError::GeneratorInUse { node: holding.node });
+            }
+            _ => {}
+        }
+        holding.ceiling.close(FenceReason::Released {
+            released_millis: self.now(),
+        });
+        let last = generator.and_then(Sealable::seal);
+        state.phase = Phase::Released;
+        self.stop(&mut state);
+        Ok((holding.clone(), last.unwrap_or(0).max(holding.resume_after)))
+    }
+
+    /// The outcome of the release statement for `holding`.
+    pub(super) fn released(
+        &self,
+        holding: &Holding,
+        high_water_millis: u64,
+        result: Result<bool, StoreError>,
+    ) -> Result<u64, LeaseError> {
+        let space = &self.plan.options.space;
+        match result {
+            Ok(true) => {
+                tracing::info!(
+                    target: TARGET,
+                    space = %space,
+                    node = holding.node,
+                    fence = holding.fence,
+                    owner = %self.plan.owner,
+                    high_water_millis,
+                    "node lease released"
+                );
+                Ok(high_water_millis)
+            }
+            Ok(false) => Err(LeaseError::Lost {
+                space: space.clone(),
+                node: holding.node,
+                fence: holding.fence,
+            }),
+            Err(e) => {
+                tracing::warn!(
+                    target: TARGET,
+                    space = %space,
+                    node = holding.node,
+                    fence = holding.fence,
+                    owner = %self.plan.owner,
+                    error = %e,
+                    "node lease release failed; the node frees itself after the TTL"
+                );
+                Err(LeaseError::Store {
+                    operation: format!(
+                        "release node {} (fence {}; the row frees itself after the TTL)",
+                        holding.node, holding.fence
+                    ),
+                    space: space.clone(),
+                    source: e,
+                })
+            }
+        }
+    }
+}
+
+impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
+    /// The holding of a node just won, its ceiling raised to the first
+    /// ceiling persisted.
+    fn holding(&self, won: &Won) -> Holding {
+        let ceiling = Arc::new(Ceiling::new(self.options.at_ceiling));
+        ceiling.raise(won.ceiling_millis, self.options.clock.now_millis());
+        Holding {
+            node: won.node,
+            fence: won.row.fence,
+            ceiling,
+            resume_after: won.row.high_water_millis,
+            lease_until_millis: won.row.lease_until_millis,
         }
     }
 }
@@ -177,44 +644,68 @@ impl<L, C> Drop for Lease<L, C> {
 /// Accessors shared by both lease handles.
 macro_rules! lease_accessors {
     () => {
-        /// The leased node ID.
+        /// The leased node ID (another one after the lease moved; see
+        /// [`LeaseOptions::heal`](crate::node::LeaseOptions::heal)).
         pub fn node(&self) -> u64 {
-            self.lease.shared.node
+            self.core.holding().node
         }
 
         /// The ID space.
         pub fn space(&self) -> &str {
-            &self.lease.shared.space
+            &self.core.plan.options.space
         }
 
-        /// This holder's generation: one more than the previous holder's.
+        /// This holder's generation on its node: one more than the previous holder's.
         pub fn fence(&self) -> u64 {
-            self.lease.shared.fence
+            self.core.holding().fence
+        }
+
+        /// This holder's random token: the `owner` column of the node it
+        /// holds (and the `owner` field of its events).
+        pub fn owner(&self) -> &str {
+            &self.core.plan.owner
         }
 
         /// The previous holders' high-water mark (Unix ms): the generator
         /// stamps its IDs after it.
         pub fn resume_after_millis(&self) -> u64 {
-            self.lease.resume_after
+            self.core.holding().resume_after
         }
 
         /// When the lease first ended, by the store's clock (Unix ms).
         pub fn claimed_until_millis(&self) -> i64 {
-            self.lease.lease_until_millis
+            self.core.holding().lease_until_millis
         }
 
-        /// The generator's ceiling, raised by each renewal.
-        pub fn ceiling(&self) -> &Arc<Ceiling> {
-            &self.lease.shared.ceiling
+        /// The lease's state, for health checks: cheap (a lock and a
+        /// clock reading; no store call).
+        ///
+        /// ```
+        /// use flakeid_core::layout::presets;
+        /// use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+        ///
+        /// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
+        /// assert!(matches!(lease.status(), LeaseStatus::Held { .. }));
+        /// assert!(lease.status().is_issuing());
+        /// # Ok::<(), flakeid_core::node::LeaseError>(())
+        /// ```
+        pub fn status(&self) -> $crate::node::LeaseStatus {
+            self.core.status()
         }
 
         /// A builder for this lease's generator: the leased node, the
         /// options' clock, [`resume_after`](GeneratorBuilder::resume_after)
-        /// the previous holders' mark and the lease's
-        /// [`ceiling`](GeneratorBuilder::ceiling). Set policies on it as
-        /// usual; one generator per lease.
+        /// the previous holders' mark, and the lease's ceiling. Set
+        /// policies on it as usual; one generator per lease. Its node and
+        /// resume point are the lease's: changing them makes
+        /// [`build`](GeneratorBuilder::build) fail with
+        /// [`ConfigError::FixedBySource`](crate::ConfigError::FixedBySource).
+        ///
+        /// Give it to [`global::init`](crate::global::init) to make it the
+        /// process-wide generator, which the lease moves to a new node
+        /// when it is lost ([`LeaseOptions::heal`](crate::node::LeaseOptions::heal)).
         pub fn generator_builder(&self) -> GeneratorBuilder<L, C> {
-            self.lease.generator_builder()
+            self.core.generator_builder()
         }
     };
 }

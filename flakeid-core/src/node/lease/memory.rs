@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::store::{
-    AsyncLeaseStore, ClaimRequest, Claimed, LeaseStore, NodeRow, NodeTable, ReleaseRequest,
-    RenewRequest,
+    AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
+    Renewal,
 };
 use crate::store::StoreError;
 use crate::{Clock, MonotonicClock};
@@ -105,22 +105,20 @@ impl MemoryLeaseStore {
         }
     }
 
-    fn claim(&self, r: &ClaimRequest<'_>) -> Option<Claimed> {
+    fn claim(&self, r: &ClaimRequest<'_>) -> Option<NodeRow> {
         let now = self.now();
         let mut rows = self.lock();
         let row = rows.get_mut(&(r.space.to_owned(), r.node))?;
-        if row.owner.is_some() && row.lease_until_millis >= now {
+        if row.owner.is_some() && row.lease_until_millis >= now
+            || row.high_water_ahead_millis(now) > r.max_ahead_millis
+        {
             return None;
         }
         row.owner = Some(r.owner.to_owned());
         row.holder = Some(r.holder.to_owned());
         row.fence += 1;
         row.lease_until_millis = now.saturating_add(ttl_millis(r.ttl));
-        Some(Claimed {
-            fence: row.fence,
-            high_water_millis: row.high_water_millis,
-            lease_until_millis: row.lease_until_millis,
-        })
+        Some(row.clone())
     }
 
     fn row_of<'a>(
@@ -134,15 +132,21 @@ impl MemoryLeaseStore {
             .filter(|row| row.owner.as_deref() == Some(owner) && row.fence == fence)
     }
 
-    fn renew_row(&self, r: &RenewRequest<'_>) -> bool {
+    fn renew_row(&self, r: &RenewRequest<'_>) -> Renewal {
         let now = self.now();
         let mut rows = self.lock();
         let Some(row) = Self::row_of(&mut rows, r.space, r.node, r.owner, r.fence) else {
-            return false;
+            return Renewal::Lost;
         };
+        let now_u = u64::try_from(now).unwrap_or(0);
+        if r.ceiling_millis.saturating_sub(now_u) > r.max_ahead_millis {
+            return Renewal::ClockAhead {
+                store_now_millis: now,
+            };
+        }
         row.lease_until_millis = now.saturating_add(ttl_millis(r.ttl));
         row.high_water_millis = row.high_water_millis.max(r.ceiling_millis);
-        true
+        Renewal::Renewed
     }
 
     fn release_row(&self, r: &ReleaseRequest<'_>) -> bool {
@@ -168,11 +172,11 @@ impl LeaseStore for MemoryLeaseStore {
         Ok(())
     }
 
-    fn try_claim(&mut self, request: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError> {
+    fn try_claim(&mut self, request: &ClaimRequest<'_>) -> Result<Option<NodeRow>, StoreError> {
         Ok(self.claim(request))
     }
 
-    fn renew(&mut self, request: &RenewRequest<'_>) -> Result<bool, StoreError> {
+    fn renew(&mut self, request: &RenewRequest<'_>) -> Result<Renewal, StoreError> {
         Ok(self.renew_row(request))
     }
 
@@ -198,14 +202,14 @@ impl AsyncLeaseStore for MemoryLeaseStore {
     fn try_claim(
         &self,
         request: &ClaimRequest<'_>,
-    ) -> impl Future<Output = Result<Option<Claimed>, StoreError>> + Send {
+    ) -> impl Future<Output = Result<Option<NodeRow>, StoreError>> + Send {
         ready(Ok(self.claim(request)))
     }
 
     fn renew(
         &self,
         request: &RenewRequest<'_>,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+    ) -> impl Future<Output = Result<Renewal, StoreError>> + Send {
         ready(Ok(self.renew_row(request)))
     }
 

@@ -4,11 +4,15 @@
 
 mod asynchronous;
 mod blocking;
+mod claim;
 mod error;
 mod holder;
 mod memory;
 mod options;
+#[cfg(test)]
+mod simulation;
 pub(crate) mod sql;
+mod status;
 mod store;
 
 pub use asynchronous::AsyncNodeLease;
@@ -17,7 +21,8 @@ pub use error::LeaseError;
 pub use memory::MemoryLeaseStore;
 pub use options::LeaseOptions;
 pub use sql::{LeaseSql, SqlLeaseStore};
+pub use status::LeaseStatus;
 pub use store::{
-    AsyncLeaseStore, ClaimRequest, Claimed, LeaseStore, NodeRow, NodeTable, ReleaseRequest,
-    RenewRequest,
+    AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
+    Renewal,
 };

@@ -3,15 +3,11 @@
 
 use core::ops::RangeInclusive;
 use core::time::Duration;
-use std::sync::{Arc, Condvar, Mutex};
 
 use super::error::LeaseError;
-use super::holder::{Lease, Shared};
-use super::store::{ClaimRequest, Claimed, NodeTable, RenewRequest};
 use crate::clock::{Clock, MonotonicClock};
-use crate::generator::{Ceiling, CeilingWait};
+use crate::generator::CeilingWait;
 use crate::layout::{BitLayout, Layout};
-use crate::store::StoreError;
 
 /// How to claim a node ID of one ID space, and the protocol leases follow.
 ///
@@ -30,23 +26,29 @@ use crate::store::StoreError;
 ///   the **database's** clock, `high_water` (ms, the IDs' time base): no ID
 ///   of the node was or will be stamped later by any holder so far,
 ///   `holder` host/pid for operators.
-/// * **Claim**: the node rows of the space are inserted (idempotently),
-///   then candidates are tried from a random node on, wrapping around, each
+/// * **Claim**: the node rows of the space are inserted (idempotently);
+///   then the table is read (one statement) and the nodes free by the
+///   database's clock are tried from a random node on, wrapping around, each
 ///   with one compare-and-set: `UPDATE … SET owner = :me, fence = fence + 1,
 ///   lease_until = <db now> + ttl WHERE space = :s AND node_id = :n AND
-///   (owner IS NULL OR lease_until < <db now>)`; one row changed means it
-///   was won. All taken is [`LeaseError::AllTaken`], saying how many nodes
-///   exist and when the first lease ends; [`LeaseOptions::wait_for_node`]
-///   keeps trying instead.
+///   (owner IS NULL OR lease_until < <db now>) AND high_water <= <db now> +
+///   :max_ahead`; one row changed means it was won. All taken is
+///   [`LeaseError::AllTaken`], saying how many nodes exist and when the
+///   first lease ends; [`LeaseOptions::wait_for_node`] keeps trying instead,
+///   reading the table every [`LeaseOptions::POLL_EVERY`] (50 ms), so a
+///   released node is taken within about that long.
 /// * **The ceiling**: the generator never stamps an ID later than its
-///   [`Ceiling`], and the ceiling is raised only to a time already written
-///   as `high_water`. Renewal sets `lease_until` and raises `high_water` to
-///   the new ceiling (the clock plus the ceiling lead) in one statement
-///   `WHERE owner = :me AND fence = :fence`: a holder that lost its row
-///   cannot renew. At the ceiling the generator waits or fails
-///   ([`CeilingWait`]) with [`Fenced`](crate::node::Fenced), naming the reason and since when.
-///   The check costs nothing per ID: it runs when the generator enters a
-///   new tick, not on the same-tick shortcut.
+///   ceiling, and the ceiling is raised only to a time already written as
+///   `high_water`. Renewal sets `lease_until` and raises `high_water` to the
+///   new ceiling (the clock plus the ceiling lead) in one statement `WHERE
+///   owner = :me AND fence = :fence AND :ceiling <= <db now> + :max_ahead`:
+///   a holder that lost its row cannot renew, and a holder whose clock runs
+///   ahead of the database's by more than
+///   [`max_clock_skew`](LeaseOptions::max_clock_skew) cannot write a mark
+///   that would hold later holders back. At the ceiling the generator waits
+///   or fails ([`CeilingWait`]) with [`Fenced`](crate::node::Fenced), naming
+///   the reason and since when. The check costs nothing per ID: it runs when
+///   the generator enters a new tick, not on the same-tick shortcut.
 /// * **Hand-over**: the next holder's generator starts after the previous
 ///   holders' `high_water` plus one tick
 ///   ([`GeneratorBuilder::resume_after`](crate::GeneratorBuilder::resume_after)),
@@ -56,10 +58,17 @@ use crate::store::StoreError;
 ///   paused past its lease that wakes up, none can repeat an ID. A clock
 ///   more than one tick behind the mark is a clock regression
 ///   ([`ClockRegression`](crate::ClockRegression) waits or fails).
+/// * **Loss and moving**: a holder that was cut off past its lease (paused,
+///   partitioned) while another took its node finds out at its next
+///   renewal that reaches the store; its generator stops for good. If it
+///   feeds the process-wide generator ([`global::init`](crate::global::init)),
+///   the lease claims a free node and moves the generator there
+///   ([`LeaseOptions::heal`]).
 /// * **Release** stops the generator, records the exact `high_water` (the
 ///   last millisecond of the last tick it used, so a restarted process
-///   need not wait for the ceiling) and frees the row. A crashed holder's
-///   row frees itself when its lease expires.
+///   need not wait for the ceiling) and frees the row, within the TTL
+///   whatever the database does. A crashed holder's row frees itself when
+///   its lease expires.
 ///
 /// # What is guaranteed
 ///
@@ -145,16 +154,18 @@ use crate::store::StoreError;
 #[derive(Debug, Clone)]
 pub struct LeaseOptions<L = BitLayout, C = MonotonicClock> {
     pub(super) space: String,
-    layout: L,
-    clock: C,
+    pub(super) layout: L,
+    pub(super) clock: C,
     nodes: Option<RangeInclusive<u64>>,
-    ttl: Duration,
-    renew_every: Duration,
+    pub(super) ttl: Duration,
+    pub(super) renew_every: Duration,
     ceiling_lead: Option<Duration>,
     holder: Option<String>,
-    wait_for_node: Duration,
-    at_ceiling: CeilingWait,
+    pub(super) wait_for_node: Duration,
+    pub(super) at_ceiling: CeilingWait,
     spread: bool,
+    pub(super) max_clock_skew: Duration,
+    pub(super) heal: bool,
 }
 
 impl<L: Layout> LeaseOptions<L, MonotonicClock> {
@@ -176,6 +187,8 @@ impl<L: Layout> LeaseOptions<L, MonotonicClock> {
             wait_for_node: Duration::ZERO,
             at_ceiling: CeilingWait::default(),
             spread: true,
+            max_clock_skew: LeaseOptions::DEFAULT_MAX_CLOCK_SKEW,
+            heal: true,
         }
     }
 }
@@ -196,6 +209,8 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
             wait_for_node: self.wait_for_node,
             at_ceiling: self.at_ceiling,
             spread: self.spread,
+            max_clock_skew: self.max_clock_skew,
+            heal: self.heal,
         }
     }
 
@@ -258,6 +273,77 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
     /// that costs).
     pub fn spread_claims(mut self, spread: bool) -> Self {
         self.spread = spread;
+        self
+    }
+
+    /// How far this holder's clock may run ahead of the store's (default
+    /// [`LeaseOptions::DEFAULT_MAX_CLOCK_SKEW`], 5 s).
+    ///
+    /// A holder persists ceilings from its own clock (its clock plus the
+    /// [`ceiling_lead`](Self::ceiling_lead)); the next holder of the node
+    /// starts after them. A clock running a day ahead would leave a mark a
+    /// day ahead, and the node unusable for a day. So the store refuses a
+    /// ceiling further ahead of its own clock than the lead plus this skew:
+    /// the claim fails with [`LeaseError::ClockAhead`] naming both clocks,
+    /// and a renewal is refused (the generator then stops at its current
+    /// ceiling, and the refusal is logged) until the clock is back within
+    /// the skew. Claims also skip nodes whose mark lies further ahead than
+    /// that (left by a holder without this check), listing them in
+    /// [`LeaseError::AllTaken`] and in [`NodeTable`](crate::node::NodeTable)'s display.
+    ///
+    /// The SQL stores and [`MemoryLeaseStore`](super::MemoryLeaseStore)
+    /// check it against their clock; etcd offers a client no clock, so the
+    /// etcd store cannot.
+    ///
+    /// ```
+    /// use std::{sync::Arc, time::Duration};
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_core::node::{LeaseError, LeaseOptions, MemoryLeaseStore};
+    /// use flakeid_core::{Clock, ManualClock, MonotonicClock};
+    ///
+    /// let store = MemoryLeaseStore::new();
+    /// // This holder's clock runs a day ahead of the store's.
+    /// let fast = Arc::new(ManualClock::new(MonotonicClock::new().now_millis() + 86_400_000));
+    /// let err = LeaseOptions::new("orders", presets::twitter())
+    ///     .clock(fast)
+    ///     .max_clock_skew(Duration::from_secs(5))
+    ///     .claim(store.clone())
+    ///     .unwrap_err();
+    /// assert!(matches!(err, LeaseError::ClockAhead { .. }), "{err}");
+    /// // Nothing was persisted ahead: the next holder is not held back.
+    /// let lease = LeaseOptions::new("orders", presets::twitter()).claim(store)?;
+    /// lease.release_unused()?;
+    /// # Ok::<(), LeaseError>(())
+    /// ```
+    pub fn max_clock_skew(mut self, skew: Duration) -> Self {
+        self.max_clock_skew = skew;
+        self
+    }
+
+    /// Whether a lease that was lost (another holder took the node while
+    /// this one was cut off from the store) claims a free node and moves the
+    /// process-wide generator to it (`true`, the default), or stays lost
+    /// (`false`: every later ID fails with
+    /// [`GenerateError::Fenced`](crate::GenerateError::Fenced), for
+    /// applications that prefer to exit and be restarted).
+    ///
+    /// Only the process-wide generator moves: the lease's builder must have
+    /// gone to [`global::init`](crate::global::init). A generator built
+    /// with [`GeneratorBuilder::build`](crate::GeneratorBuilder::build) stays on its node, and a lost lease
+    /// of one stays lost.
+    ///
+    /// The move: the renewal notices the loss at its next attempt that
+    /// reaches the store ([`renew_every`](Self::renew_every) after the last
+    /// one at most); the old node's generator stops; the lease claims a free
+    /// node as [`claim`](Self::claim) does (waiting for one as long as
+    /// needed) and the generator continues on it, after its high-water
+    /// mark. A call made meanwhile waits for the move as
+    /// [`at_ceiling`](Self::at_ceiling) allows (1 s by default), then fails
+    /// with [`Fenced`](crate::node::Fenced). The time without IDs is the
+    /// time the holder was cut off, plus at most `renew_every` and one
+    /// claim when a node is free.
+    pub fn heal(mut self, heal: bool) -> Self {
+        self.heal = heal;
         self
     }
 
@@ -357,7 +443,9 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
             ));
         }
         let holder = self.holder.clone().unwrap_or_else(default_holder);
+        let max_ahead_millis = ms(lead).saturating_add(ms(self.max_clock_skew));
         Ok(Plan {
+            max_ahead_millis,
             owner: random_token(),
             holder: holder.chars().take(255).collect(),
             start: if self.spread {
@@ -384,156 +472,9 @@ pub(super) struct Plan<L, C> {
     /// Where in the range this claimant starts looking.
     pub(super) start: u64,
     pub(super) lead_millis: u64,
-}
-
-impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
-    pub(super) fn store_error(&self, operation: &str, source: StoreError) -> LeaseError {
-        LeaseError::Store {
-            operation: operation.to_owned(),
-            space: self.options.space.clone(),
-            source,
-        }
-    }
-
-    pub(super) fn candidates(&self) -> impl Iterator<Item = u64> + use<L, C> {
-        let (first, count) = (
-            *self.nodes.start(),
-            *self.nodes.end() - *self.nodes.start() + 1,
-        );
-        let start = self.start;
-        (0..count).map(move |i| first + (start + i) % count)
-    }
-
-    pub(super) fn claim_request(&self, node: u64) -> ClaimRequest<'_> {
-        ClaimRequest {
-            space: &self.options.space,
-            node,
-            owner: &self.owner,
-            holder: &self.holder,
-            ttl: self.options.ttl,
-        }
-    }
-
-    /// The first ceiling: the lead ahead of the clock, or of the previous
-    /// holders' mark if the clock is behind it.
-    pub(super) fn first_ceiling(&self, claimed: &Claimed) -> u64 {
-        self.options
-            .clock
-            .now_millis()
-            .max(claimed.high_water_millis)
-            .saturating_add(self.lead_millis)
-    }
-
-    pub(super) fn renew_request(
-        &self,
-        node: u64,
-        claimed: &Claimed,
-        ceiling: u64,
-    ) -> RenewRequest<'_> {
-        RenewRequest {
-            space: &self.options.space,
-            node,
-            owner: &self.owner,
-            fence: claimed.fence,
-            ttl: self.options.ttl,
-            ceiling_millis: ceiling,
-        }
-    }
-
-    /// Whether the claim's first ceiling was persisted; a node taken over
-    /// in between (possible only with a TTL shorter than a round trip) is
-    /// skipped.
-    pub(super) fn first_renewal(
-        &self,
-        node: u64,
-        claimed: &Claimed,
-        renewed: Result<bool, StoreError>,
-    ) -> Result<bool, LeaseError> {
-        renewed.map_err(|e| {
-            self.store_error(
-                &format!(
-                    "persist the first ceiling of node {node} (fence {}; the row frees itself after the TTL)",
-                    claimed.fence
-                ),
-                e,
-            )
-        })
-    }
-
-    /// How long to wait before the next round of claims, or the error when
-    /// the wait for a node is over.
-    pub(super) fn retry_after(
-        &self,
-        table: &NodeTable,
-        waited: Duration,
-    ) -> Result<Duration, LeaseError> {
-        let now = table.now_millis.unwrap_or(0);
-        let held = || table.held().filter(|r| self.nodes.contains(&r.node));
-        let reserved = held().filter(|r| r.is_reserved()).count() as u64;
-        let first = held()
-            .filter(|r| !r.is_reserved())
-            .min_by_key(|r| r.lease_until_millis);
-        let (node, expires_in) = match (first, held().find(|r| r.is_reserved())) {
-            (Some(r), _) => {
-                let ms = u64::try_from(r.lease_until_millis.saturating_sub(now)).unwrap_or(0);
-                (r.node, Duration::from_millis(ms))
-            }
-            (None, Some(r)) => (r.node, Duration::MAX),
-            (None, None) => (*self.nodes.start(), Duration::ZERO),
-        };
-        let remaining = self.options.wait_for_node.saturating_sub(waited);
-        if remaining.is_zero() {
-            return Err(LeaseError::AllTaken {
-                space: self.options.space.clone(),
-                nodes: *self.nodes.end() - *self.nodes.start() + 1,
-                first: *self.nodes.start(),
-                last: *self.nodes.end(),
-                reserved,
-                node,
-                expires_in,
-                waited,
-            });
-        }
-        // Just after the first lease ends, polling at least every renewal
-        // interval (a node may be released early).
-        Ok(expires_in
-            .saturating_add(Duration::from_millis(5))
-            .min(self.options.renew_every)
-            .min(remaining)
-            .max(Duration::from_millis(1)))
-    }
-
-    pub(super) fn into_lease(
-        self,
-        node: u64,
-        claimed: Claimed,
-        ceiling_millis: u64,
-    ) -> (Lease<L, C>, Arc<Shared<C>>) {
-        let ceiling = Arc::new(Ceiling::new(self.options.at_ceiling));
-        let now = self.options.clock.now_millis();
-        ceiling.raise(ceiling_millis, now);
-        let shared = Arc::new(Shared {
-            space: self.options.space,
-            node,
-            owner: self.owner,
-            fence: claimed.fence,
-            ttl: self.options.ttl,
-            renew_every: self.options.renew_every,
-            lead_millis: self.lead_millis,
-            clock: self.options.clock,
-            ceiling,
-            stop: Mutex::new(false),
-            stopped: Condvar::new(),
-        });
-        let lease = Lease {
-            shared: shared.clone(),
-            layout: self.options.layout,
-            resume_after: claimed.high_water_millis,
-            lease_until_millis: claimed.lease_until_millis,
-            done: false,
-        };
-        (lease, shared)
-    }
+    /// How far ahead of the store's clock a ceiling may be: the lead plus
+    /// the allowed clock skew.
+    pub(super) max_ahead_millis: u64,
 }
 
 /// 128 random bits as hex: the holder's `owner` token.
@@ -578,6 +519,20 @@ impl LeaseOptions {
 
     /// The table the SQL stores use unless told otherwise.
     pub const DEFAULT_TABLE: &str = "flakeid_nodes";
+
+    /// How far a holder's clock may run ahead of the store's unless
+    /// [`LeaseOptions::max_clock_skew`] says otherwise: 5 s.
+    ///
+    /// Clocks kept by NTP agree within milliseconds; 5 s leaves room for a
+    /// machine whose clock is badly kept without refusing it, and bounds
+    /// how long a hand-over from such a holder can make the next holder
+    /// wait for its clock (the mark it left is at most this far ahead).
+    pub const DEFAULT_MAX_CLOCK_SKEW: Duration = Duration::from_secs(5);
+
+    /// How often a claimant waiting for a node, or a lease moving to a new
+    /// node, reads the table (one statement) to find a free one: a released
+    /// node is taken within about this long.
+    pub const POLL_EVERY: Duration = Duration::from_millis(50);
 
     /// The longest space name the lease table holds (its `VARCHAR(191)`
     /// primary-key column fits MySQL's index limit in `utf8mb4`).

@@ -43,8 +43,8 @@ use thiserror::Error;
 
 use super::options::LeaseOptions;
 use super::store::{
-    AsyncLeaseStore, ClaimRequest, Claimed, LeaseStore, NodeRow, NodeTable, ReleaseRequest,
-    RenewRequest,
+    AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
+    Renewal,
 };
 use crate::sql::{Dialect, SqlStatement, SqlType, SqlValue, SqlWriter};
 use crate::store::{AsyncSqlExecutor, SqlExecutor, SqlRow, StoreError};
@@ -140,6 +140,15 @@ pub struct LeaseSql {
 fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
+
+/// A bound on how far ahead of the database's clock a mark may be, as
+/// bound to `<db now> + ?`: capped so that the sum cannot overflow a BIGINT.
+fn ahead(max_ahead_millis: u64) -> SqlValue {
+    SqlValue::BigInt(i64::try_from(max_ahead_millis).map_or(MAX_AHEAD, |v| v.min(MAX_AHEAD)))
+}
+
+/// 2^60 ms (36 million years): any larger bound is no bound.
+const MAX_AHEAD: i64 = 1 << 60;
 
 fn big(v: u64) -> SqlValue {
     SqlValue::BigInt(i64::try_from(v).unwrap_or(i64::MAX))
@@ -270,10 +279,12 @@ impl LeaseSql {
         .push(&format!(" AND {} = ", self.col("node_id")))
         .bind(node(r.node))
         .push(&format!(
-            " AND ({} IS NULL OR {} < {now})",
+            " AND ({} IS NULL OR {} < {now}) AND {} <= {now} + ",
             self.col("owner"),
-            self.col("lease_until")
-        ));
+            self.col("lease_until"),
+            self.col("high_water")
+        ))
+        .bind(ahead(r.max_ahead_millis));
         w.finish()
     }
 
@@ -296,6 +307,10 @@ impl LeaseSql {
         .bind(big(r.ceiling_millis))
         .push(")");
         self.where_holder(&mut w, r.space, r.node, r.owner, r.fence);
+        w.push(" AND ")
+            .bind(big(r.ceiling_millis))
+            .push(&format!(" <= {} + ", self.now()))
+            .bind(ahead(r.max_ahead_millis));
         w.finish()
     }
 
@@ -566,24 +581,32 @@ fn table_of(space: &str, rows: Vec<SqlRow>) -> Result<NodeTable, StoreError> {
 }
 
 /// The row after a won claim, if it is still the claimant's.
-fn claimed(rows: &[LeaseRow], owner: &str) -> Result<Option<Claimed>, StoreError> {
-    let Some(row) = rows.first().filter(|r| r.owner.as_deref() == Some(owner)) else {
-        return Ok(None);
-    };
-    let row = row.to_node_row()?;
-    Ok(Some(Claimed {
-        fence: row.fence,
-        high_water_millis: row.high_water_millis,
-        lease_until_millis: row.lease_until_millis,
-    }))
+fn claimed(rows: &[LeaseRow], owner: &str) -> Result<Option<NodeRow>, StoreError> {
+    match rows.first().filter(|r| r.owner.as_deref() == Some(owner)) {
+        Some(row) => Ok(Some(row.to_node_row()?)),
+        None => Ok(None),
+    }
 }
 
-/// Whether the row is still the holder's (a renewal that changed no value
-/// reports no row on MySQL).
-fn still_held(rows: &[LeaseRow], owner: &str, fence: u64) -> bool {
-    rows.first().is_some_and(|r| {
-        r.owner.as_deref() == Some(owner) && u64::try_from(r.fence).is_ok_and(|f| f == fence)
-    })
+/// What a renewal that changed no row did, from the row as it is now: the
+/// row is another holder's, or the ceiling was too far ahead of the
+/// database's clock, or (MySQL, which counts changed rows only) the
+/// renewal changed no value.
+fn renewal_of(rows: &[LeaseRow], r: &RenewRequest<'_>) -> Renewal {
+    let Some(row) = rows.first().filter(|row| {
+        row.owner.as_deref() == Some(r.owner)
+            && u64::try_from(row.fence).is_ok_and(|f| f == r.fence)
+    }) else {
+        return Renewal::Lost;
+    };
+    let now = u64::try_from(row.db_now).unwrap_or(0);
+    if r.ceiling_millis.saturating_sub(now) > r.max_ahead_millis {
+        Renewal::ClockAhead {
+            store_now_millis: row.db_now,
+        }
+    } else {
+        Renewal::Renewed
+    }
 }
 
 impl<X: SqlExecutor> LeaseStore for SqlLeaseStore<X> {
@@ -605,7 +628,7 @@ impl<X: SqlExecutor> LeaseStore for SqlLeaseStore<X> {
         }
     }
 
-    fn try_claim(&mut self, r: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError> {
+    fn try_claim(&mut self, r: &ClaimRequest<'_>) -> Result<Option<NodeRow>, StoreError> {
         if self.executor.execute(&self.sql.claim(r))?.rows == 0 {
             return Ok(None);
         }
@@ -615,14 +638,14 @@ impl<X: SqlExecutor> LeaseStore for SqlLeaseStore<X> {
         claimed(&lease_rows(rows)?, r.owner)
     }
 
-    fn renew(&mut self, r: &RenewRequest<'_>) -> Result<bool, StoreError> {
+    fn renew(&mut self, r: &RenewRequest<'_>) -> Result<Renewal, StoreError> {
         if self.executor.execute(&self.sql.renew(r))?.rows > 0 {
-            return Ok(true);
+            return Ok(Renewal::Renewed);
         }
         let rows = self
             .executor
             .query(&self.sql.select_node(r.space, r.node))?;
-        Ok(still_held(&lease_rows(rows)?, r.owner, r.fence))
+        Ok(renewal_of(&lease_rows(rows)?, r))
     }
 
     fn release(&mut self, r: &ReleaseRequest<'_>) -> Result<bool, StoreError> {
@@ -661,7 +684,7 @@ impl<X: AsyncSqlExecutor> AsyncLeaseStore for SqlLeaseStore<X> {
     fn try_claim(
         &self,
         r: &ClaimRequest<'_>,
-    ) -> impl Future<Output = Result<Option<Claimed>, StoreError>> + Send {
+    ) -> impl Future<Output = Result<Option<NodeRow>, StoreError>> + Send {
         let claim = self.sql.claim(r);
         let select = self.sql.select_node(r.space, r.node);
         let owner = r.owner.to_owned();
@@ -674,16 +697,36 @@ impl<X: AsyncSqlExecutor> AsyncLeaseStore for SqlLeaseStore<X> {
         }
     }
 
-    fn renew(&self, r: &RenewRequest<'_>) -> impl Future<Output = Result<bool, StoreError>> + Send {
+    fn renew(
+        &self,
+        r: &RenewRequest<'_>,
+    ) -> impl Future<Output = Result<Renewal, StoreError>> + Send {
         let renew = self.sql.renew(r);
         let select = self.sql.select_node(r.space, r.node);
-        let (owner, fence) = (r.owner.to_owned(), r.fence);
+        let (owner, fence, ceiling_millis, max_ahead_millis) = (
+            r.owner.to_owned(),
+            r.fence,
+            r.ceiling_millis,
+            r.max_ahead_millis,
+        );
+        let (space, node, ttl) = (r.space.to_owned(), r.node, r.ttl);
         async move {
             if self.executor.execute(&renew).await?.rows > 0 {
-                return Ok(true);
+                return Ok(Renewal::Renewed);
             }
             let rows = self.executor.query(&select).await?;
-            Ok(still_held(&lease_rows(rows)?, &owner, fence))
+            Ok(renewal_of(
+                &lease_rows(rows)?,
+                &RenewRequest {
+                    space: &space,
+                    node,
+                    owner: &owner,
+                    fence,
+                    ttl,
+                    ceiling_millis,
+                    max_ahead_millis,
+                },
+            ))
         }
     }
 
@@ -713,6 +756,7 @@ mod tests {
             owner: "tok",
             holder: "host/1",
             ttl: Duration::from_secs(15),
+            max_ahead_millis: 20_000,
         }
     }
 
@@ -724,7 +768,8 @@ mod tests {
             "UPDATE \"flakeid_nodes\" SET \"owner\" = $1, \"fence\" = \"fence\" + 1, \
              \"lease_until\" = CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT) + $2, \
              \"holder\" = $3 WHERE \"space\" = $4 AND \"node_id\" = $5 AND (\"owner\" IS NULL OR \
-             \"lease_until\" < CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT))"
+             \"lease_until\" < CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)) \
+             AND \"high_water\" <= CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT) + $6"
         );
         assert_eq!(
             s.values,
@@ -734,6 +779,7 @@ mod tests {
                 SqlValue::Text("host/1".into()),
                 SqlValue::Text("orders".into()),
                 SqlValue::Int(3),
+                SqlValue::BigInt(20_000),
             ]
         );
         let m = LeaseSql::new(Dialect::MySql).claim(&claim_request());
@@ -741,7 +787,7 @@ mod tests {
             m.sql
                 .starts_with("UPDATE `flakeid_nodes` SET `owner` = ?, `fence` = `fence` + 1")
         );
-        assert_eq!(m.sql.matches('?').count(), 5);
+        assert_eq!(m.sql.matches('?').count(), 6);
         assert_eq!(m.values, s.values);
     }
 
@@ -756,6 +802,7 @@ mod tests {
                 fence: 9,
                 ttl: Duration::from_millis(500),
                 ceiling_millis: 77,
+                max_ahead_millis: u64::MAX,
             });
             let q = |n: &str| d.quote(n);
             assert!(
@@ -768,9 +815,12 @@ mod tests {
                 "{d}: {}",
                 r.sql
             );
-            assert_eq!(r.values.len(), 6);
+            assert_eq!(r.values.len(), 8);
             assert_eq!(r.values[1], SqlValue::BigInt(77));
             assert_eq!(r.values[5], SqlValue::BigInt(9));
+            // The ceiling, then the bound on how far ahead of the clock it may be.
+            assert_eq!(r.values[6], SqlValue::BigInt(77));
+            assert_eq!(r.values[7], SqlValue::BigInt(MAX_AHEAD));
             let g = if d == Dialect::Sqlite {
                 "MAX("
             } else {

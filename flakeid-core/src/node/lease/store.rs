@@ -32,18 +32,12 @@ pub struct ClaimRequest<'a> {
     pub holder: &'a str,
     /// The lease's length, added to the store's clock.
     pub ttl: Duration,
-}
-
-/// A won claim: the row as it stands after it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Claimed {
-    /// The new holder's generation (`fence`, one more than before).
-    pub fence: u64,
-    /// The previous holders' high-water mark (Unix ms): the new holder
-    /// stamps its IDs after it.
-    pub high_water_millis: u64,
-    /// When the lease ends, by the store's clock (Unix ms).
-    pub lease_until_millis: i64,
+    /// A node whose `high_water` is further ahead of the store's clock than
+    /// this (ms) is not taken: a holder whose clock ran ahead left a mark
+    /// that would hold every later holder back until the store's clock
+    /// reaches it (see [`LeaseOptions::max_clock_skew`](super::LeaseOptions::max_clock_skew)).
+    /// A store without a clock of its own (etcd) cannot check it.
+    pub max_ahead_millis: u64,
 }
 
 /// Renew a lease and raise the node's high-water mark to a new ceiling, in
@@ -62,6 +56,28 @@ pub struct RenewRequest<'a> {
     pub ttl: Duration,
     /// The new ceiling (Unix ms): `high_water` becomes at least this.
     pub ceiling_millis: u64,
+    /// The renewal is refused ([`Renewal::ClockAhead`]) when the ceiling is
+    /// further ahead of the store's clock than this (ms): the holder's
+    /// clock runs ahead of the store's by more than the allowed skew. A
+    /// store without a clock of its own (etcd) cannot check it.
+    pub max_ahead_millis: u64,
+}
+
+/// What a renewal did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Renewal {
+    /// The lease was extended and `high_water` raised to the ceiling.
+    Renewed,
+    /// The row is no longer the holder's (`owner` or `fence` differ):
+    /// another holder took the node.
+    Lost,
+    /// Nothing changed: the ceiling is further ahead of the store's clock
+    /// than the request allows, so the holder's clock runs ahead.
+    ClockAhead {
+        /// The store's clock when it refused (Unix ms).
+        store_now_millis: i64,
+    },
 }
 
 /// Free a node, recording its final high-water mark, only if the row is
@@ -118,6 +134,16 @@ impl NodeRow {
     /// as the database function of [`IdFunction`](crate::sql::IdFunction) sets it).
     pub fn is_reserved(&self) -> bool {
         self.owner.is_some() && self.lease_until_millis == Self::RESERVED_UNTIL_MILLIS
+    }
+
+    /// How far the node's `high_water` lies ahead of the store's time
+    /// `now_millis` (0 when it does not). A free node's mark is normally
+    /// behind the clock; one far ahead was left by a holder whose clock
+    /// ran ahead, and holds every later holder back until the clock gets
+    /// there (claims skip such nodes, see [`ClaimRequest::max_ahead_millis`]).
+    pub fn high_water_ahead_millis(&self, now_millis: i64) -> u64 {
+        let now = u64::try_from(now_millis).unwrap_or(0);
+        self.high_water_millis.saturating_sub(now)
     }
 }
 
@@ -195,9 +221,15 @@ impl fmt::Display for NodeTable {
             } else {
                 format!("free (last held by {holder}, fence {})", r.fence)
             };
+            let ahead = r.high_water_ahead_millis(now);
+            let ahead = if !r.is_held(now) && ahead > 0 {
+                format!(" ({ahead} ms ahead of the store clock: unusable until then)")
+            } else {
+                String::new()
+            };
             writeln!(
                 f,
-                "node {}: {state}, high water {} ms",
+                "node {}: {state}, high water {} ms{ahead}",
                 r.node, r.high_water_millis
             )?;
         }
@@ -228,19 +260,25 @@ pub trait LeaseStore: Send {
     fn ensure_nodes(&mut self, space: &str, nodes: RangeInclusive<u64>) -> Result<(), StoreError>;
 
     /// Takes the node if it is free or its lease has expired by the
-    /// store's clock, in one compare-and-set: sets `owner`, `holder`,
-    /// `fence + 1`, `lease_until = now + ttl`. `None` when the node is held.
+    /// store's clock and its `high_water` is at most
+    /// [`max_ahead_millis`](ClaimRequest::max_ahead_millis) ahead of that
+    /// clock, in one compare-and-set: sets `owner`, `holder`, `fence + 1`,
+    /// `lease_until = now + ttl`. Returns the row after the claim (the new
+    /// `fence`, the previous holders' `high_water`, the new `lease_until`);
+    /// `None` when the node was not taken.
     ///
     /// # Errors
     /// The store's error.
-    fn try_claim(&mut self, request: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError>;
+    fn try_claim(&mut self, request: &ClaimRequest<'_>) -> Result<Option<NodeRow>, StoreError>;
 
-    /// Sets `lease_until = now + ttl` and `high_water = max(high_water,
-    /// ceiling)` where `owner` and `fence` still match; whether they did.
+    /// Where `owner` and `fence` still match and the ceiling is at most
+    /// [`max_ahead_millis`](RenewRequest::max_ahead_millis) ahead of the
+    /// store's clock, sets `lease_until = now + ttl` and `high_water =
+    /// max(high_water, ceiling)`; says which of these held.
     ///
     /// # Errors
     /// The store's error.
-    fn renew(&mut self, request: &RenewRequest<'_>) -> Result<bool, StoreError>;
+    fn renew(&mut self, request: &RenewRequest<'_>) -> Result<Renewal, StoreError>;
 
     /// Sets `owner = NULL` and `high_water` to the given mark where `owner`
     /// and `fence` still match; whether they did.
@@ -269,13 +307,13 @@ pub trait AsyncLeaseStore: Send + Sync {
     fn try_claim(
         &self,
         request: &ClaimRequest<'_>,
-    ) -> impl Future<Output = Result<Option<Claimed>, StoreError>> + Send;
+    ) -> impl Future<Output = Result<Option<NodeRow>, StoreError>> + Send;
 
     /// See [`LeaseStore::renew`].
     fn renew(
         &self,
         request: &RenewRequest<'_>,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    ) -> impl Future<Output = Result<Renewal, StoreError>> + Send;
 
     /// See [`LeaseStore::release`].
     fn release(

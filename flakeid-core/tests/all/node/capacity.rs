@@ -8,7 +8,7 @@ use std::time::Duration;
 use flakeid_core::ManualClock;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
-    ClaimRequest, LeaseError, LeaseOptions, LeaseStore, MemoryLeaseStore, RenewRequest,
+    ClaimRequest, LeaseError, LeaseOptions, LeaseStore, MemoryLeaseStore, RenewRequest, Renewal,
 };
 
 const T0: u64 = 1_700_000_000_000;
@@ -117,10 +117,11 @@ fn a_full_space_fails_with_the_error_and_listing_the_readme_quotes() {
                 owner: &owner,
                 holder: "web-1/4242",
                 ttl: LeaseOptions::DEFAULT_TTL,
+                max_ahead_millis: 20_000,
             })
             .unwrap()
             .expect("free");
-        assert!(
+        assert_eq!(
             store
                 .renew(&RenewRequest {
                     space: "orders",
@@ -129,8 +130,10 @@ fn a_full_space_fails_with_the_error_and_listing_the_readme_quotes() {
                     fence: claimed.fence,
                     ttl: LeaseOptions::DEFAULT_TTL,
                     ceiling_millis: T0 + 15_000,
+                    max_ahead_millis: 20_000,
                 })
-                .unwrap()
+                .unwrap(),
+            Renewal::Renewed
         );
     }
     clock.set(T0 + 3_000);
@@ -171,6 +174,7 @@ fn a_crashed_holders_node_is_free_exactly_the_ttl_after_its_last_renewal() {
         owner,
         holder: owner,
         ttl: LeaseOptions::DEFAULT_TTL,
+        max_ahead_millis: 20_000,
     };
     store.try_claim(&claim("a")).unwrap().expect("free");
     clock.set(T0 + 3_000);
@@ -181,8 +185,9 @@ fn a_crashed_holders_node_is_free_exactly_the_ttl_after_its_last_renewal() {
         fence: 1,
         ttl: LeaseOptions::DEFAULT_TTL,
         ceiling_millis: T0 + 18_000,
+        max_ahead_millis: 20_000,
     });
-    assert!(renewed.unwrap());
+    assert_eq!(renewed.unwrap(), Renewal::Renewed);
     // The last renewal at T0 + 3 s: held until T0 + 18 s inclusive.
     let end = T0 + 3_000 + 15_000;
     clock.set(end);

@@ -12,12 +12,12 @@ use std::time::Duration;
 use flakeid_core::layout::Layout;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
-    Ceiling, CeilingWait, ClaimRequest, Claimed, FenceReason, Fenced, HighWaterFileError,
-    HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStore, MemoryLeaseStore, NodeTable,
-    ReleaseRequest, RenewRequest,
+    CeilingWait, ClaimRequest, FenceReason, Fenced, HighWaterFileError, HighWaterFileOptions,
+    LeaseError, LeaseOptions, LeaseStatus, LeaseStore, MemoryLeaseStore, NodeRow, NodeTable,
+    ReleaseRequest, RenewRequest, Renewal,
 };
 use flakeid_core::store::StoreError;
-use flakeid_core::{Clock, ClockRegression, ConfigError, GenerateError, Generator, ManualClock};
+use flakeid_core::{Clock, ClockRegression, GenerateError, Generator, ManualClock};
 
 const T0: u64 = 1_700_000_000_000;
 
@@ -30,133 +30,6 @@ fn fenced(r: Result<u64, GenerateError>) -> Fenced {
         Err(GenerateError::Fenced(f)) => f,
         other => panic!("expected Fenced, got {other:?}"),
     }
-}
-
-#[test]
-fn the_ceiling_stops_new_ticks_and_says_since_when() {
-    let clock = Arc::new(ManualClock::new(T0));
-    let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
-    let g = Generator::builder(presets::twitter(), 5)
-        .clock(clock.clone())
-        .ceiling(ceiling.clone())
-        .build()
-        .unwrap();
-    clock.set(T0 + 1);
-    let f = fenced(g.next_id());
-    assert_eq!(
-        f.reason,
-        FenceReason::NotRenewed {
-            last_renewed_millis: 0,
-            last_error: None
-        }
-    );
-    assert!(ceiling.raise(T0 + 3, T0 + 1));
-    let a = g.next_id().unwrap();
-    clock.set(T0 + 3);
-    let b = g.next_id().unwrap();
-    assert_eq!(stamped(&g, b), T0 + 3);
-    clock.set(T0 + 4);
-    ceiling.record_failure("connection refused");
-    let f = fenced(g.next_id());
-    assert_eq!(f.node, 5);
-    assert_eq!(f.ceiling_millis, T0 + 3);
-    assert_eq!(
-        f.reason,
-        FenceReason::NotRenewed {
-            last_renewed_millis: T0 + 1,
-            last_error: Some("connection refused".into())
-        }
-    );
-    assert!(
-        f.to_string()
-            .contains("last attempt failed: connection refused"),
-        "{f}"
-    );
-    // Non-blocking calls and batches are fenced alike.
-    assert!(matches!(g.try_next_id(), Err(GenerateError::Fenced(_))));
-    assert!(matches!(g.next_batch(3), Err(GenerateError::Fenced(_))));
-    // A raise lets it continue.
-    ceiling.raise(T0 + 10, T0 + 4);
-    let c = g.next_id().unwrap();
-    assert!(a < b && b < c);
-    assert_eq!(stamped(&g, c), T0 + 4);
-}
-
-#[test]
-fn at_the_ceiling_a_call_waits_for_a_raise_or_fails_after_its_wait() {
-    let clock = Arc::new(ManualClock::new(T0));
-    let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
-        max: Duration::from_secs(30),
-    }));
-    let g = Generator::builder(presets::twitter(), 1)
-        .clock(clock.clone())
-        .ceiling(ceiling.clone())
-        .build()
-        .unwrap();
-    clock.set(T0 + 5);
-    let raiser = {
-        let ceiling = ceiling.clone();
-        thread::spawn(move || {
-            thread::sleep(Duration::from_millis(50));
-            ceiling.raise(T0 + 100, T0 + 5);
-        })
-    };
-    let id = g.next_id().unwrap();
-    raiser.join().unwrap();
-    assert_eq!(
-        g.layout().decompose(id).tick + g.layout().epoch_millis(),
-        T0 + 5
-    );
-
-    let short = Arc::new(Ceiling::new(CeilingWait::Wait {
-        max: Duration::from_millis(20),
-    }));
-    let g = Generator::builder(presets::twitter(), 1)
-        .clock(clock.clone())
-        .ceiling(short)
-        .build()
-        .unwrap();
-    clock.advance(Duration::from_millis(1));
-    assert!(matches!(g.next_id(), Err(GenerateError::Fenced(_))));
-}
-
-#[test]
-fn a_closed_ceiling_fails_at_once_whatever_the_policy() {
-    let clock = Arc::new(ManualClock::new(T0));
-    let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
-        max: Duration::from_secs(3600),
-    }));
-    let g = Generator::builder(presets::twitter(), 1)
-        .clock(clock.clone())
-        .ceiling(ceiling.clone())
-        .build()
-        .unwrap();
-    ceiling.raise(T0 + 50, T0);
-    clock.set(T0 + 1);
-    g.next_id().unwrap();
-    ceiling.close(FenceReason::Lost {
-        fence: 4,
-        detected_millis: T0 + 2,
-    });
-    assert!(!ceiling.raise(T0 + 500, T0 + 2), "closed for good");
-    clock.set(T0 + 2);
-    let f = fenced(g.next_id());
-    assert_eq!(f.ceiling_millis, T0 + 50, "the last persisted ceiling");
-    assert_eq!(
-        f.reason,
-        FenceReason::Lost {
-            fence: 4,
-            detected_millis: T0 + 2
-        }
-    );
-}
-
-#[test]
-fn one_ceiling_serves_one_generator() {
-    let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
-    let b = || Generator::builder(presets::twitter(), 1).ceiling(ceiling.clone());
-    let _first = b().build().unwrap();
-    assert_eq!(b().build().unwrap_err(), ConfigError::CeilingInUse);
 }
 
 #[test]
@@ -205,7 +78,9 @@ fn quick(space: &str) -> LeaseOptions<flakeid_core::layout::BitLayout, Arc<Manua
 fn all_taken_says_how_many_nodes_and_when_the_first_expires() {
     let db = Arc::new(ManualClock::new(T0));
     let store = MemoryLeaseStore::with_clock(db.clone());
-    let options = LeaseOptions::new("s", presets::twitter()).nodes(2..=4);
+    let options = LeaseOptions::new("s", presets::twitter())
+        .clock(db.clone())
+        .nodes(2..=4);
     let leases: Vec<_> = (0..3)
         .map(|_| options.clone().claim(store.clone()).unwrap())
         .collect();
@@ -305,11 +180,11 @@ impl LeaseStore for Partitionable {
         self.check()?;
         LeaseStore::ensure_nodes(&mut self.store, space, nodes)
     }
-    fn try_claim(&mut self, r: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError> {
+    fn try_claim(&mut self, r: &ClaimRequest<'_>) -> Result<Option<NodeRow>, StoreError> {
         self.check()?;
         LeaseStore::try_claim(&mut self.store, r)
     }
-    fn renew(&mut self, r: &RenewRequest<'_>) -> Result<bool, StoreError> {
+    fn renew(&mut self, r: &RenewRequest<'_>) -> Result<Renewal, StoreError> {
         self.check()?;
         LeaseStore::renew(&mut self.store, r)
     }
@@ -338,9 +213,15 @@ fn a_lost_lease_fences_its_generator_and_the_next_holder_starts_after_it() {
     link.down.store(true, Ordering::SeqCst);
     eventually("A records a failed renewal", || {
         matches!(
-            a.ceiling().reason(),
-            FenceReason::NotRenewed {
+            a.status(),
+            LeaseStatus::RenewingLate {
                 last_error: Some(_),
+                ..
+            } | LeaseStatus::Fenced {
+                reason: FenceReason::NotRenewed {
+                    last_error: Some(_),
+                    ..
+                },
                 ..
             }
         )
@@ -352,7 +233,15 @@ fn a_lost_lease_fences_its_generator_and_the_next_holder_starts_after_it() {
     // A reaches the database again: its renewal finds the row taken and
     // its ceiling closes for good.
     link.down.store(false, Ordering::SeqCst);
-    eventually("A notices the loss", || a.ceiling().is_closed());
+    eventually("A notices the loss", || {
+        matches!(
+            a.status(),
+            LeaseStatus::Fenced {
+                reason: FenceReason::Lost { .. },
+                ..
+            }
+        )
+    });
     ga.clock().advance(Duration::from_millis(1));
     let f = fenced(ga.next_id());
     assert!(
@@ -542,7 +431,13 @@ fn documented_defaults() {
         .unwrap();
     let after = clock.now_millis();
     // The first ceiling is the TTL ahead of the clock at the claim.
-    let ceiling = lease.ceiling().millis();
+    let LeaseStatus::Held {
+        ceiling_millis: ceiling,
+        ..
+    } = lease.status()
+    else {
+        panic!("{}", lease.status());
+    };
     assert!(
         (before + 15_000..=after + 15_000).contains(&ceiling),
         "{before} {ceiling} {after}"
@@ -579,10 +474,10 @@ impl LeaseStore for Hanging {
     fn ensure_nodes(&mut self, space: &str, nodes: RangeInclusive<u64>) -> Result<(), StoreError> {
         LeaseStore::ensure_nodes(&mut self.store, space, nodes)
     }
-    fn try_claim(&mut self, r: &ClaimRequest<'_>) -> Result<Option<Claimed>, StoreError> {
+    fn try_claim(&mut self, r: &ClaimRequest<'_>) -> Result<Option<NodeRow>, StoreError> {
         LeaseStore::try_claim(&mut self.store, r)
     }
-    fn renew(&mut self, r: &RenewRequest<'_>) -> Result<bool, StoreError> {
+    fn renew(&mut self, r: &RenewRequest<'_>) -> Result<Renewal, StoreError> {
         let (lock, cv) = &*self.hung;
         let _unhung = cv.wait_while(lock.lock().unwrap(), |h| *h).unwrap();
         LeaseStore::renew(&mut self.store, r)
@@ -615,8 +510,8 @@ fn a_hung_store_fails_the_renewal_and_cannot_hold_the_release() {
     link.set(true);
     eventually("the hung renewal is recorded as failed", || {
         matches!(
-            lease.ceiling().reason(),
-            FenceReason::NotRenewed { last_error: Some(ref e), .. } if e.contains("no answer within")
+            lease.status(),
+            LeaseStatus::RenewingLate { last_error: Some(ref e), .. } if e.contains("no answer within")
         )
     });
     let (tx, rx) = std::sync::mpsc::channel();

@@ -1,0 +1,439 @@
+//! The process-wide generator: one generator that a node lease can move to
+//! another node while callers keep using it.
+
+use core::any::Any;
+use core::fmt;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::ceiling::{Ceiling, CeilingWait, LeasedGenerator, Sealable};
+use super::{Generator, IdBatch};
+use crate::clock::{Clock, MonotonicClock};
+use crate::decoded::Decoded;
+use crate::error::{ConfigError, FenceReason, FieldOutOfRange, GenerateError};
+use crate::layout::BitLayout;
+use crate::source::{IdScheme, IdSource};
+
+/// Told by the process-wide generator that it issues the IDs of a node
+/// source's generator, so that the source can move it to another node.
+pub(crate) trait Attach: Send + Sync {
+    /// `process` now issues the IDs of the source's generator.
+    fn attach(&self, process: Arc<ProcessGenerator>);
+}
+
+/// The clock of the process-wide generator: the default clock without an
+/// indirection, or any other (a [`ManualClock`](crate::ManualClock) in tests).
+#[derive(Clone)]
+pub(crate) enum AnyClock {
+    Monotonic(MonotonicClock),
+    Other(Arc<dyn Clock>),
+}
+
+impl AnyClock {
+    pub(crate) fn of<C: Clock>(clock: C) -> Self {
+        match (&clock as &dyn Any).downcast_ref::<MonotonicClock>() {
+            Some(m) => AnyClock::Monotonic(*m),
+            None => AnyClock::Other(Arc::new(clock)),
+        }
+    }
+}
+
+impl Clock for AnyClock {
+    #[inline]
+    fn now_millis(&self) -> u64 {
+        match self {
+            AnyClock::Monotonic(c) => c.now_millis(),
+            AnyClock::Other(c) => c.now_millis(),
+        }
+    }
+
+    #[inline]
+    fn try_tagged_now(&self) -> Option<u64> {
+        match self {
+            AnyClock::Monotonic(c) => c.try_tagged_now(),
+            AnyClock::Other(c) => c.try_tagged_now(),
+        }
+    }
+
+    fn wait_until(&self, target_millis: u64) {
+        match self {
+            AnyClock::Monotonic(c) => c.wait_until(target_millis),
+            AnyClock::Other(c) => c.wait_until(target_millis),
+        }
+    }
+}
+
+type Current = Generator<BitLayout, AnyClock>;
+
+#[derive(Debug, Default)]
+struct Moves {
+    /// The node source lost its node and is claiming another.
+    moving: bool,
+    /// Released: never moved again.
+    sealed: bool,
+    /// How many times the generator moved.
+    count: u64,
+}
+
+/// The process-wide generator, returned by [`global::init`](crate::global::init)
+/// and used by every `#[flake_id]` type: a [`Generator`] of a
+/// [`BitLayout`] that a self-healing node lease can move to another node
+/// while callers keep using it.
+///
+/// On a fixed node it is that node's generator. On a leased node
+/// ([`NodeLease::generator_builder`](crate::node::NodeLease::generator_builder)),
+/// when the lease is lost (another holder took the node while this one
+/// was cut off from the store), the lease claims a free node and the
+/// generator moves to it: the old node's generator is stopped first (it
+/// issues nothing more), the new one starts after the new node's
+/// high-water mark, and callers switch to it atomically. A call that finds
+/// the lease lost waits for the move as long as the lease's
+/// [`CeilingWait`] allows (1 s by default), then fails with
+/// [`GenerateError::Fenced`]. See [`LeaseOptions::heal`](crate::node::LeaseOptions::heal).
+///
+/// Issuing costs what a [`Generator`] costs plus one atomic load (see
+/// `BENCHMARKS.md`). Each move keeps the previous node's stopped generator
+/// (a few hundred bytes) as long as the process-wide generator lives, so
+/// that a call still using it never reads freed memory.
+///
+/// ```
+/// use flakeid_core::layout::{presets, Layout};
+/// use flakeid_core::{global, Generator};
+///
+/// let generator = global::init(Generator::builder(presets::twitter(), 7))?;
+/// let id = generator.next_id()?;
+/// assert_eq!(generator.layout().decompose(id).node, 7);
+/// assert_eq!(generator.node(), 7);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ProcessGenerator {
+    /// The generator of the node held now: the last of `generators`.
+    current: AtomicPtr<Current>,
+    /// Every generator used so far, from `Box::into_raw`, freed only when
+    /// `self` is dropped: a reference from [`current`](Self::current)
+    /// borrows `self`, so it stays valid after a move.
+    generators: Mutex<Vec<AtomicPtr<Current>>>,
+    moves: Mutex<Moves>,
+    moved: Condvar,
+    /// The node source to tell once the generator is installed.
+    attach: Mutex<Option<Arc<dyn Attach>>>,
+}
+
+impl fmt::Debug for ProcessGenerator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProcessGenerator")
+            .field("current", self.current())
+            .field("moves", &self.lock().count)
+            .finish()
+    }
+}
+
+impl ProcessGenerator {
+    /// The process-wide generator issuing with `generator`; `attach`, its
+    /// node source's hook, is told by [`attach_source`](Self::attach_source).
+    pub(crate) fn new(generator: Current, attach: Option<Arc<dyn Attach>>) -> Self {
+        let first = Box::into_raw(Box::new(generator));
+        ProcessGenerator {
+            current: AtomicPtr::new(first),
+            generators: Mutex::new(vec![AtomicPtr::new(first)]),
+            moves: Mutex::new(Moves::default()),
+            moved: Condvar::new(),
+            attach: Mutex::new(attach),
+        }
+    }
+
+    /// Tells the node source that `self` issues its generator's IDs.
+    pub(crate) fn attach_source(self: &Arc<Self>) {
+        let attach = self
+            .attach
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(attach) = attach {
+            attach.attach(self.clone());
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Moves> {
+        self.moves.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The generator of the node held now.
+    #[inline]
+    pub(crate) fn current(&self) -> &Current {
+        let current = self.current.load(Ordering::Acquire);
+        // SAFETY: `current` always points to a generator from
+        // `Box::into_raw` (in `new` and `move_to`) that is also listed in
+        // `generators` and freed only in `drop`, which cannot run while
+        // `self` is borrowed; the Acquire load pairs with the Release store
+        // that published it after the generator was written.
+        #[allow(unsafe_code)]
+        unsafe {
+            &*current
+        }
+    }
+
+    /// A fresh ID; see [`Generator::next_id`]. After the node's lease was
+    /// lost, waits for the move to a new node as the lease's
+    /// [`CeilingWait`] allows.
+    ///
+    /// # Errors
+    /// As [`Generator::next_id`].
+    #[inline]
+    pub fn next_id(&self) -> Result<u64, GenerateError> {
+        let generator = self.current();
+        match generator.next_id() {
+            Ok(id) => Ok(id),
+            Err(e) => self.after_move(generator, e, true, Generator::next_id),
+        }
+    }
+
+    /// A fresh ID without waiting; see [`Generator::try_next_id`].
+    ///
+    /// # Errors
+    /// As [`Generator::try_next_id`].
+    #[inline]
+    pub fn try_next_id(&self) -> Result<u64, GenerateError> {
+        let generator = self.current();
+        match generator.try_next_id() {
+            Ok(id) => Ok(id),
+            Err(e) => self.after_move(generator, e, false, Generator::try_next_id),
+        }
+    }
+
+    /// `n` consecutive IDs reserved in one atomic step; see [`Generator::next_batch`].
+    ///
+    /// # Errors
+    /// As [`Generator::next_batch`].
+    pub fn next_batch(&self, n: usize) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
+        let generator = self.current();
+        match generator.next_batch(n) {
+            Ok(batch) => Ok(batch),
+            Err(e) => self.after_move(generator, e, true, |g| g.next_batch(n)),
+        }
+    }
+
+    /// [`next_batch`](Self::next_batch) without waiting; see [`Generator::try_next_batch`].
+    ///
+    /// # Errors
+    /// As [`Generator::try_next_batch`].
+    pub fn try_next_batch(&self, n: usize) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
+        let generator = self.current();
+        match generator.try_next_batch(n) {
+            Ok(batch) => Ok(batch),
+            Err(e) => self.after_move(generator, e, false, |g| g.try_next_batch(n)),
+        }
+    }
+
+    /// The layout IDs are composed with (the same on every node).
+    pub fn layout(&self) -> &BitLayout {
+        self.current().layout()
+    }
+
+    /// The node IDs are issued for now (another one after a move).
+    pub fn node(&self) -> u64 {
+        self.current().node()
+    }
+
+    /// Whether the generator stamps under a node source's ceiling (a leased
+    /// node, or a high-water file).
+    pub fn is_fenced(&self) -> bool {
+        self.current().is_fenced()
+    }
+
+    /// How many times a lease moved the generator to another node.
+    pub fn moves(&self) -> u64 {
+        self.lock().count
+    }
+
+    /// `call` once more on the generator a lease moved to, if the one that
+    /// failed was moved away from (or is being moved away from and
+    /// `wait`ing is allowed), else `error`.
+    #[cold]
+    #[inline(never)]
+    fn after_move<'a, T>(
+        &'a self,
+        failed: &'a Current,
+        error: GenerateError,
+        wait: bool,
+        call: impl Fn(&'a Current) -> Result<T, GenerateError>,
+    ) -> Result<T, GenerateError> {
+        let (mut failed, mut error) = (failed, error);
+        let mut deadline = None;
+        loop {
+            // Only a generator whose lease was lost is ever moved away from.
+            let lost = matches!(&error, GenerateError::Fenced(f)
+                if matches!(f.reason, FenceReason::Lost { .. }));
+            if !lost {
+                return Err(error);
+            }
+            let max = match failed.ceiling_wait() {
+                Some(CeilingWait::Wait { max }) if wait => max,
+                _ => Duration::ZERO,
+            };
+            let deadline = *deadline.get_or_insert_with(|| Instant::now().checked_add(max));
+            let next = self.wait_moved(failed, deadline);
+            if core::ptr::eq(next, failed) {
+                return Err(error);
+            }
+            match call(next) {
+                Ok(v) => return Ok(v),
+                Err(e) => (failed, error) = (next, e),
+            }
+        }
+    }
+
+    /// The current generator once it is not `from`, or `from` when no move
+    /// is under way or `deadline` passes.
+    fn wait_moved<'a>(&'a self, from: &'a Current, deadline: Option<Instant>) -> &'a Current {
+        let mut moves = self.lock();
+        loop {
+            let current = self.current();
+            if !core::ptr::eq(current, from) || !moves.moving || moves.sealed {
+                return current;
+            }
+            let Some(left) = deadline.and_then(|d| d.checked_duration_since(Instant::now())) else {
+                return current;
+            };
+            if left.is_zero() {
+                return current;
+            }
+            moves = self
+                .moved
+                .wait_timeout(moves, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// A lease lost the node of `ceiling` and claims another: callers wait
+    /// for the move. `false` (nothing changes) when the generator does not
+    /// issue under `ceiling` or was released.
+    pub(crate) fn begin_move(&self, ceiling: &Arc<Ceiling>) -> bool {
+        let mut moves = self.lock();
+        if moves.sealed || !self.current().uses_ceiling(ceiling) {
+            return false;
+        }
+        moves.moving = true;
+        true
+    }
+
+    /// The move did not happen (the lease was released or stopped meanwhile).
+    pub(crate) fn abandon_move(&self) {
+        self.lock().moving = false;
+        self.moved.notify_all();
+    }
+
+    /// Moves to `node`: stops the current generator, builds one for `node`
+    /// starting after `resume_after` (Unix ms) under `ceiling` with the
+    /// same layout, clock and policies, and makes it current.
+    ///
+    /// # Errors
+    /// The new generator's [`ConfigError`]; [`ConfigError::AlreadyInitialized`]
+    /// once released. The current generator stays then.
+    pub(crate) fn move_to(
+        &self,
+        node: u64,
+        resume_after: u64,
+        ceiling: Arc<Ceiling>,
+    ) -> Result<(), ConfigError> {
+        let mut moves = self.lock();
+        if moves.sealed {
+            return Err(ConfigError::AlreadyInitialized);
+        }
+        let old = self.current();
+        let next = old.rebuilt(node, resume_after, ceiling)?;
+        // Nothing of the old node after the switch, not even in its last tick.
+        old.seal();
+        let next = Box::into_raw(Box::new(next));
+        self.generators
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(AtomicPtr::new(next));
+        self.current.store(next, Ordering::Release);
+        moves.moving = false;
+        moves.count += 1;
+        drop(moves);
+        self.moved.notify_all();
+        Ok(())
+    }
+
+    /// Whether the current generator was built with the same layout, node
+    /// and policies as `other`.
+    pub(crate) fn same_config<C>(&self, other: &Generator<BitLayout, C>) -> bool {
+        self.current().same_config(other)
+    }
+}
+
+impl Drop for ProcessGenerator {
+    fn drop(&mut self) {
+        let generators = self
+            .generators
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        for generator in generators.drain(..) {
+            // SAFETY: each pointer came from `Box::into_raw` in `new` or
+            // `move_to`, is listed once, and is freed only here; no
+            // reference from `current` outlives `&self`.
+            #[allow(unsafe_code)]
+            drop(unsafe { Box::from_raw(generator.into_inner()) });
+        }
+    }
+}
+
+impl Sealable for ProcessGenerator {
+    fn uses(&self, ceiling: &Arc<Ceiling>) -> bool {
+        self.current().uses_ceiling(ceiling)
+    }
+
+    /// Stops the generator for good: it is never moved again.
+    fn seal(&self) -> Option<u64> {
+        let mut moves = self.lock();
+        moves.sealed = true;
+        moves.moving = false;
+        drop(moves);
+        self.moved.notify_all();
+        self.current().seal()
+    }
+}
+
+impl super::ceiling::sealed::Sealed for ProcessGenerator {
+    fn handle(&self) -> super::ceiling::sealed::Handle<'_> {
+        super::ceiling::sealed::Handle(self)
+    }
+}
+
+impl LeasedGenerator for ProcessGenerator {}
+
+impl IdScheme for ProcessGenerator {
+    fn max_id(&self) -> u64 {
+        self.layout().max_id()
+    }
+
+    fn check(&self, id: u64) -> Result<(), FieldOutOfRange> {
+        IdScheme::check(self.layout(), id)
+    }
+
+    fn decode(&self, id: u64) -> Decoded {
+        IdScheme::decode(self.layout(), id)
+    }
+
+    fn example_id(&self) -> Option<u64> {
+        IdScheme::example_id(self.layout())
+    }
+}
+
+impl IdSource for ProcessGenerator {
+    fn next_id(&self) -> Result<u64, GenerateError> {
+        ProcessGenerator::next_id(self)
+    }
+
+    fn try_next_id(&self) -> Result<u64, GenerateError> {
+        ProcessGenerator::try_next_id(self)
+    }
+
+    fn next_ids(&self, n: usize) -> Result<Vec<u64>, GenerateError> {
+        Ok(self.next_batch(n)?.collect())
+    }
+}
