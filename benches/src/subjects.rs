@@ -5,7 +5,7 @@
 
 use std::fmt::Debug;
 use std::hint::spin_loop;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -15,7 +15,7 @@ use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use flakeid_core::layout::presets;
 use flakeid_core::layout::{BitLayout, Layout};
 use flakeid_core::node::{LeaseOptions, MemoryLeaseStore, NodeLease};
-use flakeid_core::{Clock, Generator, MonotonicClock, SequenceExhaustion};
+use flakeid_core::{Clock, Generator, MonotonicClock, SequenceExhaustion, global};
 
 use crate::BenchError;
 use crate::measure::{self, FastPath, Run, SharedRun};
@@ -36,6 +36,10 @@ pub enum Subject {
     /// here: the store's cost is the renewal thread's, every 3 s), its IDs
     /// capped by the lease's ceiling.
     FlakeidLeased,
+    /// The process-wide generator (`global::init`) on a leased node, which
+    /// the lease moves to another node if it is lost: what `#[flake_id]`
+    /// types use. One per process, shared by every measurement of the row.
+    FlakeidProcessWide,
     /// flakeid `Generator` with `SequenceExhaustion::RunAhead { max_lead }`,
     /// one `next_id` call per ID (burst column only).
     FlakeidRunAhead,
@@ -56,9 +60,10 @@ pub enum Subject {
 
 impl Subject {
     /// Every subject, in table order.
-    pub const ALL: [Subject; 9] = [
+    pub const ALL: [Subject; 10] = [
         Subject::Flakeid,
         Subject::FlakeidLeased,
+        Subject::FlakeidProcessWide,
         Subject::FlakeidRunAhead,
         Subject::FlakeidBatch,
         Subject::FerroidAtomic,
@@ -76,6 +81,7 @@ impl Subject {
         match self {
             Subject::Flakeid => "flakeid Generator (Wait)",
             Subject::FlakeidLeased => "flakeid leased node (Wait)",
+            Subject::FlakeidProcessWide => "flakeid leased, process-wide",
             Subject::FlakeidRunAhead => "flakeid RunAhead next_id",
             Subject::FlakeidBatch => "flakeid RunAhead next_batch",
             Subject::FerroidAtomic => "ferroid AtomicSnowflakeGen",
@@ -160,6 +166,20 @@ pub fn flakeid_leased(policy: SequenceExhaustion) -> Result<(NodeLease, Generato
     Ok((lease, g))
 }
 
+/// The process-wide generator on a node leased from an in-memory store,
+/// installed on first use; the lease is kept for the rest of the process.
+pub fn flakeid_process_wide() -> Result<&'static global::ProcessGenerator, BenchError> {
+    static INSTALLED: OnceLock<(NodeLease, &'static global::ProcessGenerator)> = OnceLock::new();
+    if let Some((_, g)) = INSTALLED.get() {
+        return Ok(g);
+    }
+    let lease = LeaseOptions::new("bench-process", presets::twitter())
+        .nodes(u64::from(NODE)..=u64::from(NODE))
+        .claim(MemoryLeaseStore::new())?;
+    let g = global::init(lease.generator_builder())?;
+    Ok(INSTALLED.get_or_init(|| (lease, g)).1)
+}
+
 fn snowflaked_generator() -> snowflaked::sync::Generator {
     snowflaked::sync::Generator::builder()
         .instance(NODE)
@@ -193,6 +213,10 @@ impl Subject {
                 let out = v.visit(|| g.next_id().map_err(BenchError::from))?;
                 lease.release(&g)?;
                 Ok(out)
+            }
+            Subject::FlakeidProcessWide => {
+                let g = flakeid_process_wide()?;
+                v.visit(|| g.next_id().map_err(BenchError::from))
             }
             Subject::FerroidAtomic => {
                 let g = AtomicSnowflakeGenerator::<SnowflakeTwitterId, _>::new(
@@ -233,6 +257,10 @@ impl Subject {
                 let out = v.visit(&|| g.next_id().map_err(BenchError::from))?;
                 lease.release(&g)?;
                 out
+            }
+            Subject::FlakeidProcessWide => {
+                let g = flakeid_process_wide()?;
+                v.visit(&|| g.next_id().map_err(BenchError::from))?
             }
             Subject::FerroidAtomic => {
                 let g = AtomicSnowflakeGenerator::<SnowflakeTwitterId, _>::new(

@@ -165,6 +165,27 @@ fn high_water(row: &NodeRow) -> Option<String> {
     (row.high_water_millis != 0).then(|| time(row.high_water_millis))
 }
 
+/// How far a node that nobody holds has its mark ahead of the database's
+/// clock: left by a holder whose clock ran ahead, it holds every later
+/// holder back until then (claims skip such nodes).
+fn ahead_millis(row: &NodeRow, now: i64) -> u64 {
+    match state(row, now) {
+        "free" | "expired" => row.high_water_ahead_millis(now),
+        _ => 0,
+    }
+}
+
+fn high_water_column(row: &NodeRow, now: i64) -> String {
+    let mark = high_water(row).unwrap_or_else(|| "-".to_owned());
+    match ahead_millis(row, now) {
+        0 => mark,
+        ahead => format!(
+            "{mark} ({:.1} s ahead of the database clock: unusable until then)",
+            ahead as f64 / 1000.0
+        ),
+    }
+}
+
 fn print_table(t: &NodeTable) {
     let now = t.now_millis.unwrap_or(0);
     let clock = t.now_millis.map_or_else(|| "-".to_owned(), lease_time);
@@ -190,7 +211,7 @@ fn print_table(t: &NodeTable) {
             r.holder.as_deref().unwrap_or("-"),
             r.fence,
             expiry(r, now),
-            high_water(r).unwrap_or_else(|| "-".to_owned())
+            high_water_column(r, now)
         );
     }
 }
@@ -214,6 +235,7 @@ fn table_json(t: &NodeTable) -> serde_json::Value {
                 },
                 "high_water_ms": r.high_water_millis,
                 "high_water": high_water(r),
+                "high_water_ahead_ms": ahead_millis(r, now),
             })
         })
         .collect();

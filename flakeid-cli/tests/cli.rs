@@ -396,16 +396,30 @@ async fn lists_a_lease(orm_url: &str, url: &str, reserve: Option<Dialect>) {
         .await
         .expect("lease table");
     let options = LeaseOptions::new("orders", presets::twitter())
-        .nodes(0..=1)
+        .nodes(0..=2)
+        .spread_claims(false)
         .ttl(Duration::from_secs(60))
         .holder("cli-test/1");
     let lease = flakeid_seaorm::lease::claim(&orm, options)
         .await
         .expect("claim");
     let node = lease.node();
+    assert_eq!(node, 0);
+    // Node 2 left a day ahead of the database's clock (by a holder whose
+    // clock ran ahead, before the stores refused such marks).
+    let ahead = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+        + 86_400_000;
+    orm.execute_unprepared(&format!(
+        "UPDATE flakeid_nodes SET high_water = {ahead} WHERE space = 'orders' AND node_id = 2"
+    ))
+    .await
+    .expect("poison node 2");
     if let Some(dialect) = reserve {
         // The database ID function holds the other node for good.
-        let f = IdFunction::new(dialect, "orders", presets::twitter(), 1 - node);
+        let f = IdFunction::new(dialect, "orders", presets::twitter(), 1);
         for s in f.install().expect("SQL") {
             orm.execute_unprepared(&s).await.expect("install");
         }
@@ -427,7 +441,7 @@ async fn lists_a_lease(orm_url: &str, url: &str, reserve: Option<Dialect>) {
     let (text, json) = text;
     let held = if reserve.is_some() { 2 } else { 1 };
     assert!(
-        text.contains(&format!("space \"orders\": {held} of 2 nodes held")),
+        text.contains(&format!("space \"orders\": {held} of 3 nodes held")),
         "{text}"
     );
     let line = text
@@ -452,7 +466,17 @@ async fn lists_a_lease(orm_url: &str, url: &str, reserve: Option<Dialect>) {
     let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
     let nodes = v[0]["nodes"].as_array().expect("nodes");
     assert_eq!(v[0]["space"], "orders");
-    assert_eq!(nodes.len(), 2);
+    assert_eq!(nodes.len(), 3);
+    let poisoned = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("2  free"))
+        .unwrap_or_else(|| panic!("no line of node 2 in\n{text}"));
+    assert!(
+        poisoned.contains("s ahead of the database clock: unusable until then"),
+        "{poisoned}"
+    );
+    assert!(nodes[2]["high_water_ahead_ms"].as_u64().expect("ms") > 86_000_000);
+    assert_eq!(nodes[0]["high_water_ahead_ms"], 0);
     let row = &nodes[node as usize];
     assert_eq!(row["state"], "held");
     assert_eq!(row["holder"], "cli-test/1");

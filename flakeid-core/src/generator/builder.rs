@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::ceiling::Ceiling;
 use super::policy::{ClockRegression, SequenceExhaustion};
-use super::process::{AnyClock, Attach, ProcessGenerator};
+use super::process::{AnyGenerator, Attach, ProcessGenerator};
 use super::state::{Params, SameTick};
 use super::sync::AtomicU64;
 use super::{DEFAULT_CATCH_UP_WINDOW, Generator, MAX_BATCH_SPAN, PaddedState};
@@ -220,6 +220,11 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         }
     }
 
+    /// The clock being configured.
+    pub(crate) fn clock_ref(&self) -> &C {
+        &self.clock
+    }
+
     /// Replaces the clock with `f(clock)`, keeping everything else.
     pub(crate) fn map_clock<C2: Clock>(self, f: impl FnOnce(C) -> C2) -> GeneratorBuilder<L, C2> {
         GeneratorBuilder {
@@ -381,9 +386,19 @@ impl<C: Clock> GeneratorBuilder<BitLayout, C> {
     /// Builds the process-wide generator; its node source (if any) is told
     /// once it is installed.
     pub(crate) fn build_process(self) -> Result<ProcessGenerator, ConfigError> {
-        let mut builder = self.map_clock(AnyClock::of);
+        let mut builder = self;
         let attach = builder.take_attach();
-        Ok(ProcessGenerator::new(builder.build()?, attach))
+        // The default clock keeps its type: no indirection on the hot path.
+        let generator = if (builder.clock_ref() as &dyn Any).is::<MonotonicClock>() {
+            AnyGenerator::Monotonic(builder.map_clock(|_| MonotonicClock::new()).build()?)
+        } else {
+            AnyGenerator::Other(
+                builder
+                    .map_clock(|c| -> Arc<dyn Clock> { Arc::new(c) })
+                    .build()?,
+            )
+        };
+        Ok(ProcessGenerator::new(generator, attach))
     }
 }
 

@@ -305,6 +305,15 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         }
     }
 
+    /// The same-tick shortcut of [`next_id`](Self::next_id) alone: an ID if
+    /// the clock is still in the last issued tick and it has a sequence
+    /// number left, else `None` (then call `next_id`).
+    #[inline]
+    pub(crate) fn next_id_same_tick(&self) -> Option<L::Raw> {
+        self.reserve_same_tick()
+            .map(|(next, tick, seq)| self.compose_next(next, tick, seq))
+    }
+
     /// Everything but the same-tick shortcut: a new tick, catching up,
     /// waiting, policies, errors. Out of line so that the inlined fast path
     /// needs no stack frame.

@@ -1,7 +1,6 @@
 //! The process-wide generator: one generator that a node lease can move to
 //! another node while callers keep using it.
 
-use core::any::Any;
 use core::fmt;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -13,7 +12,7 @@ use crate::clock::{Clock, MonotonicClock};
 use crate::decoded::Decoded;
 use crate::error::{ConfigError, FenceReason, FieldOutOfRange, GenerateError};
 use crate::layout::BitLayout;
-use crate::source::{IdScheme, IdSource};
+use crate::source::{IdScheme, IdSource, NodeConfig};
 
 /// Told by the process-wide generator that it issues the IDs of a node
 /// source's generator, so that the source can move it to another node.
@@ -22,49 +21,94 @@ pub(crate) trait Attach: Send + Sync {
     fn attach(&self, process: Arc<ProcessGenerator>);
 }
 
-/// The clock of the process-wide generator: the default clock without an
-/// indirection, or any other (a [`ManualClock`](crate::ManualClock) in tests).
-#[derive(Clone)]
-pub(crate) enum AnyClock {
-    Monotonic(MonotonicClock),
-    Other(Arc<dyn Clock>),
+/// The process-wide generator's generator for one node: with the default
+/// clock (no indirection on the hot path) or any other.
+pub(crate) enum AnyGenerator {
+    Monotonic(Generator<BitLayout, MonotonicClock>),
+    Other(Generator<BitLayout, Arc<dyn Clock>>),
 }
 
-impl AnyClock {
-    pub(crate) fn of<C: Clock>(clock: C) -> Self {
-        match (&clock as &dyn Any).downcast_ref::<MonotonicClock>() {
-            Some(m) => AnyClock::Monotonic(*m),
-            None => AnyClock::Other(Arc::new(clock)),
+/// `$body` with `$g` bound to the generator of either kind.
+macro_rules! each {
+    ($self:expr, $g:ident => $body:expr) => {
+        match $self {
+            AnyGenerator::Monotonic($g) => $body,
+            AnyGenerator::Other($g) => $body,
         }
+    };
+}
+
+impl fmt::Debug for AnyGenerator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        each!(self, g => fmt::Debug::fmt(g, f))
     }
 }
 
-impl Clock for AnyClock {
+impl AnyGenerator {
     #[inline]
-    fn now_millis(&self) -> u64 {
-        match self {
-            AnyClock::Monotonic(c) => c.now_millis(),
-            AnyClock::Other(c) => c.now_millis(),
-        }
+    fn next_id(&self) -> Result<u64, GenerateError> {
+        each!(self, g => g.next_id())
     }
 
     #[inline]
-    fn try_tagged_now(&self) -> Option<u64> {
-        match self {
-            AnyClock::Monotonic(c) => c.try_tagged_now(),
-            AnyClock::Other(c) => c.try_tagged_now(),
-        }
+    fn try_next_id(&self) -> Result<u64, GenerateError> {
+        each!(self, g => g.try_next_id())
     }
 
-    fn wait_until(&self, target_millis: u64) {
-        match self {
-            AnyClock::Monotonic(c) => c.wait_until(target_millis),
-            AnyClock::Other(c) => c.wait_until(target_millis),
-        }
+    fn next_batch(&self, n: usize) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
+        each!(self, g => g.next_batch(n))
+    }
+
+    fn try_next_batch(&self, n: usize) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
+        each!(self, g => g.try_next_batch(n))
+    }
+
+    fn layout(&self) -> &BitLayout {
+        each!(self, g => g.layout())
+    }
+
+    fn node(&self) -> u64 {
+        each!(self, g => g.node())
+    }
+
+    fn is_fenced(&self) -> bool {
+        each!(self, g => g.is_fenced())
+    }
+
+    fn ceiling_wait(&self) -> Option<CeilingWait> {
+        each!(self, g => g.ceiling_wait())
+    }
+
+    fn uses_ceiling(&self, ceiling: &Arc<Ceiling>) -> bool {
+        each!(self, g => g.uses_ceiling(ceiling))
+    }
+
+    fn seal(&self) -> Option<u64> {
+        each!(self, g => g.seal())
+    }
+
+    fn same_config<C>(&self, other: &Generator<BitLayout, C>) -> bool {
+        each!(self, g => g.same_config(other))
+    }
+
+    fn rebuilt(
+        &self,
+        node: u64,
+        resume_after: u64,
+        ceiling: Arc<Ceiling>,
+    ) -> Result<Self, ConfigError> {
+        Ok(match self {
+            AnyGenerator::Monotonic(g) => {
+                AnyGenerator::Monotonic(g.rebuilt(node, resume_after, ceiling)?)
+            }
+            AnyGenerator::Other(g) => {
+                AnyGenerator::Other(g.rebuilt(node, resume_after, ceiling)?)
+            }
+        })
     }
 }
 
-type Current = Generator<BitLayout, AnyClock>;
+type Current = AnyGenerator;
 
 #[derive(Debug, Default)]
 struct Moves {
@@ -108,9 +152,14 @@ struct Moves {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct ProcessGenerator {
-    /// The generator of the node held now: the last of `generators`.
+    /// The generator of the first node: current until the first move. Kept
+    /// inline so that issuing costs what a plain generator costs (its
+    /// fields stay in registers across calls).
+    first: Current,
+    /// After the first move, the generator of the node held now (the last
+    /// of `moved_to`); null before.
     current: AtomicPtr<Current>,
-    /// Every generator used so far, from `Box::into_raw`, freed only when
+    /// Every generator moved to, from `Box::into_raw`, freed only when
     /// `self` is dropped: a reference from [`current`](Self::current)
     /// borrows `self`, so it stays valid after a move.
     generators: Mutex<Vec<AtomicPtr<Current>>>,
@@ -133,10 +182,10 @@ impl ProcessGenerator {
     /// The process-wide generator issuing with `generator`; `attach`, its
     /// node source's hook, is told by [`attach_source`](Self::attach_source).
     pub(crate) fn new(generator: Current, attach: Option<Arc<dyn Attach>>) -> Self {
-        let first = Box::into_raw(Box::new(generator));
         ProcessGenerator {
-            current: AtomicPtr::new(first),
-            generators: Mutex::new(vec![AtomicPtr::new(first)]),
+            first: generator,
+            current: AtomicPtr::new(core::ptr::null_mut()),
+            generators: Mutex::new(Vec::new()),
             moves: Mutex::new(Moves::default()),
             moved: Condvar::new(),
             attach: Mutex::new(attach),
@@ -160,14 +209,32 @@ impl ProcessGenerator {
     }
 
     /// The generator of the node held now.
+    ///
+    /// A caller that reads the pointer late (still null, or an earlier
+    /// one) gets a generator that was sealed before the move was published:
+    /// its call fails (the seal changed the state word its compare-and-swap
+    /// expects) and [`after_move`](Self::after_move) reads again.
     #[inline]
     pub(crate) fn current(&self) -> &Current {
+        if self.current.load(Ordering::Relaxed).is_null() {
+            &self.first
+        } else {
+            self.moved()
+        }
+    }
+
+    /// The generator of the node held now, after a move.
+    #[cold]
+    fn moved(&self) -> &Current {
         let current = self.current.load(Ordering::Acquire);
-        // SAFETY: `current` always points to a generator from
-        // `Box::into_raw` (in `new` and `move_to`) that is also listed in
-        // `generators` and freed only in `drop`, which cannot run while
-        // `self` is borrowed; the Acquire load pairs with the Release store
-        // that published it after the generator was written.
+        if current.is_null() {
+            return &self.first;
+        }
+        // SAFETY: a non-null `current` points to a generator from
+        // `Box::into_raw` in `move_to`, also listed in `generators` and
+        // freed only in `drop`, which cannot run while `self` is borrowed;
+        // the Acquire load pairs with the Release store that published it
+        // after the generator was written.
         #[allow(unsafe_code)]
         unsafe {
             &*current
@@ -182,10 +249,24 @@ impl ProcessGenerator {
     /// As [`Generator::next_id`].
     #[inline]
     pub fn next_id(&self) -> Result<u64, GenerateError> {
+        // The same-tick shortcut of the first node's generator with the
+        // default clock, inlined as a plain generator's is; everything else
+        // out of line.
+        if self.current.load(Ordering::Relaxed).is_null()
+            && let AnyGenerator::Monotonic(g) = &self.first
+            && let Some(id) = g.next_id_same_tick()
+        {
+            return Ok(id);
+        }
+        self.next_id_general()
+    }
+
+    #[inline(never)]
+    fn next_id_general(&self) -> Result<u64, GenerateError> {
         let generator = self.current();
         match generator.next_id() {
             Ok(id) => Ok(id),
-            Err(e) => self.after_move(generator, e, true, Generator::next_id),
+            Err(e) => self.after_move(generator, e, true, AnyGenerator::next_id),
         }
     }
 
@@ -195,10 +276,21 @@ impl ProcessGenerator {
     /// As [`Generator::try_next_id`].
     #[inline]
     pub fn try_next_id(&self) -> Result<u64, GenerateError> {
+        if self.current.load(Ordering::Relaxed).is_null()
+            && let AnyGenerator::Monotonic(g) = &self.first
+            && let Some(id) = g.next_id_same_tick()
+        {
+            return Ok(id);
+        }
+        self.try_next_id_general()
+    }
+
+    #[inline(never)]
+    fn try_next_id_general(&self) -> Result<u64, GenerateError> {
         let generator = self.current();
         match generator.try_next_id() {
             Ok(id) => Ok(id),
-            Err(e) => self.after_move(generator, e, false, Generator::try_next_id),
+            Err(e) => self.after_move(generator, e, false, AnyGenerator::try_next_id),
         }
     }
 
@@ -289,7 +381,7 @@ impl ProcessGenerator {
     fn wait_moved<'a>(&'a self, from: &'a Current, deadline: Option<Instant>) -> &'a Current {
         let mut moves = self.lock();
         loop {
-            let current = self.current();
+            let current = self.moved();
             if !core::ptr::eq(current, from) || !moves.moving || moves.sealed {
                 return current;
             }
@@ -359,10 +451,16 @@ impl ProcessGenerator {
         Ok(())
     }
 
-    /// Whether the current generator was built with the same layout, node
-    /// and policies as `other`.
-    pub(crate) fn same_config<C>(&self, other: &Generator<BitLayout, C>) -> bool {
-        self.current().same_config(other)
+    /// Whether the current generators of `self` and `other` were built
+    /// with the same layout, node and policies.
+    pub(crate) fn same_config(&self, other: &ProcessGenerator) -> bool {
+        each!(other.current(), g => self.current().same_config(g))
+    }
+
+    /// The node and policies the generator runs with; `node_var` names the
+    /// variable its node ID came from.
+    pub(crate) fn node_config(&self, node_var: Option<&'static str>) -> NodeConfig {
+        each!(self.current(), g => NodeConfig::of(g, node_var))
     }
 }
 

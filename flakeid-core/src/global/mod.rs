@@ -130,7 +130,7 @@ fn install(
     candidate: ProcessGenerator,
     node_var: Option<&'static str>,
 ) -> Result<&'static ProcessGenerator, ConfigError> {
-    let config = NodeConfig::of(candidate.current(), node_var);
+    let config = candidate.node_config(node_var);
     let rejected = PROCESS
         .set(Process {
             generator: Arc::new(candidate),
@@ -144,9 +144,7 @@ fn install(
             Ok(&*installed.generator)
         }
         (Some(installed), Some(candidate))
-            if installed
-                .generator
-                .same_config(candidate.generator.current()) =>
+            if installed.generator.same_config(&candidate.generator) =>
         {
             Ok(&*installed.generator)
         }

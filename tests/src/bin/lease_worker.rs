@@ -5,9 +5,14 @@
 //! ```text
 //! lease_worker --url URL --worker TAG [options]
 //!   --source lease|file:PATH:NODE|fixed:NODE   where the node ID comes from (lease)
-//!   --orm seaorm|diesel|etcd lease store (seaorm); etcd needs
+//!   --orm seaorm|diesel|diesel-async|etcd   lease store (seaorm); etcd needs
 //!   --etcd URL               the etcd server's client URL (IDs still go to --url)
 //!   --space S --nodes N      lease space and its node IDs 0..N (ids, 4)
+//!   --node-range LO-HI       lease only node IDs LO..=HI instead
+//!   --process-wide           issue through the process-wide generator
+//!                            (`global::init`), which a lost lease moves to
+//!                            a free node; prints `MOVED from=.. node=.. fence=.. at=..`
+//!   --max-clock-skew-ms MS   LeaseOptions::max_clock_skew (5000)
 //!   --ttl-ms --renew-ms --lead-ms   lease timing (1500, 300, = ttl)
 //!   --wait-for-node-ms MS    keep trying when every node is held (0)
 //!   --ids N --pace-us US     IDs to issue, pause between them (1000, 0)
@@ -27,7 +32,9 @@
 //!
 //! Output lines (stdout): `READY node=.. fence=.. resume_after=.. pid=..`,
 //! `FENCED <error>` (first refusal of an episode), `LOST <error>`,
-//! `NO_NODE <error>`, `ERROR <error>`, and last
+//! `NO_NODE <error>`, `CLOCK_AHEAD <error>` (exit code 5), `ERROR <error>`,
+//! `EVENT <level> "<message>" key=value…` (each `flakeid` tracing event),
+//! `RELEASED in_ms=.. mark=..` / `RELEASE_FAILED in_ms=.. <error>`, and last
 //! `DONE issued=.. inserted=.. duplicates=.. fenced=.. lost=0|1 clock=..`
 //! (the generator clock's reading at the end).
 
@@ -40,7 +47,9 @@ use flakeid_core::layout::presets;
 use flakeid_core::node::{
     CeilingWait, FenceReason, Fenced, HighWaterFileOptions, LeaseError, LeaseOptions,
 };
-use flakeid_core::{Clock, ClockRegression, GenerateError, Generator, ManualClock, MonotonicClock};
+use flakeid_core::{
+    Clock, ClockRegression, GenerateError, Generator, ManualClock, MonotonicClock, global,
+};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
 
 #[derive(Debug, Clone)]
@@ -64,6 +73,9 @@ struct Args {
     hold_file: Option<String>,
     release: bool,
     step_per_id: Duration,
+    node_range: Option<(u64, u64)>,
+    process_wide: bool,
+    max_clock_skew: Duration,
 }
 
 fn args() -> Result<Args, String> {
@@ -87,6 +99,9 @@ fn args() -> Result<Args, String> {
         hold_file: None,
         release: true,
         step_per_id: Duration::ZERO,
+        node_range: None,
+        process_wide: false,
+        max_clock_skew: LeaseOptions::DEFAULT_MAX_CLOCK_SKEW,
     };
     let mut it = std::env::args().skip(1);
     let ms = |v: String| -> Result<Duration, String> {
@@ -97,6 +112,10 @@ fn args() -> Result<Args, String> {
     while let Some(flag) = it.next() {
         if flag == "--no-release" {
             a.release = false;
+            continue;
+        }
+        if flag == "--process-wide" {
+            a.process_wide = true;
             continue;
         }
         let v = it.next().ok_or(format!("{flag} needs a value"))?;
@@ -121,6 +140,12 @@ fn args() -> Result<Args, String> {
             "--ceiling-wait-ms" => a.ceiling_wait = ms(v)?,
             "--hold-file" => a.hold_file = Some(v),
             "--step-ms-per-id" => a.step_per_id = ms(v)?,
+            "--max-clock-skew-ms" => a.max_clock_skew = ms(v)?,
+            "--node-range" => {
+                let (lo, hi) = v.split_once('-').ok_or(format!("--node-range {v}"))?;
+                let n = |x: &str| x.parse::<u64>().map_err(|_| format!("--node-range {v}"));
+                a.node_range = Some((n(lo)?, n(hi)?));
+            }
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -166,21 +191,73 @@ impl Clock for WorkerClock {
 }
 
 type Gen = Generator<flakeid_core::layout::BitLayout, WorkerClock>;
+type Layout = flakeid_core::layout::BitLayout;
 
 /// What holds the node until the end.
 enum Holder {
-    SeaOrm(flakeid_seaorm::lease::NodeLease<flakeid_core::layout::BitLayout, WorkerClock>),
-    Diesel(flakeid_core::node::NodeLease<flakeid_core::layout::BitLayout, WorkerClock>),
-    Etcd(flakeid_etcd::NodeLease<flakeid_core::layout::BitLayout, WorkerClock>),
-    File(flakeid_core::node::HighWaterFile<flakeid_core::layout::BitLayout, WorkerClock>),
+    SeaOrm(flakeid_seaorm::lease::NodeLease<Layout, WorkerClock>),
+    Diesel(flakeid_core::node::NodeLease<Layout, WorkerClock>),
+    DieselAsyncPg(
+        flakeid_diesel::lease_async::NodeLease<
+            diesel_async::AsyncPgConnection,
+            Layout,
+            WorkerClock,
+        >,
+    ),
+    DieselAsyncMy(
+        flakeid_diesel::lease_async::NodeLease<
+            diesel_async::AsyncMysqlConnection,
+            Layout,
+            WorkerClock,
+        >,
+    ),
+    Etcd(flakeid_etcd::NodeLease<Layout, WorkerClock>),
+    File(flakeid_core::node::HighWaterFile<Layout, WorkerClock>),
     Fixed,
+}
+
+impl Holder {
+    /// The node and fence the lease holds now.
+    fn holding(&self) -> Option<(u64, u64)> {
+        match self {
+            Holder::SeaOrm(l) => Some((l.node(), l.fence())),
+            Holder::Diesel(l) => Some((l.node(), l.fence())),
+            Holder::DieselAsyncPg(l) => Some((l.node(), l.fence())),
+            Holder::DieselAsyncMy(l) => Some((l.node(), l.fence())),
+            Holder::Etcd(l) => Some((l.node(), l.fence())),
+            Holder::File(_) | Holder::Fixed => None,
+        }
+    }
+}
+
+/// Where the IDs come from: a generator of the worker's own, or the
+/// process-wide one.
+#[derive(Clone)]
+enum Ids {
+    Own(Arc<Gen>),
+    Process(&'static global::ProcessGenerator),
+}
+
+impl Ids {
+    fn next_id(&self) -> Result<u64, GenerateError> {
+        match self {
+            Ids::Own(g) => g.next_id(),
+            Ids::Process(g) => g.next_id(),
+        }
+    }
+
+    fn moves(&self) -> u64 {
+        match self {
+            Ids::Own(_) => 0,
+            Ids::Process(g) => g.moves(),
+        }
+    }
 }
 
 fn diesel_claim(
     url: &str,
-    options: LeaseOptions<flakeid_core::layout::BitLayout, WorkerClock>,
-) -> Result<flakeid_core::node::NodeLease<flakeid_core::layout::BitLayout, WorkerClock>, LeaseError>
-{
+    options: LeaseOptions<Layout, WorkerClock>,
+) -> Result<flakeid_core::node::NodeLease<Layout, WorkerClock>, LeaseError> {
     use diesel::Connection as _;
     let url = url.to_owned();
     if url.starts_with("postgres") {
@@ -192,7 +269,49 @@ fn diesel_claim(
     }
 }
 
+/// Prints every `flakeid` tracing event as an `EVENT` line.
+mod events {
+    use std::fmt::Write as _;
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Metadata, Subscriber};
+
+    struct Line(String);
+
+    impl Visit for Line {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "message" {
+                let _ = write!(self.0, " {value:?}");
+            } else {
+                let _ = write!(self.0, " {}={value:?}", field.name());
+            }
+        }
+    }
+
+    pub(crate) struct Print;
+
+    impl Subscriber for Print {
+        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+            metadata.target().starts_with("flakeid")
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let mut line = Line(format!("EVENT {}", event.metadata().level()));
+            event.record(&mut line);
+            super::say(&line.0);
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+}
+
 async fn run(a: Args) -> Result<i32, String> {
+    let _ = tracing::subscriber::set_global_default(events::Print);
     let db = Database::connect(&a.url)
         .await
         .map_err(|e| format!("connect: {e}"))?;
@@ -213,57 +332,67 @@ async fn run(a: Args) -> Result<i32, String> {
     };
     let layout = presets::twitter();
     let (holder, builder, fence) = if a.source == "lease" {
+        let nodes = a
+            .node_range
+            .map_or(0..=a.nodes.saturating_sub(1), |(lo, hi)| lo..=hi);
         let mut options = LeaseOptions::new(a.space.clone(), layout.clone())
             .clock(clock.clone())
-            .nodes(0..=a.nodes.saturating_sub(1))
+            .nodes(nodes)
             .ttl(a.ttl)
             .renew_every(a.renew)
             .wait_for_node(a.wait_for_node)
             .at_ceiling(at_ceiling)
+            .max_clock_skew(a.max_clock_skew)
             .holder(format!("{}/{}", a.worker, std::process::id()));
         if let Some(lead) = a.lead {
             options = options.ceiling_lead(lead);
         }
-        let claimed = if a.orm == "diesel" {
-            let url = a.url.clone();
-            tokio::task::spawn_blocking(move || diesel_claim(&url, options))
-                .await
-                .map_err(|e| e.to_string())?
-                .map(|l| {
-                    (
-                        l.generator_builder(),
-                        l.fence(),
-                        l.resume_after_millis(),
-                        l.node(),
-                        Holder::Diesel(l),
-                    )
-                })
-        } else if a.orm == "etcd" {
-            let client = flakeid_etcd::etcd_client::Client::connect([a.etcd.as_str()], None)
-                .await
-                .map_err(|e| format!("connect to etcd at {:?}: {e}", a.etcd))?;
-            flakeid_etcd::claim(&client, options).await.map(|l| {
-                (
-                    l.generator_builder(),
-                    l.fence(),
-                    l.resume_after_millis(),
-                    l.node(),
-                    Holder::Etcd(l),
+        let claimed = match a.orm.as_str() {
+            "diesel" => {
+                let url = a.url.clone();
+                tokio::task::spawn_blocking(move || diesel_claim(&url, options))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map(Holder::Diesel)
+            }
+            "diesel-async" if a.url.starts_with("postgres") => {
+                flakeid_diesel::lease_async::claim::<diesel_async::AsyncPgConnection, _, _>(
+                    &a.url, options,
                 )
-            })
-        } else {
-            flakeid_seaorm::lease::claim(&db, options).await.map(|l| {
-                (
-                    l.generator_builder(),
-                    l.fence(),
-                    l.resume_after_millis(),
-                    l.node(),
-                    Holder::SeaOrm(l),
+                .await
+                .map(Holder::DieselAsyncPg)
+            }
+            "diesel-async" => {
+                flakeid_diesel::lease_async::claim::<diesel_async::AsyncMysqlConnection, _, _>(
+                    &a.url, options,
                 )
-            })
+                .await
+                .map(Holder::DieselAsyncMy)
+            }
+            "etcd" => {
+                let client = flakeid_etcd::etcd_client::Client::connect([a.etcd.as_str()], None)
+                    .await
+                    .map_err(|e| format!("connect to etcd at {:?}: {e}", a.etcd))?;
+                flakeid_etcd::claim(&client, options)
+                    .await
+                    .map(Holder::Etcd)
+            }
+            _ => flakeid_seaorm::lease::claim(&db, options)
+                .await
+                .map(Holder::SeaOrm),
+        };
+        let builder_of = |h: &Holder| match h {
+            Holder::SeaOrm(l) => (l.generator_builder(), l.resume_after_millis()),
+            Holder::Diesel(l) => (l.generator_builder(), l.resume_after_millis()),
+            Holder::DieselAsyncPg(l) => (l.generator_builder(), l.resume_after_millis()),
+            Holder::DieselAsyncMy(l) => (l.generator_builder(), l.resume_after_millis()),
+            Holder::Etcd(l) => (l.generator_builder(), l.resume_after_millis()),
+            Holder::File(_) | Holder::Fixed => unreachable!("a lease"),
         };
         match claimed {
-            Ok((builder, fence, resume, node, holder)) => {
+            Ok(holder) => {
+                let (builder, resume) = builder_of(&holder);
+                let (node, fence) = holder.holding().ok_or("a lease")?;
                 say(&format!(
                     "READY node={node} fence={fence} resume_after={resume} pid={}",
                     std::process::id()
@@ -273,6 +402,10 @@ async fn run(a: Args) -> Result<i32, String> {
             Err(e @ LeaseError::AllTaken { .. }) => {
                 say(&format!("NO_NODE {e}"));
                 return Ok(4);
+            }
+            Err(e @ LeaseError::ClockAhead { .. }) => {
+                say(&format!("CLOCK_AHEAD {e}"));
+                return Ok(5);
             }
             Err(e) => return Err(format!("claim: {e}")),
         }
@@ -308,23 +441,45 @@ async fn run(a: Args) -> Result<i32, String> {
     } else {
         return Err(format!("unknown --source {}", a.source));
     };
-    let g: Gen = builder
-        .clock_regression(ClockRegression::Wait {
-            max: a.regression_wait,
-        })
-        .build()
-        .map_err(|e| format!("build: {e}"))?;
-    let g = Arc::new(g);
+    let builder = builder.clock_regression(ClockRegression::Wait {
+        max: a.regression_wait,
+    });
+    let ids = if a.process_wide {
+        Ids::Process(global::init(builder).map_err(|e| format!("global::init: {e}"))?)
+    } else {
+        Ids::Own(Arc::new(
+            builder.build().map_err(|e| format!("build: {e}"))?,
+        ))
+    };
+    let holder = Arc::new(holder);
 
     // Issue on a thread of its own: inserts may hang (a paused database)
     // while the generator meets its ceiling.
     let (tx, rx) = mpsc::channel::<(u64, i64)>();
     let issuer = {
-        let g = g.clone();
-        let a = a.clone();
-        std::thread::spawn(move || issue(&g, &a, &tx))
+        let (ids, a, holder) = (ids.clone(), a.clone(), holder.clone());
+        let clock = clock.clone();
+        std::thread::spawn(move || issue(&ids, &a, &clock, &holder, &tx))
     };
-    let (inserted, duplicates) = insert_all(&db, &a, g.node(), fence, rx).await?;
+    let fences = Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::from([(
+        holder.holding().map_or(0, |h| h.0),
+        fence,
+    )])));
+    let fence_of = {
+        let (holder, fences) = (holder.clone(), fences.clone());
+        move |node: u64| -> u64 {
+            let mut fences = fences
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some((n, f)) = holder.holding()
+                && n == node
+            {
+                fences.entry(n).or_insert(f);
+            }
+            fences.get(&node).copied().unwrap_or(fence)
+        }
+    };
+    let (inserted, duplicates) = insert_all(&db, &a, fence_of, rx).await?;
     let (issued, fenced, lost) = issuer.join().map_err(|_| "issuer panicked")?;
 
     if let Some(path) = &a.hold_file {
@@ -332,21 +487,43 @@ async fn run(a: Args) -> Result<i32, String> {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
+    let holder = Arc::try_unwrap(holder).map_err(|_| "the holder is still shared")?;
     if a.release {
-        let released = match holder {
-            Holder::SeaOrm(l) => l.release(&g).await.map_err(|e| e.to_string()),
-            Holder::Etcd(l) => l.release(&g).await.map_err(|e| e.to_string()),
-            Holder::Diesel(l) => {
-                let g = g.clone();
-                tokio::task::spawn_blocking(move || l.release(&g).map_err(|e| e.to_string()))
-                    .await
-                    .map_err(|e| e.to_string())?
+        let started = std::time::Instant::now();
+        let released = match (&ids, holder) {
+            (Ids::Own(g), Holder::SeaOrm(l)) => l.release(g).await.map_err(|e| e.to_string()),
+            (Ids::Process(g), Holder::SeaOrm(l)) => l.release(*g).await.map_err(|e| e.to_string()),
+            (Ids::Own(g), Holder::DieselAsyncPg(l)) => {
+                l.release(g).await.map_err(|e| e.to_string())
             }
-            Holder::File(f) => f.release(&g).map_err(|e| e.to_string()),
-            Holder::Fixed => Ok(0),
+            (Ids::Process(g), Holder::DieselAsyncPg(l)) => {
+                l.release(*g).await.map_err(|e| e.to_string())
+            }
+            (Ids::Own(g), Holder::DieselAsyncMy(l)) => {
+                l.release(g).await.map_err(|e| e.to_string())
+            }
+            (Ids::Process(g), Holder::DieselAsyncMy(l)) => {
+                l.release(*g).await.map_err(|e| e.to_string())
+            }
+            (Ids::Own(g), Holder::Etcd(l)) => l.release(g).await.map_err(|e| e.to_string()),
+            (Ids::Process(g), Holder::Etcd(l)) => l.release(*g).await.map_err(|e| e.to_string()),
+            (ids, Holder::Diesel(l)) => {
+                let ids = ids.clone();
+                tokio::task::spawn_blocking(move || match ids {
+                    Ids::Own(g) => l.release(&g).map_err(|e| e.to_string()),
+                    Ids::Process(g) => l.release(g).map_err(|e| e.to_string()),
+                })
+                .await
+                .map_err(|e| e.to_string())?
+            }
+            (Ids::Own(g), Holder::File(f)) => f.release(g).map_err(|e| e.to_string()),
+            (Ids::Process(g), Holder::File(f)) => f.release(*g).map_err(|e| e.to_string()),
+            (_, Holder::Fixed) => Ok(0),
         };
-        if let Err(e) = released {
-            say(&format!("RELEASE_FAILED {e}"));
+        let in_ms = started.elapsed().as_millis();
+        match released {
+            Ok(mark) => say(&format!("RELEASED in_ms={in_ms} mark={mark}")),
+            Err(e) => say(&format!("RELEASE_FAILED in_ms={in_ms} {e}")),
         }
     } else {
         // As a crash would: nothing released, nothing renewed any more.
@@ -355,29 +532,44 @@ async fn run(a: Args) -> Result<i32, String> {
     say(&format!(
         "DONE issued={issued} inserted={inserted} duplicates={duplicates} fenced={fenced} lost={} clock={}",
         u8::from(lost),
-        g.clock().now_millis()
+        clock.now_millis()
     ));
     Ok(0)
 }
 
-/// Issues the IDs; `(issued, fence episodes, lost)`.
-fn issue(g: &Gen, a: &Args, tx: &mpsc::Sender<(u64, i64)>) -> (u64, u64, bool) {
+/// Issues the IDs; `(issued, fence episodes, lost)`. Through the
+/// process-wide generator a lost lease is waited out (the lease moves it).
+fn issue(
+    ids: &Ids,
+    a: &Args,
+    clock: &WorkerClock,
+    holder: &Holder,
+    tx: &mpsc::Sender<(u64, i64)>,
+) -> (u64, u64, bool) {
     let (mut issued, mut fenced, mut in_episode) = (0, 0, false);
+    let mut moves = 0;
     while issued < a.ids {
         // Read before the call: a process stopped between the call and the
         // reading must not look as if it issued the ID after it resumed.
         let at = wall_ms();
-        match g.next_id() {
+        match ids.next_id() {
             Ok(id) => {
                 in_episode = false;
                 issued += 1;
+                if ids.moves() != moves {
+                    moves = ids.moves();
+                    let (node, fence) = holder.holding().unwrap_or_default();
+                    say(&format!(
+                        "MOVED moves={moves} node={node} fence={fence} at={at}"
+                    ));
+                }
                 if tx.send((id, at)).is_err() {
                     break;
                 }
                 if !a.pace.is_zero() {
                     std::thread::sleep(a.pace);
                 }
-                if let WorkerClock::Manual(c) = g.clock()
+                if let WorkerClock::Manual(c) = clock
                     && !a.step_per_id.is_zero()
                 {
                     c.advance(a.step_per_id);
@@ -396,6 +588,14 @@ fn issue(g: &Gen, a: &Args, tx: &mpsc::Sender<(u64, i64)>) -> (u64, u64, bool) {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
+            Err(GenerateError::Fenced(e)) if matches!(ids, Ids::Process(_)) => {
+                if !in_episode {
+                    fenced += 1;
+                    in_episode = true;
+                    say(&format!("MOVING {e}"));
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
             Err(GenerateError::Fenced(e)) => {
                 say(&format!("LOST {e}"));
                 return (issued, fenced, true);
@@ -413,10 +613,10 @@ fn issue(g: &Gen, a: &Args, tx: &mpsc::Sender<(u64, i64)>) -> (u64, u64, bool) {
 async fn insert_all(
     db: &DatabaseConnection,
     a: &Args,
-    node: u64,
-    fence: u64,
+    fence_of: impl Fn(u64) -> u64,
     rx: mpsc::Receiver<(u64, i64)>,
 ) -> Result<(u64, u64), String> {
+    let layout = presets::twitter();
     let rx = Arc::new(std::sync::Mutex::new(rx));
     let (mut inserted, mut duplicates) = (0u64, 0u64);
     loop {
@@ -446,7 +646,10 @@ async fn insert_all(
         let backend = db.get_database_backend();
         let rows: Vec<String> = batch
             .iter()
-            .map(|(id, at)| format!("({id}, {node}, {fence}, '{}', {at})", a.worker))
+            .map(|(id, at)| {
+                let node = layout.decompose(*id).node;
+                format!("({id}, {node}, {}, '{}', {at})", fence_of(node), a.worker)
+            })
             .collect();
         let sql = match backend {
             DbBackend::MySql => format!(

@@ -120,8 +120,31 @@ pub async fn etcd() -> &'static Etcd {
     }
 }
 
+static PAUSABLE: OnceCell<Result<Etcd, String>> = OnceCell::const_new();
+
+/// An etcd server in a container of its own, for tests that pause it
+/// (`docker pause`) without stalling the tests that share [`etcd`].
+///
+/// # Panics
+/// If no container can be started (a server given by URL cannot be paused).
+pub async fn etcd_to_pause() -> &'static Etcd {
+    let server = runtime::run(async {
+        PAUSABLE
+            .get_or_init(start_container)
+            .await
+            .as_ref()
+            .map_err(Clone::clone)
+            .map(|_| ())
+    })
+    .await;
+    match (server, PAUSABLE.get()) {
+        (Ok(()), Some(Ok(etcd))) => etcd,
+        (Err(msg), _) => panic!("{msg}"),
+        _ => panic!("flakeid-tests: the pausable etcd fixture did not start"),
+    }
+}
+
 async fn start() -> Result<Etcd, String> {
-    let started_at = Instant::now();
     if let Some(url) = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty()) {
         let url = url.trim().to_owned();
         let version = version(&url).await.map_err(|e| {
@@ -134,6 +157,11 @@ async fn start() -> Result<Etcd, String> {
             container: None,
         });
     }
+    start_container().await
+}
+
+async fn start_container() -> Result<Etcd, String> {
+    let started_at = Instant::now();
     let image = std::env::var(IMAGE_VAR)
         .ok()
         .filter(|i| !i.trim().is_empty())

@@ -56,7 +56,7 @@ use testcontainers::{ContainerAsync, GenericImage};
 use tokio::sync::OnceCell;
 
 use container::{ContainerSpec, note};
-pub use etcd::{Etcd, etcd};
+pub use etcd::{Etcd, etcd, etcd_to_pause};
 
 /// Selects the server [`postgres`] uses: unset, empty or `default` for
 /// [`ServerKind::Postgres`], `18` for [`ServerKind::Postgres18`].

@@ -3,6 +3,7 @@
 //! on when it returns; no ID is lost or repeated. A test binary of its
 //! own: pausing the server must not stall other tests.
 
+use std::io::Write as _;
 use std::process::Command;
 use std::time::Duration;
 
@@ -98,4 +99,117 @@ async fn postgres_paused_mid_renewal_holders_fence_then_recover() {
 #[tokio::test(flavor = "multi_thread")]
 async fn mariadb_paused_mid_renewal_holders_fence_then_recover() {
     holders_fence_while_the_database_is_paused(db::mysql().await, "my-pause").await;
+}
+
+/// `release` while the lease store does not answer (its server paused)
+/// returns within the TTL with an error, on every store: the row frees
+/// itself after the TTL. The worker releases only once the server is
+/// paused, and the test unpauses it only after the worker said how the
+/// release went: a release that waited for the server would never say.
+async fn release_returns_within_the_ttl_while_the_store_is_paused(
+    db: TestDb,
+    name: &str,
+    orm: &str,
+    etcd: Option<&flakeid_tests::db::Etcd>,
+) {
+    let store_container = match etcd {
+        Some(e) => e.container_id(),
+        None => db.container_id(),
+    }
+    .expect("this test pauses the store's container: run it with a container, not a URL")
+    .to_owned();
+    let _pauses = crate::support::PAUSE.lock().await;
+    let conn = prepare(&db).await;
+    let space = space(name);
+    let hold = std::env::temp_dir().join(format!("{space}.go"));
+    let _ = std::fs::remove_file(&hold);
+    let hold_s = hold.display().to_string();
+    let mut args = vec![
+        "--space",
+        &space,
+        "--nodes",
+        "2",
+        "--orm",
+        orm,
+        "--ids",
+        "200",
+        "--ttl-ms",
+        "3000",
+        "--renew-ms",
+        "500",
+        "--hold-file",
+        &hold_s,
+    ];
+    if let Some(e) = etcd {
+        args.extend(["--etcd", e.url()]);
+    }
+    let mut w = Worker::start(db.url(), &format!("{name}-holder"), &args);
+    w.ready();
+    let tag = w.tag.clone();
+    until("the holder stored its IDs", || {
+        let (conn, tag) = (conn.clone(), tag.clone());
+        async move { count_of(&conn, &tag).await >= 200 }
+    })
+    .await;
+    docker(&["pause", &store_container]);
+    std::fs::write(&hold, b"go").unwrap();
+    // A bound on a hang, not a timing assertion: the TTL is 3 s.
+    let said = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        w.wait_for_within(&["RELEASED", "RELEASE_FAILED"], Duration::from_secs(60))
+    }));
+    docker(&["unpause", &store_container]);
+    let line =
+        said.unwrap_or_else(|_| panic!("{orm}: release did not return while the store was paused"));
+    assert!(line.starts_with("RELEASE_FAILED"), "{orm}: {line}");
+    assert!(line.contains("did not answer within 3s"), "{orm}: {line}");
+    let (done, code) = w.finish();
+    assert_eq!(code, 0, "{orm}");
+    assert_eq!(done.expect("finished").inserted, 200);
+    // Straight to stderr: shown in every run, not only with --nocapture.
+    let _ = writeln!(std::io::stderr().lock(), "lease test {name}: {line}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn seaorm_release_returns_within_the_ttl_while_postgres_is_paused() {
+    release_returns_within_the_ttl_while_the_store_is_paused(
+        db::postgres().await,
+        "pg-release-seaorm",
+        "seaorm",
+        None,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn diesel_release_returns_within_the_ttl_while_postgres_is_paused() {
+    release_returns_within_the_ttl_while_the_store_is_paused(
+        db::postgres().await,
+        "pg-release-diesel",
+        "diesel",
+        None,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn diesel_async_release_returns_within_the_ttl_while_postgres_is_paused() {
+    release_returns_within_the_ttl_while_the_store_is_paused(
+        db::postgres().await,
+        "pg-release-diesel-async",
+        "diesel-async",
+        None,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn etcd_release_returns_within_the_ttl_while_etcd_is_paused() {
+    let etcd = db::etcd_to_pause().await;
+    release_returns_within_the_ttl_while_the_store_is_paused(
+        db::postgres().await,
+        "etcd-release",
+        "etcd",
+        Some(etcd),
+    )
+    .await;
 }

@@ -167,7 +167,18 @@ impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
                             high_water_millis: row.high_water_millis,
                         })
                         .await;
-                    return Err(self.clock_ahead(node, ceiling_millis, store_now_millis));
+                    let error = self.clock_ahead(node, ceiling_millis, store_now_millis);
+                    tracing::error!(
+                        target: super::holder::TARGET,
+                        space = %space,
+                        node,
+                        fence = row.fence,
+                        owner = %self.owner,
+                        holder = %self.holder,
+                        error = %error,
+                        "node lease claim refused: this holder's clock runs ahead of the store's by more than the allowed skew"
+                    );
+                    return Err(error);
                 }
                 _ => continue,
             }

@@ -91,7 +91,12 @@ impl Worker {
 
     /// Waits for the next line starting with one of `prefixes`.
     pub fn wait_for(&mut self, prefixes: &[&str]) -> String {
-        let deadline = Instant::now() + PATIENCE;
+        self.wait_for_within(prefixes, PATIENCE)
+    }
+
+    /// [`wait_for`](Self::wait_for), failing after `patience`.
+    pub fn wait_for_within(&mut self, prefixes: &[&str], patience: Duration) -> String {
+        let deadline = Instant::now() + patience;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
@@ -102,7 +107,7 @@ impl Worker {
                 Ok(_) => {}
                 Err(RecvTimeoutError::Timeout) => {
                     panic!(
-                        "worker {} said none of {prefixes:?} in {PATIENCE:?}",
+                        "worker {} said none of {prefixes:?} in {patience:?}",
                         self.tag
                     )
                 }
