@@ -5,9 +5,9 @@
 //!
 //! * [`MonotonicClock`] (the default) never runs backwards inside a
 //!   process and costs one relaxed atomic load per reading.
-//! * [`SystemClock`] is the raw wall clock; it can run backwards when the
-//!   system time is stepped, which the generator's
-//!   [`ClockRegression`](crate::ClockRegression) policy then handles.
+//! * A clock of your own (the raw wall clock, a time service) implements
+//!   [`Clock`] in a few lines; if it can run backwards, the generator's
+//!   [`ClockRegression`](crate::ClockRegression) policy handles that.
 //! * [`ManualClock`] moves only when told to; its [`Clock::wait_until`]
 //!   advances it, so tests that block are deterministic.
 
@@ -22,6 +22,30 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 ///
 /// Implementations must be cheap to read: a generator reads the clock once
 /// per ID (more often only when it has to wait).
+///
+/// The raw wall clock, for deployments that want every ID to carry the
+/// time as the operating system sees it (a step back makes the generator
+/// wait or fail, as [`ClockRegression`](crate::ClockRegression) says):
+///
+/// ```
+/// use std::time::{SystemTime, UNIX_EPOCH};
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::{Clock, Generator};
+///
+/// struct WallClock;
+///
+/// impl Clock for WallClock {
+///     fn now_millis(&self) -> u64 {
+///         SystemTime::now()
+///             .duration_since(UNIX_EPOCH)
+///             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+///     }
+/// }
+///
+/// let generator = Generator::builder(presets::twitter(), 1).clock(WallClock).build()?;
+/// assert!(generator.next_id()? > 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Clock: Send + Sync + 'static {
     /// Milliseconds since the Unix epoch.
     fn now_millis(&self) -> u64;
@@ -379,34 +403,6 @@ fn after_fork(tag: u64) {
 }
 
 // ---------------------------------------------------------------------------
-// SystemClock
-// ---------------------------------------------------------------------------
-
-/// The raw wall clock (`SystemTime::now()`); runs backwards when the system
-/// time is stepped back.
-///
-/// Prefer [`MonotonicClock`]. This clock exists for deployments that want
-/// every ID to carry the wall-clock time as the operating system sees it,
-/// accepting that a backwards step makes the generator wait or fail (see
-/// [`ClockRegression`](crate::ClockRegression)).
-///
-/// ```
-/// use flakeid_core::{Clock, SystemClock};
-///
-/// assert!(SystemClock.now_millis() > 1_700_000_000_000);
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now_millis(&self) -> u64 {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, saturating_millis)
-    }
-}
-
-// ---------------------------------------------------------------------------
 // ManualClock
 // ---------------------------------------------------------------------------
 
@@ -484,7 +480,9 @@ mod tests {
 
     #[test]
     fn monotonic_clock_is_close_to_wall_time() {
-        let wall = SystemClock.now_millis();
+        let wall = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, saturating_millis);
         let mono = MonotonicClock::new().now_millis();
         // Anchored to wall time; generous bound for a loaded machine.
         assert!(mono.abs_diff(wall) < 60_000, "mono {mono} wall {wall}");

@@ -74,16 +74,17 @@ use crate::source::{IdScheme, IdSource};
 ///
 /// ```
 /// use std::sync::OnceLock;
-/// use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdScheme, InMemoryGeneratorIdSource};
+/// use std::sync::atomic::AtomicU32;
+/// use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdScheme};
 /// use flakeid_core::{flake_id, ConfigError, FlakeId};
 ///
-/// type OrderIds = DecimalIdGenerator<InMemoryGeneratorIdSource>;
+/// type OrderIds = DecimalIdGenerator<AtomicU32>;
 ///
 /// fn order_ids() -> Result<&'static OrderIds, ConfigError> {
 ///     static G: OnceLock<OrderIds> = OnceLock::new();
 ///     // Launch 65; generator IDs from a counter shared by the system (in memory here).
 ///     Ok(G.get_or_init(|| {
-///         DecimalIdGenerator::builder(65, InMemoryGeneratorIdSource::starting_at(92))
+///         DecimalIdGenerator::builder(65, AtomicU32::new(92))
 ///             .build()
 ///             .expect("a DecimalId generator")
 ///     }))

@@ -91,12 +91,12 @@ mod source;
 pub mod sql;
 pub mod store;
 
-pub use clock::{Clock, ManualClock, MonotonicClock, SystemClock};
+pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use decoded::Decoded;
 pub use error::{ConfigError, FieldOutOfRange, GenerateError, IdError, SchemeError};
 pub use generator::{ClockRegression, Generator, GeneratorBuilder, IdBatch, SequenceExhaustion};
 pub use id::FlakeId;
-pub use source::{GlobalScheme, IdScheme, IdSource, NodeConfig};
+pub use source::{GlobalScheme, IdScheme, IdSource};
 
 #[cfg(feature = "macros")]
 pub use flakeid_macros::flake_id;

@@ -3,11 +3,8 @@
 use core::any::Any;
 use core::fmt;
 
-use core::time::Duration;
-
 use crate::decoded::Decoded;
-use crate::error::{ConfigError, FieldOutOfRange, GenerateError};
-use crate::generator::{ClockRegression, SequenceExhaustion};
+use crate::error::{FieldOutOfRange, GenerateError};
 use crate::layout::Layout;
 
 /// What an ID *is* and where it *comes from*: [`IdScheme`] and [`IdSource`].
@@ -153,50 +150,66 @@ pub trait IdSource: IdScheme {
             `TraceIdLayout`, `RandomKeys<_>` or `DecimalIdScheme`; for a source of your own add \
             `source = path::to::function`"
 )]
-pub trait GlobalScheme: IdScheme {
-    /// Builds a source of this scheme's IDs for the process's node ID and
-    /// policies.
-    ///
-    /// # Errors
-    /// The configuration does not fit the scheme (a node ID beyond its
-    /// range, naming the variable it came from), or the scheme needs more
-    /// than the configuration holds.
-    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError>;
+pub trait GlobalScheme: IdScheme + sealed::BuildSource {}
 
-    /// Whether `other` describes the same IDs.
-    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool;
-}
+impl<T: IdScheme + sealed::BuildSource> GlobalScheme for T {}
 
-/// The process's node ID and generator policies: what every process-wide
-/// source is built with (see [`GlobalScheme`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeConfig {
-    pub(crate) node: u64,
-    pub(crate) exhaustion: SequenceExhaustion,
-    pub(crate) regression: ClockRegression,
-    pub(crate) catch_up: Duration,
-    /// The variable the node ID was read from, to name in errors.
-    pub(crate) node_var: Option<&'static str>,
-}
+/// How a process-wide source is built: implemented by this crate's schemes
+/// only (a source of your own goes in with `source = …`).
+pub(crate) mod sealed {
+    use core::time::Duration;
 
-impl NodeConfig {
-    /// This process's node ID.
-    pub fn node(&self) -> u64 {
-        self.node
+    use super::{GlobalScheme, IdSource};
+    use crate::error::ConfigError;
+    use crate::generator::{ClockRegression, SequenceExhaustion};
+
+    pub trait BuildSource {
+        /// Builds a source of this scheme's IDs for the process's node ID
+        /// and policies.
+        ///
+        /// # Errors
+        /// The configuration does not fit the scheme (a node ID beyond its
+        /// range, naming the variable it came from), or the scheme needs
+        /// more than the configuration holds.
+        fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError>;
+
+        /// Whether `other` describes the same IDs.
+        fn same_scheme(&self, other: &dyn GlobalScheme) -> bool;
     }
 
-    /// `e`, naming the node ID's variable when the node is out of range.
-    pub(crate) fn node_error(&self, e: ConfigError, max: u64) -> ConfigError {
-        match (e, self.node_var) {
-            (ConfigError::NodeOutOfRange { node, .. }, Some(var)) => ConfigError::InvalidEnv {
-                var,
-                value: node.to_string(),
-                reason: format!("out of range: an ID type's scheme allows node IDs 0..={max}"),
-            },
-            (e, _) => e,
+    /// The process's node ID and generator policies: what every
+    /// process-wide source is built with.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct NodeConfig {
+        pub(crate) node: u64,
+        pub(crate) exhaustion: SequenceExhaustion,
+        pub(crate) regression: ClockRegression,
+        pub(crate) catch_up: Duration,
+        /// The variable the node ID was read from, to name in errors.
+        pub(crate) node_var: Option<&'static str>,
+    }
+
+    impl NodeConfig {
+        /// This process's node ID.
+        pub(crate) fn node(&self) -> u64 {
+            self.node
+        }
+
+        /// `e`, naming the node ID's variable when the node is out of range.
+        pub(crate) fn node_error(&self, e: ConfigError, max: u64) -> ConfigError {
+            match (e, self.node_var) {
+                (ConfigError::NodeOutOfRange { node, .. }, Some(var)) => ConfigError::InvalidEnv {
+                    var,
+                    value: node.to_string(),
+                    reason: format!("out of range: an ID type's scheme allows node IDs 0..={max}"),
+                },
+                (e, _) => e,
+            }
         }
     }
 }
+
+pub(crate) use sealed::{BuildSource, NodeConfig};
 
 /// A 64-bit [`Layout`] that is also an [`IdScheme`], so that a
 /// [`Generator`] running it is an [`IdSource`].

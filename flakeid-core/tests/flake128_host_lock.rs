@@ -17,7 +17,6 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use flakeid_core::flake128::Flake128Error;
-use flakeid_core::flake128::NodeSourceError;
 use flakeid_core::flake128::{Flake128Generator, Flake128GeneratorBuilder};
 use flakeid_core::{GenerateError, ManualClock};
 
@@ -231,9 +230,9 @@ fn building_reports_what_went_wrong() {
     let err = mac_builder(&empty.0, &locks.0).build().unwrap_err();
     assert_eq!(
         err,
-        Flake128Error::NoWorker(NodeSourceError::NoMacAddress {
+        Flake128Error::NoMacAddress {
             path: empty.0.display().to_string()
-        })
+        }
     );
     assert_eq!(
         err.to_string(),

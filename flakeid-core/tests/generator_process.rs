@@ -10,11 +10,12 @@ use flakeid_core::layout::presets;
 use flakeid_core::public_id::AllocError;
 use flakeid_core::public_id::{LocalBlocks, ShortKeyConfig, ShortKeys};
 use flakeid_core::schemes::DecimalIdError;
+use flakeid_core::schemes::DecimalIdGenerator;
 use flakeid_core::schemes::RandomKeyGenerator;
 use flakeid_core::schemes::TraceIdError;
 use flakeid_core::schemes::TraceIdGenerator;
-use flakeid_core::schemes::{DecimalIdGenerator, InMemoryGeneratorIdSource};
 use flakeid_core::{Clock, GenerateError, Generator, MonotonicClock};
+use std::sync::atomic::AtomicU32;
 
 const SCENARIO: &str = "FLAKEID_TEST_PROCESS_SCENARIO";
 
@@ -150,7 +151,7 @@ fn a_forked_child_gets_a_working_clock_and_refuses_copied_generators() {
     let randoms = RandomKeyGenerator::builder(presets::nonsequential(), 1)
         .build()
         .unwrap();
-    let decimals = DecimalIdGenerator::builder(65, InMemoryGeneratorIdSource::starting_at(9))
+    let decimals = DecimalIdGenerator::builder(65, AtomicU32::new(9))
         .build()
         .unwrap();
     let config = ShortKeyConfig::default();

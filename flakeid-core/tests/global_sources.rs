@@ -8,13 +8,14 @@ use std::sync::OnceLock;
 use flakeid_core::layout::BitLayout;
 use flakeid_core::layout::{DecimalLayout, RandomStart, presets};
 use flakeid_core::schemes::TraceIdError;
-use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdScheme, InMemoryGeneratorIdSource};
+use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdScheme};
 use flakeid_core::schemes::{RandomKeyGenerator, RandomKeys};
 use flakeid_core::schemes::{TraceIdGenerator, TraceIdLayout};
 use flakeid_core::{
     ConfigError, FieldOutOfRange, FlakeId, GenerateError, Generator, IdError, IdSource, flake_id,
     global,
 };
+use std::sync::atomic::AtomicU32;
 
 /// A `generator = …` function over a lazily built generator; a build
 /// error is a test failure.
@@ -27,19 +28,19 @@ macro_rules! source_fn {
     };
 }
 
-type DecimalIds = DecimalIdGenerator<InMemoryGeneratorIdSource>;
+type DecimalIds = DecimalIdGenerator<AtomicU32>;
 
 source_fn!(order_ids: DecimalIds =
-    DecimalIdGenerator::builder(65, InMemoryGeneratorIdSource::starting_at(92))
+    DecimalIdGenerator::builder(65, AtomicU32::new(92))
         .build()
         .expect("DecimalId generator"));
 source_fn!(test_launch_ids: DecimalIds =
-    DecimalIdGenerator::builder(0, InMemoryGeneratorIdSource::starting_at(3))
+    DecimalIdGenerator::builder(0, AtomicU32::new(3))
         .allow_test_launch_id()
         .build()
         .expect("test DecimalId generator"));
 source_fn!(js_safe_decimal_ids: DecimalIds =
-    DecimalIdGenerator::builder(1, InMemoryGeneratorIdSource::starting_at(0))
+    DecimalIdGenerator::builder(1, AtomicU32::new(0))
         .max_counter(DecimalIdScheme::JS_SAFE_MAX_COUNTER)
         .build()
         .expect("JS-safe DecimalId generator"));

@@ -104,39 +104,38 @@ pub enum Flake128Error {
         /// The operating system's message.
         message: String,
     },
-    /// No worker ID could be derived from a MAC address.
-    #[error("no Flake128 worker from a MAC address: {0}")]
-    NoWorker(#[source] NodeSourceError),
-    /// The generator could not be configured.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-}
-
-/// No worker ID could be derived from the machine's network interfaces.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum NodeSourceError {
-    /// The interface directory could not be read.
-    #[error("cannot read network interfaces in {path}: {message}")]
-    Unreadable {
+    /// No worker ID from a MAC address: the network interface directory
+    /// could not be read.
+    #[error(
+        "no Flake128 worker from a MAC address: cannot read network interfaces in {path}: {message}"
+    )]
+    InterfacesUnreadable {
         /// The directory (normally `/sys/class/net`).
         path: String,
         /// The operating system's message.
         message: String,
     },
-    /// No interface other than loopback has a usable (non-zero) MAC address.
+    /// No worker ID from a MAC address: no interface other than loopback
+    /// has a usable (non-zero) MAC address.
     #[error(
-        "no network interface in {path} has a non-zero MAC address (loopback excluded); \
-         configure the worker ID explicitly"
+        "no Flake128 worker from a MAC address: no network interface in {path} has a non-zero \
+         MAC address (loopback excluded); configure the worker ID explicitly"
     )]
     NoMacAddress {
         /// The directory searched.
         path: String,
     },
-    /// A MAC address is not six colon-separated hex bytes.
-    #[error("{value:?} is not a MAC address (expected six colon-separated hex bytes)")]
+    /// No worker ID from a MAC address: an interface's address is not six
+    /// colon-separated hex bytes.
+    #[error(
+        "no Flake128 worker from a MAC address: {value:?} is not a MAC address (expected six \
+         colon-separated hex bytes)"
+    )]
     InvalidMac {
         /// The text that was read.
         value: String,
     },
+    /// The generator could not be configured.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
 }

@@ -242,7 +242,7 @@ impl<C: Clock> Flake128GeneratorBuilder<C> {
     /// builds the generator.
     ///
     /// # Errors
-    /// [`Flake128Error::NoWorker`] when no MAC address is found;
+    /// [`Flake128Error::NoMacAddress`] (or `InterfacesUnreadable`, `InvalidMac`) when no MAC address is found;
     /// [`Flake128Error::WorkerInUse`] when another generator on this host
     /// holds the MAC-derived worker; [`Flake128Error::WorkerLock`] when its
     /// lock cannot be created or taken (e.g. the lock directory does not
@@ -262,7 +262,7 @@ impl<C: Clock> Flake128GeneratorBuilder<C> {
                 (*worker, None)
             }
             WorkerSource::Mac { interfaces } => {
-                let worker = node::mac_address_in(interfaces).map_err(Flake128Error::NoWorker)?;
+                let worker = node::mac_address_in(interfaces)?;
                 let dir = self.lock_dir.clone().unwrap_or_else(std::env::temp_dir);
                 (worker, Some(WorkerLock::take(&dir, worker)?))
             }

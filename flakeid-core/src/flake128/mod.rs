@@ -89,7 +89,7 @@ use crate::encoding::excerpt;
 use crate::layout::Parts;
 use crate::{Clock, GenerateError, Generator};
 
-pub use error::{Flake128Error, NodeSourceError};
+pub use error::Flake128Error;
 pub use generator::{Flake128Generator, Flake128GeneratorBuilder};
 pub use layout::Flake128Layout;
 

@@ -40,7 +40,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::flake128::NodeSourceError;
+use crate::flake128::Flake128Error;
 
 /// Where Linux lists network interfaces.
 pub(crate) const SYS_CLASS_NET: &str = "/sys/class/net";
@@ -54,11 +54,11 @@ const IFF_LOOPBACK: u64 = 0x8;
 /// (`aa:bb:cc:dd:ee:ff`), optionally a `flags` file (hex) and a `device` entry.
 ///
 /// # Errors
-/// [`NodeSourceError::Unreadable`] when the directory cannot be read (not
-/// Linux, or `/sys` not mounted), [`NodeSourceError::NoMacAddress`] when no
+/// [`Flake128Error::InterfacesUnreadable`] when the directory cannot be read (not
+/// Linux, or `/sys` not mounted), [`Flake128Error::NoMacAddress`] when no
 /// interface has a usable address.
-pub(crate) fn mac_address_in(dir: &Path) -> Result<u64, NodeSourceError> {
-    let unreadable = |e: std::io::Error| NodeSourceError::Unreadable {
+pub(crate) fn mac_address_in(dir: &Path) -> Result<u64, Flake128Error> {
+    let unreadable = |e: std::io::Error| Flake128Error::InterfacesUnreadable {
         path: dir.display().to_string(),
         message: e.to_string(),
     };
@@ -88,7 +88,7 @@ pub(crate) fn mac_address_in(dir: &Path) -> Result<u64, NodeSourceError> {
     candidates
         .first()
         .map(|&(_, _, mac)| mac)
-        .ok_or_else(|| NodeSourceError::NoMacAddress {
+        .ok_or_else(|| Flake128Error::NoMacAddress {
             path: dir.display().to_string(),
         })
 }
@@ -104,9 +104,9 @@ fn is_loopback(interface: &Path) -> bool {
 /// (`02:42:ac:11:00:02`, either case) into a 48-bit worker ID.
 ///
 /// # Errors
-/// [`NodeSourceError::InvalidMac`] naming the text.
-pub(crate) fn parse_mac(text: &str) -> Result<u64, NodeSourceError> {
-    let invalid = || NodeSourceError::InvalidMac {
+/// [`Flake128Error::InvalidMac`] naming the text.
+pub(crate) fn parse_mac(text: &str) -> Result<u64, Flake128Error> {
+    let invalid = || Flake128Error::InvalidMac {
         value: crate::encoding::excerpt(text),
     };
     let mut value = 0u64;
@@ -231,14 +231,14 @@ mod tests {
             .interface("eth0", Some("00:00:00:00:00:00"), None, true);
         assert_eq!(
             mac_address_in(&net.0),
-            Err(NodeSourceError::NoMacAddress {
+            Err(Flake128Error::NoMacAddress {
                 path: net.0.display().to_string()
             })
         );
         let missing = net.0.join("does-not-exist");
         assert!(matches!(
             mac_address_in(&missing),
-            Err(NodeSourceError::Unreadable { .. })
+            Err(Flake128Error::InterfacesUnreadable { .. })
         ));
         for bad in [
             "",
@@ -249,7 +249,7 @@ mod tests {
             "+2:42:ac:11:00:02",
         ] {
             assert!(
-                matches!(parse_mac(bad), Err(NodeSourceError::InvalidMac { .. })),
+                matches!(parse_mac(bad), Err(Flake128Error::InvalidMac { .. })),
                 "{bad}"
             );
         }

@@ -43,8 +43,8 @@ pub enum SequenceExhaustion {
 /// (beyond any lead allowed by [`SequenceExhaustion::RunAhead`]).
 ///
 /// [`MonotonicClock`](crate::MonotonicClock) never runs backwards inside a
-/// process; this matters for [`SystemClock`](crate::clock::SystemClock) and
-/// custom clocks, whose time can be stepped back (NTP, a VM resumed from a
+/// process; this matters for custom clocks (the raw wall clock, for
+/// one), whose time can be stepped back (NTP, a VM resumed from a
 /// snapshot). IDs stay unique and increasing under every policy; the policy
 /// decides whether the generator waits for time to catch up or reports it.
 ///

@@ -5,7 +5,9 @@ use crate::clock::Clock;
 use crate::decoded::Decoded;
 use crate::error::{ConfigError, FieldOutOfRange, GenerateError};
 use crate::layout::{BitLayout, DecimalLayout, Layout, RandomStart};
-use crate::source::{DecodeLayout, GlobalScheme, IdScheme, IdSource, NodeConfig, downcast};
+use crate::source::{
+    BuildSource, DecodeLayout, GlobalScheme, IdScheme, IdSource, NodeConfig, downcast,
+};
 
 use super::Generator;
 
@@ -78,7 +80,7 @@ impl<L: DecodeLayout, C: Clock> IdSource for Generator<L, C> {
     }
 }
 
-impl GlobalScheme for BitLayout {
+impl BuildSource for BitLayout {
     fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         config.generator(self.clone())
     }
@@ -88,7 +90,7 @@ impl GlobalScheme for BitLayout {
     }
 }
 
-impl GlobalScheme for DecimalLayout {
+impl BuildSource for DecimalLayout {
     fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         config.generator(*self)
     }
@@ -100,7 +102,7 @@ impl GlobalScheme for DecimalLayout {
 
 /// Two random-start schemes are the same when their inner layouts and start
 /// ranges are (the seed differs from process to process).
-impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> GlobalScheme for RandomStart<L> {
+impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> BuildSource for RandomStart<L> {
     fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         config.generator(self.clone())
     }

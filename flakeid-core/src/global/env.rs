@@ -48,46 +48,49 @@ pub(crate) fn build_from_env() -> Result<ProcessGenerator, ConfigError> {
     })
 }
 
-/// Builds a generator configuration from variables looked up with `lookup`
-/// (the process environment for [`init_from_env`](super::init_from_env); a map in tests).
-///
-/// Everything is checked here, so that each mistake names its variable: the
-/// node ID against the layout's range, the epoch against the wall clock
-/// (`SystemTime::now`). [`GeneratorBuilder::build`] checks the epoch again
-/// with the generator's clock and reports [`ConfigError::EpochInFuture`]
-/// should that clock read earlier; [`init_from_env`](super::init_from_env) and [`generator()`](super::generator)
-/// report that as [`ConfigError::InvalidEnv`] naming `FLAKEID_EPOCH` too.
-///
-/// # Errors
-/// [`ConfigError::InvalidEnv`] naming the variable and value for an unknown
-/// layout, a development flag other than `1`/`true`/`yes`/`on` or
-/// `0`/`false`/`no`/`off`, a node ID that is not ASCII digits or is beyond
-/// the layout's range, an unparsable epoch, an epoch in the future, or an
-/// epoch (or, without one, a preset) whose time field has run out;
-/// [`ConfigError::MissingNodeId`] without a node ID outside development
-/// mode; [`ConfigError::LayoutExpired`] only when no variable chose the
-/// layout and the default preset's time field has run out.
-///
-/// ```
-/// use flakeid_core::{global, ConfigError};
-///
-/// let vars = |name: &str| match name {
-///     "FLAKEID_NODE_ID" => Some("12".to_string()),
-///     "FLAKEID_LAYOUT" => Some("discord".to_string()),
-///     _ => None,
-/// };
-/// let generator = global::builder_from_vars(vars)?.build()?;
-/// assert_eq!(generator.node(), 12);
-///
-/// let missing = global::builder_from_vars(|_| None).unwrap_err();
-/// assert_eq!(missing, ConfigError::MissingNodeId);
-/// # Ok::<(), ConfigError>(())
-/// ```
-pub fn builder_from_vars<F>(lookup: F) -> Result<GeneratorBuilder, ConfigError>
-where
-    F: Fn(&str) -> Option<String>,
-{
-    EnvConfig::read(lookup).map(|config| config.builder)
+/// Configuring the process-wide generator from `FLAKEID_*` variables.
+impl GeneratorBuilder {
+    /// Builds a generator configuration from variables looked up with `lookup`
+    /// (the process environment for [`init_from_env`](super::init_from_env); a map in tests).
+    ///
+    /// Everything is checked here, so that each mistake names its variable: the
+    /// node ID against the layout's range, the epoch against the wall clock
+    /// (`SystemTime::now`). [`GeneratorBuilder::build`] checks the epoch again
+    /// with the generator's clock and reports [`ConfigError::EpochInFuture`]
+    /// should that clock read earlier; [`init_from_env`](super::init_from_env) and [`generator()`](super::generator)
+    /// report that as [`ConfigError::InvalidEnv`] naming `FLAKEID_EPOCH` too.
+    ///
+    /// # Errors
+    /// [`ConfigError::InvalidEnv`] naming the variable and value for an unknown
+    /// layout, a development flag other than `1`/`true`/`yes`/`on` or
+    /// `0`/`false`/`no`/`off`, a node ID that is not ASCII digits or is beyond
+    /// the layout's range, an unparsable epoch, an epoch in the future, or an
+    /// epoch (or, without one, a preset) whose time field has run out;
+    /// [`ConfigError::MissingNodeId`] without a node ID outside development
+    /// mode; [`ConfigError::LayoutExpired`] only when no variable chose the
+    /// layout and the default preset's time field has run out.
+    ///
+    /// ```
+    /// use flakeid_core::{ConfigError, GeneratorBuilder};
+    ///
+    /// let vars = |name: &str| match name {
+    ///     "FLAKEID_NODE_ID" => Some("12".to_string()),
+    ///     "FLAKEID_LAYOUT" => Some("discord".to_string()),
+    ///     _ => None,
+    /// };
+    /// let generator = GeneratorBuilder::from_vars(vars)?.build()?;
+    /// assert_eq!(generator.node(), 12);
+    ///
+    /// let missing = GeneratorBuilder::from_vars(|_| None).unwrap_err();
+    /// assert_eq!(missing, ConfigError::MissingNodeId);
+    /// # Ok::<(), ConfigError>(())
+    /// ```
+    pub fn from_vars<F>(lookup: F) -> Result<GeneratorBuilder, ConfigError>
+    where
+        F: Fn(&str) -> Option<String>,
+    {
+        EnvConfig::read(lookup).map(|config| config.builder)
+    }
 }
 
 /// A configuration read from variables, with the values it came from.

@@ -16,7 +16,7 @@
 //! | `FLAKEID_DEV_MODE` | `1`/`true`: development mode, a missing node ID becomes a random one (announced on stderr) | off |
 //!
 //! Every mistake is a [`ConfigError::InvalidEnv`] at start-up naming the
-//! variable and its value, from [`builder_from_vars`],
+//! variable and its value, from [`GeneratorBuilder::from_vars`],
 //! [`init_from_env`] and a lazy [`generator()`] alike: an unknown layout or
 //! development flag, an unparsable date or number, a node ID that is not
 //! plain digits or is beyond the layout's range (the message names the
@@ -34,7 +34,7 @@
 //!     _ => None,
 //! };
 //! assert_eq!(
-//!     global::builder_from_vars(vars).unwrap_err().to_string(),
+//!     flakeid_core::GeneratorBuilder::from_vars(vars).unwrap_err().to_string(),
 //!     r#"FLAKEID_NODE_ID="5000" is invalid: out of range: the twitter layout allows node IDs 0..=1023"#,
 //! );
 //! ```
@@ -58,8 +58,6 @@
 mod env;
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-
-pub use env::builder_from_vars;
 
 use self::env::{NODE_ID_VAR, build_from_env};
 pub use crate::generator::ProcessGenerator;
@@ -156,7 +154,7 @@ fn install(
 /// (see the [module documentation](self)).
 ///
 /// # Errors
-/// As [`builder_from_vars`] and [`init`].
+/// As [`GeneratorBuilder::from_vars`] and [`init`].
 pub fn init_from_env() -> Result<&'static ProcessGenerator, ConfigError> {
     install(build_from_env()?, Some(NODE_ID_VAR))
 }
@@ -190,7 +188,7 @@ pub fn get() -> Option<&'static ProcessGenerator> {
 
 /// The process-wide source of `scheme`'s IDs: the process-wide generator
 /// when `scheme` is its layout, otherwise a source built once from the
-/// process's node ID and policies ([`GlobalScheme::build_source`]) and
+/// process's node ID and policies (see [`GlobalScheme`]) and
 /// shared by every caller with an equal scheme.
 ///
 /// ```
@@ -208,7 +206,7 @@ pub fn get() -> Option<&'static ProcessGenerator> {
 /// ```
 ///
 /// # Errors
-/// As [`generator()`], and the scheme's [`GlobalScheme::build_source`]
+/// As [`generator()`], and the scheme's
 /// error (a node ID beyond its range names the variable it came from).
 pub fn source_for(scheme: &'static dyn GlobalScheme) -> Result<&'static dyn IdSource, ConfigError> {
     let process = process()?;

@@ -151,35 +151,23 @@ impl<S: GeneratorIdSource + ?Sized> GeneratorIdSource for &S {
     }
 }
 
-/// An in-memory [`GeneratorIdSource`] counting up from a start value; for
-/// tests and single-process use (share it with `Arc` or `&`).
+/// An in-memory counter is a source: each call takes its value and adds
+/// one; for tests and single-process use (share it with `Arc` or `&`).
+/// Past `u32::MAX` it stays there, which the generator reports as out of
+/// range.
 ///
 /// ```
-/// use flakeid_core::schemes::{GeneratorIdSource, InMemoryGeneratorIdSource};
-/// let source = InMemoryGeneratorIdSource::starting_at(7);
+/// use std::sync::atomic::AtomicU32;
+/// use flakeid_core::schemes::GeneratorIdSource;
+///
+/// let source = AtomicU32::new(7);
 /// assert_eq!(source.next_generator_id(), Ok(7));
 /// assert_eq!(source.next_generator_id(), Ok(8));
 /// ```
-#[derive(Debug, Default)]
-pub struct InMemoryGeneratorIdSource {
-    next: AtomicU32,
-}
-
-impl InMemoryGeneratorIdSource {
-    /// A source whose first value is `first`.
-    pub const fn starting_at(first: u32) -> Self {
-        InMemoryGeneratorIdSource {
-            next: AtomicU32::new(first),
-        }
-    }
-}
-
-impl GeneratorIdSource for InMemoryGeneratorIdSource {
+impl GeneratorIdSource for AtomicU32 {
     type Error = core::convert::Infallible;
     fn next_generator_id(&self) -> Result<u32, Self::Error> {
-        // Saturates: past u32::MAX the generator reports "out of range".
         Ok(self
-            .next
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
                 Some(v.saturating_add(1))
             })
@@ -357,10 +345,11 @@ impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
     /// errors of taking a generator ID (see [`DecimalIdGenerator::next_id`]).
     ///
     /// ```
-    /// use flakeid_core::schemes::{DecimalIdGenerator, InMemoryGeneratorIdSource};
+    /// use std::sync::atomic::AtomicU32;
+    /// use flakeid_core::schemes::DecimalIdGenerator;
     /// use flakeid_core::schemes::DecimalIdError;
     ///
-    /// let source = InMemoryGeneratorIdSource::starting_at(0);
+    /// let source = AtomicU32::new(0);
     /// let e = DecimalIdGenerator::builder(0, &source).build().unwrap_err();
     /// assert!(matches!(e, DecimalIdError::TestLaunchId));
     /// let test_only = DecimalIdGenerator::builder(0, &source).allow_test_launch_id().build()?;
@@ -471,9 +460,10 @@ impl GeneratorIdSource for dyn AnyGeneratorIds {
 /// reveal time; the counter reveals how many IDs a generator issued.
 ///
 /// ```
-/// use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdParts, InMemoryGeneratorIdSource};
+/// use std::sync::atomic::AtomicU32;
+/// use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdParts};
 ///
-/// let source = InMemoryGeneratorIdSource::starting_at(92);
+/// let source = AtomicU32::new(92);
 /// let generator = DecimalIdGenerator::builder(65, source).build()?;
 /// let id = generator.next_id()?;
 /// assert_eq!(id, 10_009_200_065);
@@ -586,7 +576,7 @@ impl crate::IdScheme for DecimalIdScheme {
 
 /// The process's node ID is the launch ID; generator IDs come from the
 /// counter installed with [`global::init_generator_ids`](crate::global::init_generator_ids).
-impl crate::GlobalScheme for DecimalIdScheme {
+impl crate::source::BuildSource for DecimalIdScheme {
     fn build_source(
         &self,
         config: &crate::source::NodeConfig,

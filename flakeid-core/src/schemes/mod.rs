@@ -25,7 +25,7 @@ mod trace;
 
 pub use decimal_id::{
     DecimalIdError, DecimalIdGenerator, DecimalIdGeneratorBuilder, DecimalIdParts, DecimalIdScheme,
-    GeneratorIdSource, InMemoryGeneratorIdSource,
+    GeneratorIdSource,
 };
 pub use offset_range::{LocationRange, OffsetRangeError, OffsetRanges};
 pub use random_key::{RandomKeyGenerator, RandomKeyGeneratorBuilder, RandomKeys};

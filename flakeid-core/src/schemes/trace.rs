@@ -548,7 +548,7 @@ impl crate::IdScheme for TraceIdLayout {
 
 /// A [`TraceIdGenerator`] for the process's node ID (0..=65,535) and this
 /// layout's thread count.
-impl crate::GlobalScheme for TraceIdLayout {
+impl crate::source::BuildSource for TraceIdLayout {
     fn build_source(
         &self,
         config: &crate::source::NodeConfig,

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use flakeid_core::global::builder_from_vars;
 use flakeid_core::layout::presets;
 use flakeid_core::{ConfigError, GeneratorBuilder};
 
@@ -12,7 +11,7 @@ fn from(vars: &[(&str, &str)]) -> Result<GeneratorBuilder, ConfigError> {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    builder_from_vars(|k| map.get(k).cloned())
+    GeneratorBuilder::from_vars(|k| map.get(k).cloned())
 }
 
 fn invalid_var(err: ConfigError) -> (&'static str, String) {

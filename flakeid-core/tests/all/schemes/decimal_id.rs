@@ -8,7 +8,6 @@ use std::thread;
 use flakeid_core::schemes::DecimalIdError;
 use flakeid_core::schemes::{
     DecimalIdGenerator, DecimalIdParts, DecimalIdScheme, GeneratorIdSource,
-    InMemoryGeneratorIdSource,
 };
 
 #[test]
@@ -105,7 +104,7 @@ fn parts_are_checked() {
 
 #[test]
 fn launch_id_zero_needs_the_test_flag() {
-    let source = InMemoryGeneratorIdSource::starting_at(5);
+    let source = AtomicU32::new(5);
     let e = DecimalIdGenerator::builder(0, &source).build().unwrap_err();
     assert!(matches!(e, DecimalIdError::TestLaunchId));
     assert!(e.to_string().contains("reserved for tests"));
@@ -128,7 +127,7 @@ fn launch_id_zero_needs_the_test_flag() {
 
 #[test]
 fn counts_then_takes_a_new_generator_id() {
-    let source = InMemoryGeneratorIdSource::starting_at(92);
+    let source = AtomicU32::new(92);
     let g = DecimalIdGenerator::builder(65, &source)
         .max_counter(1415)
         .build()
@@ -150,7 +149,7 @@ fn counts_then_takes_a_new_generator_id() {
 
 #[test]
 fn max_counter_is_checked() {
-    let source = InMemoryGeneratorIdSource::starting_at(1);
+    let source = AtomicU32::new(1);
     for bad in [0, DecimalIdScheme::MAX_COUNTER + 1] {
         let e = DecimalIdGenerator::builder(1, &source)
             .max_counter(bad)
@@ -224,7 +223,7 @@ fn source_failures_are_reported_and_retried() {
 
 #[test]
 fn threads_get_unique_ids_across_refills() {
-    let source = Arc::new(InMemoryGeneratorIdSource::starting_at(1));
+    let source = Arc::new(AtomicU32::new(1));
     let g = Arc::new(
         DecimalIdGenerator::builder(42, Arc::clone(&source))
             .max_counter(1000)

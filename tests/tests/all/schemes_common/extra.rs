@@ -7,13 +7,12 @@
 //! `1..=2^63-1`) and decoded with the permutation and the preset.
 
 use std::sync::OnceLock;
+use std::sync::atomic::AtomicU32;
 
 use flakeid_core::layout::Layout;
 use flakeid_core::layout::{BitLayout, DecimalLayout, RandomStart, presets};
 use flakeid_core::public_id::Permutation;
-use flakeid_core::schemes::{
-    DecimalIdGenerator, DecimalIdParts, DecimalIdScheme, InMemoryGeneratorIdSource,
-};
+use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdParts, DecimalIdScheme};
 use flakeid_core::schemes::{RandomKeyGenerator, RandomKeys};
 use flakeid_core::schemes::{TraceIdGenerator, TraceIdLayout, TraceIdParts};
 use flakeid_core::{ConfigError, FlakeId, Generator, flake_id};
@@ -38,8 +37,8 @@ source_fn!(decimal_random_ids: RandomKeyGenerator<DecimalLayout> =
         .seed(42)
         .build()
         .expect("random decimal generator"));
-source_fn!(decimal_ids: DecimalIdGenerator<InMemoryGeneratorIdSource> =
-    DecimalIdGenerator::builder(65, InMemoryGeneratorIdSource::starting_at(92))
+source_fn!(decimal_ids: DecimalIdGenerator<AtomicU32> =
+    DecimalIdGenerator::builder(65, AtomicU32::new(92))
         .build()
         .expect("DecimalId generator"));
 source_fn!(trace_ids: TraceIdGenerator =
