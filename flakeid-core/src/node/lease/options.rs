@@ -88,7 +88,9 @@ use crate::layout::{BitLayout, Layout};
 /// repeat nothing the next holder issues.) A holder that cannot reach the database keeps issuing for
 /// at most the ceiling lead after its last renewal, then fences (and
 /// resumes when a renewal gets through, unless another holder took the
-/// node meanwhile: then it fails with [`FenceReason::Lost`](crate::node::FenceReason::Lost) for good).
+/// node meanwhile: then that node's generator fails with
+/// [`FenceReason::Lost`](crate::node::FenceReason::Lost) for good, and the
+/// process-wide generator moves to a free node, see [`LeaseOptions::heal`]).
 ///
 /// # Defaults
 ///
