@@ -152,8 +152,6 @@ pub trait IdSource: IdScheme {
 )]
 pub trait GlobalScheme: IdScheme + sealed::BuildSource {}
 
-impl<T: IdScheme + sealed::BuildSource> GlobalScheme for T {}
-
 /// How a process-wide source is built: implemented by this crate's schemes
 /// only (a source of your own goes in with `source = …`).
 pub(crate) mod sealed {

@@ -80,6 +80,8 @@ impl<L: DecodeLayout, C: Clock> IdSource for Generator<L, C> {
     }
 }
 
+impl GlobalScheme for BitLayout {}
+
 impl BuildSource for BitLayout {
     fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         config.generator(self.clone())
@@ -89,6 +91,8 @@ impl BuildSource for BitLayout {
         downcast::<Self>(other) == Some(self)
     }
 }
+
+impl GlobalScheme for DecimalLayout {}
 
 impl BuildSource for DecimalLayout {
     fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
@@ -102,6 +106,8 @@ impl BuildSource for DecimalLayout {
 
 /// Two random-start schemes are the same when their inner layouts and start
 /// ranges are (the seed differs from process to process).
+impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> GlobalScheme for RandomStart<L> {}
+
 impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> BuildSource for RandomStart<L> {
     fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         config.generator(self.clone())

@@ -576,6 +576,8 @@ impl crate::IdScheme for DecimalIdScheme {
 
 /// The process's node ID is the launch ID; generator IDs come from the
 /// counter installed with [`global::init_generator_ids`](crate::global::init_generator_ids).
+impl crate::source::GlobalScheme for DecimalIdScheme {}
+
 impl crate::source::BuildSource for DecimalIdScheme {
     fn build_source(
         &self,

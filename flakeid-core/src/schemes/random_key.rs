@@ -289,6 +289,8 @@ impl<L: DecodeLayout> IdScheme for RandomKeys<L> {
 }
 
 /// A [`RandomKeyGenerator`] for the process's node ID.
+impl<L: DecodeLayout + Clone + PartialEq> crate::source::GlobalScheme for RandomKeys<L> {}
+
 impl<L: DecodeLayout + Clone + PartialEq> crate::source::BuildSource for RandomKeys<L> {
     fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         let max = self.0.max_node();

@@ -548,6 +548,8 @@ impl crate::IdScheme for TraceIdLayout {
 
 /// A [`TraceIdGenerator`] for the process's node ID (0..=65,535) and this
 /// layout's thread count.
+impl crate::source::GlobalScheme for TraceIdLayout {}
+
 impl crate::source::BuildSource for TraceIdLayout {
     fn build_source(
         &self,

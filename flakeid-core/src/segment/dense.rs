@@ -59,6 +59,8 @@ impl IdScheme for DenseIds {
 
 /// The process-wide configuration has no database to fetch segments from:
 /// building a source fails with [`ConfigError::SegmentSourceRequired`].
+impl crate::source::GlobalScheme for DenseIds {}
+
 impl crate::source::BuildSource for DenseIds {
     fn build_source(&self, _config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         Err(ConfigError::SegmentSourceRequired)

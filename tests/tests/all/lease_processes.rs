@@ -13,7 +13,16 @@ use super::lease_common::{
 use flakeid_tests::db::{self, TestDb};
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 
-const T: u64 = 1_800_000_000_000;
+/// Where a manual clock starts: now, so that the store's clock check
+/// (`--max-clock-skew-ms`) sees a holder in step with it.
+fn start_clock() -> u64 {
+    u64::try_from(wall_ms()).unwrap()
+}
+
+/// The manual clocks below run up to 40 s of clock time plus a minute of
+/// ceiling lead ahead of the store's: allowed, since the claim here is
+/// about restarts, not skew.
+const SKEW_MS: &str = "600000";
 
 fn ms(v: u64) -> String {
     v.to_string()
@@ -389,11 +398,18 @@ async fn clock_stepped_back(kind: &str) -> u64 {
         "1",
         "--regression-wait-ms",
         "600000",
+        "--max-clock-skew-ms",
+        SKEW_MS,
     ]);
     let run1 = [
         src.clone(),
         timing.clone(),
-        strings(&["--clock", &format!("manual:{T}"), "--ids", "40000"]),
+        strings(&[
+            "--clock",
+            &format!("manual:{}", start_clock()),
+            "--ids",
+            "40000",
+        ]),
     ]
     .concat();
     let first = run_to_end(db.url(), "run1", &run1);
@@ -454,11 +470,13 @@ async fn restart_inside_the_same_tick(kind: &str) -> u64 {
     let src = source(kind, &space, &file.display().to_string());
     let clock = strings(&[
         "--clock",
-        &format!("manual:{T}"),
+        &format!("manual:{}", start_clock()),
         "--ids",
         "100",
         "--regression-wait-ms",
         "600000",
+        "--max-clock-skew-ms",
+        SKEW_MS,
     ]);
     let run1 = [src.clone(), clock.clone(), strings(&["--no-release"])].concat();
     let run2 = [src, clock].concat();
