@@ -2,10 +2,11 @@
 //! executors that leases, segments and the tables' migrations share.
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use diesel::backend::Backend;
 use diesel::connection::{Connection, LoadConnection};
-use diesel::result::{ConnectionError, ConnectionResult, QueryResult};
+use diesel::result::{ConnectionError, ConnectionResult, DatabaseErrorKind, QueryResult};
 use flakeid_core::sql::{Dialect, SqlStatement};
 use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
 
@@ -250,6 +251,46 @@ pub enum DieselStoreError {
 
 type Connect<C> = Box<dyn Fn() -> ConnectionResult<C> + Send>;
 
+/// How long a statement of flakeid's waits for another process's write
+/// on SQLite (one writer at a time) before it fails with "database is
+/// locked": sqlx's default, so that Diesel and SeaORM behave alike.
+pub(crate) const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Runs `sql` (a table's `CREATE`/`DROP`) on the caller's connection. On
+/// SQLite, where a connection Diesel opened gives up at once when another
+/// process writes, it tries again for up to [`SQLITE_BUSY_TIMEOUT`], so
+/// that replicas starting together all create the table.
+pub(crate) fn run_ddl<C>(conn: &mut C, sql: &str) -> QueryResult<()>
+where
+    C: Connection,
+    C::Backend: DieselBackend,
+{
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(5);
+    loop {
+        match conn.batch_execute(sql) {
+            Err(e)
+                if <C::Backend as DieselBackend>::DIALECT == Dialect::Sqlite
+                    && is_sqlite_busy(&e)
+                    && start.elapsed() < SQLITE_BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            done => return done,
+        }
+    }
+}
+
+/// SQLite's `SQLITE_BUSY`, which Diesel reports as an unknown database error.
+fn is_sqlite_busy(e: &diesel::result::Error) -> bool {
+    matches!(
+        e,
+        diesel::result::Error::DatabaseError(DatabaseErrorKind::Unknown, info)
+            if info.message() == "database is locked"
+    )
+}
+
 /// Runs flakeid's statements (leases, segments) on a connection of its
 /// own, opened by `connect` and opened again after any error (the next
 /// statement reconnects: a database restart or failover is ridden out).
@@ -285,7 +326,18 @@ where
     ) -> Result<T, DieselStoreError> {
         let conn = match &mut self.conn {
             Some(conn) => conn,
-            None => self.conn.insert((self.connect)()?),
+            None => {
+                let mut conn = (self.connect)()?;
+                if <C::Backend as DieselBackend>::DIALECT == Dialect::Sqlite {
+                    // This connection is flakeid's own: let it wait for
+                    // other processes' writes as sqlx's do.
+                    conn.batch_execute(&format!(
+                        "PRAGMA busy_timeout = {}",
+                        SQLITE_BUSY_TIMEOUT.as_millis()
+                    ))?;
+                }
+                self.conn.insert(conn)
+            }
         };
         let result = run(conn);
         if result.is_err() {

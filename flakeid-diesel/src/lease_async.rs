@@ -98,7 +98,8 @@ where
 }
 
 /// Creates the lease table `flakeid_nodes` if it does not exist (the
-/// shipped migration's `up.sql`, run directly).
+/// shipped migration's `up.sql`, run directly). Any number of processes
+/// may run it at once (on PostgreSQL the statement takes an advisory lock).
 ///
 /// # Errors
 /// The database's error.

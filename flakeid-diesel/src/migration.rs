@@ -70,9 +70,12 @@ impl<DB: DieselBackend> Migration<DB> for TableMigration {
 }
 
 /// Checks that the migration files shipped for the Diesel CLI are the SQL
-/// the migration source and `create_table` run, for every backend.
+/// the migration source and `create_table` run, for every backend. With
+/// `FLAKEID_BLESS=1` it writes the files instead (after a change to the
+/// SQL), like `TRYBUILD=overwrite`.
 #[cfg(test)]
 pub(crate) fn assert_shipped_files_match(m: TableMigration) {
+    let bless = std::env::var_os("FLAKEID_BLESS").is_some_and(|v| v == "1");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
     for (dir, dialect) in [
         ("postgres", Dialect::Postgres),
@@ -80,6 +83,10 @@ pub(crate) fn assert_shipped_files_match(m: TableMigration) {
         ("sqlite", Dialect::Sqlite),
     ] {
         let path = root.join(dir).join(m.to_string());
+        if bless {
+            std::fs::write(path.join("up.sql"), (m.up)(dialect)).expect("write up.sql");
+            std::fs::write(path.join("down.sql"), (m.down)(dialect)).expect("write down.sql");
+        }
         let read = |f: &str| {
             std::fs::read_to_string(path.join(f))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.join(f).display()))

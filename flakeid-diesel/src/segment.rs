@@ -95,7 +95,10 @@ where
 }
 
 /// Creates the segment table `flakeid_segments` if it does not exist (the
-/// shipped migration's `up.sql`, run directly).
+/// shipped migration's `up.sql`, run directly). Any number of processes
+/// may run it at once: on PostgreSQL the statement takes an advisory lock,
+/// and on SQLite it waits up to 5 s for another process's write, as sqlx
+/// does, where Diesel would fail with "database is locked" at once.
 ///
 /// # Errors
 /// The database's error.
@@ -104,7 +107,7 @@ where
     C: Connection,
     C::Backend: DieselBackend,
 {
-    conn.batch_execute(&up_sql(<C::Backend as DieselBackend>::DIALECT))
+    crate::backend::run_ddl(conn, &up_sql(<C::Backend as DieselBackend>::DIALECT))
 }
 
 fn up_sql(dialect: Dialect) -> String {

@@ -40,7 +40,10 @@ pub type SeaOrmLeaseStore = SqlLeaseStore<SeaOrmExecutor>;
 /// A held lease whose renewal runs in a tokio task.
 pub type NodeLease<L = BitLayout, C = MonotonicClock> = AsyncNodeLease<SeaOrmLeaseStore, L, C>;
 
-/// Creates the lease table `flakeid_nodes` if it does not exist.
+/// Creates the lease table `flakeid_nodes` if it does not exist. Any
+/// number of processes may run it at once (on PostgreSQL the statement
+/// takes an advisory lock; on SQLite sqlx waits for another process's
+/// write, 5 s by default).
 ///
 /// # Errors
 /// The database's error.

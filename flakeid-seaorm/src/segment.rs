@@ -34,7 +34,10 @@ use crate::backend::{SeaOrmExecutor, execute_ddl};
 /// The segment store on a SeaORM connection.
 pub type SeaOrmSegmentStore = SqlSegmentStore<SeaOrmExecutor>;
 
-/// Creates the segment table `flakeid_segments` if it does not exist.
+/// Creates the segment table `flakeid_segments` if it does not exist. Any
+/// number of processes may run it at once (on PostgreSQL the statement
+/// takes an advisory lock; on SQLite sqlx waits for another process's
+/// write, 5 s by default).
 ///
 /// # Errors
 /// The database's error.

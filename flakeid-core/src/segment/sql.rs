@@ -35,7 +35,7 @@
 //! use flakeid_core::segment::SegmentSql;
 //! use flakeid_core::sql::Dialect;
 //!
-//! let sql = SegmentSql::new(Dialect::Postgres);
+//! let sql = SegmentSql::new(Dialect::Sqlite);
 //! assert_eq!(
 //!     sql.create_table(),
 //!     "CREATE TABLE IF NOT EXISTS \"flakeid_segments\" (\
@@ -45,6 +45,11 @@
 //!      \"updated_at\" BIGINT NOT NULL, \
 //!      PRIMARY KEY (\"name\"))",
 //! );
+//! // On PostgreSQL the same statement runs under an advisory lock, so that
+//! // replicas creating the table at once all succeed.
+//! assert!(SegmentSql::new(Dialect::Postgres)
+//!     .create_table()
+//!     .starts_with("DO $flakeid$ BEGIN PERFORM pg_advisory_xact_lock("));
 //! ```
 
 use core::future::Future;
@@ -114,9 +119,12 @@ impl SegmentSql {
         self.dialect.quote(name)
     }
 
-    /// `CREATE TABLE IF NOT EXISTS` for the segment table.
+    /// `CREATE TABLE IF NOT EXISTS` for the segment table, safe when any
+    /// number of processes run it at once: on PostgreSQL, where a bare
+    /// `CREATE TABLE IF NOT EXISTS` can fail for all but one of them, it
+    /// runs in a `DO` block under a transaction-scoped advisory lock.
     pub fn create_table(&self) -> String {
-        format!(
+        self.dialect.create_table_once(format!(
             "CREATE TABLE IF NOT EXISTS {} ({} VARCHAR(191) NOT NULL, {} BIGINT NOT NULL, \
              {} BIGINT NOT NULL, {} BIGINT NOT NULL, PRIMARY KEY ({}))",
             self.table,
@@ -125,7 +133,7 @@ impl SegmentSql {
             self.col("step"),
             self.col("updated_at"),
             self.col("name"),
-        )
+        ))
     }
 
     /// `DROP TABLE IF EXISTS` for the segment table (a migration's down step).

@@ -36,6 +36,10 @@ pub(crate) const MYSQL_MAX_NAME_CHARS: usize = 64;
 /// MySQL's limit on a `SIGNAL`'s `MESSAGE_TEXT`, in characters.
 pub(crate) const MYSQL_MAX_MESSAGE_CHARS: usize = 128;
 
+/// The PostgreSQL advisory lock every table creation of flakeid's takes:
+/// the bytes of `"flakeid\0"` as a big-endian `bigint`.
+pub(crate) const DDL_LOCK_KEY: i64 = 7_380_381_003_244_200_960;
+
 /// The SQL dialects flakeid writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -99,6 +103,37 @@ impl Dialect {
                 "CAST(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000 AS SIGNED)"
             }
             Dialect::Sqlite => "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
+        }
+    }
+
+    /// `create` (a `CREATE TABLE IF NOT EXISTS`) made safe for any number
+    /// of sessions running it at once. MySQL/MariaDB (metadata locks) and
+    /// SQLite (one writer) already are; on PostgreSQL two sessions that
+    /// both find the table missing both create it, and one fails on the
+    /// catalog's unique index (`pg_type_typname_nsp_index`) or with
+    /// "already exists". There the statement runs in a `DO` block under a
+    /// transaction-scoped advisory lock, so that the second session finds
+    /// the first one's table.
+    pub(crate) fn create_table_once(self, create: String) -> String {
+        match self {
+            Dialect::Postgres => {
+                // A dollar-quote tag the statement (which holds quoted
+                // names of the user's choice) does not contain.
+                let tag = (0u32..)
+                    .map(|n| {
+                        if n == 0 {
+                            "$flakeid$".to_owned()
+                        } else {
+                            format!("$flakeid{n}$")
+                        }
+                    })
+                    .find(|tag| !create.contains(tag.as_str()))
+                    .unwrap_or_default();
+                format!(
+                    "DO {tag} BEGIN PERFORM pg_advisory_xact_lock({DDL_LOCK_KEY}); {create}; END {tag}"
+                )
+            }
+            Dialect::MySql | Dialect::Sqlite => create,
         }
     }
 

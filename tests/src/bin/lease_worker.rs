@@ -24,7 +24,16 @@
 //!   --ceiling-wait-ms MS     CeilingWait::Wait max; 0 = Fail (200)
 //!   --hold-file PATH         after issuing, wait for PATH before releasing
 //!   --no-release             exit without releasing (as a crash would)
+//!   --create-tables          first create the segment and lease tables
+//!                            through --orm's entry points (as a service's
+//!                            start-up does); prints `TABLES_FAILED <error>`
+//!                            and exits 6 if that fails
+//!   --start-at-ms MS         sleep until the wall clock reads MS (Unix ms)
+//!                            before anything else, so that processes
+//!                            started one by one act at the same moment
 //! ```
+//!
+//! A `sqlite://PATH?…` URL serves SeaORM as it is and Diesel as `PATH`.
 //!
 //! Rows: `lease_ids(id BIGINT PRIMARY KEY, node, fence, worker, issued_ms)`,
 //! `issued_ms` the wall clock just before the call that issued the ID. Duplicates are
@@ -76,6 +85,8 @@ struct Args {
     node_range: Option<(u64, u64)>,
     process_wide: bool,
     max_clock_skew: Duration,
+    create_tables: bool,
+    start_at_ms: Option<u64>,
 }
 
 fn args() -> Result<Args, String> {
@@ -102,6 +113,8 @@ fn args() -> Result<Args, String> {
         node_range: None,
         process_wide: false,
         max_clock_skew: LeaseOptions::DEFAULT_MAX_CLOCK_SKEW,
+        create_tables: false,
+        start_at_ms: None,
     };
     let mut it = std::env::args().skip(1);
     let ms = |v: String| -> Result<Duration, String> {
@@ -116,6 +129,10 @@ fn args() -> Result<Args, String> {
         }
         if flag == "--process-wide" {
             a.process_wide = true;
+            continue;
+        }
+        if flag == "--create-tables" {
+            a.create_tables = true;
             continue;
         }
         let v = it.next().ok_or(format!("{flag} needs a value"))?;
@@ -141,6 +158,9 @@ fn args() -> Result<Args, String> {
             "--hold-file" => a.hold_file = Some(v),
             "--step-ms-per-id" => a.step_per_id = ms(v)?,
             "--max-clock-skew-ms" => a.max_clock_skew = ms(v)?,
+            "--start-at-ms" => {
+                a.start_at_ms = Some(v.parse().map_err(|_| format!("--start-at-ms {v}"))?)
+            }
             "--node-range" => {
                 let (lo, hi) = v.split_once('-').ok_or(format!("--node-range {v}"))?;
                 let n = |x: &str| x.parse::<u64>().map_err(|_| format!("--node-range {v}"));
@@ -265,7 +285,70 @@ fn diesel_claim(
     } else if url.starts_with("mysql") {
         flakeid_diesel::lease::claim(move || diesel::MysqlConnection::establish(&url), options)
     } else {
-        flakeid_diesel::lease::claim(move || diesel::SqliteConnection::establish(&url), options)
+        let path = sqlite_path(&url);
+        flakeid_diesel::lease::claim(move || diesel::SqliteConnection::establish(&path), options)
+    }
+}
+
+/// The file of a `sqlite://PATH?…` URL, for Diesel.
+fn sqlite_path(url: &str) -> String {
+    let path = url.strip_prefix("sqlite://").unwrap_or(url);
+    path.split('?').next().unwrap_or(path).to_owned()
+}
+
+/// Creates the segment table, then the lease table, through `orm`'s entry
+/// points, as a service's start-up does.
+async fn create_tables(db: &DatabaseConnection, a: &Args) -> Result<(), String> {
+    match a.orm.as_str() {
+        "diesel" => {
+            let url = a.url.clone();
+            tokio::task::spawn_blocking(move || diesel_create_tables(&url))
+                .await
+                .map_err(|e| e.to_string())?
+        }
+        "diesel-async" => {
+            use diesel_async::AsyncConnection as _;
+            if a.url.starts_with("postgres") {
+                let mut conn = diesel_async::AsyncPgConnection::establish(&a.url)
+                    .await
+                    .map_err(|e| format!("connect: {e}"))?;
+                flakeid_diesel::lease_async::create_table(&mut conn).await
+            } else {
+                let mut conn = diesel_async::AsyncMysqlConnection::establish(&a.url)
+                    .await
+                    .map_err(|e| format!("connect: {e}"))?;
+                flakeid_diesel::lease_async::create_table(&mut conn).await
+            }
+            .map_err(|e| format!("lease table: {e}"))
+        }
+        _ => {
+            flakeid_seaorm::segment::create_table(db)
+                .await
+                .map_err(|e| format!("segment table: {e}"))?;
+            flakeid_seaorm::lease::create_table(db)
+                .await
+                .map_err(|e| format!("lease table: {e}"))
+        }
+    }
+}
+
+fn diesel_create_tables(url: &str) -> Result<(), String> {
+    use diesel::Connection as _;
+    fn both<C>(conn: &mut C) -> Result<(), String>
+    where
+        C: diesel::Connection,
+        C::Backend: flakeid_diesel::DieselBackend,
+    {
+        flakeid_diesel::segment::create_table(conn).map_err(|e| format!("segment table: {e}"))?;
+        flakeid_diesel::lease::create_table(conn).map_err(|e| format!("lease table: {e}"))
+    }
+    let connect = |e: diesel::ConnectionError| format!("connect: {e}");
+    if url.starts_with("postgres") {
+        both(&mut diesel::PgConnection::establish(url).map_err(connect)?)
+    } else if url.starts_with("mysql") {
+        both(&mut diesel::MysqlConnection::establish(url).map_err(connect)?)
+    } else {
+        both(&mut diesel::SqliteConnection::establish(&sqlite_path(url)).map_err(connect)?)
     }
 }
 
@@ -315,6 +398,18 @@ async fn run(a: Args) -> Result<i32, String> {
     let db = Database::connect(&a.url)
         .await
         .map_err(|e| format!("connect: {e}"))?;
+    if let Some(at) = a.start_at_ms {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        tokio::time::sleep(Duration::from_millis(at.saturating_sub(now))).await;
+    }
+    if a.create_tables {
+        if let Err(e) = create_tables(&db, &a).await {
+            say(&format!("TABLES_FAILED {e}"));
+            return Ok(6);
+        }
+    }
     let start = |ms: &str| -> Result<u64, String> {
         ms.parse().map_err(|_| format!("--clock {}", a.clock))
     };

@@ -53,6 +53,7 @@ mod sql_id_function;
 // Node leases: the table through both ORMs, real processes competing,
 // killed, stopped and restarted, and the database paused; the store on etcd.
 mod lease_etcd;
+mod lease_first_deploy;
 mod lease_fleet;
 mod lease_pause;
 mod lease_processes;

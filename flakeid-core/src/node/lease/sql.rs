@@ -19,7 +19,7 @@
 //! use flakeid_core::node::LeaseSql;
 //! use flakeid_core::sql::Dialect;
 //!
-//! let sql = LeaseSql::new(Dialect::Postgres);
+//! let sql = LeaseSql::new(Dialect::Sqlite);
 //! assert_eq!(
 //!     sql.create_table(),
 //!     "CREATE TABLE IF NOT EXISTS \"flakeid_nodes\" (\
@@ -32,6 +32,11 @@
 //!      \"holder\" VARCHAR(255) NULL, \
 //!      PRIMARY KEY (\"space\", \"node_id\"))",
 //! );
+//! // On PostgreSQL the same statement runs under an advisory lock, so that
+//! // replicas creating the table at once all succeed.
+//! assert!(LeaseSql::new(Dialect::Postgres)
+//!     .create_table()
+//!     .starts_with("DO $flakeid$ BEGIN PERFORM pg_advisory_xact_lock("));
 //! ```
 
 use core::future::Future;
@@ -197,10 +202,13 @@ impl LeaseSql {
         }
     }
 
-    /// `CREATE TABLE IF NOT EXISTS` for the lease table.
+    /// `CREATE TABLE IF NOT EXISTS` for the lease table, safe when any
+    /// number of processes run it at once: on PostgreSQL, where a bare
+    /// `CREATE TABLE IF NOT EXISTS` can fail for all but one of them, it
+    /// runs in a `DO` block under a transaction-scoped advisory lock.
     pub fn create_table(&self) -> String {
         let c = |n| self.col(n);
-        format!(
+        self.dialect.create_table_once(format!(
             "CREATE TABLE IF NOT EXISTS {} ({} VARCHAR(191) NOT NULL, {} INTEGER NOT NULL, \
              {} VARCHAR(64) NULL, {} BIGINT NOT NULL DEFAULT 0, {} BIGINT NOT NULL DEFAULT 0, \
              {} BIGINT NOT NULL DEFAULT 0, {} VARCHAR(255) NULL, PRIMARY KEY ({}, {}))",
@@ -214,7 +222,7 @@ impl LeaseSql {
             c("holder"),
             c("space"),
             c("node_id"),
-        )
+        ))
     }
 
     /// `DROP TABLE IF EXISTS` for the lease table (a migration's down step).

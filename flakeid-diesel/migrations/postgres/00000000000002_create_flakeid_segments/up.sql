@@ -1,1 +1,1 @@
-CREATE TABLE IF NOT EXISTS "flakeid_segments" ("name" VARCHAR(191) NOT NULL, "max_id" BIGINT NOT NULL, "step" BIGINT NOT NULL, "updated_at" BIGINT NOT NULL, PRIMARY KEY ("name"));
+DO $flakeid$ BEGIN PERFORM pg_advisory_xact_lock(7380381003244200960); CREATE TABLE IF NOT EXISTS "flakeid_segments" ("name" VARCHAR(191) NOT NULL, "max_id" BIGINT NOT NULL, "step" BIGINT NOT NULL, "updated_at" BIGINT NOT NULL, PRIMARY KEY ("name")); END $flakeid$;

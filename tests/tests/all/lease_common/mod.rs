@@ -138,6 +138,15 @@ impl Worker {
         (done, status.code().unwrap_or(-1))
     }
 
+    /// Waits for the process to exit; its `DONE` line (if any), exit code
+    /// and every line it printed.
+    pub fn finish_said(self) -> (Option<Done>, i32, Vec<String>) {
+        let seen = self.seen.clone();
+        let (done, code) = self.finish();
+        let said = seen.lock().unwrap().clone();
+        (done, code, said)
+    }
+
     /// Every line printed so far.
     pub fn said(&self) -> Vec<String> {
         self.seen.lock().unwrap().clone()
