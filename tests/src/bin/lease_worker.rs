@@ -404,11 +404,11 @@ async fn run(a: Args) -> Result<i32, String> {
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         tokio::time::sleep(Duration::from_millis(at.saturating_sub(now))).await;
     }
-    if a.create_tables {
-        if let Err(e) = create_tables(&db, &a).await {
-            say(&format!("TABLES_FAILED {e}"));
-            return Ok(6);
-        }
+    if a.create_tables
+        && let Err(e) = create_tables(&db, &a).await
+    {
+        say(&format!("TABLES_FAILED {e}"));
+        return Ok(6);
     }
     let start = |ms: &str| -> Result<u64, String> {
         ms.parse().map_err(|_| format!("--clock {}", a.clock))
