@@ -69,9 +69,9 @@ pub enum SegmentError {
         /// The last failed fetch's error, if one failed rather than hung.
         last_error: Option<String>,
     },
-    /// The row cannot hand out another segment without passing
-    /// `2^63 − 1`: every value of the name has been handed out. Never
-    /// resumes.
+    /// Every value of the name up to `2^63 − 1` has been handed out (a
+    /// step that no longer fits is first cut to what the row has left).
+    /// Never resumes.
     #[error(
         "segment {name:?} is used up: its max_id {max_id} plus a step of {step} would pass \
          2^63 - 1, the largest ID"

@@ -74,9 +74,11 @@
 //! lasted under 15 minutes doubles the next step (up to
 //! [`max_step`](SegmentOptions::max_step), 1,000,000 by default); one that
 //! lasted over 30 minutes halves it, never below the configured
-//! [`step`](SegmentOptions::step). "Lasted" is the time between two
-//! fetches, by the source's clock; the first two fetches (at start, and
-//! early in the first segment) use the configured step.
+//! [`step`](SegmentOptions::step). "Lasted" is the time between the
+//! starts of two successful fetches, by the source's clock; the first two
+//! fetches (at start, and early in the first segment) use the configured
+//! step. Failed attempts are tries at the same segment: an outage, however
+//! many retries it takes, does not change the step.
 //!
 //! # What is guaranteed
 //!
@@ -91,7 +93,9 @@
 //!   then draining the source leaves none.
 //! * **No clock**: values say nothing about time, and a clock stepped back
 //!   changes nothing (the clock only times the adaptive step).
-//! * A row cannot pass `2^63 − 1`: then [`SegmentError::Exhausted`].
+//! * A row cannot pass `2^63 − 1`. Near it, a step that no longer fits is
+//!   cut to what the row has left, so every value up to `2^63 − 1` is
+//!   handed out; then [`SegmentError::Exhausted`], for good.
 
 mod dense;
 mod memory;

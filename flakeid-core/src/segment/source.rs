@@ -220,6 +220,7 @@ impl<C: Clock> SegmentOptions<C> {
                     exhausted: None,
                     stopped: false,
                     steps: StepState::new(StepPolicy::new(self.step, max)),
+                    attempt_millis: now,
                     fetches: 0,
                     waker: None,
                 }),
@@ -249,7 +250,7 @@ impl<C: Clock> SegmentOptions<C> {
     ) -> Result<SegmentIds, SegmentError> {
         let Plan { shared } = self.plan()?;
         let step = shared.begin_first();
-        let first = store.fetch(&shared.request(step));
+        let (step, first) = fetch_to_the_end(&shared, &mut store, step);
         shared.install_first(step, first)?;
         let thread_shared = shared.clone();
         std::thread::Builder::new()
@@ -276,9 +277,7 @@ impl<C: Clock> SegmentOptions<C> {
     ) -> Result<(SegmentIds, impl Future<Output = ()> + Send + 'static), SegmentError> {
         let Plan { shared } = self.plan()?;
         let step = shared.begin_first();
-        let first = shared
-            .timed(&runtime, store.fetch(&shared.request(step)))
-            .await;
+        let (step, first) = fetch_to_the_end_async(&shared, &store, &runtime, step).await;
         shared.install_first(step, first)?;
         let fetcher = fetch_async(shared.clone(), store, runtime);
         Ok((SegmentIds::new(shared), fetcher))
@@ -335,6 +334,8 @@ struct Inner {
     stopped: bool,
     steps: StepState,
     /// Segments fetched so far.
+    /// When the fetch in flight (or the last one) started.
+    attempt_millis: u64,
     fetches: u64,
     /// The async fetcher, waiting for a request.
     waker: Option<Waker>,
@@ -382,6 +383,7 @@ impl Shared {
         let now = self.clock.now_millis();
         let mut inner = self.lock();
         inner.fetch = FetchState::InFlight;
+        inner.attempt_millis = now;
         inner.steps.for_fetch_at(now)
     }
 
@@ -403,6 +405,8 @@ impl Shared {
         let mut inner = self.lock();
         inner.fetch = FetchState::Idle;
         inner.fetches = 1;
+        let at = inner.attempt_millis;
+        inner.steps.fetched(step, at);
         self.cursor
             .install(segment.first, segment.len(), self.trigger(segment.len()));
         Ok(())
@@ -517,7 +521,9 @@ impl Shared {
             return None;
         }
         inner.fetch = FetchState::InFlight;
-        Some(Some(inner.steps.for_fetch_at(self.clock.now_millis())))
+        let now = self.clock.now_millis();
+        inner.attempt_millis = now;
+        Some(Some(inner.steps.for_fetch_at(now)))
     }
 
     /// Records a fetch's outcome; whether it failed (retry after a pause).
@@ -535,6 +541,8 @@ impl Shared {
             Ok(Ok(segment)) => {
                 inner.next = Some(segment);
                 inner.fetches += 1;
+                let at = inner.attempt_millis;
+                inner.steps.fetched(step, at);
                 inner.fetch = FetchState::Idle;
                 inner.failed = 0;
                 inner.last_error = None;
@@ -606,10 +614,60 @@ impl Shared {
     }
 }
 
+/// The step of a final, shorter segment: when a fetch of `step` found the
+/// row too close to `2^63 − 1` for it, what the row has left (if any).
+/// Fetching that hands out every value up to the largest ID before the
+/// source reports [`SegmentError::Exhausted`].
+fn final_step(fetched: &Result<Fetched, StoreError>, step: u64) -> Option<u64> {
+    match fetched {
+        Ok(Fetched::Exhausted { max_id }) => {
+            let left = u64::try_from(i64::MAX.checked_sub(*max_id)?).ok()?;
+            (left > 0 && left < step).then_some(left)
+        }
+        _ => None,
+    }
+}
+
+/// Fetches a segment of `step`, or of what the row has left when `step`
+/// no longer fits (another source may take some meanwhile: the step only
+/// shrinks, so this ends); the step fetched and the outcome.
+fn fetch_to_the_end<S: SegmentStore>(
+    shared: &Shared,
+    store: &mut S,
+    mut step: u64,
+) -> (u64, Result<Fetched, StoreError>) {
+    loop {
+        let fetched = store.fetch(&shared.request(step));
+        match final_step(&fetched, step) {
+            Some(left) => step = left,
+            None => return (step, fetched),
+        }
+    }
+}
+
+/// [`fetch_to_the_end`] for an async store, each fetch bounded by the
+/// fetch timeout.
+async fn fetch_to_the_end_async<S: AsyncSegmentStore, R: Sleep>(
+    shared: &Shared,
+    store: &S,
+    runtime: &R,
+    mut step: u64,
+) -> (u64, Result<Fetched, StoreError>) {
+    loop {
+        let fetched = shared
+            .timed(runtime, store.fetch(&shared.request(step)))
+            .await;
+        match final_step(&fetched, step) {
+            Some(left) => step = left,
+            None => return (step, fetched),
+        }
+    }
+}
+
 /// The fetch thread: serves requests until stopped.
 fn fetch_blocking<S: SegmentStore + 'static>(shared: &Shared, mut store: S) {
     while let Some(step) = shared.wait_for_request() {
-        let fetched = store.fetch(&shared.request(step));
+        let (step, fetched) = fetch_to_the_end(shared, &mut store, step);
         if shared.finish(step, fetched) && shared.pause(shared.retry_every) {
             return;
         }
@@ -623,9 +681,7 @@ async fn fetch_async<S: AsyncSegmentStore + 'static, R: Sleep>(
     runtime: R,
 ) {
     while let Some(step) = (NextRequest { shared: &shared }).await {
-        let fetched = shared
-            .timed(&runtime, store.fetch(&shared.request(step)))
-            .await;
+        let (step, fetched) = fetch_to_the_end_async(&shared, &store, &runtime, step).await;
         if shared.finish(step, fetched) {
             runtime.sleep(shared.retry_every).await;
         }

@@ -68,8 +68,10 @@ impl StepPolicy {
 
 /// A source's step and when it last fetched. The first two fetches (at
 /// start, and the first prefetch, early in the first segment) use the
-/// configured step; from the third on, the time since the previous fetch
-/// (about how long the previous segment lasted) adapts it, as Leaf does.
+/// configured step; from the third on, the time since the previous
+/// successful fetch (about how long the previous segment lasted) adapts
+/// it, as Leaf does. Failed attempts change nothing: they are tries at the
+/// same segment, so an outage does not inflate the step.
 #[derive(Debug, Clone)]
 pub(crate) struct StepState {
     policy: StepPolicy,
@@ -88,15 +90,21 @@ impl StepState {
         }
     }
 
-    /// The step of a fetch starting at `now_millis`.
-    pub(crate) fn for_fetch_at(&mut self, now_millis: u64) -> u64 {
+    /// The step of a fetch attempt starting at `now_millis`.
+    pub(crate) fn for_fetch_at(&self, now_millis: u64) -> u64 {
         if self.fetches >= 2 {
             let lasted = Duration::from_millis(now_millis.saturating_sub(self.last_fetch_millis));
-            self.current = self.policy.next(self.current, lasted);
+            self.policy.next(self.current, lasted)
+        } else {
+            self.current
         }
+    }
+
+    /// Records a fetch of `step` that started at `at_millis` and succeeded.
+    pub(crate) fn fetched(&mut self, step: u64, at_millis: u64) {
+        self.current = step.clamp(self.policy.base, self.policy.max);
         self.fetches += 1;
-        self.last_fetch_millis = now_millis;
-        self.current
+        self.last_fetch_millis = at_millis;
     }
 
     /// The step of the last fetch (the configured one before any).
@@ -125,15 +133,35 @@ mod tests {
     fn the_first_two_fetches_use_the_base_then_the_interval_adapts() {
         let mut s = StepState::new(StepPolicy::new(100, 1_000));
         let minute = 60_000;
-        assert_eq!(s.for_fetch_at(0), 100);
-        assert_eq!(s.for_fetch_at(1), 100); // the first prefetch
-        assert_eq!(s.for_fetch_at(minute), 200);
-        assert_eq!(s.for_fetch_at(2 * minute), 400);
-        assert_eq!(s.for_fetch_at(3 * minute), 800);
-        assert_eq!(s.for_fetch_at(4 * minute), 1_000);
-        assert_eq!(s.for_fetch_at(5 * minute), 1_000);
-        assert_eq!(s.for_fetch_at(5 * minute + 31 * minute), 500);
+        let mut fetch = |at: u64| {
+            let step = s.for_fetch_at(at);
+            s.fetched(step, at);
+            step
+        };
+        assert_eq!(fetch(0), 100);
+        assert_eq!(fetch(1), 100); // the first prefetch
+        assert_eq!(fetch(minute), 200);
+        assert_eq!(fetch(2 * minute), 400);
+        assert_eq!(fetch(3 * minute), 800);
+        assert_eq!(fetch(4 * minute), 1_000);
+        assert_eq!(fetch(5 * minute), 1_000);
+        assert_eq!(fetch(5 * minute + 31 * minute), 500);
         assert_eq!(s.current(), 500);
+    }
+
+    #[test]
+    fn failed_attempts_change_nothing() {
+        let mut s = StepState::new(StepPolicy::new(100, 1_000));
+        let minute = 60_000;
+        for at in [0, 1] {
+            let step = s.for_fetch_at(at);
+            s.fetched(step, at);
+        }
+        // Attempts at 20 minutes and after, none of which succeeded.
+        for at in (0..10).map(|i| 20 * minute + i) {
+            assert_eq!(s.for_fetch_at(at), 100);
+        }
+        assert_eq!(s.current(), 100);
     }
 
     #[test]

@@ -347,12 +347,13 @@ fn a_row_that_would_pass_the_largest_id_is_exhausted() {
         .wait(Duration::from_secs(30))
         .start(store.clone())
         .unwrap();
-    for v in first..first + 10 {
+    // A segment of 10, then the 5 values left (a shorter final segment).
+    for v in first..=i64::MAX as u64 {
         assert_eq!(ids.next_value().unwrap(), v);
     }
     let e = ids.next_value().unwrap_err();
     assert!(
-        matches!(e, SegmentError::Exhausted { max_id, step: 10, .. } if max_id == first + 9),
+        matches!(e, SegmentError::Exhausted { max_id, step: 10, .. } if max_id == i64::MAX as u64),
         "{e:?}"
     );
     assert!(e.to_string().contains("would pass 2^63 - 1"), "{e}");
@@ -397,4 +398,79 @@ fn a_failed_start_and_bad_options_are_typed_errors() {
         "retry_every"
     );
     assert_eq!(bad(SegmentOptions::new("x").first_value(0)), "first_value");
+}
+
+/// Failed fetches are attempts at one segment, not segments: a 20-minute
+/// segment followed by an outage keeps the step (15 to 30 minutes: kept),
+/// however many attempts failed meanwhile.
+#[test]
+fn failed_fetches_during_an_outage_do_not_change_the_step() {
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let store = Switched::new();
+    let ids = SegmentOptions::new("outage-step")
+        .step(100)
+        .prefetch_at(0.0)
+        .retry_every(Duration::from_millis(1))
+        .clock(clock.clone())
+        .start(store.clone())
+        .unwrap();
+    assert_eq!(ids.next_value().unwrap(), 1);
+    eventually("the first prefetch arrives", || store.answered() == 2);
+    for v in 2..=100 {
+        assert_eq!(ids.next_value().unwrap(), v);
+    }
+    // The first segment lasted 20 minutes; the database is down when the
+    // second one starts (and its prefetch with it).
+    clock.advance(Duration::from_secs(20 * 60));
+    store.set(Mode::Down);
+    assert_eq!(ids.next_value().unwrap(), 101);
+    eventually("ten fetches failed", || ids.stats().failed_fetches >= 10);
+    store.set(Mode::Up);
+    eventually("the prefetch arrives", || next_segment(&ids).is_some());
+    assert_eq!(next_segment(&ids).unwrap().len(), 100);
+}
+
+/// Takes every value `ids` hands out until it says it is used up.
+fn drain_to_the_end(ids: &SegmentIds) -> (Vec<u64>, SegmentError) {
+    let mut values = Vec::new();
+    loop {
+        match ids.next_value() {
+            Ok(v) => values.push(v),
+            Err(e) => return (values, e),
+        }
+    }
+}
+
+/// Near `2^63 − 1` a step that no longer fits is cut to what remains:
+/// every value up to the largest ID is handed out before `Exhausted`, and
+/// a restarted source finds nothing more.
+#[test]
+fn every_value_up_to_the_largest_id_is_handed_out_before_exhausted() {
+    for (first, step) in [(i64::MAX as u64 - 100, 2), (i64::MAX as u64 - 1_000_000, 7)] {
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+        let store = MemorySegmentStore::new();
+        let options = || {
+            SegmentOptions::new("the-end")
+                .step(step)
+                .first_value(first)
+                .prefetch_at(0.0)
+                .wait(Duration::from_secs(30))
+                .clock(clock.clone())
+        };
+        let ids = options().start(store.clone()).unwrap();
+        let (values, e) = drain_to_the_end(&ids);
+        assert_eq!(
+            values.len() as u64,
+            i64::MAX as u64 - first + 1,
+            "first {first}, step {step}"
+        );
+        assert!(values.windows(2).all(|w| w[1] == w[0] + 1));
+        assert_eq!(values.last().copied(), Some(i64::MAX as u64));
+        assert!(
+            matches!(e, SegmentError::Exhausted { max_id, .. } if max_id == i64::MAX as u64),
+            "{e:?}"
+        );
+        let again = options().start(store).unwrap_err();
+        assert!(matches!(again, SegmentError::Exhausted { .. }), "{again:?}");
+    }
 }
