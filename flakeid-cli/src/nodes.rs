@@ -14,6 +14,9 @@ use crate::args::CliError;
 
 pub(crate) fn run(url: &str, space: Option<&str>, table: &str, json: bool) -> Result<(), CliError> {
     let (dialect, url) = parse_url(url)?;
+    // A name the database would not keep is refused before connecting.
+    flakeid_core::node::LeaseSql::with_table(dialect, table)
+        .map_err(|e| CliError::usage("--table", e))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -101,7 +104,8 @@ async fn read(
             redact(url)
         ))
     };
-    let store = SqlLeaseStore::with_table_async(SeaOrmExecutor::new(db.clone()), table);
+    let store = SqlLeaseStore::with_table_async(SeaOrmExecutor::new(db.clone()), table)
+        .map_err(|e| CliError::usage("--table", e))?;
     let names = match space {
         Some(s) => vec![s.to_owned()],
         None => store.spaces_async().await.map_err(|e| failed(&e))?,

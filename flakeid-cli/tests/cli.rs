@@ -388,6 +388,25 @@ fn nodes_names_a_bad_url() {
     );
 }
 
+#[test]
+fn nodes_refuses_a_table_name_the_database_would_not_keep() {
+    fails(
+        &[
+            "nodes",
+            "postgres://u@127.0.0.1:1/db",
+            "--table",
+            &"n".repeat(64),
+        ],
+        2,
+        &["invalid value for --table", "lease table", "63"],
+    );
+    fails(
+        &["nodes", "sqlite::memory:", "--table", "sqlite_leases"],
+        2,
+        &["invalid value for --table", "sqlite_"],
+    );
+}
+
 /// Claims a node of `space` (holder `cli-test/1`), runs `flakeid nodes`
 /// on `url`, and checks the listing; then the same as JSON.
 async fn lists_a_lease(orm_url: &str, url: &str, reserve: Option<Dialect>) {

@@ -42,3 +42,4 @@ mod schemes {
 }
 mod segment;
 mod source;
+mod sql;

@@ -51,7 +51,7 @@ use super::store::{
     AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
     Renewal,
 };
-use crate::sql::{Dialect, SqlStatement, SqlType, SqlValue, SqlWriter};
+use crate::sql::{Dialect, SqlNameError, SqlStatement, SqlType, SqlValue, SqlWriter};
 use crate::store::{AsyncSqlExecutor, SqlExecutor, SqlRow, StoreError};
 
 /// Node rows inserted per statement (each binds the space once).
@@ -170,15 +170,37 @@ fn text(s: &str) -> SqlValue {
 impl LeaseSql {
     /// Statements for the table [`LeaseOptions::DEFAULT_TABLE`] (`flakeid_nodes`).
     pub fn new(dialect: Dialect) -> Self {
-        Self::with_table(dialect, LeaseOptions::DEFAULT_TABLE)
-    }
-
-    /// Statements for the table `table` (quoted as an identifier).
-    pub fn with_table(dialect: Dialect, table: &str) -> Self {
         LeaseSql {
             dialect,
-            table: dialect.quote(table),
+            table: dialect.quote(LeaseOptions::DEFAULT_TABLE),
         }
+    }
+
+    /// Statements for the table `table`, quoted as an identifier.
+    ///
+    /// # Errors
+    /// [`SqlNameError`] for a name the database would not keep exactly
+    /// (empty, with a NUL, longer than PostgreSQL's 63 bytes or MySQL's 64
+    /// characters, MySQL names with a character above U+FFFF or a trailing
+    /// space, SQLite's reserved `sqlite_` prefix).
+    ///
+    /// ```
+    /// use flakeid_core::node::LeaseSql;
+    /// use flakeid_core::sql::{Dialect, SqlNameError};
+    ///
+    /// let sql = LeaseSql::with_table(Dialect::MySql, "node leases")?;
+    /// assert!(sql.create_table().starts_with("CREATE TABLE IF NOT EXISTS `node leases` ("));
+    /// assert!(matches!(
+    ///     LeaseSql::with_table(Dialect::Postgres, &"n".repeat(64)),
+    ///     Err(SqlNameError::TooLong { .. })
+    /// ));
+    /// # Ok::<(), SqlNameError>(())
+    /// ```
+    pub fn with_table(dialect: Dialect, table: &str) -> Result<Self, SqlNameError> {
+        Ok(LeaseSql {
+            dialect,
+            table: dialect.identifier("lease table", table)?,
+        })
     }
 
     /// The dialect.
@@ -517,30 +539,42 @@ impl<X> SqlLeaseStore<X> {
 impl<X: SqlExecutor> SqlLeaseStore<X> {
     /// A store on the table [`LeaseOptions::DEFAULT_TABLE`].
     pub fn new(executor: X) -> Self {
-        Self::with_table(executor, LeaseOptions::DEFAULT_TABLE)
+        SqlLeaseStore {
+            sql: LeaseSql::new(executor.dialect()),
+            executor,
+        }
     }
 
     /// A store on the table `table`.
-    pub fn with_table(executor: X, table: &str) -> Self {
-        SqlLeaseStore {
-            sql: LeaseSql::with_table(executor.dialect(), table),
+    ///
+    /// # Errors
+    /// As [`LeaseSql::with_table`].
+    pub fn with_table(executor: X, table: &str) -> Result<Self, SqlNameError> {
+        Ok(SqlLeaseStore {
+            sql: LeaseSql::with_table(executor.dialect(), table)?,
             executor,
-        }
+        })
     }
 }
 
 impl<X: AsyncSqlExecutor> SqlLeaseStore<X> {
     /// A store on the table [`LeaseOptions::DEFAULT_TABLE`].
     pub fn new_async(executor: X) -> Self {
-        Self::with_table_async(executor, LeaseOptions::DEFAULT_TABLE)
+        SqlLeaseStore {
+            sql: LeaseSql::new(executor.dialect()),
+            executor,
+        }
     }
 
     /// A store on the table `table`.
-    pub fn with_table_async(executor: X, table: &str) -> Self {
-        SqlLeaseStore {
-            sql: LeaseSql::with_table(executor.dialect(), table),
+    ///
+    /// # Errors
+    /// As [`LeaseSql::with_table`].
+    pub fn with_table_async(executor: X, table: &str) -> Result<Self, SqlNameError> {
+        Ok(SqlLeaseStore {
+            sql: LeaseSql::with_table(executor.dialect(), table)?,
             executor,
-        }
+        })
     }
 
     /// The spaces that have rows in the table, in order, for operators.

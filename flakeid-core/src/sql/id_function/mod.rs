@@ -47,6 +47,13 @@ pub enum IdFunctionError {
         /// Its length in characters.
         len: usize,
     },
+    /// The space name holds a NUL character, which neither database keeps
+    /// in a string.
+    #[error("space {space:?} holds a NUL character, which the database cannot store")]
+    SpaceWithNul {
+        /// The space given.
+        space: String,
+    },
     /// An option's value cannot work.
     #[error("option `{option}` = {value:?} is invalid: {reason}")]
     InvalidOption {
@@ -391,8 +398,9 @@ impl IdFunction {
     /// The statements that make the function fill `column` of `table` when
     /// an insert gives it no value: PostgreSQL, the column's `DEFAULT`;
     /// MariaDB, `DEFAULT 0` and a `BEFORE INSERT` trigger named
-    /// `<table>_<column>_flakeid` that replaces `NULL` or 0 with the
-    /// function's ID.
+    /// `<table>_<column>_flakeid_<n>` (`n` the table name's length in
+    /// characters, so that `a_b`.`c` and `a`.`b_c` get triggers of their
+    /// own) that replaces `NULL` or 0 with the function's ID.
     ///
     /// # Errors
     /// As [`install`](Self::install), also for the table, column and
@@ -406,7 +414,7 @@ impl IdFunction {
     /// assert_eq!(sql[0], "ALTER TABLE `orders` ALTER COLUMN `id` SET DEFAULT 0");
     /// assert_eq!(
     ///     sql[1],
-    ///     "CREATE OR REPLACE TRIGGER `orders_id_flakeid` BEFORE INSERT ON `orders` FOR EACH ROW \
+    ///     "CREATE OR REPLACE TRIGGER `orders_id_flakeid_6` BEFORE INSERT ON `orders` FOR EACH ROW \
     ///      BEGIN IF NEW.`id` IS NULL OR NEW.`id` = 0 THEN SET NEW.`id` = `flakeid_next_id`(); END IF; END"
     /// );
     /// # Ok::<(), flakeid_core::sql::IdFunctionError>(())
@@ -493,6 +501,11 @@ impl IdFunction {
         if d == Dialect::Sqlite {
             return Err(IdFunctionError::UnsupportedDialect { dialect: d });
         }
+        if self.space.contains('\0') {
+            return Err(IdFunctionError::SpaceWithNul {
+                space: self.space.clone(),
+            });
+        }
         let len = self.space.chars().count();
         if len == 0 || len > LeaseOptions::MAX_SPACE_LEN {
             return Err(IdFunctionError::BadSpace {
@@ -529,8 +542,7 @@ impl IdFunction {
             Dialect::Postgres => "state sequence",
             _ => "state table",
         };
-        // The lease table's name is written by `LeaseSql`; check it here.
-        d.identifier("lease table", &self.lease_table)?;
+        let lease = LeaseSql::with_table(d, &self.lease_table)?;
         let l = &self.layout;
         let seq_bits = l.sequence_bits();
         let (node_shift, seq_shift) = match l.order() {
@@ -538,6 +550,7 @@ impl IdFunction {
             FieldOrder::SequenceThenNode => (0, l.node_bits()),
         };
         Ok(Plan {
+            lease,
             function: d.identifier("function", &self.function)?,
             state: d.identifier(state_role, &state_name)?,
             state_name,
@@ -578,8 +591,8 @@ impl IdFunction {
     }
 
     /// The lease table's statements (its name checked by [`plan`](Self::plan)).
-    fn lease_sql(&self, _checked: &Plan) -> LeaseSql {
-        LeaseSql::with_table(self.dialect, &self.lease_table)
+    fn lease_sql<'p>(&self, p: &'p Plan) -> &'p LeaseSql {
+        &p.lease
     }
 
     /// Frees the node's row, recording `last_time` (an SQL expression) as
@@ -625,6 +638,8 @@ impl IdFunction {
 
 /// What the SQL is made of, checked.
 struct Plan {
+    /// The lease table's statements.
+    lease: LeaseSql,
     function: String,
     state: String,
     state_name: String,

@@ -195,8 +195,11 @@ END"#,
     }
 }
 
+/// `<table>_<column>_flakeid_<n>`, `n` the table name's length in
+/// characters: without it the triggers of `a_b`.`c` and `a`.`b_c` would
+/// share a name, and one would replace the other.
 fn trigger_name(table: &str, column: &str) -> String {
-    format!("{table}_{column}_flakeid")
+    format!("{table}_{column}_flakeid_{}", table.chars().count())
 }
 
 /// `text` as a message MySQL's `SIGNAL` keeps (at most 128 characters).
