@@ -126,8 +126,7 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
                 ),
             });
         }
-        let path = self.path.clone();
-        let shown = path.display().to_string();
+        let shown = self.path.display().to_string();
         let io = |action: &'static str| {
             let shown = shown.clone();
             move |e: std::io::Error| HighWaterFileError::Io {
@@ -136,6 +135,9 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
                 message: e.to_string(),
             }
         };
+        // One file under two names (a symlink, `dir/../file`) is one file:
+        // the lock and the writes go to the file itself.
+        let path = resolve(&self.path).map_err(io("resolve the path of"))?;
         let lock_path = with_suffix(&path, ".lock");
         let lock = OpenOptions::new()
             .create(true)
@@ -258,7 +260,10 @@ impl<C: Clock> Shared<C> {
 /// taking writes stops issuing at its ceiling.
 ///
 /// A lock file (`<path>.lock`, locked while the [`HighWaterFile`] lives)
-/// refuses a second process using the same file at once on this machine.
+/// refuses a second process using the same file at once on this machine,
+/// whatever name each gives it: the path is resolved first (symlinks
+/// followed, the directory made canonical), and the lock and the marks go
+/// to the file itself.
 /// What the file cannot do: tell two machines (or two files) that they
 /// were given the same node ID. Use a [lease](super) for that.
 ///
@@ -382,6 +387,39 @@ impl<L, C> Drop for HighWaterFile<L, C> {
             let _ = t.join();
         }
     }
+}
+
+/// The file `path` names: symlinks followed (a link to a file not yet
+/// created included) and its directory made canonical. Renaming a new mark
+/// over a symlink would replace the link rather than write the file, and
+/// a lock next to the link would not be the file's lock.
+fn resolve(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    // Linux's own limit on symlinks followed in one lookup.
+    for _ in 0..40 {
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) => dir.join(target),
+                    None => target,
+                };
+            }
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => break,
+        }
+    }
+    let name = path.file_name().ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", path.display()),
+        )
+    })?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Ok(fs::canonicalize(dir)?.join(name))
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {

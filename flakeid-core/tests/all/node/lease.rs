@@ -527,3 +527,55 @@ fn a_hung_store_fails_the_renewal_and_cannot_hold_the_release() {
     link.set(false);
     releaser.join().unwrap();
 }
+
+/// One file, named differently (a symlink, `dir/../file`), is still one
+/// file: a second opener is refused, and the marks land in the file
+/// itself (a symlink stays a symlink).
+#[cfg(unix)]
+#[test]
+fn a_high_water_file_is_one_file_whatever_it_is_called() {
+    let dir = std::env::temp_dir().join(format!("flakeid-hw-names-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let path = dir.join("node-5.hw");
+    let link = dir.join("link.hw");
+    std::os::unix::fs::symlink(&path, &link).unwrap();
+    let dotted = dir.join("sub").join("..").join("node-5.hw");
+    let open = |p: &std::path::Path| {
+        HighWaterFileOptions::new(p)
+            .clock(Arc::new(ManualClock::new(T0)))
+            .open(presets::twitter(), 5)
+    };
+    for (first, second) in [(&path, &link), (&link, &path), (&path, &dotted)] {
+        let held = open(first).unwrap();
+        let again = open(second);
+        assert!(
+            matches!(again, Err(HighWaterFileError::Locked { .. })),
+            "{} while {} is open: {again:?}",
+            second.display(),
+            first.display()
+        );
+        drop(held);
+    }
+    // Through the link: the mark is written to the file, the link kept
+    // (a clock past the marks the opens above left).
+    let held = HighWaterFileOptions::new(&link)
+        .clock(Arc::new(ManualClock::new(T0 + 60_000)))
+        .open(presets::twitter(), 5)
+        .unwrap();
+    let g = held.generator_builder().build().unwrap();
+    let last = g.next_id().unwrap();
+    let mark = held.release(&g).unwrap();
+    assert!(mark >= stamped(&g, last));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap().trim(),
+        mark.to_string()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
