@@ -11,7 +11,7 @@ use core::str::FromStr;
 
 use crate::decoded::Decoded;
 use crate::encoding::{base62, crockford};
-use crate::error::{ConfigError, GenerateError, IdError, SchemeError};
+use crate::error::{ConfigError, GenerateError, IdError, IdGenerateError, SchemeError};
 use crate::source::{IdScheme, IdSource};
 
 /// An application-assigned 64-bit ID stored as a signed BIGINT in
@@ -192,19 +192,35 @@ pub trait FlakeId:
     /// A fresh ID from [`FlakeId::source`], waiting as its policies allow.
     ///
     /// # Errors
-    /// The source is not available (for the process-wide one: not
-    /// configured, see [`crate::global`]) or cannot issue an ID.
-    fn generate() -> Result<Self, GenerateError> {
-        issued(Self::source()?.next_id()?)
+    /// [`IdGenerateError`], naming this type: the source is not available
+    /// (for the process-wide one: not configured, see [`crate::global`]) or
+    /// cannot issue an ID.
+    fn generate() -> Result<Self, IdGenerateError> {
+        Self::source()
+            .map_err(GenerateError::from)
+            .and_then(|s| issued(s.next_id()?))
+            .map_err(|e| IdGenerateError::new(Self::NAME, e))
     }
 
     /// A fresh ID if one can be issued without waiting.
     ///
+    /// A generator issues no ID in the tick it was built in (so that a
+    /// process restarted within one tick repeats none of its predecessor's
+    /// IDs), so the first call after the source is built, which for the
+    /// process-wide source is the first `generate` of any ID type unless
+    /// [`global::init`](crate::global::init) ran at start-up, returns
+    /// [`GenerateError::WouldBlock`] with a `retry_after` of at most one
+    /// tick (1 ms for the Twitter layout). Build the source at start-up, or
+    /// use [`generate`](FlakeId::generate), which waits that tick.
+    ///
     /// # Errors
-    /// [`GenerateError::WouldBlock`] where [`generate`](FlakeId::generate)
-    /// would wait; otherwise as `generate`.
-    fn try_generate() -> Result<Self, GenerateError> {
-        issued(Self::source()?.try_next_id()?)
+    /// [`IdGenerateError`] holding [`GenerateError::WouldBlock`] where
+    /// [`generate`](FlakeId::generate) would wait; otherwise as `generate`.
+    fn try_generate() -> Result<Self, IdGenerateError> {
+        Self::source()
+            .map_err(GenerateError::from)
+            .and_then(|s| issued(s.try_next_id()?))
+            .map_err(|e| IdGenerateError::new(Self::NAME, e))
     }
 
     /// `n` fresh IDs, increasing for sources whose IDs increase. A
@@ -213,12 +229,11 @@ pub trait FlakeId:
     ///
     /// # Errors
     /// As [`generate`](FlakeId::generate).
-    fn generate_many(n: usize) -> Result<Vec<Self>, GenerateError> {
-        Self::source()?
-            .next_ids(n)?
-            .into_iter()
-            .map(issued)
-            .collect()
+    fn generate_many(n: usize) -> Result<Vec<Self>, IdGenerateError> {
+        Self::source()
+            .map_err(GenerateError::from)
+            .and_then(|s| s.next_ids(n)?.into_iter().map(issued).collect())
+            .map_err(|e| IdGenerateError::new(Self::NAME, e))
     }
 
     /// The ID's time (when the scheme records one) and fields, decoded by

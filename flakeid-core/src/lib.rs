@@ -93,7 +93,9 @@ pub mod store;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use decoded::Decoded;
-pub use error::{ConfigError, FieldOutOfRange, GenerateError, IdError, SchemeError};
+pub use error::{
+    ConfigError, FieldOutOfRange, GenerateError, IdError, IdGenerateError, SchemeError,
+};
 pub use generator::{ClockRegression, Generator, GeneratorBuilder, IdBatch, SequenceExhaustion};
 pub use id::FlakeId;
 pub use source::{GlobalScheme, IdScheme, IdSource};

@@ -254,7 +254,7 @@ fn a_leased_node_id_serves_only_its_own_layout() {
         PostId::generate().unwrap().decode().parts.map(|p| p.node),
         Some(3)
     );
-    let e = EventId::generate().unwrap_err();
+    let e = EventId::generate().unwrap_err().error;
     assert!(
         matches!(
             &e,

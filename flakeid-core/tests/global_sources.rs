@@ -126,6 +126,38 @@ pub struct AnyId(i64);
 #[flake_id]
 pub struct PlainId(i64);
 
+source_fn!(fresh_twitter_ids: Generator =
+    Generator::builder(presets::twitter(), 9).build().expect("twitter generator"));
+
+/// An ID type whose generator is built on its first use.
+#[flake_id(layout = presets::twitter, source = fresh_twitter_ids)]
+pub struct FreshId(i64);
+
+/// The bound `FlakeId::try_generate` documents: the first call after the
+/// source is built may find it in its build tick, and then says so with
+/// a `retry_after` of at most one tick (1 ms here), after which it issues.
+#[test]
+fn the_first_try_generate_after_the_source_is_built_waits_at_most_one_tick() {
+    let first = FreshId::try_generate();
+    let retried = match first {
+        // The build fell just before a tick boundary: nothing to wait for.
+        Ok(id) => id,
+        Err(e) => {
+            let GenerateError::WouldBlock { retry_after, .. } = e.error else {
+                panic!("expected WouldBlock, got {e}");
+            };
+            assert!(
+                retry_after <= std::time::Duration::from_millis(1),
+                "{retry_after:?}"
+            );
+            assert_eq!(e.id_type, "FreshId");
+            std::thread::sleep(retry_after);
+            FreshId::try_generate().expect("an ID once the build tick is over")
+        }
+    };
+    assert_eq!(retried.decode().parts.map(|p| p.node), Some(9));
+}
+
 fn field_error<I: FlakeId>(value: u64, field: &'static str, min: u64, max: u64) -> IdError {
     IdError::Field {
         type_name: I::NAME,
@@ -264,7 +296,8 @@ fn trace_id_generator_errors_are_scheme_errors() {
     SingleThreadTraceId::generate().expect("a fresh ID");
     let other = std::thread::spawn(SingleThreadTraceId::try_generate)
         .join()
-        .expect("thread runs");
+        .expect("thread runs")
+        .map_err(|e| e.error);
     let Err(GenerateError::Scheme(e)) = other else {
         panic!("expected a scheme error, got {other:?}");
     };

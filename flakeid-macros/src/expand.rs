@@ -154,9 +154,10 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
             /// `FlakeId::generate`).
             ///
             /// # Errors
-            /// The source is not configured or cannot issue an ID now.
+            /// `IdGenerateError` naming this type: the source is not
+            /// configured or cannot issue an ID now.
             #[inline]
-            #vis fn generate() -> #result<Self, #core::GenerateError> {
+            #vis fn generate() -> #result<Self, #core::IdGenerateError> {
                 <Self as #core::FlakeId>::generate()
             }
 
@@ -164,9 +165,11 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
             /// `FlakeId::try_generate`).
             ///
             /// # Errors
-            /// `GenerateError::WouldBlock` where `generate` would wait; otherwise as `generate`.
+            /// `GenerateError::WouldBlock` (in an `IdGenerateError`) where
+            /// `generate` would wait, as for the first call after the source
+            /// is built; otherwise as `generate`.
             #[inline]
-            #vis fn try_generate() -> #result<Self, #core::GenerateError> {
+            #vis fn try_generate() -> #result<Self, #core::IdGenerateError> {
                 <Self as #core::FlakeId>::try_generate()
             }
 
@@ -176,7 +179,7 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
             /// # Errors
             /// As `generate`.
             #[inline]
-            #vis fn generate_many(n: usize) -> #result<::std::vec::Vec<Self>, #core::GenerateError> {
+            #vis fn generate_many(n: usize) -> #result<::std::vec::Vec<Self>, #core::IdGenerateError> {
                 <Self as #core::FlakeId>::generate_many(n)
             }
 

@@ -119,10 +119,11 @@ mod no_imports {
     #[flakeid_core::flake_id]
     pub struct PlainId(i64);
 
-    pub(crate) fn use_it() -> Result<(i64, Option<u64>, usize), flakeid_core::GenerateError> {
+    pub(crate) fn use_it() -> Result<(i64, Option<u64>, usize), flakeid_core::IdGenerateError> {
         let id = PlainId::generate()?;
         match PlainId::try_generate() {
-            Ok(_) | Err(flakeid_core::GenerateError::WouldBlock { .. }) => {}
+            Ok(_) => {}
+            Err(e) if matches!(e.error, flakeid_core::GenerateError::WouldBlock { .. }) => {}
             Err(e) => return Err(e),
         }
         let many = PlainId::generate_many(3)?.len();

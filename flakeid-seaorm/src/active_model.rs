@@ -109,10 +109,10 @@ where
         if let Some(id) = self.key()? {
             return Ok(id);
         }
-        let id = KeyOf::<A>::generate().map_err(|source| Error::Generate {
-            id_type: KeyOf::<A>::NAME,
+        let id = KeyOf::<A>::generate().map_err(|e| Error::Generate {
+            id_type: e.id_type,
             table: table_name::<A>(),
-            source,
+            source: e.error,
         })?;
         self.set_key(id)?;
         Ok(id)
@@ -155,10 +155,10 @@ pub fn assign_ids<A: FlakeActiveModel>(models: &mut [A]) -> Result<(), DbErr> {
     if missing.is_empty() {
         return Ok(());
     }
-    let ids = A::Id::generate_many(missing.len()).map_err(|source| Error::Generate {
-        id_type: A::Id::NAME,
+    let ids = A::Id::generate_many(missing.len()).map_err(|e| Error::Generate {
+        id_type: e.id_type,
         table: table_name::<A>(),
-        source,
+        source: e.error,
     })?;
     for (i, id) in missing.into_iter().zip(ids) {
         models[i].set_key(id)?;

@@ -87,3 +87,32 @@ pub enum GenerateError {
     #[error(transparent)]
     Config(#[from] ConfigError),
 }
+
+/// An ID type could not generate an ID: which type asked, and why. What
+/// [`FlakeId::generate`](crate::FlakeId::generate), `try_generate` and
+/// `generate_many` (and the inherent methods `#[flake_id]` writes) return,
+/// so that a log line or `fn main() -> Result<…>` names the type.
+///
+/// ```
+/// use flakeid_core::{ConfigError, GenerateError, IdGenerateError};
+///
+/// let e = IdGenerateError::new("UserId", GenerateError::Config(ConfigError::MissingNodeId));
+/// assert!(e.to_string().starts_with("cannot generate an ID of type UserId: "));
+/// assert!(matches!(e.error, GenerateError::Config(_)));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("cannot generate an ID of type {id_type}: {error}")]
+#[non_exhaustive]
+pub struct IdGenerateError {
+    /// The ID type's name ([`FlakeId::NAME`](crate::FlakeId::NAME)).
+    pub id_type: &'static str,
+    /// Why its source issued no ID (part of this error's message).
+    pub error: GenerateError,
+}
+
+impl IdGenerateError {
+    /// `error`, for the ID type `id_type`.
+    pub fn new(id_type: &'static str, error: GenerateError) -> Self {
+        IdGenerateError { id_type, error }
+    }
+}

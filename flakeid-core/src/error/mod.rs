@@ -10,7 +10,7 @@ mod segment;
 
 pub use config::ConfigError;
 pub use fenced::{FenceReason, Fenced};
-pub use generate::GenerateError;
+pub use generate::{GenerateError, IdGenerateError};
 pub use segment::SegmentError;
 use thiserror::Error;
 

@@ -242,7 +242,7 @@ fn generated_ids_increase_and_carry_the_node() {
     let d = b.decode();
     assert_eq!((d.field("worker"), d.field("process")), (Some(1), Some(0)));
     assert!(matches!(
-        Unconfigured::generate(),
+        Unconfigured::generate().map_err(|e| e.error),
         Err(flakeid_core::GenerateError::Config(
             ConfigError::MissingNodeId
         ))
@@ -256,9 +256,33 @@ fn generate_returns_the_reason_instead_of_panicking() {
     let e = Unconfigured::generate().unwrap_err();
     assert!(e.to_string().contains("FLAKEID_NODE_ID is not set"), "{e}");
     assert_eq!(
-        Unconfigured::try_generate().unwrap_err(),
+        Unconfigured::try_generate().unwrap_err().error,
         flakeid_core::GenerateError::Config(ConfigError::MissingNodeId)
     );
+}
+
+/// The error names the ID type that asked, in its message and in the
+/// `Debug` form `fn main() -> Result<…>` prints.
+#[test]
+fn a_generate_error_names_the_id_type() {
+    for e in [
+        Unconfigured::generate().unwrap_err(),
+        Unconfigured::try_generate().unwrap_err(),
+        Unconfigured::generate_many(2).unwrap_err(),
+    ] {
+        assert_eq!(e.id_type, "Unconfigured");
+        assert_eq!(
+            e.error,
+            flakeid_core::GenerateError::Config(ConfigError::MissingNodeId)
+        );
+        assert!(
+            e.to_string().starts_with(
+                "cannot generate an ID of type Unconfigured: FLAKEID_NODE_ID is not set"
+            ),
+            "{e}"
+        );
+        assert!(format!("{e:?}").contains("\"Unconfigured\""), "{e:?}");
+    }
 }
 
 #[test]
