@@ -9,7 +9,7 @@ use std::sync::{LazyLock, OnceLock};
 
 use crate::layout::BitLayout;
 use crate::layout::presets;
-use crate::{ConfigError, FlakeId, GlobalScheme, IdSource};
+use crate::{ConfigError, FlakeId, GlobalScheme, IdScheme, IdSource};
 
 /// What a `source = path` function may return a reference to: any
 /// [`IdSource`], or a `dyn IdSource` chosen at run time.
@@ -44,6 +44,69 @@ pub fn id_source<G: AsIdSource + ?Sized>(
     generator: Result<&'static G, ConfigError>,
 ) -> Result<&'static dyn IdSource, ConfigError> {
     generator.map(AsIdSource::as_id_source)
+}
+
+/// `source`, once its IDs are known to read the same under `declared`
+/// (the type's `layout = …` or `scheme = …`): same largest ID, and the same
+/// time and fields for a spread of values.
+pub fn checked_source(
+    type_name: &'static str,
+    declared: &'static dyn GlobalScheme,
+    source: Result<&'static dyn IdSource, ConfigError>,
+) -> Result<&'static dyn IdSource, ConfigError> {
+    let source = source?;
+    let declared: &dyn IdScheme = declared;
+    let issued: &dyn IdScheme = source;
+    if same_ids(declared, issued) {
+        Ok(source)
+    } else {
+        Err(ConfigError::SourceMismatch {
+            type_name,
+            declared: describe(declared),
+            issued: describe(issued),
+        })
+    }
+}
+
+/// Whether `a` and `b` read IDs alike.
+fn same_ids(a: &dyn IdScheme, b: &dyn IdScheme) -> bool {
+    let max = a.max_id();
+    if max != b.max_id() || max == 0 {
+        return max == b.max_id();
+    }
+    let probes = [
+        Some(1),
+        a.example_id(),
+        b.example_id(),
+        Some(max / 3),
+        Some(max / 2 | 1),
+        Some(0x5555_5555_5555_5555 & max),
+        Some(max),
+    ];
+    probes
+        .into_iter()
+        .flatten()
+        .filter(|&id| (1..=max).contains(&id))
+        .all(|id| a.decode(id) == b.decode(id))
+}
+
+/// A scheme's name for messages: a preset layout by its name, others by
+/// how they read their example ID.
+fn describe(scheme: &dyn IdScheme) -> String {
+    let any: &dyn core::any::Any = scheme;
+    if let Some(layout) = any.downcast_ref::<BitLayout>() {
+        return presets::describe(layout);
+    }
+    if let Some(g) = any.downcast_ref::<crate::Generator>() {
+        return presets::describe(g.layout());
+    }
+    if let Some(g) = any.downcast_ref::<crate::global::ProcessGenerator>() {
+        return presets::describe(g.layout());
+    }
+    match scheme.example_id() {
+        Some(id) => format!("a scheme reading {id} as {}", scheme.decode(id)),
+        None => format!("{scheme:?}"),
+    }
 }
 
 /// Where an ID type keeps the scheme its `layout = path` or `scheme = path`

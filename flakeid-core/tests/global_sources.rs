@@ -133,6 +133,39 @@ source_fn!(fresh_twitter_ids: Generator =
 #[flake_id(layout = presets::twitter, source = fresh_twitter_ids)]
 pub struct FreshId(i64);
 
+source_fn!(js_safe_ids: Generator =
+    Generator::builder(presets::js_safe(), 3).build().expect("js_safe generator"));
+
+/// Declared with one layout, given a source of another: its IDs would
+/// decode as other times and nodes.
+#[flake_id(layout = presets::twitter, source = js_safe_ids)]
+pub struct MismatchedId(i64);
+
+#[test]
+fn a_source_of_another_layout_than_the_type_declares_is_refused() {
+    for e in [
+        MismatchedId::generate().unwrap_err(),
+        MismatchedId::try_generate().unwrap_err(),
+    ] {
+        let GenerateError::Config(ConfigError::SourceMismatch {
+            type_name,
+            declared,
+            issued,
+        }) = &e.error
+        else {
+            panic!("expected SourceMismatch, got {e}");
+        };
+        assert_eq!(*type_name, "MismatchedId");
+        assert!(declared.contains("the twitter layout"), "{declared}");
+        assert!(issued.contains("the js_safe layout"), "{issued}");
+        assert!(e.to_string().contains("MismatchedId"), "{e}");
+    }
+    // Types whose layout and source agree are unaffected.
+    assert!(FreshId::generate().is_ok());
+    assert!(DecimalSeqId::generate().is_ok());
+    assert!(RandomStartId::generate().is_ok());
+}
+
 /// The bound `FlakeId::try_generate` documents: the first call after the
 /// source is built may find it in its build tick, and then says so with
 /// a `retry_after` of at most one tick (1 ms here), after which it issues.

@@ -45,7 +45,14 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
             );
             let make = quote!(#core::__private::scheme(&SCHEME, || #boxed));
             let resolve = match source {
-                Some(path) => quote_spanned!(path.span()=> #core::__private::id_source(#path())),
+                Some(path) => {
+                    let source = quote_spanned!(path.span()=> #core::__private::id_source(#path()));
+                    quote!(#core::__private::checked_source(
+                        #name_str,
+                        Self::__flakeid_scheme(),
+                        #source,
+                    ))
+                }
                 None => quote!(#core::__private::global_source(Self::__flakeid_scheme())),
             };
             (

@@ -77,6 +77,21 @@ pub enum ConfigError {
     /// The layout could not be built from the configuration.
     #[error(transparent)]
     Layout(#[from] LayoutError),
+    /// An ID type declared with `layout = …` (or `scheme = …`) and
+    /// `source = …` got a source whose IDs its layout would read as other
+    /// times or fields.
+    #[error(
+        "{type_name} is declared with {declared} but its `source = ...` issues IDs of {issued}: \
+         its IDs would decode as other times and fields; declare the source's layout"
+    )]
+    SourceMismatch {
+        /// The ID type.
+        type_name: &'static str,
+        /// The declared layout or scheme.
+        declared: String,
+        /// The layout or scheme of the source's IDs.
+        issued: String,
+    },
     /// An ID type declared without a layout uses Twitter's layout, but the
     /// process-wide generator was configured with another one.
     #[error(
