@@ -79,7 +79,7 @@ fn same_ids(a: &dyn IdScheme, b: &dyn IdScheme) -> bool {
         a.example_id(),
         b.example_id(),
         Some(max / 3),
-        Some(max / 2 | 1),
+        Some((max / 2) | 1),
         Some(0x5555_5555_5555_5555 & max),
         Some(max),
     ];
