@@ -138,4 +138,14 @@ pub mod __private {
 
     pub use crate::__flakeid_diesel_impl_id as impl_id;
     pub use crate::convert::{from_i64, from_u64, to_u64};
+
+    /// Implemented by `impl_id!` for every ID type declared with Diesel
+    /// impls; a Diesel model's key must be one.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` has no Diesel impls of an ID column",
+        label = "not declared with `#[flake_id(diesel)]`",
+        note = "declare it with `#[flakeid_diesel::flake_id]`, or `#[flake_id(diesel)]` from \
+                flakeid-core; for both ORMs: `#[flake_id(seaorm, diesel)]`"
+    )]
+    pub trait DieselId {}
 }

@@ -80,6 +80,8 @@ macro_rules! __flakeid_diesel_impl_id {
             }
         }
 
+        impl $crate::__private::DieselId for $id {}
+
         $crate::__flakeid_diesel_impl_mysql!($id);
     };
 }

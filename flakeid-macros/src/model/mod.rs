@@ -38,8 +38,16 @@ pub(crate) fn expand(
             key_must_be_a_flake_id::<#ty>()
         };
     };
-    let extra = match (orm, &paths.seaorm) {
-        (Entry::SeaOrm, Some(seaorm)) => seaorm::expand(&mut input, &key, seaorm, args)?,
+    let extra = match (orm, &paths.seaorm, &paths.diesel) {
+        (Entry::SeaOrm, Some(seaorm), _) => seaorm::expand(&mut input, &key, seaorm, args)?,
+        // An ID type declared without `diesel` has none of Diesel's impls:
+        // say so at the key, rather than only through Diesel's own errors.
+        (Entry::Diesel, _, Some(diesel)) => quote_spanned! {ty.span()=>
+            const _: () = {
+                const fn key_needs_diesel_impls<T: #diesel::__private::DieselId>() {}
+                key_needs_diesel_impls::<#ty>()
+            };
+        },
         _ => TokenStream::new(),
     };
     Ok(quote! {
