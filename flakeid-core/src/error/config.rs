@@ -123,11 +123,12 @@ pub enum ConfigError {
          returning the source started at start-up"
     )]
     SegmentSourceRequired,
-    /// A [`SegmentCell`](crate::segment::SegmentCell) was read before a
-    /// source was installed in it.
+    /// An ID type's `source = …` function was called before the segment
+    /// source it returns was started (for such functions to return).
     #[error(
         "no segment source is installed: start one at start-up (flakeid_seaorm::segment::start, \
-         flakeid_diesel::segment::start) and install it with SegmentCell::set"
+         flakeid_diesel::segment::start) and keep it where the type's `source = ...` function \
+         finds it"
     )]
     SegmentsNotStarted,
     /// A generator was already built from this lease (or high-water file):

@@ -2,7 +2,7 @@
 //! the other users of a source (DecimalId generator IDs, short keys).
 
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::source::SegmentIds;
 use crate::decoded::Decoded;
@@ -21,20 +21,22 @@ use crate::source::{GlobalScheme, IdScheme, IdSource, NodeConfig, downcast};
 /// configuration cannot build one: it needs a database):
 ///
 /// ```
-/// use flakeid_core::segment::{DenseIds, MemorySegmentStore, SegmentCell, SegmentOptions};
+/// use std::sync::OnceLock;
+/// use flakeid_core::segment::{DenseIds, MemorySegmentStore, SegmentIds, SegmentOptions};
 /// use flakeid_core::{flake_id, ConfigError, FlakeId};
 ///
-/// static ORDER_IDS: SegmentCell = SegmentCell::new();
+/// static ORDER_IDS: OnceLock<SegmentIds> = OnceLock::new();
 ///
-/// fn order_ids() -> Result<&'static flakeid_core::segment::SegmentIds, ConfigError> {
-///     ORDER_IDS.get()
+/// fn order_ids() -> Result<&'static SegmentIds, ConfigError> {
+///     ORDER_IDS.get().ok_or(ConfigError::SegmentsNotStarted)
 /// }
 ///
 /// #[flake_id(scheme = DenseIds::default, source = order_ids)]
 /// pub struct OrderId(i64);
 ///
 /// // At start-up (a database row through flakeid-seaorm or flakeid-diesel in production):
-/// ORDER_IDS.set(SegmentOptions::new("orders").start(MemorySegmentStore::new())?)?;
+/// let started = SegmentOptions::new("orders").start(MemorySegmentStore::new())?;
+/// ORDER_IDS.set(started).map_err(|_| ConfigError::AlreadyInitialized)?;
 ///
 /// let a = OrderId::generate()?;
 /// let b = OrderId::generate()?;
@@ -142,40 +144,5 @@ impl<S: IndexSource + ?Sized> IndexSource for Arc<S> {
 
     fn next_index(&self, n: u64) -> Result<u64, AllocError<S::Error>> {
         (**self).next_index(n)
-    }
-}
-
-/// Where a process keeps a segment source started at start-up, for the
-/// `source = …` function of an ID type (see [`DenseIds`]).
-#[derive(Debug, Default)]
-pub struct SegmentCell {
-    ids: OnceLock<SegmentIds>,
-}
-
-impl SegmentCell {
-    /// An empty cell.
-    pub const fn new() -> Self {
-        SegmentCell {
-            ids: OnceLock::new(),
-        }
-    }
-
-    /// Installs `ids`.
-    ///
-    /// # Errors
-    /// [`ConfigError::AlreadyInitialized`] when a source is installed
-    /// already (`ids` is then dropped, which stops it).
-    pub fn set(&self, ids: SegmentIds) -> Result<(), ConfigError> {
-        self.ids
-            .set(ids)
-            .map_err(|_| ConfigError::AlreadyInitialized)
-    }
-
-    /// The installed source.
-    ///
-    /// # Errors
-    /// [`ConfigError::SegmentsNotStarted`] before [`set`](Self::set).
-    pub fn get(&self) -> Result<&SegmentIds, ConfigError> {
-        self.ids.get().ok_or(ConfigError::SegmentsNotStarted)
     }
 }

@@ -105,7 +105,7 @@ mod step;
 mod store;
 
 pub use crate::error::SegmentError;
-pub use dense::{DenseIds, SegmentCell};
+pub use dense::DenseIds;
 pub use memory::MemorySegmentStore;
 pub use source::{SegmentIds, SegmentOptions, SegmentStats};
 pub use sql::{SegmentSql, SqlSegmentStore};
