@@ -28,6 +28,10 @@
 #       postgres:18, mysql:8.4, mariadb:11, quay.io/coreos/etcd:v3.5.17); the
 #       PostgreSQL 18 one must run 18 or later.
 #   FLAKEID_KEEP_DOCKERD=1  leave a Docker engine this script started running.
+#   RUST_TEST_THREADS   tests run at once in each test binary (default 6).
+# Phases (timings printed at the end): build dependencies, container engine,
+# database images (built beside the compile), build tests, tests, the
+# PostgreSQL 18 pass, and the loom model check (compiled beside the tests).
 # Set by the script for the tests: FLAKEID_TEST_POSTGRES_TESTS_LOG (where the
 # fixtures log PostgreSQL tests) and, in the second pass,
 # FLAKEID_TEST_POSTGRES_SERVER=18 (db::postgres() then uses PostgreSQL 18).
@@ -42,9 +46,15 @@ cd "$repo"
 logdir="$repo/target/test-logs"
 mkdir -p "$logdir"
 started_dockerd_pid=""
+images_pid=""
+loom_pid=""
 use_docker=1
 # Lets cleanup find exactly the containers of this run.
 export FLAKEID_TEST_RUN_ID="${FLAKEID_TEST_RUN_ID:-$(date +%s)-$$}"
+# Most tests wait on servers, processes and leases' clocks rather than on
+# the CPU: six at a time, whatever the core count (libtest's default is
+# one per core), halves the integration tests' time on two cores.
+export RUST_TEST_THREADS="${RUST_TEST_THREADS:-6}"
 
 if [ -n "${FLAKEID_TEST_POSTGRES_URL:-}" ] && [ -n "${FLAKEID_TEST_POSTGRES18_URL:-}" ] &&
     [ -n "${FLAKEID_TEST_MYSQL_URL:-}" ] && [ -n "${FLAKEID_TEST_ETCD_URL:-}" ]; then
@@ -167,6 +177,10 @@ stop_engine() {
 cleanup() {
     local status=$?
     trap - EXIT INT TERM
+    local pid
+    for pid in "$images_pid" "$loom_pid"; do
+        [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+    done
     remove_leftover_containers || true
     stop_engine || true
     print_phase_times
@@ -213,37 +227,113 @@ run_postgres18_pass() {
     return "$failed"
 }
 
+# The cargo arguments before `--` (what to build), and after it.
+split_args() {
+    cargo_args=() test_args=()
+    local seen=0 arg
+    for arg in "$@"; do
+        if [ "$seen" -eq 0 ] && [ "$arg" = "--" ]; then
+            seen=1
+        elif [ "$seen" -eq 0 ]; then
+            cargo_args+=("$arg")
+        else
+            test_args+=("$arg")
+        fi
+    done
+}
+
+# The database images are built from Debian packages and a PyPI wheel: work
+# that waits on the network and the disk more than on the CPU, so it runs
+# while the tests compile. Its output goes to a log, printed when it ends.
+start_images() {
+    local images_log="$logdir/images-$FLAKEID_TEST_RUN_ID.log"
+    images_env="$logdir/images-$FLAKEID_TEST_RUN_ID.env"
+    log "building or finding the database images beside the compile (log: $images_log)"
+    (
+        set +e
+        start=$(date +%s)
+        build_images >"$images_log" 2>&1
+        status=$?
+        # `export`, not `declare -x`: sourced inside a function, a
+        # `declare` would make the variables local to it.
+        export -p | grep -E ' FLAKEID_TEST_[A-Z0-9]+_IMAGE=' | sed 's/^declare -x /export /' >"$images_env"
+        echo "$status $(($(date +%s) - start))" >"$images_env.status"
+    ) &
+    images_pid=$!
+}
+
+wait_images() {
+    [ -n "$images_pid" ] || return 0
+    wait "$images_pid" || true
+    images_pid=""
+    local status=1 secs=0
+    [ -s "$images_env.status" ] && read -r status secs <"$images_env.status"
+    sed 's/^/    [images] /' "$logdir/images-$FLAKEID_TEST_RUN_ID.log" >&2
+    PHASE_TIMES+=("$(printf '%-28s %5ss  (exit %s)' "database images (beside)" "$secs" "$status")")
+    # shellcheck disable=SC1090
+    . "$images_env"
+    return "$status"
+}
+
+loom_build() {
+    RUSTFLAGS="--cfg loom" cargo test -p flakeid-core --test loom --release \
+        --target-dir "$repo/target/loom" "$@"
+}
+
 run_tests() {
     local failed=0 full=0
     # Arguments replace `--workspace`, e.g. `./scripts/test.sh -p flakeid-tests --test all -- harness::`.
     [ "$#" -gt 0 ] || { full=1; set -- --workspace; }
+    split_args "$@"
     local logged="$logdir/postgres-tests-$FLAKEID_TEST_RUN_ID.txt"
     : >"$logged"
-    log "cargo test $*"
-    FLAKEID_TEST_POSTGRES_TESTS_LOG="$logged" cargo test --no-fail-fast "$@" || failed=1
-    run_postgres18_pass "$logged" "$full" "$@" || failed=1
+    log "cargo test ${cargo_args[*]} --no-run"
+    phase "build tests" cargo test --no-fail-fast "${cargo_args[@]}" --no-run || failed=1
+    if [ "$use_docker" -eq 1 ]; then
+        phase "wait for database images" wait_images || return 1
+    fi
     if [ "$full" -eq 1 ]; then
         # The generator's compare-and-swap path, model-checked over every
-        # interleaving by loom (its own target dir: `--cfg loom` rebuilds everything).
-        log "loom model check of the generator"
-        RUSTFLAGS="--cfg loom" cargo test -p flakeid-core --test loom --release \
-            --target-dir "$repo/target/loom" || failed=1
+        # interleaving by loom (its own target dir: `--cfg loom` rebuilds
+        # everything, in release). Compiled while the tests run, which wait
+        # on servers and clocks more than on the CPU.
+        log "building the loom model check beside the tests (log: $logdir/loom-build.log)"
+        loom_build --no-run >"$logdir/loom-build.log" 2>&1 &
+        loom_pid=$!
+    fi
+    log "cargo test $*"
+    FLAKEID_TEST_POSTGRES_TESTS_LOG="$logged" phase "tests" cargo test --no-fail-fast "$@" || failed=1
+    phase "PostgreSQL 18 pass" run_postgres18_pass "$logged" "$full" "$@" || failed=1
+    if [ "$full" -eq 1 ]; then
+        phase "loom model check" run_loom || failed=1
     fi
     return "$failed"
 }
 
+run_loom() {
+    local status=0
+    wait "$loom_pid" || status=$?
+    loom_pid=""
+    if [ "$status" -ne 0 ]; then
+        cat "$logdir/loom-build.log" >&2
+        return "$status"
+    fi
+    log "loom model check of the generator"
+    loom_build
+}
+
+phase "build dependencies" install_build_deps
 if [ "$use_docker" -eq 1 ]; then
     phase "container engine" start_engine
-    phase "database images" build_images
+    start_images
 else
     log "FLAKEID_TEST_POSTGRES_URL, FLAKEID_TEST_POSTGRES18_URL, FLAKEID_TEST_MYSQL_URL and FLAKEID_TEST_ETCD_URL set: not using Docker"
 fi
-phase "build dependencies" install_build_deps
 log "FLAKEID_TEST_POSTGRES_IMAGE=${FLAKEID_TEST_POSTGRES_IMAGE:-<default>}" \
     "FLAKEID_TEST_POSTGRES18_IMAGE=${FLAKEID_TEST_POSTGRES18_IMAGE:-<default>}" \
     "FLAKEID_TEST_MYSQL_IMAGE=${FLAKEID_TEST_MYSQL_IMAGE:-<default>}" \
     "FLAKEID_TEST_ETCD_IMAGE=${FLAKEID_TEST_ETCD_IMAGE:-<default>}"
 status=0
-phase "tests" run_tests "$@" || status=$?
+run_tests "$@" || status=$?
 if [ "$status" -eq 0 ]; then log "all tests passed"; else log "TESTS FAILED"; fi
 exit "$status"
