@@ -31,7 +31,8 @@
 #   RUST_TEST_THREADS   tests run at once in each test binary (default 6).
 # Phases (timings printed at the end): build dependencies, container engine,
 # database images (built beside the compile), build tests, tests, the
-# PostgreSQL 18 pass, and the loom model check (compiled beside the tests).
+# PostgreSQL 18 pass, and the loom model check (built and run beside the
+# tests and the PostgreSQL 18 pass).
 # Set by the script for the tests: FLAKEID_TEST_POSTGRES_TESTS_LOG (where the
 # fixtures log PostgreSQL tests) and, in the second pass,
 # FLAKEID_TEST_POSTGRES_SERVER=18 (db::postgres() then uses PostgreSQL 18).
@@ -249,6 +250,7 @@ start_images() {
     local images_log="$logdir/images-$FLAKEID_TEST_RUN_ID.log"
     images_env="$logdir/images-$FLAKEID_TEST_RUN_ID.env"
     log "building or finding the database images beside the compile (log: $images_log)"
+    rm -f "$images_env" "$images_env.status"
     (
         set +e
         start=$(date +%s)
@@ -297,29 +299,33 @@ run_tests() {
         # interleaving by loom (its own target dir: `--cfg loom` rebuilds
         # everything, in release). Compiled while the tests run, which wait
         # on servers and clocks more than on the CPU.
-        log "building the loom model check beside the tests (log: $logdir/loom-build.log)"
-        loom_build --no-run >"$logdir/loom-build.log" 2>&1 &
+        log "building and running the loom model check beside the tests (log: $logdir/loom.log)"
+        rm -f "$logdir/loom.status"
+        (
+            start=$(date +%s)
+            loom_build >"$logdir/loom.log" 2>&1
+            echo "$? $(($(date +%s) - start))" >"$logdir/loom.status"
+        ) &
         loom_pid=$!
     fi
     log "cargo test $*"
     FLAKEID_TEST_POSTGRES_TESTS_LOG="$logged" phase "tests" cargo test --no-fail-fast "$@" || failed=1
     phase "PostgreSQL 18 pass" run_postgres18_pass "$logged" "$full" "$@" || failed=1
     if [ "$full" -eq 1 ]; then
-        phase "loom model check" run_loom || failed=1
+        phase "wait for the loom check" run_loom || failed=1
     fi
     return "$failed"
 }
 
+# Waits for the loom check started beside the tests and prints its output.
 run_loom() {
-    local status=0
-    wait "$loom_pid" || status=$?
+    wait "$loom_pid" || true
     loom_pid=""
-    if [ "$status" -ne 0 ]; then
-        cat "$logdir/loom-build.log" >&2
-        return "$status"
-    fi
-    log "loom model check of the generator"
-    loom_build
+    local status=1 secs=0
+    [ -s "$logdir/loom.status" ] && read -r status secs <"$logdir/loom.status"
+    sed 's/^/    [loom] /' "$logdir/loom.log" >&2
+    log "loom model check of the generator: ${secs}s beside the tests (exit $status)"
+    return "$status"
 }
 
 phase "build dependencies" install_build_deps

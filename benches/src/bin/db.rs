@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run --release -p flakeid-benches --bin db -- [options]
-//!   --quick               every run once, about 1 M rows in all (the smoke test)
+//!   --quick               every run once, 4,000 rows each (the smoke test)
 //!   --full                the table (default): PostgreSQL 5 M rows, InnoDB 2 M rows
 //!                         per keys run, 1 M per paths run, 3 rounds
 //!   --rounds N            rounds; cells are medians (3)
