@@ -54,7 +54,10 @@ fn stamped<C: flakeid_core::Clock>(
 fn options(space: &str) -> LeaseOptions {
     LeaseOptions::new(space, presets::twitter())
         .nodes(0..=2)
-        .ttl(Duration::from_secs(2))
+        // Long enough that a loaded machine's stall never lets the lease
+        // lapse between two reads: these tests follow the rows through a
+        // claim, renewals and a release, not an expiry.
+        .ttl(Duration::from_secs(30))
         .renew_every(Duration::from_millis(100))
         .holder("test-host/1")
 }
