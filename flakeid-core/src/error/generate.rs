@@ -5,6 +5,21 @@ use thiserror::Error;
 use super::{ConfigError, SchemeError, SegmentError};
 
 /// A generator could not issue an ID.
+///
+/// ```
+/// use std::{sync::Arc, time::Duration};
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::{GenerateError, Generator, ManualClock};
+///
+/// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+/// let generator = Generator::builder(presets::twitter(), 1).clock(clock.clone()).build()?;
+/// // No ID in the tick the generator was built in, and `try_` does not wait.
+/// let e = generator.try_next_id().unwrap_err();
+/// assert!(matches!(e, GenerateError::WouldBlock { retry_after, .. } if retry_after <= Duration::from_millis(1)));
+/// clock.advance(Duration::from_millis(1));
+/// assert!(generator.try_next_id().is_ok());
+/// # Ok::<(), flakeid_core::ConfigError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum GenerateError {
