@@ -40,6 +40,20 @@ use crate::{Decoded, IdScheme};
 /// `FlakeId::generate_many`), the key measured 1.00× with one writer and on
 /// InnoDB with four, and 1.35–1.36× on PostgreSQL with four writers whose
 /// statements run at the same time.
+///
+/// ```
+/// use flakeid_core::layout::{BitLayout, FieldOrder};
+///
+/// let layout = |order| {
+///     BitLayout::builder().time_bits(41).node_bits(10).sequence_bits(12).epoch_millis(0).order(order).build()
+/// };
+/// let (blocks, alternating) = (layout(FieldOrder::NodeThenSequence)?, layout(FieldOrder::SequenceThenNode)?);
+/// // In one tick: node 1's second ID sorts before node 2's first, or after it.
+/// assert!(blocks.compose(5, 1, 1) < blocks.compose(5, 2, 0));
+/// assert!(alternating.compose(5, 1, 1) > alternating.compose(5, 2, 0));
+/// assert_eq!(flakeid_core::layout::presets::sonyflake().order(), FieldOrder::SequenceThenNode);
+/// # Ok::<(), flakeid_core::layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum FieldOrder {
     /// time | node | sequence (Twitter, Discord, Instagram).
