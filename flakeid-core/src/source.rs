@@ -109,8 +109,8 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
 
 /// A source of 64-bit IDs of a scheme (see [`IdScheme`]).
 ///
-/// A source of your own needs only [`next_id`](IdSource::next_id) and its
-/// scheme; give it to an ID type with `#[flake_id(scheme = …, source = …)]`.
+/// A source of your own implements [`next_id`](IdSource::next_id) (and its
+/// [`IdScheme`]); the other methods have defaults built on it.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -185,11 +185,11 @@ pub trait IdSource: IdScheme {
 /// let _: &dyn GlobalScheme = &random_keys();
 ///
 /// #[flake_id(scheme = random_keys)]
-/// pub struct SessionId(i64);
+/// pub struct CouponId(i64);
 ///
 /// // The process's node ID (9 here) builds a random-key generator on first use.
 /// global::init(Generator::builder(presets::twitter(), 9))?;
-/// let id = SessionId::generate()?;
+/// let id = CouponId::generate()?;
 /// assert_eq!(id.decode().field("generator"), Some(9));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -69,8 +69,9 @@ pub type StoreError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// #     impl std::task::Wake for Unpark { fn wake(self: std::sync::Arc<Self>) { self.0.unpark() } }
 /// #     let waker = std::task::Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
 /// #     let mut future = std::pin::pin!(future);
+/// #     let mut cx = std::task::Context::from_waker(&waker);
 /// #     loop {
-/// #         if let Poll::Ready(v) = future.as_mut().poll(&mut std::task::Context::from_waker(&waker)) { return v }
+/// #         if let Poll::Ready(v) = future.as_mut().poll(&mut cx) { return v }
 /// #         std::thread::park();
 /// #     }
 /// # }

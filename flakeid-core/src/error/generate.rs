@@ -14,8 +14,10 @@ use super::{ConfigError, SchemeError, SegmentError};
 /// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
 /// let generator = Generator::builder(presets::twitter(), 1).clock(clock.clone()).build()?;
 /// // No ID in the tick the generator was built in, and `try_` does not wait.
-/// let e = generator.try_next_id().unwrap_err();
-/// assert!(matches!(e, GenerateError::WouldBlock { retry_after, .. } if retry_after <= Duration::from_millis(1)));
+/// match generator.try_next_id() {
+///     Err(GenerateError::WouldBlock { retry_after, .. }) => assert!(retry_after <= Duration::from_millis(1)),
+///     other => panic!("expected WouldBlock, got {other:?}"),
+/// }
 /// clock.advance(Duration::from_millis(1));
 /// assert!(generator.try_next_id().is_ok());
 /// # Ok::<(), flakeid_core::ConfigError>(())

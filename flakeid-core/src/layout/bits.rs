@@ -45,10 +45,12 @@ use crate::{Decoded, IdScheme};
 /// use flakeid_core::layout::{BitLayout, FieldOrder};
 ///
 /// let layout = |order| {
-///     BitLayout::builder().time_bits(41).node_bits(10).sequence_bits(12).epoch_millis(0).order(order).build()
+///     let builder = BitLayout::builder().time_bits(41).node_bits(10).sequence_bits(12);
+///     builder.epoch_millis(0).order(order).build()
 /// };
-/// let (blocks, alternating) = (layout(FieldOrder::NodeThenSequence)?, layout(FieldOrder::SequenceThenNode)?);
-/// // In one tick: node 1's second ID sorts before node 2's first, or after it.
+/// let blocks = layout(FieldOrder::NodeThenSequence)?;
+/// let alternating = layout(FieldOrder::SequenceThenNode)?;
+/// // In one tick: node 1's IDs all sort before node 2's, or the nodes alternate.
 /// assert!(blocks.compose(5, 1, 1) < blocks.compose(5, 2, 0));
 /// assert!(alternating.compose(5, 1, 1) > alternating.compose(5, 2, 0));
 /// assert_eq!(flakeid_core::layout::presets::sonyflake().order(), FieldOrder::SequenceThenNode);

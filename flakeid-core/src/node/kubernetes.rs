@@ -195,7 +195,10 @@ fn hostname() -> Result<String, OrdinalError> {
 /// // The JavaScript-safe layout has node IDs 0..=15.
 /// let ordinal = Ordinal { value: 40, source: "FLAKEID_POD_INDEX".into() };
 /// let e = ordinal.check(presets::js_safe().max_node()).unwrap_err();
-/// assert_eq!(e.to_string(), "pod ordinal 40 (from FLAKEID_POD_INDEX) is beyond the layout's largest node ID 15");
+/// assert_eq!(
+///     e.to_string(),
+///     "pod ordinal 40 (from FLAKEID_POD_INDEX) is beyond the layout's largest node ID 15"
+/// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]

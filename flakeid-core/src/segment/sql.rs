@@ -239,8 +239,12 @@ impl SegmentSql {
 /// #     }
 /// #     // The advance (UPDATE … RETURNING, the step first) or the SELECT of `max_id`.
 /// #     fn query(&mut self, query: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {
-/// #         if let (Some(max_id), true, SqlValue::BigInt(step)) = (&mut self.0, query.sql.starts_with("UPDATE"), &query.values[0]) { *max_id += *step }
-/// #         Ok(self.0.iter().map(|&max_id| SqlRow::new(query.columns, vec![SqlValue::BigInt(max_id)])).collect())
+/// #         let advance = query.sql.starts_with("UPDATE");
+/// #         if let (Some(max_id), true, SqlValue::BigInt(step)) = (&mut self.0, advance, &query.values[0]) {
+/// #             *max_id += *step;
+/// #         }
+/// #         let row = |max_id| SqlRow::new(query.columns, vec![SqlValue::BigInt(max_id)]);
+/// #         Ok(self.0.into_iter().map(row).collect())
 /// #     }
 /// # }
 ///
