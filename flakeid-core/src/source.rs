@@ -108,6 +108,35 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
 }
 
 /// A source of 64-bit IDs of a scheme (see [`IdScheme`]).
+///
+/// A source of your own implements [`next_id`](IdSource::next_id) (and its
+/// [`IdScheme`]); the other methods have defaults built on it.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use flakeid_core::segment::DenseIds;
+/// use flakeid_core::{Decoded, GenerateError, IdScheme, IdSource};
+///
+/// /// 1, 2, 3, … from memory: dense IDs for tests of one process.
+/// #[derive(Debug, Default)]
+/// struct Counter(AtomicU64);
+///
+/// impl IdScheme for Counter {
+///     fn max_id(&self) -> u64 { DenseIds.max_id() }
+///     fn decode(&self, id: u64) -> Decoded { DenseIds.decode(id) }
+/// }
+///
+/// impl IdSource for Counter {
+///     fn next_id(&self) -> Result<u64, GenerateError> {
+///         Ok(self.0.fetch_add(1, Ordering::Relaxed) + 1)
+///     }
+/// }
+///
+/// let source = Counter::default();
+/// assert_eq!(source.next_ids(3)?, [1, 2, 3]); // the provided methods call `next_id`
+/// assert_eq!(source.try_next_id()?, 4);
+/// # Ok::<(), GenerateError>(())
+/// ```
 pub trait IdSource: IdScheme {
     /// A new ID; may wait (as the source's policies allow) when none is
     /// available right now.
@@ -143,6 +172,27 @@ pub trait IdSource: IdScheme {
 /// first use. ID types declared with `#[flake_id(layout = …)]` or
 /// `#[flake_id(scheme = …)]` take their IDs that way; ID types with equal
 /// schemes share one source.
+///
+/// ```
+/// use flakeid_core::layout::{presets, BitLayout};
+/// use flakeid_core::schemes::RandomKeys;
+/// use flakeid_core::{flake_id, global, Generator, GlobalScheme};
+///
+/// // Any function returning a GlobalScheme can be an ID type's scheme.
+/// fn random_keys() -> RandomKeys<BitLayout> {
+///     RandomKeys(presets::nonsequential())
+/// }
+/// let _: &dyn GlobalScheme = &random_keys();
+///
+/// #[flake_id(scheme = random_keys)]
+/// pub struct CouponId(i64);
+///
+/// // The process's node ID (9 here) builds a random-key generator on first use.
+/// global::init(Generator::builder(presets::twitter(), 9))?;
+/// let id = CouponId::generate()?;
+/// assert_eq!(id.decode().field("generator"), Some(9));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a scheme flakeid can issue process-wide IDs of",
     label = "returned by the `layout = ...` / `scheme = ...` function",

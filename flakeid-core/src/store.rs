@@ -18,16 +18,93 @@ use crate::sql::{Dialect, SqlStatement, SqlType, SqlValue};
 
 /// What a store reports when a statement fails: the database driver's
 /// error, boxed so that stores of every ORM share one error type.
+///
+/// ```
+/// use flakeid_core::segment::{FetchRequest, Fetched, SegmentError, SegmentOptions, SegmentStore};
+/// use flakeid_core::store::StoreError;
+///
+/// /// A store whose database is unreachable.
+/// struct Down;
+///
+/// impl SegmentStore for Down {
+///     fn fetch(&mut self, _: &FetchRequest<'_>) -> Result<Fetched, StoreError> {
+///         Err(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused").into())
+///     }
+/// }
+///
+/// let e = SegmentOptions::new("orders").start(Down).unwrap_err();
+/// assert!(matches!(&e, SegmentError::Start { error, .. } if error == "connection refused"));
+/// ```
 pub type StoreError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Timers for the async renewal and prefetch tasks, from the application's
 /// runtime (the ORM crates supply tokio's).
+///
+/// ```
+/// use std::task::Poll;
+/// use std::time::{Duration, Instant};
+/// use flakeid_core::store::Sleep;
+///
+/// /// Timers on plain threads, for a runtime without timers of its own.
+/// struct ThreadTimers;
+///
+/// impl Sleep for ThreadTimers {
+///     fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send {
+///         let deadline = Instant::now() + duration;
+///         std::future::poll_fn(move |cx| {
+///             let left = deadline.saturating_duration_since(Instant::now());
+///             if left.is_zero() {
+///                 return Poll::Ready(());
+///             }
+///             let waker = cx.waker().clone();
+///             std::thread::spawn(move || { std::thread::sleep(left); waker.wake() });
+///             Poll::Pending
+///         })
+///     }
+/// }
+///
+/// # // A minimal executor; an application has its runtime's.
+/// # fn block_on<F: Future>(future: F) -> F::Output {
+/// #     struct Unpark(std::thread::Thread);
+/// #     impl std::task::Wake for Unpark { fn wake(self: std::sync::Arc<Self>) { self.0.unpark() } }
+/// #     let waker = std::task::Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+/// #     let mut future = std::pin::pin!(future);
+/// #     let mut cx = std::task::Context::from_waker(&waker);
+/// #     loop {
+/// #         if let Poll::Ready(v) = future.as_mut().poll(&mut cx) { return v }
+/// #         std::thread::park();
+/// #     }
+/// # }
+/// let started = Instant::now();
+/// block_on(ThreadTimers.sleep(Duration::from_millis(2)));
+/// assert!(started.elapsed() >= Duration::from_millis(2));
+/// ```
 pub trait Sleep: Send + Sync + 'static {
     /// Completes after `duration`.
     fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send;
 }
 
 /// tokio's timers (feature `tokio`).
+///
+/// ```
+/// use std::time::Duration;
+/// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
+/// use flakeid_core::store::{Sleep, TokioSleep};
+///
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+/// runtime.block_on(async {
+///     // What `SegmentOptions::start_on_tokio` does: tokio's timers, the fetcher a tokio task.
+///     let options = SegmentOptions::new("orders").step(100);
+///     let (ids, fetcher) = options.start_async(MemorySegmentStore::new(), TokioSleep).await?;
+///     tokio::spawn(fetcher);
+///     assert_eq!(ids.next_value()?, 1);
+///     let started = tokio::time::Instant::now();
+///     TokioSleep.sleep(Duration::from_millis(2)).await;
+///     assert!(started.elapsed() >= Duration::from_millis(2));
+///     Ok::<(), Box<dyn std::error::Error>>(())
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[cfg(feature = "tokio")]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TokioSleep;
@@ -57,6 +134,32 @@ pub(crate) async fn timeout<T, R: Sleep>(
 }
 
 /// What a statement that is not a query did.
+///
+/// `rows` is how a store learns whether a compare-and-set on its row won:
+///
+/// ```
+/// use flakeid_core::node::{LeaseStore, ReleaseRequest, SqlLeaseStore};
+/// use flakeid_core::sql::{Dialect, SqlStatement};
+/// use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
+///
+/// /// Reports that each statement changed `rows_changed` rows.
+/// struct Changes { rows_changed: u64 }
+///
+/// impl SqlExecutor for Changes {
+///     type Error = std::convert::Infallible;
+///     fn dialect(&self) -> Dialect { Dialect::Postgres }
+///     fn execute(&mut self, _: &SqlStatement) -> Result<Executed, Self::Error> {
+///         Ok(Executed { rows: self.rows_changed, last_insert_id: None })
+///     }
+///     fn query(&mut self, _: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> { Ok(Vec::new()) }
+/// }
+///
+/// let release = ReleaseRequest { space: "orders", node: 2, owner: "a", fence: 7, high_water_millis: 0 };
+/// assert!(SqlLeaseStore::new(Changes { rows_changed: 1 }).release(&release)?);
+/// // No row changed: the row was no longer this holder's.
+/// assert!(!SqlLeaseStore::new(Changes { rows_changed: 0 }).release(&release)?);
+/// # Ok::<(), flakeid_core::store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Executed {
     /// The rows it changed.
@@ -120,6 +223,38 @@ impl SqlRow {
 
 /// Runs the crate's statements on a blocking connection; implemented once
 /// per ORM (see the [module documentation](self)).
+///
+/// ```
+/// use flakeid_core::node::{LeaseStore, SqlLeaseStore};
+/// use flakeid_core::sql::{Dialect, SqlStatement};
+/// use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
+///
+/// /// Keeps the statements instead of running them, and answers as an
+/// /// empty table would; an ORM's executor runs them on its connection.
+/// #[derive(Default)]
+/// struct Recorder { statements: Vec<SqlStatement> }
+///
+/// impl SqlExecutor for Recorder {
+///     type Error = std::convert::Infallible;
+///     fn dialect(&self) -> Dialect { Dialect::Sqlite }
+///     fn execute(&mut self, statement: &SqlStatement) -> Result<Executed, Self::Error> {
+///         self.statements.push(statement.clone());
+///         Ok(Executed { rows: 1, last_insert_id: None })
+///     }
+///     fn query(&mut self, statement: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {
+///         self.statements.push(statement.clone());
+///         Ok(Vec::new())
+///     }
+/// }
+///
+/// let mut store = SqlLeaseStore::new(Recorder::default());
+/// store.ensure_nodes("orders", 0..=3)?;
+/// // The store read the space's rows (none), then inserted the four in one statement.
+/// let [list, insert] = &store.executor().statements[..] else { panic!("two statements") };
+/// assert!(list.sql.starts_with("SELECT ") && !list.columns.is_empty());
+/// assert!(insert.sql.starts_with("INSERT INTO \"flakeid_nodes\" "));
+/// # Ok::<(), flakeid_core::store::StoreError>(())
+/// ```
 pub trait SqlExecutor: Send {
     /// The driver's error.
     type Error: std::error::Error + Send + Sync + 'static;
@@ -145,6 +280,44 @@ pub trait SqlExecutor: Send {
 /// on any of its connections, except that a statement with
 /// [`reads_insert_id`](SqlStatement::reads_insert_id) and the reading of
 /// `LAST_INSERT_ID()` share one).
+///
+/// ```
+/// use std::sync::Mutex;
+/// use flakeid_core::node::{AsyncLeaseStore, SqlLeaseStore};
+/// use flakeid_core::sql::{Dialect, SqlStatement};
+/// use flakeid_core::store::{AsyncSqlExecutor, Executed, SqlRow};
+///
+/// /// Keeps the statements' SQL instead of running them on a pool.
+/// #[derive(Default)]
+/// struct Recorder(Mutex<Vec<String>>);
+///
+/// impl AsyncSqlExecutor for Recorder {
+///     type Error = std::convert::Infallible;
+///     fn dialect(&self) -> Dialect { Dialect::Postgres }
+///     async fn execute(&self, statement: &SqlStatement) -> Result<Executed, Self::Error> {
+///         self.0.lock().unwrap().push(statement.sql.clone());
+///         Ok(Executed { rows: 1, last_insert_id: None })
+///     }
+///     async fn query(&self, statement: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {
+///         self.0.lock().unwrap().push(statement.sql.clone());
+///         Ok(Vec::new())
+///     }
+/// }
+///
+/// # // A runtime would await it; this executor's futures are ready at once.
+/// # fn now<T>(future: impl Future<Output = T>) -> T {
+/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+/// #     match std::pin::pin!(future).poll(&mut cx) {
+/// #         std::task::Poll::Ready(value) => value,
+/// #         std::task::Poll::Pending => unreachable!(),
+/// #     }
+/// # }
+/// let store = SqlLeaseStore::new_async(Recorder::default());
+/// now(store.ensure_nodes("orders", 0..=1))?; // `.await` in async code
+/// let sql = store.executor().0.lock().unwrap();
+/// assert!(sql[1].starts_with("INSERT INTO \"flakeid_nodes\" ") && sql[1].contains("$2"));
+/// # Ok::<(), flakeid_core::store::StoreError>(())
+/// ```
 pub trait AsyncSqlExecutor: Send + Sync {
     /// The driver's error.
     type Error: std::error::Error + Send + Sync + 'static;

@@ -3,6 +3,15 @@
 use thiserror::Error;
 
 /// A text form (decimal, base62, Crockford base32) that does not decode.
+///
+/// ```
+/// use flakeid_core::encoding::{DecodeError, TextForm};
+///
+/// assert!(matches!(TextForm::Decimal.decode("007"), Err(DecodeError::LeadingZero { .. })));
+/// let e = TextForm::Base62.decode("abc").unwrap_err();
+/// assert!(matches!(e, DecodeError::Length { len: 3, expected: 11, .. }));
+/// assert_eq!(e.to_string(), "wrong length: expected 11 characters, got 3, in base62 string \"abc\"");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum DecodeError {

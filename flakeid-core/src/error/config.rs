@@ -7,6 +7,16 @@ use crate::layout::LayoutError;
 use super::SchemeError;
 
 /// An invalid generator configuration (builder or environment).
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::{ConfigError, Generator};
+///
+/// // Twitter's layout has 10 node bits: node IDs 0..=1023.
+/// let e = Generator::builder(presets::twitter(), 5000).build().unwrap_err();
+/// assert_eq!(e, ConfigError::NodeOutOfRange { node: 5000, max: 1023 });
+/// assert_eq!(e.to_string(), "node ID 5000 is out of range: the layout allows 0..=1023");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum ConfigError {

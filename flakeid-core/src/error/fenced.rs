@@ -6,6 +6,21 @@
 use thiserror::Error;
 
 /// Why a node may not stamp IDs past its ceiling.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::node::{FenceReason, Fenced, LeaseOptions, MemoryLeaseStore};
+/// use flakeid_core::GenerateError;
+///
+/// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
+/// let generator = lease.generator_builder().build()?;
+/// generator.next_id()?;
+/// lease.release(&generator)?;
+/// // A released node's generator never issues again.
+/// let e = generator.next_id().unwrap_err();
+/// assert!(matches!(e, GenerateError::Fenced(Fenced { reason: FenceReason::Released { .. }, .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum FenceReason {

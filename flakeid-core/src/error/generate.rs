@@ -5,6 +5,23 @@ use thiserror::Error;
 use super::{ConfigError, SchemeError, SegmentError};
 
 /// A generator could not issue an ID.
+///
+/// ```
+/// use std::{sync::Arc, time::Duration};
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::{GenerateError, Generator, ManualClock};
+///
+/// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+/// let generator = Generator::builder(presets::twitter(), 1).clock(clock.clone()).build()?;
+/// // No ID in the tick the generator was built in, and `try_` does not wait.
+/// match generator.try_next_id() {
+///     Err(GenerateError::WouldBlock { retry_after, .. }) => assert!(retry_after <= Duration::from_millis(1)),
+///     other => panic!("expected WouldBlock, got {other:?}"),
+/// }
+/// clock.advance(Duration::from_millis(1));
+/// assert!(generator.try_next_id().is_ok());
+/// # Ok::<(), flakeid_core::ConfigError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum GenerateError {

@@ -17,6 +17,22 @@ use thiserror::Error;
 use crate::encoding::DecodeError;
 
 /// A value that is not a valid ID (from a database, a string, JSON …).
+///
+/// ```
+/// use flakeid_core::{flake_id, FlakeId, IdError};
+///
+/// #[flake_id]
+/// pub struct UserId(i64);
+///
+/// assert_eq!(UserId::from_i64(0), Err(IdError::Zero { type_name: "UserId" }));
+/// assert!(matches!(UserId::from_i64(-5), Err(IdError::Negative { value: -5, .. })));
+/// let e = "12a".parse::<UserId>().unwrap_err();
+/// assert!(matches!(e, IdError::Text { type_name: "UserId", .. }));
+/// assert_eq!(
+///     e.to_string(),
+///     "not a valid UserId: invalid character 'a' at position 2 in decimal string \"12a\""
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum IdError {
@@ -70,6 +86,16 @@ pub enum IdError {
 
 /// A field of an ID outside the range its scheme allows (see
 /// [`IdScheme::check`](crate::IdScheme::check)).
+///
+/// ```
+/// use flakeid_core::schemes::DecimalIdScheme;
+/// use flakeid_core::{FieldOutOfRange, IdScheme};
+///
+/// // DecimalId counters start at 1: 9_200_065 has counter 0.
+/// let e = DecimalIdScheme::default().check(9_200_065).unwrap_err();
+/// assert_eq!(e, FieldOutOfRange { field: "counter", value: 0, min: 1, max: 922_337_202 });
+/// assert_eq!(e.to_string(), "its counter is 0, outside 1..=922337202");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("its {field} is {value}, outside {min}..={max}")]
 pub struct FieldOutOfRange {

@@ -8,6 +8,18 @@ use crate::ConfigError;
 /// zero, a part out of range, or a text or byte form that does not decode;
 /// or a [`Flake128Generator`](crate::flake128::Flake128Generator) that
 /// cannot be built.
+///
+/// ```
+/// use flakeid_core::flake128::{Flake128, Flake128Error};
+///
+/// assert_eq!(Flake128::from_u128(0), Err(Flake128Error::Zero));
+/// let e = Flake128::parse("not a flake").unwrap_err();
+/// assert!(matches!(e, Flake128Error::Length { form: "hex", len: 11, expected: 36, .. }));
+/// assert!(matches!(
+///     Flake128::from_parts(1_700_000_000_000, 1 << 48, 0),
+///     Err(Flake128Error::PartOutOfRange { part: "worker", .. })
+/// ));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum Flake128Error {

@@ -168,6 +168,25 @@ impl<C: Clock> fmt::Debug for Flake128Generator<C> {
 
 /// Configures a [`Flake128Generator`]: where the worker comes from, where
 /// its lock lives, and the generator's clock and policies.
+///
+/// ```
+/// use std::sync::Arc;
+/// use flakeid_core::flake128::{Flake128Error, Flake128Generator};
+/// use flakeid_core::{ManualClock, SequenceExhaustion};
+///
+/// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+/// let generator = Flake128Generator::builder()
+///     .worker(0x0242_ac11_0002) // explicit: no MAC address read, no lock taken
+///     .clock(clock)
+///     .sequence_exhaustion(SequenceExhaustion::Fail)
+///     .build()?;
+/// let flake = generator.generate()?; // the manual clock moves past the build millisecond
+/// assert_eq!((flake.worker(), flake.timestamp_millis()), (0x0242_ac11_0002, 1_700_000_000_001));
+/// // Workers have 48 bits.
+/// let e = Flake128Generator::builder().worker(1 << 48).build().unwrap_err();
+/// assert!(matches!(e, Flake128Error::PartOutOfRange { part: "worker", .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Flake128GeneratorBuilder<C = MonotonicClock> {
     worker: WorkerSource,

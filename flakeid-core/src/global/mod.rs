@@ -155,6 +155,22 @@ fn install(
 ///
 /// # Errors
 /// As [`GeneratorBuilder::from_vars`] and [`init`].
+///
+/// ```
+/// use flakeid_core::global;
+///
+/// // SAFETY: no other thread reads or writes the environment here.
+/// unsafe {
+///     std::env::set_var("FLAKEID_NODE_ID", "42");
+///     std::env::set_var("FLAKEID_LAYOUT", "discord");
+///     std::env::remove_var("FLAKEID_EPOCH"); // the preset's epoch
+///     # std::env::remove_var("FLAKEID_DEV_MODE");
+/// }
+/// let generator = global::init_from_env()?;
+/// assert_eq!(generator.node(), 42);
+/// assert_eq!(*generator.layout(), flakeid_core::layout::presets::discord());
+/// # Ok::<(), flakeid_core::ConfigError>(())
+/// ```
 pub fn init_from_env() -> Result<&'static ProcessGenerator, ConfigError> {
     install(build_from_env()?, Some(NODE_ID_VAR))
 }
@@ -167,6 +183,22 @@ pub fn init_from_env() -> Result<&'static ProcessGenerator, ConfigError> {
 ///
 /// # Errors
 /// The configuration error, naming the variable and value at fault.
+///
+/// ```
+/// use flakeid_core::global;
+///
+/// // SAFETY: no other thread reads or writes the environment here.
+/// unsafe {
+///     std::env::set_var("FLAKEID_NODE_ID", "7");
+///     # for var in ["FLAKEID_LAYOUT", "FLAKEID_EPOCH", "FLAKEID_DEV_MODE"] { std::env::remove_var(var) }
+/// }
+/// // Neither `init` nor `init_from_env` ran: the first call reads the environment.
+/// let generator = global::generator()?;
+/// assert_eq!(generator.node(), 7);
+/// assert!(std::ptr::eq(generator, global::generator()?)); // configured once
+/// assert!(generator.next_id()? > 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn generator() -> Result<&'static ProcessGenerator, ConfigError> {
     process().map(|p| &*p.generator)
 }
@@ -239,6 +271,24 @@ pub fn source_for(scheme: &'static dyn GlobalScheme) -> Result<&'static dyn IdSo
 ///
 /// # Errors
 /// [`ConfigError::AlreadyInitialized`] when one is installed already.
+///
+/// ```
+/// use std::sync::atomic::AtomicU32;
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::schemes::DecimalIdScheme;
+/// use flakeid_core::{flake_id, global, ConfigError, Generator};
+///
+/// #[flake_id(scheme = DecimalIdScheme::default)]
+/// pub struct InvoiceId(i64);
+///
+/// // At start-up: the node ID is the launch ID; generator IDs come from a
+/// // counter the whole system shares (a segment row in production).
+/// global::init(Generator::builder(presets::twitter(), 65))?;
+/// global::init_generator_ids(AtomicU32::new(92))?;
+/// assert_eq!(InvoiceId::generate()?.get(), 10_009_200_065); // counter 1, generator 92, launch 65
+/// assert_eq!(global::init_generator_ids(AtomicU32::new(1)), Err(ConfigError::AlreadyInitialized));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn init_generator_ids(source: impl GeneratorIdSource + 'static) -> Result<(), ConfigError> {
     decimal_id::install_generator_ids(Box::new(source))
 }

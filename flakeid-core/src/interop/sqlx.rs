@@ -57,6 +57,28 @@ mod sealed {
 /// A database whose sqlx driver takes flakeid ID types: each of
 /// PostgreSQL, MySQL/MariaDB and SQLite with its feature on. What the ID
 /// types' `sqlx::Type`, `Encode` and `Decode` impls call; sealed.
+///
+/// ```
+/// use flakeid_core::flake_id;
+/// use flakeid_core::interop::sqlx::IdDatabase;
+///
+/// #[flake_id]
+/// pub struct UserId(i64);
+///
+/// // Generic code over the databases whose feature is on: an ID binds as an `i64`.
+/// fn binds_as_i64<DB: IdDatabase>() -> bool
+/// where
+///     i64: sqlx::Type<DB>,
+/// {
+///     <UserId as sqlx::Type<DB>>::type_info() == <i64 as sqlx::Type<DB>>::type_info()
+/// }
+/// #[cfg(feature = "sqlx-postgres")]
+/// assert!(binds_as_i64::<sqlx::Postgres>());
+/// #[cfg(feature = "sqlx-mysql")]
+/// assert!(binds_as_i64::<sqlx::MySql>());
+/// #[cfg(feature = "sqlx-sqlite")]
+/// assert!(binds_as_i64::<sqlx_sqlite::Sqlite>());
+/// ```
 #[diagnostic::on_unimplemented(
     message = "flakeid ID types are not sqlx values of `{Self}`",
     label = "flakeid-core's feature for this database is off",

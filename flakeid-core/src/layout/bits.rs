@@ -40,6 +40,22 @@ use crate::{Decoded, IdScheme};
 /// `FlakeId::generate_many`), the key measured 1.00× with one writer and on
 /// InnoDB with four, and 1.35–1.36× on PostgreSQL with four writers whose
 /// statements run at the same time.
+///
+/// ```
+/// use flakeid_core::layout::{BitLayout, FieldOrder};
+///
+/// let layout = |order| {
+///     let builder = BitLayout::builder().time_bits(41).node_bits(10).sequence_bits(12);
+///     builder.epoch_millis(0).order(order).build()
+/// };
+/// let blocks = layout(FieldOrder::NodeThenSequence)?;
+/// let alternating = layout(FieldOrder::SequenceThenNode)?;
+/// // In one tick: node 1's IDs all sort before node 2's, or the nodes alternate.
+/// assert!(blocks.compose(5, 1, 1) < blocks.compose(5, 2, 0));
+/// assert!(alternating.compose(5, 1, 1) > alternating.compose(5, 2, 0));
+/// assert_eq!(flakeid_core::layout::presets::sonyflake().order(), FieldOrder::SequenceThenNode);
+/// # Ok::<(), flakeid_core::layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum FieldOrder {
     /// time | node | sequence (Twitter, Discord, Instagram).

@@ -3,6 +3,15 @@
 use thiserror::Error;
 
 /// An invalid layout configuration, or parts that do not fit a layout.
+///
+/// ```
+/// use flakeid_core::layout::{presets, BitLayout, LayoutError};
+///
+/// let e = BitLayout::builder().time_bits(41).sequence_bits(12).build().unwrap_err();
+/// assert_eq!(e, LayoutError::Missing { setting: "epoch" });
+/// let e = presets::twitter().compose_checked(1, 1024, 0).unwrap_err();
+/// assert_eq!(e.to_string(), "node 1024 does not fit its field: the largest is 1023");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum LayoutError {

@@ -22,6 +22,15 @@ pub use random_start::RandomStart;
 use core::fmt::Debug;
 
 /// The three parts every time-ordered ID is made of, as raw field values.
+///
+/// ```
+/// use flakeid_core::layout::{presets, Parts};
+///
+/// let discord = presets::discord();
+/// let parts = discord.decompose(175_928_847_299_117_063);
+/// assert_eq!(parts, Parts { tick: 41_944_705_796, node: 32, sequence: 7 });
+/// assert_eq!(discord.compose(parts.tick, parts.node, parts.sequence), 175_928_847_299_117_063);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Parts {
     /// Time since the layout's epoch, in ticks of [`Layout::tick_millis`].
@@ -41,6 +50,36 @@ pub struct Parts {
 ///   for every `t <= max_tick()`, `n <= max_node()`, `s < sequences_per_tick()`;
 /// * every composed ID except `compose(0, n, 0)` is within the layout's
 ///   domain and non-zero (a generator never issues `(tick 0, sequence 0)`).
+///
+/// ```
+/// use std::sync::Arc;
+/// use flakeid_core::layout::{Layout, Parts};
+/// use flakeid_core::{Generator, ManualClock};
+///
+/// /// Seconds since 2024 above 4 node bits and 8 sequence bits.
+/// #[derive(Debug)]
+/// struct Seconds;
+///
+/// impl Layout for Seconds {
+///     type Raw = u64;
+///     fn tick_millis(&self) -> u64 { 1_000 }
+///     fn epoch_millis(&self) -> u64 { 1_704_067_200_000 }
+///     fn max_tick(&self) -> u64 { (1 << 40) - 1 }
+///     fn sequences_per_tick(&self) -> u64 { 256 }
+///     fn max_node(&self) -> u64 { 15 }
+///     fn compose(&self, t: u64, n: u64, s: u64) -> u64 { (t << 12) | (n << 8) | s }
+///     fn decompose(&self, id: u64) -> Parts {
+///         Parts { tick: id >> 12, node: (id >> 8) & 15, sequence: id & 255 }
+///     }
+/// }
+///
+/// // 5.5 s after the epoch: no ID in the build tick, so the first is in tick 6.
+/// let clock = Arc::new(ManualClock::new(1_704_067_200_000 + 5_500));
+/// let generator = Generator::builder(Seconds, 3).clock(clock).build()?;
+/// let parts = Seconds.decompose(generator.next_id()?);
+/// assert_eq!((parts.tick, parts.node), (6, 3));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Layout: Send + Sync + Debug + 'static {
     /// The integer an ID is: `u64` for 64-bit layouts, `u128` for 128-bit flakes.
     type Raw: Copy + Ord + Debug + Send + Sync + 'static;

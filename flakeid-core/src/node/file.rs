@@ -273,6 +273,24 @@ impl<C: Clock> Shared<C> {
 /// [`ClockRegression`](crate::ClockRegression) wait of 1 s). A
 /// [`release`](HighWaterFile::release) records the exact last tick
 /// instead, so a clean restart does not wait.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::node::HighWaterFileOptions;
+///
+/// let dir = std::env::temp_dir().join(format!("flakeid-doc-hw-file-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let file = HighWaterFileOptions::new(dir.join("node-3.hw")).open(presets::twitter(), 3)?;
+/// assert_eq!((file.node(), file.resume_after_millis()), (3, 0)); // a new file
+/// let generator = file.generator_builder().build()?;
+/// let id = generator.next_id()?;
+/// // The file already holds a ceiling later than every ID issued.
+/// assert!(file.ceiling_millis() >= presets::twitter().timestamp_millis(id));
+/// let mark = file.release(&generator)?;
+/// assert_eq!(std::fs::read_to_string(dir.join("node-3.hw"))?.trim(), mark.to_string());
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct HighWaterFile<L = BitLayout, C = MonotonicClock> {
     shared: Arc<Shared<C>>,
     layout: L,
@@ -458,6 +476,27 @@ fn write_mark(path: &Path, mark: u64) -> std::io::Result<()> {
 }
 
 /// A local high-water file could not be read, written or locked.
+///
+/// ```
+/// use std::time::Duration;
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::node::{HighWaterFileError, HighWaterFileOptions};
+///
+/// let dir = std::env::temp_dir().join(format!("flakeid-doc-hw-error-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("node-3.hw");
+/// let first = HighWaterFileOptions::new(&path).open(presets::twitter(), 3)?;
+/// // A second user of the file, in this process or another, is refused.
+/// let e = HighWaterFileOptions::new(&path).open(presets::twitter(), 3).unwrap_err();
+/// assert!(matches!(e, HighWaterFileError::Locked { .. }));
+/// // Written less often than its lead, the ceiling would be reached between writes.
+/// let slow = HighWaterFileOptions::new(&path).every(Duration::from_secs(1));
+/// let e = slow.open(presets::twitter(), 3).unwrap_err();
+/// assert!(matches!(e, HighWaterFileError::InvalidOption { option: "every", .. }));
+/// drop(first);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum HighWaterFileError {

@@ -37,6 +37,19 @@ pub(crate) const POD_INDEX_VAR: &str = "FLAKEID_POD_INDEX";
 pub(crate) const LABELS_FILE: &str = "/etc/podinfo/labels";
 
 /// An ordinal and where it was found.
+///
+/// ```
+/// use std::path::Path;
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::node::{Ordinal, OrdinalError};
+///
+/// // What `Ordinal::detect` finds in pod `orders-api-2` without the variable or the labels file.
+/// let hostname = || Ok("orders-api-2".to_owned());
+/// let ordinal = Ordinal::from_sources(None, Path::new("/nonexistent/podinfo/labels"), hostname)?;
+/// assert_eq!(ordinal, Ordinal { value: 2, source: "hostname orders-api-2".into() });
+/// assert_eq!(ordinal.check(presets::twitter().max_node())?, 2); // the node ID
+/// # Ok::<(), OrdinalError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ordinal {
     /// The pod's ordinal.
@@ -169,6 +182,24 @@ fn hostname() -> Result<String, OrdinalError> {
 }
 
 /// No StatefulSet ordinal could be found.
+///
+/// ```
+/// use std::path::Path;
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::node::{Ordinal, OrdinalError};
+///
+/// // A Deployment's pod has no ordinal.
+/// let hostname = || Ok("orders-api-7c9f8d6b5-x2x4z".to_owned());
+/// let e = Ordinal::from_sources(None, Path::new("/nonexistent/podinfo/labels"), hostname).unwrap_err();
+/// assert!(matches!(e, OrdinalError::NotAStatefulSetPod { .. }));
+/// // The JavaScript-safe layout has node IDs 0..=15.
+/// let ordinal = Ordinal { value: 40, source: "FLAKEID_POD_INDEX".into() };
+/// let e = ordinal.check(presets::js_safe().max_node()).unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "pod ordinal 40 (from FLAKEID_POD_INDEX) is beyond the layout's largest node ID 15"
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum OrdinalError {

@@ -251,6 +251,17 @@ mod tests {
 // ---------------------------------------------------------------------------
 
 /// A value outside a keyed permutation's domain, or an empty domain.
+///
+/// ```
+/// use flakeid_core::public_id::{Permutation, PermuteError};
+///
+/// let p = Permutation::new(7, 1_000)?;
+/// assert_eq!(p.encode(0), Err(PermuteError::OutOfDomain { value: 0, max: 1_000 }));
+/// let e = p.decode(1_001).unwrap_err();
+/// assert_eq!(e.to_string(), "1001 is outside the permutation's domain 1..=1000");
+/// assert_eq!(Permutation::new(7, 0).unwrap_err(), PermuteError::EmptyDomain);
+/// # Ok::<(), PermuteError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum PermuteError {

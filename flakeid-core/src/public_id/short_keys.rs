@@ -397,6 +397,15 @@ fn mod_inverse(k: u64, n: u64) -> u64 {
 }
 
 /// A range of sequence indices `start..start + len` reserved for one process.
+///
+/// ```
+/// use flakeid_core::public_id::{Block, BlockAllocator, LocalBlocks, ShortKeyConfig};
+///
+/// let blocks = LocalBlocks::new(&ShortKeyConfig::default(), 1_000)?;
+/// assert_eq!(blocks.refill()?, Block { start: 0, len: 1_000 });
+/// assert_eq!(blocks.refill()?, Block { start: 1_000, len: 1_000 });
+/// # Ok::<(), flakeid_core::public_id::ShortKeyError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Block {
     /// The first index.
@@ -411,6 +420,30 @@ pub struct Block {
 ///
 /// [`ShortKeys`] calls [`refill`](Self::refill) when its current block is
 /// used up, from one thread at a time.
+///
+/// ```
+/// use std::sync::Mutex;
+/// use flakeid_core::public_id::{Block, BlockAllocator, ShortKeyConfig, ShortKeys};
+///
+/// /// Blocks of 100 from a counter row; a mutex stands in for the database's transaction.
+/// struct CounterRow(Mutex<u64>);
+///
+/// impl BlockAllocator for CounterRow {
+///     type Error = std::convert::Infallible;
+///     fn refill(&self) -> Result<Block, Self::Error> {
+///         let mut next = self.0.lock().unwrap();
+///         let block = Block { start: *next, len: 100 };
+///         *next += 100;
+///         Ok(block)
+///     }
+/// }
+///
+/// let config = ShortKeyConfig::default();
+/// let keys = ShortKeys::new(config.clone(), CounterRow(Mutex::new(500)));
+/// assert_eq!(config.index_of(keys.next_key()?)?, 500);
+/// assert_eq!(*keys.allocator().0.lock().unwrap(), 600); // one block reserved
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait BlockAllocator: Send + Sync {
     /// The allocator's error (a database error, for instance).
     type Error: std::error::Error + Send + Sync + 'static;
@@ -426,6 +459,20 @@ pub trait BlockAllocator: Send + Sync {
 /// An in-process [`BlockAllocator`]: consecutive blocks of a fixed length
 /// from an atomic counter. Unique within one process only (and only for
 /// one `LocalBlocks` value); across processes use a database-backed allocator.
+///
+/// ```
+/// use flakeid_core::public_id::{Alphabet, Block, BlockAllocator, LocalBlocks, ShortKeyConfig, ShortKeyError};
+///
+/// // Ten keys, blocks of three from index 2: the last block stops at the tenth.
+/// let config = ShortKeyConfig::new(Alphabet::new("0123456789")?, 1)?;
+/// let blocks = LocalBlocks::starting_at(&config, 2, 3)?;
+/// assert_eq!(blocks.refill()?, Block { start: 2, len: 3 });
+/// assert_eq!(blocks.refill()?, Block { start: 5, len: 3 });
+/// assert_eq!(blocks.refill()?, Block { start: 8, len: 2 });
+/// assert_eq!(blocks.refill(), Err(ShortKeyError::Exhausted { n: 10 }));
+/// assert!(matches!(LocalBlocks::new(&config, 0), Err(ShortKeyError::InvalidBlock { len: 0, .. })));
+/// # Ok::<(), ShortKeyError>(())
+/// ```
 #[derive(Debug)]
 pub struct LocalBlocks {
     next: AtomicU64,
@@ -489,6 +536,33 @@ impl BlockAllocator for LocalBlocks {
 /// once: a [`BlockAllocator`]'s blocks served by [`Blocks`], or the values
 /// of a [`SegmentIds`](crate::segment::SegmentIds) source (index = value − 1),
 /// double-buffered from a database row.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use flakeid_core::public_id::{AllocError, Alphabet, IndexSource, ShortKeyConfig, ShortKeyError, ShortKeys};
+///
+/// /// Indices 0, 1, 2, … from memory, for one process.
+/// struct Counter(AtomicU64);
+///
+/// impl IndexSource for Counter {
+///     type Error = std::convert::Infallible;
+///     fn next_index(&self, n: u64) -> Result<u64, AllocError<Self::Error>> {
+///         let index = self.0.fetch_add(1, Ordering::Relaxed);
+///         if index >= n {
+///             return Err(ShortKeyError::Exhausted { n }.into());
+///         }
+///         Ok(index)
+///     }
+/// }
+///
+/// // Five keys, step 3: every key once, in a scrambled order.
+/// let config = ShortKeyConfig::new(Alphabet::new("01234")?, 1)?.with_step(3)?;
+/// let keys = ShortKeys::with_source(config, Counter(AtomicU64::new(0)));
+/// let all: Vec<String> = (0..5).map(|_| keys.next_key_string()).collect::<Result<_, _>>()?;
+/// assert_eq!(all, ["0", "3", "1", "4", "2"]);
+/// assert!(keys.next_key().is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait IndexSource: Send + Sync {
     /// What can go wrong when taking an index.
     type Error: std::error::Error + Send + Sync + 'static;
@@ -510,6 +584,18 @@ pub trait IndexSource: Send + Sync {
 /// sits in a seqlock-protected slot. When the block is used up one thread
 /// calls [`BlockAllocator::refill`] (under a mutex, as the refill usually
 /// talks to a database) while the others wait for it.
+///
+/// ```
+/// use flakeid_core::public_id::{BlockAllocator, Blocks, IndexSource, LocalBlocks, ShortKeyConfig};
+///
+/// let config = ShortKeyConfig::default();
+/// let blocks = Blocks::new(LocalBlocks::new(&config, 2)?);
+/// let indices: Vec<u64> = (0..5).map(|_| blocks.next_index(config.n())).collect::<Result<_, _>>()?;
+/// assert_eq!(indices, [0, 1, 2, 3, 4]);
+/// // Three blocks of two were reserved; the allocator's next block starts at 6.
+/// assert_eq!(blocks.allocator().refill()?.start, 6);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Blocks<A> {
     allocator: A,
     cursor: Cursor,
@@ -808,6 +894,16 @@ mod tests {
 // ---------------------------------------------------------------------------
 
 /// An invalid short-key configuration, or a key or index outside it.
+///
+/// ```
+/// use flakeid_core::public_id::{Alphabet, ShortKeyConfig, ShortKeyError};
+///
+/// assert_eq!(Alphabet::new("a"), Err(ShortKeyError::AlphabetTooShort { len: 1 }));
+/// let config = ShortKeyConfig::default(); // 6 characters of 0-9A-Za-z
+/// let e = config.decode("8Xk2P").unwrap_err();
+/// assert!(matches!(e, ShortKeyError::KeyLength { len: 5, expected: 6, .. }));
+/// assert_eq!(e.to_string(), "short key \"8Xk2P\" is 5 characters long; expected 6");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum ShortKeyError {
@@ -922,6 +1018,21 @@ pub enum ShortKeyError {
 }
 
 /// The allocator of short keys could not serve a key.
+///
+/// ```
+/// use flakeid_core::public_id::{AllocError, Alphabet, LocalBlocks, ShortKeyConfig, ShortKeyError, ShortKeys};
+///
+/// // Five keys in all, in blocks of two.
+/// let config = ShortKeyConfig::new(Alphabet::new("01234")?, 1)?;
+/// let keys = ShortKeys::new(config.clone(), LocalBlocks::new(&config, 2)?);
+/// for _ in 0..5 {
+///     keys.next_key()?;
+/// }
+/// let e = keys.next_key().unwrap_err();
+/// assert!(matches!(e, AllocError::Refill(ShortKeyError::Exhausted { n: 5 })));
+/// assert_eq!(e.to_string(), "reserving a block of short-key indices failed: all 5 short keys are used up");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum AllocError<E: std::error::Error + 'static> {

@@ -126,6 +126,30 @@ fn check_generator_id(generator_id: u32) -> Result<(), DecimalIdError> {
 /// Called when a [`DecimalIdGenerator`] is built and each time its counter
 /// runs out; calls are serialised per generator and rare, so a database
 /// round trip is fine.
+///
+/// ```
+/// use std::sync::Mutex;
+/// use flakeid_core::schemes::{DecimalIdError, DecimalIdGenerator, GeneratorIdSource};
+///
+/// /// A shared sequence; a list of the values it has left stands in for the database.
+/// struct Sequence(Mutex<Vec<u32>>);
+///
+/// impl GeneratorIdSource for Sequence {
+///     type Error = std::io::Error;
+///     fn next_generator_id(&self) -> Result<u32, std::io::Error> {
+///         let next = self.0.lock().unwrap().pop();
+///         next.ok_or_else(|| std::io::Error::other("the sequence is unreachable"))
+///     }
+/// }
+///
+/// let sequence = Sequence(Mutex::new(vec![8, 7]));
+/// let generator = DecimalIdGenerator::builder(65, sequence).max_counter(1).build()?;
+/// assert_eq!(generator.next_id()?, 10_000_700_065); // generator ID 7
+/// assert_eq!(generator.next_id()?, 10_000_800_065); // counter used up: generator ID 8
+/// // The source fails: no ID (the next call asks it again).
+/// assert!(matches!(generator.next_id(), Err(DecimalIdError::Source { .. })));
+/// # Ok::<(), DecimalIdError>(())
+/// ```
 pub trait GeneratorIdSource: Send + Sync {
     /// What can go wrong when taking the next value.
     type Error: std::error::Error + Send + Sync + 'static;
@@ -181,6 +205,20 @@ impl GeneratorIdSource for AtomicU32 {
 /// last issued counter, so `next_id` is one compare-and-swap. When the
 /// counter reaches its maximum, one thread (under a mutex) takes a new
 /// generator ID from the source while the others wait for it.
+///
+/// ```
+/// use std::sync::atomic::AtomicU32;
+/// use flakeid_core::schemes::DecimalIdGenerator;
+///
+/// // Launch 65; generator IDs from a counter the whole system shares (in memory here).
+/// let generator = DecimalIdGenerator::builder(65, AtomicU32::new(92)).max_counter(2).build()?;
+/// assert_eq!(generator.next_id()?, 10_009_200_065); // counter 1, generator 92, launch 65
+/// assert_eq!(generator.next_id()?, 20_009_200_065);
+/// // The counter is used up: the next ID has a new generator ID.
+/// assert_eq!(generator.next_id()?, 10_009_300_065);
+/// assert_eq!((generator.launch_id(), generator.generator_id()), (65, 93));
+/// # Ok::<(), flakeid_core::schemes::DecimalIdError>(())
+/// ```
 pub struct DecimalIdGenerator<S> {
     /// `generator_id << 32 | last issued counter` (0 = none yet).
     state: AtomicU64,
@@ -651,6 +689,17 @@ impl<S: GeneratorIdSource + 'static> crate::IdSource for DecimalIdGenerator<S> {
 
 /// A `DecimalId` could not be configured, issued or decoded
 /// (see [`DecimalIdScheme`](crate::schemes::DecimalIdScheme)).
+///
+/// ```
+/// use std::sync::atomic::AtomicU32;
+/// use flakeid_core::schemes::{DecimalIdError, DecimalIdGenerator};
+///
+/// let e = DecimalIdGenerator::builder(100_000, AtomicU32::new(1)).build().unwrap_err();
+/// assert!(matches!(e, DecimalIdError::LaunchIdOutOfRange { launch_id: 100_000, max: 99_999 }));
+/// // Generator IDs have five digits: the system's are used up past 99,999.
+/// let e = DecimalIdGenerator::builder(65, AtomicU32::new(100_000)).build().unwrap_err();
+/// assert_eq!(e.to_string(), "generator_id 100000 is out of range: the largest is 99999");
+/// ```
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum DecimalIdError {

@@ -22,6 +22,24 @@ use crate::{
 /// (one `fetch_add` per ID) and `Send + Sync`. IDs are never 0 (the random
 /// part is at least 1) but **can repeat**: see the
 /// [`RandomKeys`] documentation for how often.
+///
+/// ```
+/// use std::sync::Arc;
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::schemes::RandomKeyGenerator;
+/// use flakeid_core::ManualClock;
+///
+/// let clock = Arc::new(ManualClock::new(1_750_000_000_000));
+/// let generator = RandomKeyGenerator::builder(presets::nonsequential(), 3).clock(clock).build()?;
+/// assert_eq!(generator.values_per_tick(), 8191);
+/// let (a, b) = (generator.next_id()?, generator.next_id()?); // never waits
+/// let (a, b) = (presets::nonsequential().decompose(a), presets::nonsequential().decompose(b));
+/// // One millisecond, one node; only the random parts (1..=8191) differ, if they do.
+/// assert_eq!((a.tick, a.node), (b.tick, b.node));
+/// assert_eq!(a.node, 3);
+/// assert!((1..=8191).contains(&a.sequence));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct RandomKeyGenerator<L = BitLayout, C = MonotonicClock> {
     layout: L,
     node: u64,
@@ -43,6 +61,22 @@ impl<L: fmt::Debug, C> fmt::Debug for RandomKeyGenerator<L, C> {
 }
 
 /// Configures a [`RandomKeyGenerator`].
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::schemes::RandomKeyGenerator;
+/// use flakeid_core::{ConfigError, ManualClock};
+///
+/// let keys = |seed| {
+///     let clock = ManualClock::new(1_750_000_000_000);
+///     RandomKeyGenerator::builder(presets::nonsequential(), 3).clock(clock).seed(seed).build()
+/// };
+/// // A seed makes the keys reproducible (for tests); by default it is random.
+/// assert_eq!(keys(42)?.next_id()?, keys(42)?.next_id()?);
+/// let e = RandomKeyGenerator::builder(presets::nonsequential(), 1024).build().unwrap_err();
+/// assert_eq!(e, ConfigError::NodeOutOfRange { node: 1024, max: 1023 });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct RandomKeyGeneratorBuilder<L, C> {
     layout: L,

@@ -321,6 +321,22 @@ static NEXT_GENERATOR: AtomicU64 = AtomicU64::new(0);
 /// generator). The node number must be unique among running processes, a
 /// process must have one generator per node number, and a forked child must
 /// build its own (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
+///
+/// ```
+/// use std::sync::Arc;
+/// use flakeid_core::schemes::{TraceIdGenerator, TraceIdLayout};
+/// use flakeid_core::ManualClock;
+///
+/// let clock = Arc::new(ManualClock::new(1_750_000_000_500));
+/// let generator = TraceIdGenerator::builder(7).threads(4).clock(clock).build()?;
+/// // The first call waits for the next second (a manual clock jumps there).
+/// let a = generator.layout().decompose(generator.next_id()?)?;
+/// let b = generator.layout().decompose(generator.next_id()?)?;
+/// assert_eq!((a.node, a.counter), (7, 1));
+/// assert_eq!((b.thread, b.counter), (a.thread, 2)); // this thread's counter goes on
+/// assert_eq!(u64::from(a.timestamp), 1_750_000_001 % TraceIdLayout::WRAP_SECONDS);
+/// # Ok::<(), flakeid_core::schemes::TraceIdError>(())
+/// ```
 pub struct TraceIdGenerator<C = MonotonicClock> {
     layout: TraceIdLayout,
     node: u16,
@@ -348,6 +364,18 @@ impl<C> Drop for TraceIdGenerator<C> {
 }
 
 /// Configures a [`TraceIdGenerator`].
+///
+/// ```
+/// use flakeid_core::schemes::{TraceIdError, TraceIdGenerator};
+///
+/// // 3 threads round up to 4 thread IDs; fewer threads leave more counter values each.
+/// let generator = TraceIdGenerator::builder(7).threads(3).build()?;
+/// assert_eq!(generator.layout().max_threads(), 4);
+/// assert_eq!(generator.layout().max_counter(), 1_048_575);
+/// let e = TraceIdGenerator::builder(70_000).build().unwrap_err();
+/// assert_eq!(e, TraceIdError::NodeOutOfRange { node: 70_000, max: 65_535 });
+/// # Ok::<(), TraceIdError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct TraceIdGeneratorBuilder<C> {
     node: u64,
@@ -607,6 +635,18 @@ impl<C: Clock> crate::IdSource for TraceIdGenerator<C> {
 
 /// A `TraceId` could not be configured, issued or decoded
 /// (see [`TraceIdLayout`](crate::schemes::TraceIdLayout)).
+///
+/// ```
+/// use flakeid_core::schemes::{TraceIdError, TraceIdLayout, TraceIdParts};
+///
+/// let e = TraceIdLayout::for_threads(0).unwrap_err();
+/// assert!(matches!(e, TraceIdError::ThreadCountOutOfRange { threads: 0, .. }));
+/// let layout = TraceIdLayout::for_threads(4)?; // thread IDs 0..=3
+/// let e = layout.compose(TraceIdParts { timestamp: 1, node: 7, thread: 4, counter: 1 }).unwrap_err();
+/// assert_eq!(e, TraceIdError::PartOutOfRange { part: "thread", value: 4, max: 3 });
+/// assert_eq!(e.to_string(), "thread 4 is out of range: the largest is 3");
+/// # Ok::<(), TraceIdError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum TraceIdError {

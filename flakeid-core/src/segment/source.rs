@@ -715,6 +715,21 @@ impl Future for NextRequest<'_> {
 /// Dropping it (or [`stop`](Self::stop)) stops the background fetches;
 /// values fetched and not served are lost (a gap in the row's values,
 /// never a repeat).
+///
+/// ```
+/// use flakeid_core::segment::{MemorySegmentStore, SegmentError, SegmentOptions};
+///
+/// let ids = SegmentOptions::new("orders").step(100).start(MemorySegmentStore::new())?;
+/// assert_eq!(ids.name(), "orders");
+/// assert_eq!(ids.next_value()?, 1);
+/// assert_eq!(ids.try_next_value()?, 2); // never waits
+/// // Stopped, it serves the values it holds, then no more: no gap.
+/// ids.stop();
+/// let rest: Vec<u64> = std::iter::from_fn(|| ids.next_value().ok()).collect();
+/// assert_eq!(rest, (3..=100).collect::<Vec<u64>>());
+/// assert!(matches!(ids.next_value(), Err(SegmentError::Stopped { .. })));
+/// # Ok::<(), SegmentError>(())
+/// ```
 pub struct SegmentIds {
     shared: Arc<Shared>,
     /// The process's fork tag when started (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
@@ -731,6 +746,20 @@ impl fmt::Debug for SegmentIds {
 }
 
 /// What a source holds and has done, for operators and tests.
+///
+/// ```
+/// use flakeid_core::segment::{MemorySegmentStore, Segment, SegmentOptions};
+///
+/// let ids = SegmentOptions::new("orders").step(100).start(MemorySegmentStore::new())?;
+/// for _ in 0..3 {
+///     ids.next_value()?;
+/// }
+/// let stats = ids.stats();
+/// assert_eq!(stats.current, Some((Segment { first: 1, last: 100 }, 3)));
+/// // The next segment is fetched once 10 % of this one is used.
+/// assert_eq!((stats.next, stats.fetches, stats.failed_fetches), (None, 1, 0));
+/// # Ok::<(), flakeid_core::segment::SegmentError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SegmentStats {

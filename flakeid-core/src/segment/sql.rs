@@ -222,6 +222,42 @@ impl SegmentSql {
 
 /// Segments of the SQL table: implements [`SegmentStore`] for an
 /// [`SqlExecutor`] and [`AsyncSegmentStore`] for an [`AsyncSqlExecutor`].
+///
+/// ```
+/// use flakeid_core::segment::{FetchRequest, Fetched, SegmentStore, SqlSegmentStore};
+/// # use flakeid_core::sql::{Dialect, SqlStatement, SqlValue};
+/// # use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
+/// # #[derive(Default)]
+/// # struct OneRow(Option<i64>);
+/// # impl SqlExecutor for OneRow {
+/// #     type Error = std::convert::Infallible;
+/// #     fn dialect(&self) -> Dialect { Dialect::Sqlite }
+/// #     // The INSERT of a missing row, whose second value is `max_id`.
+/// #     fn execute(&mut self, insert: &SqlStatement) -> Result<Executed, Self::Error> {
+/// #         if let (None, SqlValue::BigInt(max_id)) = (self.0, &insert.values[1]) { self.0 = Some(*max_id) }
+/// #         Ok(Executed { rows: 1, last_insert_id: None })
+/// #     }
+/// #     // The advance (UPDATE … RETURNING, the step first) or the SELECT of `max_id`.
+/// #     fn query(&mut self, query: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {
+/// #         let advance = query.sql.starts_with("UPDATE");
+/// #         if let (Some(max_id), true, SqlValue::BigInt(step)) = (&mut self.0, advance, &query.values[0]) {
+/// #             *max_id += *step;
+/// #         }
+/// #         let row = |max_id| SqlRow::new(query.columns, vec![SqlValue::BigInt(max_id)]);
+/// #         Ok(self.0.into_iter().map(row).collect())
+/// #     }
+/// # }
+///
+/// // `flakeid-seaorm` and `flakeid-diesel` give it an executor on the ORM's connection;
+/// // this one answers as SQLite would for one row (see `SqlExecutor` for a whole executor).
+/// let mut store = SqlSegmentStore::new(OneRow::default());
+/// let request = FetchRequest { name: "orders", step: 100, first: 1 };
+/// // No row yet: the advance changes nothing, the row is created, the advance runs again.
+/// assert_eq!(store.fetch(&request)?, Fetched::Advanced { max_id: 100 });
+/// assert_eq!(store.fetch(&request)?, Fetched::Advanced { max_id: 200 });
+/// assert_eq!(store.max_id("orders")?, Some(200));
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct SqlSegmentStore<X> {
     sql: SegmentSql,

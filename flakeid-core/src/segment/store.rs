@@ -47,6 +47,17 @@ impl Segment {
 }
 
 /// Advance the row `name` by `step`.
+///
+/// ```
+/// use flakeid_core::segment::{FetchRequest, Fetched, MemorySegmentStore, SegmentStore};
+///
+/// let mut store = MemorySegmentStore::new();
+/// // A new row whose first value is 1,000: the first advance hands out 1,000..=1,099.
+/// let request = FetchRequest { name: "invoices", step: 100, first: 1_000 };
+/// assert_eq!(store.fetch(&request)?, Fetched::Advanced { max_id: 1_099 });
+/// assert_eq!(store.fetch(&request)?, Fetched::Advanced { max_id: 1_199 });
+/// # Ok::<(), flakeid_core::store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FetchRequest<'a> {
     /// The segment row's name.
@@ -59,6 +70,18 @@ pub struct FetchRequest<'a> {
 }
 
 /// What an advance found.
+///
+/// ```
+/// use flakeid_core::segment::{FetchRequest, Fetched, MemorySegmentStore, SegmentStore};
+///
+/// let mut store = MemorySegmentStore::new();
+/// // A row 50 values short of 2^63 − 1 cannot advance by 100, but by 50.
+/// let near_end = FetchRequest { name: "orders", step: 100, first: i64::MAX as u64 - 49 };
+/// assert_eq!(store.fetch(&near_end)?, Fetched::Exhausted { max_id: i64::MAX - 50 });
+/// let last = FetchRequest { step: 50, ..near_end };
+/// assert_eq!(store.fetch(&last)?, Fetched::Advanced { max_id: i64::MAX });
+/// # Ok::<(), flakeid_core::store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fetched {
     /// The row was advanced; its new `max_id` (the segment's last value).
@@ -82,6 +105,31 @@ pub enum Fetched {
 /// `flakeid-seaorm` and `flakeid-diesel`) and
 /// [`MemorySegmentStore`](super::MemorySegmentStore) implement this trait
 /// and [`AsyncSegmentStore`].
+///
+/// ```
+/// use flakeid_core::segment::{FetchRequest, Fetched, SegmentOptions, SegmentStore};
+/// use flakeid_core::store::StoreError;
+///
+/// /// One row in memory; a database advances it in one statement.
+/// #[derive(Default)]
+/// struct OneRow { max_id: Option<i64> }
+///
+/// impl SegmentStore for OneRow {
+///     fn fetch(&mut self, request: &FetchRequest<'_>) -> Result<Fetched, StoreError> {
+///         let max_id = self.max_id.get_or_insert(i64::try_from(request.first)? - 1);
+///         match max_id.checked_add(i64::try_from(request.step)?) {
+///             Some(advanced) => *max_id = advanced,
+///             None => return Ok(Fetched::Exhausted { max_id: *max_id }),
+///         }
+///         Ok(Fetched::Advanced { max_id: *max_id })
+///     }
+/// }
+///
+/// let ids = SegmentOptions::new("orders").step(10).first_value(1_000).start(OneRow::default())?;
+/// let values: Vec<u64> = (0..25).map(|_| ids.next_value()).collect::<Result<_, _>>()?;
+/// assert_eq!(values, (1_000..1_025).collect::<Vec<u64>>());
+/// # Ok::<(), flakeid_core::segment::SegmentError>(())
+/// ```
 pub trait SegmentStore: Send {
     /// Advances the row by `request.step` in **one atomic step**
     /// (`max_id = max_id + step`, unless that passes `2^63 − 1`) and
@@ -97,6 +145,32 @@ pub trait SegmentStore: Send {
 }
 
 /// [`SegmentStore`] for async code: the same operation, as a future.
+///
+/// ```
+/// use std::task::{Context, Poll, Waker};
+/// use flakeid_core::segment::{AsyncSegmentStore, FetchRequest, Fetched, MemorySegmentStore, Segment};
+/// use flakeid_core::store::StoreError;
+///
+/// /// The next `step` values of the row `orders`, from any async store.
+/// async fn take(store: &impl AsyncSegmentStore, step: u64) -> Result<Segment, StoreError> {
+///     match store.fetch(&FetchRequest { name: "orders", step, first: 1 }).await? {
+///         Fetched::Advanced { max_id } => Segment::ending_at(max_id, step).ok_or("a bad row".into()),
+///         Fetched::Exhausted { .. } => Err("the row is used up".into()),
+///     }
+/// }
+///
+/// // A runtime would await these; MemorySegmentStore's futures are ready at once.
+/// fn now<T>(future: impl Future<Output = T>) -> T {
+///     match std::pin::pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+///         Poll::Ready(value) => value,
+///         Poll::Pending => unreachable!("MemorySegmentStore never waits"),
+///     }
+/// }
+/// let store = MemorySegmentStore::new();
+/// assert_eq!(now(take(&store, 100))?, Segment { first: 1, last: 100 });
+/// assert_eq!(now(take(&store, 100))?, Segment { first: 101, last: 200 });
+/// # Ok::<(), StoreError>(())
+/// ```
 pub trait AsyncSegmentStore: Send + Sync {
     /// See [`SegmentStore::fetch`].
     fn fetch(
@@ -106,6 +180,21 @@ pub trait AsyncSegmentStore: Send + Sync {
 }
 
 /// A segment row, as operators see it.
+///
+/// ```
+/// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions, SegmentRow};
+/// use flakeid_core::ManualClock;
+///
+/// let store = MemorySegmentStore::with_clock(ManualClock::new(1_700_000_000_000));
+/// let ids = SegmentOptions::new("orders").step(100).start(store.clone())?;
+/// assert_eq!(ids.next_value()?, 1);
+/// let row = store.row("orders").expect("created by the first fetch");
+/// assert_eq!(
+///     row,
+///     SegmentRow { name: "orders".into(), max_id: 100, step: 100, updated_at_millis: 1_700_000_000_000 }
+/// );
+/// # Ok::<(), flakeid_core::segment::SegmentError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SegmentRow {
     /// The row's name.

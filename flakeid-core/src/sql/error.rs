@@ -6,6 +6,21 @@ use thiserror::Error;
 /// so that the database keeps it exactly as given. Each variant names the
 /// object (`role`: sequence, table, column, trigger, counter table), the
 /// name and, where it depends on it, the database.
+///
+/// ```
+/// use flakeid_core::node::LeaseSql;
+/// use flakeid_core::segment::SegmentSql;
+/// use flakeid_core::sql::{Dialect, SqlNameError};
+///
+/// // SQLite keeps names starting with `sqlite_` for itself.
+/// let e = LeaseSql::with_table(Dialect::Sqlite, "sqlite_nodes").unwrap_err();
+/// assert!(matches!(e, SqlNameError::ReservedPrefix { .. }));
+/// let e = SegmentSql::with_table(Dialect::MySql, "segments ").unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "the segment table name \"segments \" ends with a space, which MySQL and MariaDB do not allow"
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum SqlNameError {

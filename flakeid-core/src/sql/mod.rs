@@ -245,6 +245,18 @@ impl fmt::Display for Dialect {
 }
 
 /// A value bound to a placeholder, or read from a column.
+///
+/// ```
+/// use flakeid_core::sql::{SqlType, SqlValue};
+/// use flakeid_core::store::SqlRow;
+///
+/// // An executor reads each column of a query's row as a value of its type.
+/// static COLUMNS: [(&str, SqlType); 2] = [("max_id", SqlType::BigInt), ("name", SqlType::Text)];
+/// let row = SqlRow::new(&COLUMNS, vec![SqlValue::BigInt(1_000), SqlValue::Text("orders".into())]);
+/// assert_eq!((row.i64("max_id"), row.text("name")), (Some(1_000), Some("orders")));
+/// let nulls = SqlRow::new(&COLUMNS, vec![SqlValue::Null, SqlValue::Null]);
+/// assert_eq!((nulls.i64("max_id"), nulls.text("name")), (None, None));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SqlValue {
@@ -259,6 +271,23 @@ pub enum SqlValue {
 }
 
 /// The type of a column a query returns.
+///
+/// ```
+/// use flakeid_core::sql::{SqlType, SqlValue};
+///
+/// /// A driver's column value (text here) as the statement's column type asks.
+/// fn read(ty: SqlType, raw: Option<&str>) -> Result<SqlValue, std::num::ParseIntError> {
+///     Ok(match (ty, raw) {
+///         (_, None) => SqlValue::Null,
+///         (SqlType::BigInt, Some(v)) => SqlValue::BigInt(v.parse()?),
+///         (_, Some(v)) => SqlValue::Text(v.to_owned()),
+///     })
+/// }
+/// assert_eq!(read(SqlType::BigInt, Some("42"))?, SqlValue::BigInt(42));
+/// assert_eq!(read(SqlType::Text, Some("orders"))?, SqlValue::Text("orders".into()));
+/// assert_eq!(read(SqlType::BigInt, None)?, SqlValue::Null);
+/// # Ok::<(), std::num::ParseIntError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SqlType {
@@ -271,6 +300,37 @@ pub enum SqlType {
 
 /// A statement, its values in placeholder order, and the columns a query
 /// returns.
+///
+/// ```
+/// use flakeid_core::node::{LeaseStore, SqlLeaseStore};
+/// use flakeid_core::sql::SqlValue;
+/// # use flakeid_core::sql::{Dialect, SqlStatement};
+/// # use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
+/// # #[derive(Default)]
+/// # struct Recorder { statements: Vec<SqlStatement> }
+/// # impl SqlExecutor for Recorder {
+/// #     type Error = std::convert::Infallible;
+/// #     fn dialect(&self) -> Dialect { Dialect::Sqlite }
+/// #     fn execute(&mut self, statement: &SqlStatement) -> Result<Executed, Self::Error> {
+/// #         self.statements.push(statement.clone());
+/// #         Ok(Executed { rows: 1, last_insert_id: None })
+/// #     }
+/// #     fn query(&mut self, statement: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {
+/// #         self.statements.push(statement.clone());
+/// #         Ok(Vec::new())
+/// #     }
+/// # }
+///
+/// // The statements a store hands its executor (this one records them, see `SqlExecutor`).
+/// let mut store = SqlLeaseStore::new(Recorder::default());
+/// store.ensure_nodes("orders", 0..=1)?;
+/// let insert = &store.executor().statements[1];
+/// // Values are bound, one per placeholder (`?` on SQLite), not written into the SQL.
+/// assert_eq!(insert.values, [SqlValue::Text("orders".into()), SqlValue::Text("orders".into())]);
+/// assert_eq!(insert.sql.matches('?').count(), insert.values.len());
+/// assert!(insert.columns.is_empty() && !insert.reads_insert_id); // not a query
+/// # Ok::<(), flakeid_core::store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SqlStatement {

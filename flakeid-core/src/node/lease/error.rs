@@ -8,6 +8,23 @@ use crate::error::ConfigError;
 use crate::store::StoreError;
 
 /// A node lease could not be claimed, kept or released.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::node::{LeaseError, LeaseOptions, MemoryLeaseStore};
+///
+/// let store = MemoryLeaseStore::new();
+/// let options = LeaseOptions::new("orders", presets::twitter());
+/// // Twitter's layout has node IDs 0..=1023.
+/// let e = options.clone().nodes(0..=5000).claim(store.clone()).unwrap_err();
+/// assert!(matches!(e, LeaseError::InvalidOption { option: "nodes", .. }));
+/// // Only a lease's own generator can release it: it knows which IDs it issued.
+/// let (a, b) = (options.clone().claim(store.clone())?, options.claim(store)?);
+/// let generator = b.generator_builder().build()?;
+/// assert!(matches!(a.release(&generator), Err(LeaseError::NotThisLease { .. })));
+/// b.release(&generator)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum LeaseError {

@@ -523,6 +523,37 @@ impl LeaseSql {
 
 /// The lease protocol over SQL: implements [`LeaseStore`] for an
 /// [`SqlExecutor`] and [`AsyncLeaseStore`] for an [`AsyncSqlExecutor`].
+///
+/// ```
+/// use flakeid_core::node::{LeaseStore, ReleaseRequest, SqlLeaseStore};
+/// # use flakeid_core::sql::{Dialect, SqlStatement};
+/// # use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
+/// # #[derive(Default)]
+/// # struct Recorder { statements: Vec<SqlStatement> }
+/// # impl SqlExecutor for Recorder {
+/// #     type Error = std::convert::Infallible;
+/// #     fn dialect(&self) -> Dialect { Dialect::Sqlite }
+/// #     fn execute(&mut self, statement: &SqlStatement) -> Result<Executed, Self::Error> {
+/// #         self.statements.push(statement.clone());
+/// #         Ok(Executed { rows: 1, last_insert_id: None })
+/// #     }
+/// #     fn query(&mut self, statement: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {
+/// #         self.statements.push(statement.clone());
+/// #         Ok(Vec::new())
+/// #     }
+/// # }
+///
+/// // `flakeid-seaorm` and `flakeid-diesel` give it an executor on the ORM's
+/// // connection; this one records the statements (see `SqlExecutor`).
+/// let mut store = SqlLeaseStore::with_table(Recorder::default(), "node_leases")?;
+/// store.ensure_nodes("orders", 0..=3)?;
+/// let release = ReleaseRequest { space: "orders", node: 2, owner: "a", fence: 7, high_water_millis: 0 };
+/// assert!(store.release(&release)?); // one row changed: the holder's
+/// let statements = &store.executor().statements;
+/// assert_eq!(statements.len(), 3); // read the rows, insert the missing ones, release
+/// assert!(statements.iter().all(|s| s.sql.contains("\"node_leases\"")));
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct SqlLeaseStore<X> {
     sql: LeaseSql,

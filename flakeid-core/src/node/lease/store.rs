@@ -20,6 +20,25 @@ use core::time::Duration;
 use crate::store::StoreError;
 
 /// Claim one node: take it if it is free or its lease has expired.
+///
+/// ```
+/// use std::time::Duration;
+/// use flakeid_core::node::{ClaimRequest, LeaseStore, MemoryLeaseStore};
+/// use flakeid_core::ManualClock;
+///
+/// // What a claim asks of a store, answered as every store must.
+/// let mut store = MemoryLeaseStore::with_clock(ManualClock::new(1_700_000_000_000));
+/// store.ensure_nodes("orders", 0..=1)?;
+/// let claim = ClaimRequest {
+///     space: "orders", node: 0, owner: "token-a", holder: "web-1/4242",
+///     ttl: Duration::from_secs(15), max_ahead_millis: 30_000,
+/// };
+/// let row = store.try_claim(&claim)?.expect("node 0 is free");
+/// assert_eq!((row.fence, row.lease_until_millis), (1, 1_700_000_015_000));
+/// // While the lease lives, no one else gets the node.
+/// assert!(store.try_claim(&ClaimRequest { owner: "token-b", ..claim })?.is_none());
+/// # Ok::<(), flakeid_core::store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ClaimRequest<'a> {
     /// The ID space.
@@ -42,6 +61,28 @@ pub struct ClaimRequest<'a> {
 
 /// Renew a lease and raise the node's high-water mark to a new ceiling, in
 /// one step and only if the row is still the caller's (`owner` and `fence`).
+///
+/// ```
+/// use std::time::Duration;
+/// use flakeid_core::node::{ClaimRequest, LeaseStore, MemoryLeaseStore, RenewRequest, Renewal};
+/// use flakeid_core::ManualClock;
+///
+/// let mut store = MemoryLeaseStore::with_clock(ManualClock::new(1_700_000_000_000));
+/// store.ensure_nodes("orders", 0..=0)?;
+/// let ttl = Duration::from_secs(15);
+/// let claim = ClaimRequest {
+///     space: "orders", node: 0, owner: "a", holder: "web-1", ttl, max_ahead_millis: 30_000,
+/// };
+/// let row = store.try_claim(&claim)?.expect("node 0 is free");
+/// let renew = RenewRequest {
+///     space: "orders", node: 0, owner: "a", fence: row.fence,
+///     ttl, ceiling_millis: 1_700_000_015_000, max_ahead_millis: 30_000,
+/// };
+/// assert_eq!(store.renew(&renew)?, Renewal::Renewed);
+/// // The ceiling is persisted before the generator may stamp IDs up to it.
+/// assert_eq!(store.list("orders")?.rows[0].high_water_millis, 1_700_000_015_000);
+/// # Ok::<(), flakeid_core::store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct RenewRequest<'a> {
     /// The ID space.
@@ -64,6 +105,31 @@ pub struct RenewRequest<'a> {
 }
 
 /// What a renewal did.
+///
+/// ```
+/// use std::time::Duration;
+/// use flakeid_core::node::{ClaimRequest, LeaseStore, MemoryLeaseStore, RenewRequest, Renewal};
+/// use flakeid_core::ManualClock;
+///
+/// let mut store = MemoryLeaseStore::with_clock(ManualClock::new(1_700_000_000_000));
+/// store.ensure_nodes("orders", 0..=0)?;
+/// let ttl = Duration::from_secs(15);
+/// let claim = ClaimRequest {
+///     space: "orders", node: 0, owner: "a", holder: "web-1", ttl, max_ahead_millis: 30_000,
+/// };
+/// let fence = store.try_claim(&claim)?.expect("node 0 is free").fence;
+/// let renew = RenewRequest {
+///     space: "orders", node: 0, owner: "a", fence,
+///     ttl, ceiling_millis: 1_700_000_015_000, max_ahead_millis: 30_000,
+/// };
+/// assert_eq!(store.renew(&renew)?, Renewal::Renewed);
+/// // A ceiling too far ahead of the store's clock: the holder's clock runs ahead.
+/// let ahead = RenewRequest { ceiling_millis: 1_700_000_090_000, ..renew };
+/// assert_eq!(store.renew(&ahead)?, Renewal::ClockAhead { store_now_millis: 1_700_000_000_000 });
+/// // Another generation of the node is not this holder's.
+/// assert_eq!(store.renew(&RenewRequest { fence: fence + 1, ..renew })?, Renewal::Lost);
+/// # Ok::<(), flakeid_core::store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Renewal {
@@ -82,6 +148,27 @@ pub enum Renewal {
 
 /// Free a node, recording its final high-water mark, only if the row is
 /// still the caller's.
+///
+/// ```
+/// use std::time::Duration;
+/// use flakeid_core::node::{ClaimRequest, LeaseStore, MemoryLeaseStore, ReleaseRequest};
+///
+/// let mut store = MemoryLeaseStore::new();
+/// store.ensure_nodes("orders", 0..=0)?;
+/// let claim = ClaimRequest {
+///     space: "orders", node: 0, owner: "a", holder: "web-1",
+///     ttl: Duration::from_secs(15), max_ahead_millis: 30_000,
+/// };
+/// let fence = store.try_claim(&claim)?.expect("node 0 is free").fence;
+/// let release = ReleaseRequest {
+///     space: "orders", node: 0, owner: "a", fence, high_water_millis: 1_700_000_000_123,
+/// };
+/// assert!(store.release(&release)?);
+/// let row = &store.list("orders")?.rows[0];
+/// assert_eq!((row.owner.as_deref(), row.high_water_millis), (None, 1_700_000_000_123));
+/// assert!(!store.release(&release)?); // the row is no longer this holder's
+/// # Ok::<(), flakeid_core::store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ReleaseRequest<'a> {
     /// The ID space.
@@ -100,6 +187,23 @@ pub struct ReleaseRequest<'a> {
 }
 
 /// One node's row, as operators see it.
+///
+/// ```
+/// use flakeid_core::node::NodeRow;
+///
+/// let row = NodeRow {
+///     node: 3,
+///     owner: Some("token-a".into()),
+///     fence: 2,
+///     lease_until_millis: 1_700_000_015_000,
+///     high_water_millis: 1_700_000_015_000,
+///     holder: Some("web-1/4242".into()),
+/// };
+/// assert!(row.is_held(1_700_000_000_000));
+/// assert!(!row.is_held(1_700_000_020_000)); // its lease has ended by then
+/// assert!(!row.is_reserved());
+/// assert_eq!(row.high_water_ahead_millis(1_700_000_000_000), 15_000);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeRow {
     /// The node ID.
@@ -148,6 +252,20 @@ impl NodeRow {
 }
 
 /// The rows of one space, read in one statement.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::node::{LeaseOptions, LeaseStore, MemoryLeaseStore};
+///
+/// let mut store = MemoryLeaseStore::new();
+/// let lease = LeaseOptions::new("orders", presets::twitter()).nodes(0..=3).claim(store.clone())?;
+/// let table = store.list("orders")?;
+/// assert_eq!((table.space.as_str(), table.rows.len()), ("orders", 4));
+/// assert_eq!(table.held().map(|row| row.node).collect::<Vec<_>>(), [lease.node()]);
+/// assert!(table.to_string().contains("1 of 4 nodes held")); // one line per node follows
+/// lease.release_unused()?;
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeTable {
     /// The ID space.
@@ -250,6 +368,25 @@ impl fmt::Display for NodeTable {
 /// [`AsyncLeaseStore`]; a store on another system (etcd, a key-value store
 /// with compare-and-set) implements them with that system's atomic
 /// operations.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::node::{LeaseOptions, LeaseStore, MemoryLeaseStore};
+/// use flakeid_core::store::StoreError;
+///
+/// /// How many nodes of `space` a new holder could claim now, in any store.
+/// fn free_nodes(store: &mut impl LeaseStore, space: &str) -> Result<usize, StoreError> {
+///     let table = store.list(space)?;
+///     Ok(table.rows.len() - table.held().count())
+/// }
+///
+/// let mut store = MemoryLeaseStore::new();
+/// let lease = LeaseOptions::new("orders", presets::twitter()).nodes(0..=3).claim(store.clone())?;
+/// assert_eq!(free_nodes(&mut store, "orders")?, 3);
+/// lease.release_unused()?;
+/// assert_eq!(free_nodes(&mut store, "orders")?, 4);
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
 pub trait LeaseStore: Send {
     /// Makes sure a row exists for every node of `nodes` in `space`
     /// (inserting missing ones free, with fence 0 and high water 0);
@@ -295,6 +432,30 @@ pub trait LeaseStore: Send {
 }
 
 /// [`LeaseStore`] for async code: the same operations, as futures.
+///
+/// ```
+/// use std::task::{Context, Poll, Waker};
+/// use flakeid_core::node::{AsyncLeaseStore, MemoryLeaseStore};
+/// use flakeid_core::store::StoreError;
+///
+/// /// How many nodes of `space` a new holder could claim now, in any async store.
+/// async fn free_nodes(store: &impl AsyncLeaseStore, space: &str) -> Result<usize, StoreError> {
+///     let table = store.list(space).await?;
+///     Ok(table.rows.len() - table.held().count())
+/// }
+///
+/// // A runtime would await these; MemoryLeaseStore's futures are ready at once.
+/// fn now<T>(future: impl Future<Output = T>) -> T {
+///     match std::pin::pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+///         Poll::Ready(value) => value,
+///         Poll::Pending => unreachable!("MemoryLeaseStore never waits"),
+///     }
+/// }
+/// let store = MemoryLeaseStore::new();
+/// now(store.ensure_nodes("orders", 0..=3))?;
+/// assert_eq!(now(free_nodes(&store, "orders"))?, 4);
+/// # Ok::<(), StoreError>(())
+/// ```
 pub trait AsyncLeaseStore: Send + Sync {
     /// See [`LeaseStore::ensure_nodes`].
     fn ensure_nodes(

@@ -705,6 +705,18 @@ mod tests {
 
 /// Offset ranges that cannot be configured, or an ID outside its location's
 /// range (see [`OffsetRanges`](crate::schemes::OffsetRanges)).
+///
+/// ```
+/// use flakeid_core::schemes::{OffsetRangeError, OffsetRanges};
+///
+/// assert_eq!(OffsetRanges::new(1, 10), Err(OffsetRangeError::RangeSizeTooSmall { range_size: 1 }));
+/// let ranges = OffsetRanges::decimal(3, 4)?; // 4 locations of 1,000 values
+/// // Location 1's counter reached 2,000, location 2's first ID.
+/// let e = ranges.check(2_000, 1).unwrap_err();
+/// assert_eq!(e, OffsetRangeError::Outgrown { location: 1, value: 2_000, end: 2_000 });
+/// assert_eq!(e.to_string(), "location 1 outgrew its range: 2000 is not below the range's end 2000");
+/// # Ok::<(), OffsetRangeError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum OffsetRangeError {

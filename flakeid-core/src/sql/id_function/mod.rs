@@ -17,6 +17,17 @@ use crate::sql::{Dialect, SqlNameError};
 const HOLDER_MAX_CHARS: usize = 255;
 
 /// Why the function's SQL cannot be written.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::sql::{Dialect, IdFunction, IdFunctionError};
+///
+/// // SQLite has no stored functions.
+/// let f = IdFunction::new(Dialect::Sqlite, "orders", presets::twitter(), 1023);
+/// assert_eq!(f.install(), Err(IdFunctionError::UnsupportedDialect { dialect: Dialect::Sqlite }));
+/// let f = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1024);
+/// assert_eq!(f.install(), Err(IdFunctionError::NodeOutOfRange { node: 1024, max: 1023 }));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum IdFunctionError {
