@@ -2,10 +2,15 @@
 
 use thiserror::Error;
 
-/// A name that [`offset_range::sql`](crate::schemes::OffsetRanges) cannot write
-/// so that the database keeps it exactly as given. Each variant names the
-/// object (`role`: sequence, table, column, trigger, counter table), the
-/// name and, where it depends on it, the database.
+/// A name flakeid cannot write so that the database keeps it exactly as
+/// given: the lease and segment tables' names
+/// ([`LeaseSql::with_table`](crate::node::LeaseSql::with_table),
+/// [`SegmentSql::with_table`](crate::segment::SegmentSql::with_table)),
+/// [`IdFunction`](crate::sql::IdFunction)'s names and
+/// [`LocationRange`](crate::schemes::LocationRange)'s SQL. Each variant
+/// names the object (`role`: lease table, sequence, table, column,
+/// trigger, counter table …), the name and, where it depends on it, the
+/// database.
 ///
 /// ```
 /// use flakeid_core::node::LeaseSql;
