@@ -7,7 +7,9 @@ use crate::decoded::Decoded;
 use crate::error::{FieldOutOfRange, GenerateError};
 use crate::layout::Layout;
 
-/// What an ID *is* and where it *comes from*: [`IdScheme`] and [`IdSource`].
+/// The rules of an ID scheme: its largest ID, which values are IDs, and
+/// their fields. What an ID *is*, beside where it *comes from*
+/// ([`IdSource`]):
 ///
 /// * An [`IdScheme`] states a scheme's rules: its largest ID, which values
 ///   are IDs of it, and what their fields mean. It is pure data — no node
@@ -58,9 +60,6 @@ use crate::layout::Layout;
 /// [`BitLayout`]: crate::layout::BitLayout
 /// [`DecimalLayout`]: crate::layout::DecimalLayout
 /// [`RandomStart`]: crate::layout::RandomStart
-///
-/// The rules of an ID scheme: its largest ID, which values are IDs, and
-/// their fields.
 pub trait IdScheme: Any + Send + Sync + fmt::Debug {
     /// The largest ID of the scheme (at most `2^63 − 1`).
     fn max_id(&self) -> u64;
