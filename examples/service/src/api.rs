@@ -1,7 +1,7 @@
 //! The HTTP API: routes, request and response bodies, and the OpenAPI
 //! document generated from them.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Instant;
 
 use axum::Json;
@@ -10,6 +10,7 @@ use axum::http::{Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use flakeid_core::node::LeaseStatus;
 use flakeid_seaorm::lease::NodeLease;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -38,9 +39,10 @@ pub const MAX_PAGE: u64 = 100;
 pub struct AppState {
     /// The connection pool.
     pub db: DatabaseConnection,
-    /// The node lease, for `/health`; released by `main` after the server
-    /// has stopped.
-    pub lease: Arc<NodeLease>,
+    /// The node lease, for `/health`. [`run`](crate::run) takes it out to
+    /// release it once the server has stopped (connections may still hold
+    /// clones of this state for a moment); `/health` then answers 503.
+    pub lease: Arc<RwLock<Option<NodeLease>>>,
 }
 
 /// The OpenAPI document's header; the paths come from the routes.
@@ -161,9 +163,9 @@ pub struct NewPlayers {
 pub struct Health {
     /// The lease's state in words (`held: node 5 (fence 2), ceiling … ms`).
     pub lease: String,
-    /// The node ID the lease holds now.
-    pub node: u64,
-    /// The lease space.
+    /// The node ID the lease holds now (null once released).
+    pub node: Option<u64>,
+    /// The lease space (empty once released).
     pub space: String,
     /// Whether IDs are issued now; false answers 503.
     pub issuing: bool,
@@ -524,15 +526,24 @@ async fn list_teams(
     )
 )]
 async fn health(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
-    let status = state.lease.status();
-    let issuing = status.is_issuing();
-    let health = Health {
-        lease: status.to_string(),
-        node: state.lease.node(),
-        space: state.lease.space().to_owned(),
-        issuing,
+    let health = match &*state.lease.read().unwrap_or_else(PoisonError::into_inner) {
+        Some(lease) => {
+            let status = lease.status();
+            Health {
+                lease: status.to_string(),
+                node: Some(lease.node()),
+                space: lease.space().to_owned(),
+                issuing: status.is_issuing(),
+            }
+        }
+        None => Health {
+            lease: LeaseStatus::Released.to_string(),
+            node: None,
+            space: String::new(),
+            issuing: false,
+        },
     };
-    let code = if issuing {
+    let code = if health.issuing {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE

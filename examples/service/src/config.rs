@@ -56,7 +56,7 @@ impl Config {
     /// # Errors
     /// [`ConfigError`] naming the variable and its value.
     pub fn from_env() -> Result<Config, ConfigError> {
-        Config::from_lookup(|var| std::env::var(var))
+        Config::from_lookup(std::env::var)
     }
 
     fn from_lookup(

@@ -35,6 +35,7 @@ impl<I: FlakeId, S: Send + Sync> FromRequestParts<S> for IdPath<I> {
 /// - 415 without `Content-Type: application/json`;
 /// - 413 for a body over axum's limit (2 MB);
 /// - 400 for text that is not JSON (`error` says where);
+/// - 422 for JSON that is not an object;
 /// - 422 for JSON that does not fit `T`: `field` is the path of the value
 ///   (`players[2].name`) and `value` the value as sent.
 #[derive(Debug, Clone)]
@@ -70,6 +71,18 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
                 format!("the body is not valid JSON: {e}"),
             )
         })?;
+        // serde would read a struct from an array too; every body here is
+        // an object.
+        if !json.is_object() {
+            return Err(ApiError {
+                status: StatusCode::UNPROCESSABLE_ENTITY,
+                body: crate::error::ErrorBody {
+                    error: "the body must be a JSON object".into(),
+                    field: None,
+                    value: Some(json),
+                },
+            });
+        }
         from_json(&json).map(JsonBody)
     }
 }

@@ -26,7 +26,7 @@ pub mod extract;
 pub mod schema;
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use flakeid_core::layout::presets;
@@ -74,8 +74,8 @@ pub enum ServiceError {
     Serve(#[source] std::io::Error),
     #[error("cannot release the node lease: {0}")]
     Release(#[source] LeaseError),
-    #[error("the node lease is still in use after the server stopped")]
-    LeaseInUse,
+    #[error("the node lease was taken out before the server stopped")]
+    LeaseGone,
 }
 
 /// Runs the service until SIGTERM or SIGINT, configured from the
@@ -127,7 +127,7 @@ pub async fn run() -> Result<(), ServiceError> {
         resume_after_ms = lease.resume_after_millis(),
         "node leased"
     );
-    let lease = Arc::new(lease);
+    let lease = Arc::new(RwLock::new(Some(lease)));
 
     let addr = SocketAddr::new(config.host, config.port);
     let listener = tokio::net::TcpListener::bind(addr)
@@ -148,9 +148,11 @@ pub async fn run() -> Result<(), ServiceError> {
         .map_err(ServiceError::Serve)?;
     tracing::info!("server stopped; releasing the node lease");
 
-    // Every connection is closed, so the router and its clones of the lease
-    // are gone.
-    let lease = Arc::into_inner(lease).ok_or(ServiceError::LeaseInUse)?;
+    let lease = lease
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+        .ok_or(ServiceError::LeaseGone)?;
     let node = lease.node();
     let mark = lease
         .release(generator)
