@@ -134,12 +134,13 @@ build_images() {
 install_build_deps() {
     # Diesel's postgres and mysql backends link libpq and libmysqlclient;
     # etcd-client's build script runs protoc on etcd's .proto files, which
-    # import protobuf's own (libprotobuf-dev).
+    # import protobuf's own (libprotobuf-dev); flakeid-service's page is
+    # checked in headless Chromium.
     if ! command -v dpkg-query >/dev/null 2>&1; then
-        log "not a Debian system: make sure libpq, libmysqlclient, pkg-config and protoc are installed"
+        log "not a Debian system: make sure libpq, libmysqlclient, pkg-config, protoc and chromium are installed"
         return 0
     fi
-    ensure_apt_packages libpq-dev default-libmysqlclient-dev pkg-config protobuf-compiler libprotobuf-dev
+    ensure_apt_packages libpq-dev default-libmysqlclient-dev pkg-config protobuf-compiler libprotobuf-dev chromium
 }
 
 remove_leftover_containers() {

@@ -1,0 +1,62 @@
+//! The `flakeid-service` binary as OS processes, against SQLite in a temp
+//! dir and PostgreSQL in a container (`flakeid_tests::db`), with what the
+//! database stored read back with plain SQL.
+//!
+//! ```text
+//! ./scripts/test.sh -p flakeid-service --test all
+//! ```
+
+// Items shared between this binary's modules are `pub`.
+#![allow(unreachable_pub)]
+
+mod browser;
+mod checks;
+mod replicas;
+mod support;
+
+/// A database for one test, and whatever keeps it alive.
+pub struct Db {
+    pub url: String,
+    _keep: Box<dyn std::any::Any>,
+}
+
+/// A SQLite file in a fresh temp dir.
+pub fn sqlite() -> Db {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    Db {
+        url: format!("sqlite://{}/service.db?mode=rwc", dir.path().display()),
+        _keep: Box::new(dir),
+    }
+}
+
+/// A fresh PostgreSQL database (a container started on first use; fails
+/// loudly without a container engine or `FLAKEID_TEST_POSTGRES_URL`).
+pub fn postgres() -> Db {
+    let db = flakeid_tests::db::postgres_blocking();
+    Db {
+        url: db.url().to_owned(),
+        _keep: Box::new(db),
+    }
+}
+
+/// Each check of `checks` as a test on each database.
+macro_rules! on_each_database {
+    ($($check:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[test] fn $check() { crate::checks::$check(crate::sqlite()) })*
+        }
+        mod postgres {
+            $(#[test] fn $check() { crate::checks::$check(crate::postgres()) })*
+        }
+    };
+}
+
+on_each_database!(
+    team_with_players_and_captain,
+    bulk_players,
+    pagination_returns_every_team_once_in_id_order,
+    bad_input_gets_a_4xx_naming_field_and_value,
+    health_reports_the_held_lease,
+    sigterm_releases_the_lease,
+    id_above_2_pow_53_round_trips_as_a_string,
+);
