@@ -1,6 +1,6 @@
 //! The `flakeid-service` binary as OS processes, against SQLite in a temp
-//! dir and PostgreSQL in a container (`flakeid_tests::db`), with what the
-//! database stored read back with plain SQL.
+//! dir and PostgreSQL and MariaDB in containers (`flakeid_tests::db`), with
+//! what the database stored read back with plain SQL.
 //!
 //! ```text
 //! ./scripts/test.sh -p flakeid-service --test all
@@ -39,6 +39,15 @@ pub fn postgres() -> Db {
     }
 }
 
+/// A fresh MySQL/MariaDB database (as [`postgres`]).
+pub fn mysql() -> Db {
+    let db = flakeid_tests::db::mysql_blocking();
+    Db {
+        url: db.url().to_owned(),
+        _keep: Box::new(db),
+    }
+}
+
 /// Each check of `checks` as a test on each database.
 macro_rules! on_each_database {
     ($($check:ident),* $(,)?) => {
@@ -47,6 +56,9 @@ macro_rules! on_each_database {
         }
         mod postgres {
             $(#[test] fn $check() { crate::checks::$check(crate::postgres()) })*
+        }
+        mod mysql {
+            $(#[test] fn $check() { crate::checks::$check(crate::mysql()) })*
         }
     };
 }

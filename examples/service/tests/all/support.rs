@@ -236,7 +236,8 @@ pub fn node_of(id: i64) -> u64 {
     (id.unsigned_abs() >> 12) & 0x3ff
 }
 
-/// Plain SQL on the service's database (PostgreSQL or SQLite), on a
+/// Plain SQL on the service's database (PostgreSQL, MySQL/MariaDB or
+/// SQLite), on a
 /// runtime of its own (a pool's connections belong to the runtime that
 /// opened them).
 pub struct Sql {
@@ -246,6 +247,7 @@ pub struct Sql {
 
 enum Pool {
     Postgres(sqlx::PgPool),
+    MySql(sqlx::MySqlPool),
     Sqlite(sqlx::SqlitePool),
 }
 
@@ -281,6 +283,14 @@ impl Sql {
             if url.starts_with("sqlite:") {
                 Pool::Sqlite(
                     sqlx::sqlite::SqlitePoolOptions::new()
+                        .max_connections(1)
+                        .connect(url)
+                        .await
+                        .unwrap_or_else(|e| panic!("connect {url}: {e}")),
+                )
+            } else if url.starts_with("mysql:") {
+                Pool::MySql(
+                    sqlx::mysql::MySqlPoolOptions::new()
                         .max_connections(1)
                         .connect(url)
                         .await
@@ -328,6 +338,7 @@ impl Sql {
         self.rt.block_on(async {
             match &self.pool {
                 Pool::Postgres(pool) => cells!(pool),
+                Pool::MySql(pool) => cells!(pool),
                 Pool::Sqlite(pool) => cells!(pool),
             }
         })
