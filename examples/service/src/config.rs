@@ -2,6 +2,7 @@
 //! that names it and the value it held.
 
 use std::net::IpAddr;
+use std::ops::RangeInclusive;
 
 use flakeid_core::node::LeaseOptions;
 
@@ -16,6 +17,9 @@ pub const DEFAULT_SPACE: &str = "service";
 /// container must listen.
 pub const DEFAULT_HOST: &str = "0.0.0.0";
 
+/// The largest node ID of the Twitter layout (10 node bits).
+pub const MAX_NODE: u64 = 1023;
+
 /// What the service reads from the environment.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -27,6 +31,9 @@ pub struct Config {
     pub port: u16,
     /// `FLAKEID_SPACE`: the lease space, shared by every replica.
     pub space: String,
+    /// `FLAKEID_NODES` (`first-last`, e.g. `0-15`): the node IDs to lease
+    /// from (default: all 1,024 of the layout).
+    pub nodes: Option<RangeInclusive<u64>>,
 }
 
 /// A variable that holds something the service cannot use.
@@ -108,11 +115,28 @@ impl Config {
                 expected: format!("at most {} characters", LeaseOptions::MAX_SPACE_LEN),
             });
         }
+        let nodes = match get("FLAKEID_NODES")? {
+            None => None,
+            Some(v) => {
+                let range = v
+                    .trim()
+                    .split_once('-')
+                    .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
+                    .filter(|(a, b): &(u64, u64)| a <= b && *b <= MAX_NODE);
+                let (first, last) = range.ok_or_else(|| ConfigError::Invalid {
+                    var: "FLAKEID_NODES",
+                    value: v.clone(),
+                    expected: format!("a node range first-last within 0-{MAX_NODE}"),
+                })?;
+                Some(first..=last)
+            }
+        };
         Ok(Config {
             database_url,
             host,
             port,
             space,
+            nodes,
         })
     }
 }
@@ -154,6 +178,14 @@ mod tests {
         assert!(
             e.to_string().starts_with("DATABASE_URL=\"redis://x\""),
             "{e}"
+        );
+        let e = config(&[("FLAKEID_NODES", "5-2")]).unwrap_err();
+        assert!(e.to_string().starts_with("FLAKEID_NODES=\"5-2\""), "{e}");
+        let e = config(&[("FLAKEID_NODES", "0-1024")]).unwrap_err();
+        assert!(e.to_string().starts_with("FLAKEID_NODES=\"0-1024\""), "{e}");
+        assert_eq!(
+            config(&[("FLAKEID_NODES", "0-4")]).unwrap().nodes,
+            Some(0..=4)
         );
         let e = config(&[("HOST", "localhost")]).unwrap_err();
         assert!(e.to_string().starts_with("HOST=\"localhost\""), "{e}");

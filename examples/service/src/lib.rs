@@ -10,7 +10,8 @@
 //!
 //! Environment: `DATABASE_URL` (default `sqlite://flakeid-service.db?mode=rwc`),
 //! `HOST` (default `0.0.0.0`), `PORT` (default 3000; 0 picks a free one),
-//! `FLAKEID_SPACE` (the lease space, default `service`), `RUST_LOG`
+//! `FLAKEID_SPACE` (the lease space, default `service`), `FLAKEID_NODES`
+//! (the node IDs to lease, `first-last`; default all 1,024), `RUST_LOG`
 //! (default `info`).
 //!
 //! Start-up: connect, create the tables (any number of replicas at once),
@@ -32,9 +33,12 @@ use std::time::Duration;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{LeaseError, LeaseOptions};
 use flakeid_core::{ConfigError as GeneratorConfigError, global};
-use sea_orm::{ConnectOptions, Database, DbErr};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 
 use crate::config::{Config, ConfigError};
+
+/// Connections of the pool that serves requests.
+const POOL_SIZE: u32 = 10;
 
 /// How long a starting replica waits for a node while all are held.
 const WAIT_FOR_NODE: Duration = Duration::from_secs(30);
@@ -86,17 +90,14 @@ pub enum ServiceError {
 pub async fn run() -> Result<(), ServiceError> {
     let config = Config::from_env()?;
 
-    let mut options = ConnectOptions::new(config.database_url.clone());
-    options.sqlx_logging(false);
-    let db = Database::connect(options)
-        .await
-        .map_err(|source| ServiceError::Connect {
-            url: redact(&config.database_url),
-            source,
-        })?;
+    let db = connect(&config.database_url, POOL_SIZE).await?;
+    // The lease is renewed on a pool of its own: behind a pool busy with
+    // requests (a burst, slow queries) renewals would wait for a connection
+    // and could miss the lease's TTL.
+    let lease_db = connect(&config.database_url, 2).await?;
     tracing::info!(database = %redact(&config.database_url), "connected");
 
-    flakeid_seaorm::lease::create_table(&db)
+    flakeid_seaorm::lease::create_table(&lease_db)
         .await
         .map_err(|source| ServiceError::Schema {
             what: "lease table",
@@ -109,9 +110,12 @@ pub async fn run() -> Result<(), ServiceError> {
             source,
         })?;
 
-    let options =
+    let mut options =
         LeaseOptions::new(config.space.clone(), presets::twitter()).wait_for_node(WAIT_FOR_NODE);
-    let lease = flakeid_seaorm::lease::claim(&db, options)
+    if let Some(nodes) = config.nodes.clone() {
+        options = options.nodes(nodes);
+    }
+    let lease = flakeid_seaorm::lease::claim(&lease_db, options)
         .await
         .map_err(|source| ServiceError::Lease {
             space: config.space.clone(),
@@ -159,10 +163,24 @@ pub async fn run() -> Result<(), ServiceError> {
         .await
         .map_err(ServiceError::Release)?;
     tracing::info!(node, high_water_ms = mark, "node lease released");
-    if let Err(e) = db.close().await {
-        tracing::warn!(error = %e, "closing the database connections");
+    for pool in [db, lease_db] {
+        if let Err(e) = pool.close().await {
+            tracing::warn!(error = %e, "closing the database connections");
+        }
     }
     Ok(())
+}
+
+/// A pool of at most `max` connections to `url`.
+async fn connect(url: &str, max: u32) -> Result<DatabaseConnection, ServiceError> {
+    let mut options = ConnectOptions::new(url.to_owned());
+    options.sqlx_logging(false).max_connections(max);
+    Database::connect(options)
+        .await
+        .map_err(|source| ServiceError::Connect {
+            url: redact(url),
+            source,
+        })
 }
 
 /// Resolves at the first SIGTERM (what container runtimes and systemd
