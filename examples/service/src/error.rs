@@ -22,7 +22,6 @@ pub struct ErrorBody {
     pub field: Option<String>,
     /// The value that was refused, as the client sent it (a string for path
     /// segments and query parameters, the JSON value for bodies), or null.
-    #[schema(value_type = Object)]
     pub value: Option<serde_json::Value>,
 }
 

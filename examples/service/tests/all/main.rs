@@ -11,6 +11,7 @@
 
 mod browser;
 mod checks;
+mod documents;
 mod replicas;
 mod support;
 
