@@ -30,6 +30,11 @@
 #   FLAKEID_TEST_POSTGRES_IMAGE  image (default flakeid-postgres:15 when it
 #                              exists locally, else postgres:17)
 #   FLAKEID_KEEP_DOCKERD=1     leave a Docker engine this script started running
+#   CHAOS_SMOKE=1              the short version `./scripts/test.sh` runs: the
+#                              same phases and checks in about 40 s, with a
+#                              free node for every restart (nodes 0-5), the
+#                              stop and the pause shorter than the TTL, and
+#                              no build (the test command built the binaries)
 # Output (logs, journal, report): target/chaos/<time>/.
 set -euo pipefail
 
@@ -40,8 +45,18 @@ repo=$(cd "$here/.." && pwd)
 cd "$repo"
 
 profile="${CHAOS_PROFILE:-dev}"
-threads="${CHAOS_THREADS:-16}"
-nodes="${CHAOS_NODES:-0-3}"
+smoke="${CHAOS_SMOKE:-0}"
+if [ "$smoke" = 1 ]; then
+    threads="${CHAOS_THREADS:-4}"
+    nodes="${CHAOS_NODES:-0-5}"
+else
+    threads="${CHAOS_THREADS:-16}"
+    nodes="${CHAOS_NODES:-0-3}"
+fi
+# Seconds of each wait: the full run's, or the smoke run's.
+pause() {
+    if [ "$smoke" = 1 ]; then sleep "$2"; else sleep "$1"; fi
+}
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
 case "$profile" in
     dev) bin_dir="$target_dir/debug" ;;
@@ -157,11 +172,16 @@ end_phase() {
     printf '%s\t%s\t%s\n' "$phase_name" "$phase_start" "$(now_ms)" >>"$phases"
 }
 
-log "building flakeid-service and flakeid-service-load ($profile)"
-if [ "$profile" = release ]; then
-    cargo build --release -p flakeid-service --bins
+if [ "$smoke" = 1 ]; then
+    [ -x "$bin_dir/flakeid-service" ] && [ -x "$bin_dir/flakeid-service-load" ] ||
+        die "CHAOS_SMOKE=1 runs the binaries the tests built; none in $bin_dir"
 else
-    cargo build -p flakeid-service --bins
+    log "building flakeid-service and flakeid-service-load ($profile)"
+    if [ "$profile" = release ]; then
+        cargo build --release -p flakeid-service --bins
+    else
+        cargo build -p flakeid-service --bins
+    fi
 fi
 command -v curl >/dev/null 2>&1 || ensure_apt_packages curl
 
@@ -192,34 +212,34 @@ targets=$(for k in $(seq 0 $((replicas - 1))); do printf 'http://127.0.0.1:%s,' 
 load_pid=$!
 
 begin_phase baseline
-sleep 15
+pause 15 3
 end_phase
 
 begin_phase sigkill
 stop_replica 0 KILL
 start_replica 0
 wait_healthy 0
-sleep 5
+pause 5 2
 end_phase
 
 begin_phase sigstop
 kill -STOP "${pids[1]}"
-sleep 17 # past the 15 s TTL: replica 1's node is free to take
+pause 17 3 # full run: past the 15 s TTL, so replica 1's node is free to take
 stop_replica 2 KILL
 start_replica 2
 wait_healthy 2
-sleep 2
+pause 2 1
 kill -CONT "${pids[1]}"
 wait_healthy 1
-sleep 5
+pause 5 2
 end_phase
 
 begin_phase db-pause
 docker pause "$container" >/dev/null
-sleep 20
+pause 20 3 # full run: past the TTL
 docker unpause "$container" >/dev/null
 for k in $(seq 0 $((replicas - 1))); do wait_healthy "$k"; done
-sleep 10
+pause 10 2
 end_phase
 
 begin_phase rolling
@@ -227,12 +247,12 @@ for k in $(seq 0 $((replicas - 1))); do
     stop_replica "$k" TERM
     start_replica "$k"
     wait_healthy "$k"
-    sleep 2
+    pause 2 1
 done
 end_phase
 
 begin_phase cooldown
-sleep 10
+pause 10 2
 end_phase
 
 touch "$out/stop"

@@ -31,8 +31,8 @@
 #   RUST_TEST_THREADS   tests run at once in each test binary (default 6).
 # Phases (timings printed at the end): build dependencies, container engine,
 # database images (built beside the compile), build tests, tests, the
-# PostgreSQL 18 pass, and the loom model check (built and run beside the
-# tests and the PostgreSQL 18 pass).
+# PostgreSQL 18 pass, the service chaos smoke run (scripts/chaos.sh with
+# CHAOS_SMOKE=1), and the loom model check (built and run beside the tests).
 # Set by the script for the tests: FLAKEID_TEST_POSTGRES_TESTS_LOG (where the
 # fixtures log PostgreSQL tests) and, in the second pass,
 # FLAKEID_TEST_POSTGRES_SERVER=18 (db::postgres() then uses PostgreSQL 18).
@@ -312,6 +312,14 @@ run_tests() {
     log "cargo test $*"
     FLAKEID_TEST_POSTGRES_TESTS_LOG="$logged" phase "tests" cargo test --no-fail-fast "$@" || failed=1
     phase "PostgreSQL 18 pass" run_postgres18_pass "$logged" "$full" "$@" || failed=1
+    if [ "$full" -eq 1 ] && [ "$use_docker" -eq 1 ]; then
+        # flakeid-service under load while replicas are killed, stopped and
+        # restarted and the database paused, checked with plain SQL (the
+        # short version of scripts/chaos.sh, on the binaries built above).
+        phase "service chaos smoke" env CHAOS_SMOKE=1 "$here/chaos.sh" || failed=1
+    elif [ "$full" -eq 1 ]; then
+        log "the service chaos smoke run needs Docker (it pauses its database container): run ./scripts/chaos.sh where Docker runs"
+    fi
     if [ "$full" -eq 1 ]; then
         phase "wait for the loom check" run_loom || failed=1
     fi

@@ -540,12 +540,15 @@ fn verify(args: &[String]) -> Result<(), LoadError> {
     struct Stats {
         latencies: Vec<u128>,
         by_status: BTreeMap<String, u64>,
+        /// When the fleet acknowledged writes (response end, ms).
+        writes: Vec<i64>,
     }
     let mut stats: Vec<Stats> = phases
         .iter()
         .map(|_| Stats {
             latencies: Vec::new(),
             by_status: BTreeMap::new(),
+            writes: Vec::new(),
         })
         .collect();
     // (id, target, response end ms)
@@ -576,6 +579,9 @@ fn verify(args: &[String]) -> Result<(), LoadError> {
         {
             stats[p].latencies.push(micros);
             *stats[p].by_status.entry(outcome).or_default() += 1;
+            if status == "201" {
+                stats[p].writes.push(end_ms);
+            }
         }
         if status == "201" {
             for id in f[7].split(',').filter(|s| !s.is_empty()) {
@@ -585,10 +591,20 @@ fn verify(args: &[String]) -> Result<(), LoadError> {
     }
     println!("{requests} requests; {} acknowledged keys", acked.len());
     println!();
-    println!("| phase | seconds | requests | requests/s | p50 ms | p99 ms | outcomes |");
-    println!("|---|---:|---:|---:|---:|---:|---|");
+    // "No writes for": the longest stretch of the phase (its start and end
+    // included) in which the fleet acknowledged no write: how long it took
+    // to serve writes again after what the phase did.
+    println!(
+        "| phase | seconds | requests | requests/s | p50 ms | p99 ms | no writes for ms | outcomes |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---|");
     for (p, s) in phases.iter().zip(&mut stats) {
         s.latencies.sort_unstable();
+        s.writes.sort_unstable();
+        let mut marks = vec![p.start_ms];
+        marks.extend(&s.writes);
+        marks.push(p.end_ms);
+        let no_writes = marks.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
         let secs = (p.end_ms - p.start_ms) as f64 / 1000.0;
         let outcomes: Vec<String> = s
             .by_status
@@ -596,13 +612,14 @@ fn verify(args: &[String]) -> Result<(), LoadError> {
             .map(|(k, v)| format!("{k}: {v}"))
             .collect();
         println!(
-            "| {} | {:.1} | {} | {:.0} | {:.1} | {:.1} | {} |",
+            "| {} | {:.1} | {} | {:.0} | {:.1} | {:.1} | {} | {} |",
             p.name,
             secs,
             s.latencies.len(),
             s.latencies.len() as f64 / secs.max(0.001),
             percentile(&s.latencies, 0.50),
             percentile(&s.latencies, 0.99),
+            no_writes,
             outcomes.join(", ")
         );
     }
