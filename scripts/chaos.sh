@@ -75,7 +75,8 @@ started_dockerd_pid=""
 load_pid=""
 declare -a pids=() runs_of=() started_at=() logs=()
 replicas=4
-base_port=$((31000 + ($$ % 1000) * 8))
+# Below the ephemeral range (32768 on), where Docker publishes ports.
+base_port=$((20000 + ($$ % 1000) * 8))
 
 now_ms() { date +%s%3N; }
 

@@ -31,8 +31,9 @@
 #   RUST_TEST_THREADS   tests run at once in each test binary (default 6).
 # Phases (timings printed at the end): build dependencies, container engine,
 # database images (built beside the compile), build tests, tests, the
-# PostgreSQL 18 pass, the service chaos smoke run (scripts/chaos.sh with
-# CHAOS_SMOKE=1), and the loom model check (built and run beside the tests).
+# PostgreSQL 18 pass with the service chaos smoke run beside it
+# (scripts/chaos.sh with CHAOS_SMOKE=1), and the loom model check (built and
+# run beside the tests).
 # Set by the script for the tests: FLAKEID_TEST_POSTGRES_TESTS_LOG (where the
 # fixtures log PostgreSQL tests) and, in the second pass,
 # FLAKEID_TEST_POSTGRES_SERVER=18 (db::postgres() then uses PostgreSQL 18).
@@ -311,19 +312,35 @@ run_tests() {
     fi
     log "cargo test $*"
     FLAKEID_TEST_POSTGRES_TESTS_LOG="$logged" phase "tests" cargo test --no-fail-fast "$@" || failed=1
-    phase "PostgreSQL 18 pass" run_postgres18_pass "$logged" "$full" "$@" || failed=1
+    local chaos_pid=""
     if [ "$full" -eq 1 ] && [ "$use_docker" -eq 1 ]; then
         # flakeid-service under load while replicas are killed, stopped and
         # restarted and the database paused, checked with plain SQL (the
-        # short version of scripts/chaos.sh, on the binaries built above).
-        phase "service chaos smoke" env CHAOS_SMOKE=1 "$here/chaos.sh" || failed=1
+        # short version of scripts/chaos.sh, on the binaries built above,
+        # with a database container of its own): beside the PostgreSQL 18
+        # pass, both waiting on servers and clocks.
+        log "service chaos smoke run beside the PostgreSQL 18 pass (log: $logdir/chaos-smoke.log)"
+        CHAOS_SMOKE=1 "$here/chaos.sh" >"$logdir/chaos-smoke.log" 2>&1 &
+        chaos_pid=$!
     elif [ "$full" -eq 1 ]; then
         log "the service chaos smoke run needs Docker (it pauses its database container): run ./scripts/chaos.sh where Docker runs"
+    fi
+    phase "PostgreSQL 18 pass" run_postgres18_pass "$logged" "$full" "$@" || failed=1
+    if [ -n "$chaos_pid" ]; then
+        phase "wait for chaos smoke" wait_chaos "$chaos_pid" || failed=1
     fi
     if [ "$full" -eq 1 ]; then
         phase "wait for the loom check" run_loom || failed=1
     fi
     return "$failed"
+}
+
+# Waits for the chaos smoke run $1 and prints its output.
+wait_chaos() {
+    local status=0
+    wait "$1" || status=$?
+    sed 's/^/    [chaos] /' "$logdir/chaos-smoke.log" >&2
+    return "$status"
 }
 
 # Waits for the loom check started beside the tests and prints its output.
