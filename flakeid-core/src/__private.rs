@@ -71,8 +71,8 @@ pub fn checked_source(
 /// Whether `a` and `b` read IDs alike.
 fn same_ids(a: &dyn IdScheme, b: &dyn IdScheme) -> bool {
     let max = a.max_id();
-    if max != b.max_id() || max == 0 {
-        return max == b.max_id();
+    if max != b.max_id() {
+        return false;
     }
     let probes = [
         Some(1),
