@@ -111,11 +111,21 @@ pub enum GenerateError {
 /// so that a log line or `fn main() -> Result<…>` names the type.
 ///
 /// ```
-/// use flakeid_core::{ConfigError, GenerateError, IdGenerateError};
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::{flake_id, ConfigError, GenerateError, Generator};
 ///
-/// let e = IdGenerateError::new("UserId", GenerateError::Config(ConfigError::MissingNodeId));
+/// // A source that is not set up yet.
+/// fn user_ids() -> Result<&'static Generator, ConfigError> {
+///     Err(ConfigError::MissingNodeId)
+/// }
+///
+/// #[flake_id(layout = presets::twitter, source = user_ids)]
+/// pub struct UserId(i64);
+///
+/// let e = UserId::generate().unwrap_err();
+/// assert_eq!(e.id_type, "UserId");
 /// assert!(e.to_string().starts_with("cannot generate an ID of type UserId: "));
-/// assert!(matches!(e.error, GenerateError::Config(_)));
+/// assert!(matches!(e.error, GenerateError::Config(ConfigError::MissingNodeId)));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("cannot generate an ID of type {id_type}: {error}")]
@@ -129,7 +139,7 @@ pub struct IdGenerateError {
 
 impl IdGenerateError {
     /// `error`, for the ID type `id_type`.
-    pub fn new(id_type: &'static str, error: GenerateError) -> Self {
+    pub(crate) fn new(id_type: &'static str, error: GenerateError) -> Self {
         IdGenerateError { id_type, error }
     }
 }
