@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use testcontainers::core::{IntoContainerPort as _, WaitFor};
+use testcontainers::core::{IntoContainerPort as _, Mount, WaitFor};
 use testcontainers::runners::AsyncRunner as _;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt as _};
 
@@ -50,6 +50,9 @@ pub(crate) struct ContainerSpec {
     /// Command replacing the image's default (empty: the image's own), used
     /// to pass server settings.
     pub(crate) cmd: Vec<String>,
+    /// Paths inside the container mounted as tmpfs (memory): data whose
+    /// fsyncs would otherwise wait on a shared machine's disk.
+    pub(crate) tmpfs: Vec<&'static str>,
     /// Log line (on stderr) after which the server accepts connections on
     /// its port. Official images run a temporary server first; callers also
     /// retry connecting until the real one answers.
@@ -105,6 +108,9 @@ pub(crate) async fn start(spec: &ContainerSpec) -> Result<Started, String> {
     }
     if !spec.cmd.is_empty() {
         request = request.with_cmd(spec.cmd.iter().cloned());
+    }
+    for path in &spec.tmpfs {
+        request = request.with_mount(Mount::tmpfs_mount(*path));
     }
     let container = request.start().await.map_err(|e| e.to_string())?;
     let id = container.id().to_owned();

@@ -33,6 +33,10 @@
 //! `quay.io/coreos/etcd:v3.5.17`; `./scripts/test.sh` selects
 //! `flakeid-etcd:3.4`).
 //!
+//! [`postgres_to_pause`] and [`mysql_to_pause`] (like [`etcd_to_pause`])
+//! give databases on servers of their own, always containers, for the tests
+//! that `docker pause` the server: the other tests keep theirs running.
+//!
 //! If neither a URL nor a container engine is available, the fixture panics
 //! with instructions: a database test never passes without a database.
 //!
@@ -319,6 +323,41 @@ pub async fn postgres18() -> TestDb {
 pub async fn mysql() -> TestDb {
     let test = current_test_name();
     unwrap_or_fail(runtime::run(create(ServerKind::MySql, test)).await)
+}
+
+/// A fresh database on a PostgreSQL server in a container of its own
+/// (of the kind [`postgres`] uses, and logged like it for the PostgreSQL 18
+/// pass), shared only by the tests that pause it (`docker pause`): a pause
+/// does not stall the tests on the shared server. Tests that pause it
+/// should also hold one lock among themselves, so that one's pause does not
+/// cut another's.
+///
+/// # Panics
+/// As [`postgres`]; also if no container can be started (a server given by
+/// URL cannot be paused).
+pub async fn postgres_to_pause() -> TestDb {
+    let test = current_test_name();
+    let kind = unwrap_or_fail(selected_postgres().and_then(|kind| {
+        log_postgres_test(&test)?;
+        Ok(kind)
+    }));
+    unwrap_or_fail(
+        runtime::run(async move { create_on(server_to_pause(kind).await?, kind, test).await })
+            .await,
+    )
+}
+
+/// [`postgres_to_pause`] for the MySQL-family server.
+///
+/// # Panics
+/// As [`postgres_to_pause`], for `FLAKEID_TEST_MYSQL_IMAGE`.
+pub async fn mysql_to_pause() -> TestDb {
+    let test = current_test_name();
+    let kind = ServerKind::MySql;
+    unwrap_or_fail(
+        runtime::run(async move { create_on(server_to_pause(kind).await?, kind, test).await })
+            .await,
+    )
 }
 
 /// [`postgres`] for synchronous tests (e.g. Diesel). Blocks the thread.
@@ -618,6 +657,37 @@ static POSTGRES: OnceCell<Result<Server, String>> = OnceCell::const_new();
 static POSTGRES18: OnceCell<Result<Server, String>> = OnceCell::const_new();
 static MYSQL: OnceCell<Result<Server, String>> = OnceCell::const_new();
 
+static POSTGRES_TO_PAUSE: OnceCell<Result<Server, String>> = OnceCell::const_new();
+static POSTGRES18_TO_PAUSE: OnceCell<Result<Server, String>> = OnceCell::const_new();
+static MYSQL_TO_PAUSE: OnceCell<Result<Server, String>> = OnceCell::const_new();
+
+/// The pausable server of `kind`: always a container, started on first use.
+async fn server_to_pause(kind: ServerKind) -> Result<&'static Server, String> {
+    let cell = match kind {
+        ServerKind::Postgres => &POSTGRES_TO_PAUSE,
+        ServerKind::Postgres18 => &POSTGRES18_TO_PAUSE,
+        ServerKind::MySql => &MYSQL_TO_PAUSE,
+    };
+    cell.get_or_init(|| async move {
+        let started = start_container(kind, &[]).await?;
+        note(&format!(
+            "{kind} server to pause ready (container {} from {}): {}",
+            short(started.container.id()),
+            started.image,
+            started.version,
+        ));
+        Ok(Server {
+            version: started.version,
+            admin_url: started.admin_url,
+            admin: started.admin,
+            container: Some(started.container),
+        })
+    })
+    .await
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
 /// The server of `kind`, started (or connected) on first use. A failure is
 /// remembered so every test fails fast with the same message.
 async fn server(kind: ServerKind) -> Result<&'static Server, String> {
@@ -762,7 +832,14 @@ fn no_server_message(kind: ServerKind, spec: &ContainerSpec, error: &str) -> Str
 }
 
 async fn create(kind: ServerKind, test: String) -> Result<TestDb, String> {
-    let server = server(kind).await?;
+    create_on(server(kind).await?, kind, test).await
+}
+
+async fn create_on(
+    server: &'static Server,
+    kind: ServerKind,
+    test: String,
+) -> Result<TestDb, String> {
     let name = database_name(&test);
     let mut attempt = 0;
     loop {

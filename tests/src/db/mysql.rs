@@ -47,6 +47,7 @@ pub(crate) fn container_spec(image: String, settings: &[(&str, &str)]) -> Contai
             ("MARIADB_ROOT_PASSWORD", "flakeid"),
         ],
         cmd,
+        tmpfs: Vec::new(),
         ready_message,
     }
 }

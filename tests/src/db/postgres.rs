@@ -50,6 +50,7 @@ pub(crate) fn container_spec(image: String, settings: &[(&str, &str)]) -> Contai
         port: PORT,
         env: vec![("POSTGRES_PASSWORD", "flakeid")],
         cmd,
+        tmpfs: Vec::new(),
         // The official image's temporary set-up server logs this on stdout;
         // only the final server logs it on stderr.
         ready_message: "database system is ready to accept connections",

@@ -261,9 +261,16 @@ async fn etcd_holder_whose_lease_ends_is_fenced_and_the_next_starts_after_it() {
     let mut a_ids = vec![ga.next_id().unwrap()];
     let (_, etcd_lease) = holder_key(&client, &space, 0).await.expect("held");
     client.lease_client().revoke(etcd_lease).await.unwrap();
-    let b = flakeid_etcd::claim(&client, one.wait_for_node(Duration::from_secs(60)))
-        .await
-        .unwrap();
+    // B renews as often as the other tests' holders: A's 2.5 s (so that A
+    // issues for a while before it notices) leaves B's ceiling only 0.5 s
+    // of slack while this test waits for A.
+    let b = flakeid_etcd::claim(
+        &client,
+        one.renew_every(Duration::from_millis(100))
+            .wait_for_node(Duration::from_secs(60)),
+    )
+    .await
+    .unwrap();
     assert_eq!(b.fence(), 2);
     // A keeps issuing until its renewal notices; then it is fenced for good.
     let deadline = Instant::now() + PATIENCE;

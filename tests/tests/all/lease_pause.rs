@@ -1,22 +1,15 @@
 //! The database paused (`docker pause` of its container) while lease
 //! holders renew: they reach their ceilings and stop issuing, then carry
-//! on when it returns; no ID is lost or repeated. A test binary of its
-//! own: pausing the server must not stall other tests.
+//! on when it returns; no ID is lost or repeated. The paused servers are
+//! their own (`db::postgres_to_pause`, `db::mysql_to_pause`,
+//! `db::etcd_to_pause`): a pause must not stall the other tests.
 
 use std::io::Write as _;
-use std::process::Command;
 use std::time::Duration;
 
 use super::lease_common::{Worker, check_rows, count_of, prepare, report, rows, space, until};
+use crate::support::docker;
 use flakeid_tests::db::{self, TestDb};
-
-fn docker(args: &[&str]) {
-    let status = Command::new("docker")
-        .args(args)
-        .status()
-        .unwrap_or_else(|e| panic!("docker {args:?}: {e}"));
-    assert!(status.success(), "docker {args:?}: {status}");
-}
 
 async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
     let container = db
@@ -78,8 +71,11 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
         assert_eq!(code, 0, "{tag}");
         assert_eq!(done.issued, ids, "{tag}: nothing lost");
         assert!(!done.lost, "{tag}: nobody else took its node");
+        // Its generator met the ceiling: a call was refused, or (when its
+        // inserts waited on the paused server until a renewal got
+        // through) the lease said so.
         assert!(
-            done.fenced >= 1,
+            done.fenced >= 1 || said.iter().any(|l| l.contains("node lease fenced")),
             "{tag} never stopped at its ceiling while the database was paused: {said:?}"
         );
         issued += done.issued;
@@ -93,12 +89,12 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn postgres_paused_mid_renewal_holders_fence_then_recover() {
-    holders_fence_while_the_database_is_paused(db::postgres().await, "pg-pause").await;
+    holders_fence_while_the_database_is_paused(db::postgres_to_pause().await, "pg-pause").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn mariadb_paused_mid_renewal_holders_fence_then_recover() {
-    holders_fence_while_the_database_is_paused(db::mysql().await, "my-pause").await;
+    holders_fence_while_the_database_is_paused(db::mysql_to_pause().await, "my-pause").await;
 }
 
 /// `release` while the lease store does not answer (its server paused)
@@ -172,7 +168,7 @@ async fn release_returns_within_the_ttl_while_the_store_is_paused(
 #[tokio::test(flavor = "multi_thread")]
 async fn seaorm_release_returns_within_the_ttl_while_postgres_is_paused() {
     release_returns_within_the_ttl_while_the_store_is_paused(
-        db::postgres().await,
+        db::postgres_to_pause().await,
         "pg-release-seaorm",
         "seaorm",
         None,
@@ -183,7 +179,7 @@ async fn seaorm_release_returns_within_the_ttl_while_postgres_is_paused() {
 #[tokio::test(flavor = "multi_thread")]
 async fn diesel_release_returns_within_the_ttl_while_postgres_is_paused() {
     release_returns_within_the_ttl_while_the_store_is_paused(
-        db::postgres().await,
+        db::postgres_to_pause().await,
         "pg-release-diesel",
         "diesel",
         None,
@@ -194,7 +190,7 @@ async fn diesel_release_returns_within_the_ttl_while_postgres_is_paused() {
 #[tokio::test(flavor = "multi_thread")]
 async fn diesel_async_release_returns_within_the_ttl_while_postgres_is_paused() {
     release_returns_within_the_ttl_while_the_store_is_paused(
-        db::postgres().await,
+        db::postgres_to_pause().await,
         "pg-release-diesel-async",
         "diesel-async",
         None,
