@@ -163,6 +163,18 @@ stop_replica() { # $1 replica, $2 signal; waits for the exit
     end_run "$k"
 }
 
+# `docker pause|unpause` of the database container, tried up to five times:
+# on a busy machine the cgroup freezer can fail to settle in time (runc:
+# "unable to freeze"), leaving the container as it was.
+freeze() {
+    local i
+    for i in 1 2 3 4 5; do
+        docker "$1" "$container" >/dev/null && return 0
+        sleep 0.2
+    done
+    die "docker $1 $container failed 5 times"
+}
+
 phase_start=0
 begin_phase() {
     phase_name=$1
@@ -236,9 +248,9 @@ pause 5 2
 end_phase
 
 begin_phase db-pause
-docker pause "$container" >/dev/null
+freeze pause
 pause 20 3 # full run: past the TTL
-docker unpause "$container" >/dev/null
+freeze unpause
 for k in $(seq 0 $((replicas - 1))); do wait_healthy "$k"; done
 pause 10 2
 end_phase

@@ -441,33 +441,49 @@ struct Ownership {
     shared: usize,
 }
 
-/// Checks each acknowledged key `(id, replica, response ms)`: the run of
-/// that replica alive at the response held the key's node at the key's
-/// stamp; and per node, the stamps of different runs do not interleave
-/// (one holder at a time).
-fn ownership(acked: &[(i64, usize, i64)], runs: &[Run]) -> Ownership {
+/// Checks each acknowledged key `(id, replica, request start ms, response
+/// end ms)`: a run of that replica alive during the request held the key's
+/// node at the key's stamp; and per node, the stamps of different runs do
+/// not interleave (one holder at a time). A run's recorded life (from its
+/// start by the script to the script seeing it exit) and a request's (from
+/// before it was sent to after its response was read) both contain the
+/// real ones, so the serving run is among those whose life overlaps the
+/// request's, however late a busy machine reads a response.
+fn ownership(acked: &[(i64, usize, i64, i64)], runs: &[Run]) -> Ownership {
     let mut wrong = Vec::new();
     let mut by_node_run: BTreeMap<u64, BTreeMap<usize, (i64, i64)>> = BTreeMap::new();
-    for &(id, target, end_ms) in acked {
+    for &(id, target, start_ms, end_ms) in acked {
         let node = (id.unsigned_abs() >> 12) & 0x3ff;
         let stamp = (id >> 22) + TWITTER_EPOCH_MS;
-        let run = runs
-            .iter()
-            .position(|r| r.replica == target && r.start_ms <= end_ms && end_ms <= r.end_ms);
-        let ok = run.is_some_and(|r| {
+        let alive: Vec<usize> = (0..runs.len())
+            .filter(|&r| {
+                runs[r].replica == target
+                    && runs[r].start_ms <= end_ms
+                    && start_ms <= runs[r].end_ms
+            })
+            .collect();
+        let holder = alive.iter().copied().find(|&r| {
             runs[r]
                 .holdings
                 .iter()
                 .any(|&(n, from, to)| n == node && from - CLAIM_SLACK_MS <= stamp && stamp <= to)
         });
-        if !ok {
+        if holder.is_none() {
+            let runs_alive = if alive.is_empty() {
+                "no run of it was alive".to_owned()
+            } else {
+                alive
+                    .iter()
+                    .map(|&r| runs[r].label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
             wrong.push(format!(
-                "key {id} (node {node}, stamped {stamp}) from replica {target} at {end_ms}: {}",
-                run.map_or("no run of it was alive".to_owned(), |r| runs[r]
-                    .label
-                    .clone())
+                "key {id} (node {node}, stamped {stamp}) from replica {target} between \
+                 {start_ms} and {end_ms}: {runs_alive}"
             ));
         }
+        let run = holder.or_else(|| alive.first().copied());
         if let Some(r) = run {
             let e = by_node_run
                 .entry(node)
@@ -551,8 +567,8 @@ fn verify(args: &[String]) -> Result<(), LoadError> {
             writes: Vec::new(),
         })
         .collect();
-    // (id, target, response end ms)
-    let mut acked: Vec<(i64, usize, i64)> = Vec::new();
+    // (id, target, request start ms, response end ms)
+    let mut acked: Vec<(i64, usize, i64, i64)> = Vec::new();
     let mut requests = 0u64;
     for (i, line) in read_lines(&journal_path)?.iter().enumerate() {
         let f: Vec<&str> = line.split('\t').collect();
@@ -564,6 +580,7 @@ fn verify(args: &[String]) -> Result<(), LoadError> {
             });
         }
         requests += 1;
+        let start_ms: i64 = parse(&journal_path, i + 1, f[0])?;
         let end_ms: i64 = parse(&journal_path, i + 1, f[1])?;
         let target: usize = parse(&journal_path, i + 1, f[2])?;
         let status = f[4];
@@ -585,7 +602,7 @@ fn verify(args: &[String]) -> Result<(), LoadError> {
         }
         if status == "201" {
             for id in f[7].split(',').filter(|s| !s.is_empty()) {
-                acked.push((parse(&journal_path, i + 1, id)?, target, end_ms));
+                acked.push((parse(&journal_path, i + 1, id)?, target, start_ms, end_ms));
             }
         }
     }
@@ -738,9 +755,9 @@ mod tests {
             ),
         ];
         let acked = [
-            (key(T + 10, 3, 0), 0, T + 11),
-            (key(T + 20, 4, 0), 1, T + 21),
-            (key(T + 170, 3, 0), 1, T + 171),
+            (key(T + 10, 3, 0), 0, T + 9, T + 11),
+            (key(T + 20, 4, 0), 1, T + 19, T + 21),
+            (key(T + 170, 3, 0), 1, T + 169, T + 171),
         ];
         let o = ownership(&acked, &runs);
         assert!(
@@ -759,13 +776,31 @@ mod tests {
             run(1, T, T + 100, vec![(4, T + 1, T + 100)]),
         ];
         // Replica 1 returned a key of node 3, held by replica 0.
-        let o = ownership(&[(key(T + 10, 3, 0), 1, T + 11)], &runs);
+        let o = ownership(&[(key(T + 10, 3, 0), 1, T + 9, T + 11)], &runs);
         assert_eq!(o.wrong.len(), 1, "{:?}", o.wrong);
         // Stamped after the replica's lease on the node ended.
-        let o = ownership(&[(key(T + 150, 3, 0), 0, T + 99)], &runs);
+        let o = ownership(&[(key(T + 150, 3, 0), 0, T + 98, T + 99)], &runs);
         assert_eq!(o.wrong.len(), 1, "{:?}", o.wrong);
-        // No run of the replica alive at the response.
-        let o = ownership(&[(key(T + 10, 3, 0), 0, T + 500)], &runs);
+        // No run of the replica alive during the request.
+        let o = ownership(&[(key(T + 10, 3, 0), 0, T + 499, T + 500)], &runs);
+        assert_eq!(o.wrong.len(), 1, "{:?}", o.wrong);
+    }
+
+    #[test]
+    fn a_response_read_after_its_run_ended_is_checked_against_that_run() {
+        // Run 1 served the key and exited (recorded at T + 100); the load
+        // generator read the response only after that, once run 2 was up
+        // (a busy machine). Run 1 held node 3 when it stamped the key.
+        let runs = [
+            run(0, T, T + 100, vec![(3, T + 1, T + 100)]),
+            run(0, T + 110, T + 300, vec![(5, T + 111, T + 300)]),
+        ];
+        let o = ownership(&[(key(T + 95, 3, 0), 0, T + 94, T + 105)], &runs);
+        assert!(o.wrong.is_empty(), "{:?}", o.wrong);
+        let o = ownership(&[(key(T + 95, 3, 0), 0, T + 94, T + 112)], &runs);
+        assert!(o.wrong.is_empty(), "{:?}", o.wrong);
+        // But not a key of a node neither run held then.
+        let o = ownership(&[(key(T + 95, 4, 0), 0, T + 94, T + 112)], &runs);
         assert_eq!(o.wrong.len(), 1, "{:?}", o.wrong);
     }
 
@@ -777,9 +812,9 @@ mod tests {
             run(1, T, T + 100, vec![(3, T, T + 100)]),
         ];
         let acked = [
-            (key(T + 10, 3, 0), 0, T + 11),
-            (key(T + 12, 3, 0), 1, T + 13),
-            (key(T + 14, 3, 1), 0, T + 15),
+            (key(T + 10, 3, 0), 0, T + 9, T + 11),
+            (key(T + 12, 3, 0), 1, T + 11, T + 13),
+            (key(T + 14, 3, 1), 0, T + 13, T + 15),
         ];
         let o = ownership(&acked, &runs);
         assert!(o.wrong.is_empty());
