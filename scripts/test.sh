@@ -10,11 +10,20 @@
 # machine where Docker already runs it uses the official images if it can
 # pull them (else builds the local ones) and runs the tests.
 #
-# The PostgreSQL 18 pass: while the tests run, each one that asks the
+# The full run is a set of jobs, FLAKEID_TEST_JOBS (default 3) at a time,
+# slowest first, each printing its output whole when it ends: one
+# `cargo test --workspace <targets>` per kind of target (the `all` database
+# test binaries in two jobs, the unit tests, each other test target name,
+# the binaries, the doc tests), the service's chaos smoke run
+# (scripts/chaos.sh with CHAOS_SMOKE=1) and the loom model check. The same
+# `--workspace` selection keeps Cargo's feature resolution, so nothing is
+# compiled twice.
+#
+# The PostgreSQL 18 pass: while a job's tests run, each one that asks the
 # fixtures for a PostgreSQL database is logged (package, test binary, name);
-# then those tests run again (`-- --exact NAME...`, the same cargo selection)
-# with FLAKEID_TEST_POSTGRES_SERVER=18, and the script fails if any of them did
-# not use the PostgreSQL 18 server. Other tests are not run twice, except
+# then the job runs those tests again (`-- --exact NAME...`, the same cargo
+# selection) with FLAKEID_TEST_POSTGRES_SERVER=18, and fails if any of them
+# did not use the PostgreSQL 18 server. Other tests are not run twice, except
 # ones that happen to share a logged test's exact name in another binary.
 #
 # Environment:
@@ -28,12 +37,13 @@
 #       postgres:18, mysql:8.4, mariadb:11, quay.io/coreos/etcd:v3.5.17); the
 #       PostgreSQL 18 one must run 18 or later.
 #   FLAKEID_KEEP_DOCKERD=1  leave a Docker engine this script started running.
-#   RUST_TEST_THREADS   tests run at once in each test binary (default 6).
-# Phases (timings printed at the end): build dependencies, container engine,
-# database images (built beside the compile), build tests, tests, the
-# PostgreSQL 18 pass with the service chaos smoke run beside it
-# (scripts/chaos.sh with CHAOS_SMOKE=1), and the loom model check (built and
-# run beside the tests).
+#   RUST_TEST_THREADS   tests run at once in each test binary (default 12;
+#                       half of it for the lease and segment tests, which
+#                       start several processes each).
+#   FLAKEID_TEST_JOBS   jobs of the full run at once (default 3).
+# Phases (timings printed at the end, with each job's): build dependencies,
+# container engine, database images (built beside the compile), build
+# tests, tests (the jobs).
 # Set by the script for the tests: FLAKEID_TEST_POSTGRES_TESTS_LOG (where the
 # fixtures log PostgreSQL tests) and, in the second pass,
 # FLAKEID_TEST_POSTGRES_SERVER=18 (db::postgres() then uses PostgreSQL 18).
@@ -49,14 +59,14 @@ logdir="$repo/target/test-logs"
 mkdir -p "$logdir"
 started_dockerd_pid=""
 images_pid=""
-loom_pid=""
+job_pids=()
 use_docker=1
 # Lets cleanup find exactly the containers of this run.
 export FLAKEID_TEST_RUN_ID="${FLAKEID_TEST_RUN_ID:-$(date +%s)-$$}"
 # Most tests wait on servers, processes and leases' clocks rather than on
-# the CPU: six at a time, whatever the core count (libtest's default is
-# one per core), halves the integration tests' time on two cores.
-export RUST_TEST_THREADS="${RUST_TEST_THREADS:-6}"
+# the CPU: twelve at a time, whatever the core count (libtest's default is
+# one per core).
+export RUST_TEST_THREADS="${RUST_TEST_THREADS:-12}"
 
 if [ -n "${FLAKEID_TEST_POSTGRES_URL:-}" ] && [ -n "${FLAKEID_TEST_POSTGRES18_URL:-}" ] &&
     [ -n "${FLAKEID_TEST_MYSQL_URL:-}" ] && [ -n "${FLAKEID_TEST_ETCD_URL:-}" ]; then
@@ -141,7 +151,22 @@ install_build_deps() {
         log "not a Debian system: make sure libpq, libmysqlclient, pkg-config, protoc and chromium are installed"
         return 0
     fi
-    ensure_apt_packages libpq-dev default-libmysqlclient-dev pkg-config protobuf-compiler libprotobuf-dev chromium
+    # python3 reads `cargo metadata` to plan the jobs.
+    ensure_apt_packages libpq-dev default-libmysqlclient-dev pkg-config protobuf-compiler libprotobuf-dev chromium \
+        python3
+}
+
+# A cold run writes about 8 GB (target/ and the images); a full disk makes
+# servers and compilers fail in ways that do not say so.
+check_free_space() {
+    local free_kb
+    free_kb=$(df -Pk "$repo" | awk 'NR == 2 { print $4 }')
+    [ -n "$free_kb" ] || return 0
+    log "free disk space under $repo: $((free_kb / 1024 / 1024)) GB"
+    if [ "$free_kb" -lt $((10 * 1024 * 1024)) ]; then
+        log "WARNING: less than 10 GB free under $repo: a cold run needs about 8 GB (target/, images);" \
+            "tests may fail with 'No space left on device'"
+    fi
 }
 
 remove_leftover_containers() {
@@ -181,7 +206,7 @@ cleanup() {
     local status=$?
     trap - EXIT INT TERM
     local pid
-    for pid in "$images_pid" "$loom_pid"; do
+    for pid in "$images_pid" "${job_pids[@]}"; do
         [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
     done
     remove_leftover_containers || true
@@ -198,13 +223,9 @@ trap 'log "interrupted"; exit 130' INT TERM
 # makes Cargo resolve the same features and reuse what it built (doc tests
 # are left out: they use no database).
 run_postgres18_pass() {
-    local logged=$1 full=$2 again="${1%.txt}-18.txt" failed=0
-    shift 2
+    local logged=$1 again="${1%.txt}-18.txt" failed=0
+    shift
     if [ ! -s "$logged" ]; then
-        if [ "$full" -eq 1 ]; then
-            log "ERROR: no test asked for a PostgreSQL database; the PostgreSQL 18 pass has nothing to run"
-            return 1
-        fi
         log "no test asked for a PostgreSQL database: no PostgreSQL 18 pass"
         return 0
     fi
@@ -213,7 +234,6 @@ run_postgres18_pass() {
         [ "$arg" = "--" ] && break
         selection+=("$arg")
     done
-    [ "$full" -eq 1 ] && selection+=(--tests)
     mapfile -t names < <(cut -f3 "$logged" | sort -u)
     : >"$again"
     log "PostgreSQL 18 pass: ${#names[@]} tests that used PostgreSQL, again with FLAKEID_TEST_POSTGRES_SERVER=18"
@@ -284,10 +304,144 @@ loom_build() {
         --target-dir "$repo/target/loom" "$@"
 }
 
+# Runs one cargo target selection ($@, e.g. `--workspace --test all`) and,
+# if any of its tests asked for a PostgreSQL database, runs exactly those
+# tests again on PostgreSQL 18. $1 names the log of PostgreSQL tests.
+test_selection() {
+    local logged=$1 failed=0
+    shift
+    : >"$logged"
+    log "cargo test $*"
+    FLAKEID_TEST_POSTGRES_TESTS_LOG="$logged" cargo test --no-fail-fast "$@" || failed=1
+    run_postgres18_pass "$logged" "$@" || failed=1
+    return "$failed"
+}
+
+# One job of the full run: a cargo target selection, or `chaos-smoke` /
+# `loom-model` (names with a dash: no Cargo target name has one here).
+# Its output goes to its own log, printed whole when it ends (one job at a
+# time, so jobs' lines do not mix); its exit status and seconds go to
+# $logdir/job-NAME.status.
+run_job() {
+    local name=$1 start status=0
+    shift
+    local out="$logdir/job-$name.log"
+    start=$(date +%s)
+    case "$name" in
+        chaos-smoke) CHAOS_SMOKE=1 "$here/chaos.sh" >"$out" 2>&1 || status=$? ;;
+        loom-model) loom_build >"$out" 2>&1 || status=$? ;;
+        # The lease and segment tests each start several processes (up
+        # to eight): half as many of them at a time.
+        all.leases) RUST_TEST_THREADS=$(((RUST_TEST_THREADS + 1) / 2)) \
+            test_selection "$logdir/postgres-tests-$FLAKEID_TEST_RUN_ID-$name.txt" "$@" >"$out" 2>&1 || status=$? ;;
+        *) test_selection "$logdir/postgres-tests-$FLAKEID_TEST_RUN_ID-$name.txt" "$@" >"$out" 2>&1 || status=$? ;;
+    esac
+    local secs=$(($(date +%s) - start))
+    echo "$status $secs" >"$logdir/job-$name.status"
+    (
+        flock 9
+        log "-- job $name: ${secs}s (exit $status)"
+        sed "s/^/    [$name] /" "$out" >&2
+    ) 9>"$logdir/print.lock"
+    return "$status"
+}
+
+# The full run's jobs, slowest first: the integration test binaries named
+# `all` (the database tests, in two jobs), the unit tests, the service's chaos smoke run
+# (needs Docker: it pauses its database container), every other test
+# target name, the binaries' tests, the doc tests and the loom model check
+# of the generator (`--cfg loom`, release, a target dir of its own).
+# Each line: job name, then its cargo arguments.
+plan_jobs() {
+    local names
+    names=$(cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+names = {t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]}
+print("\n".join(sorted(names)))') || return 1
+    local slow=(db_quick generator_process ui) name
+    # The `all` binaries in two processes: the lease and segment tests
+    # (which wait on leases' clocks and servers) and the rest; the second
+    # skips exactly what the first selects, so together they run every test.
+    local split=(lease_ segments) skip=() pattern
+    for pattern in "${split[@]}"; do skip+=(--skip "$pattern"); done
+    echo "all.leases --workspace --test all -- ${split[*]}"
+    echo "all.rest --workspace --test all -- ${skip[*]}"
+    echo "lib --workspace --lib"
+    if [ "$use_docker" -eq 1 ]; then
+        echo chaos-smoke
+    else
+        log "the service chaos smoke run needs Docker (it pauses its database container): run ./scripts/chaos.sh where Docker runs"
+    fi
+    for name in "${slow[@]}"; do
+        grep -qx "$name" <<<"$names" && echo "$name --workspace --test $name"
+    done
+    echo "doc --workspace --doc"
+    echo loom-model
+    while read -r name; do
+        [ "$name" = all ] && continue
+        printf '%s\n' "${slow[@]}" | grep -qx "$name" && continue
+        echo "$name --workspace --test $name"
+    done <<<"$names"
+    echo "bins --workspace --bins"
+}
+
+# How many of the jobs started are still running (the Docker engine this
+# script started is a child too: it does not count).
+running_jobs() {
+    local pid n=0
+    for pid in "${job_pids[@]}"; do
+        kill -0 "$pid" 2>/dev/null && n=$((n + 1))
+    done
+    echo "$n"
+}
+
+# Runs the planned jobs, FLAKEID_TEST_JOBS at a time.
+run_jobs() {
+    local max=${FLAKEID_TEST_JOBS:-3} plan line name failed=0 status secs
+    plan=$(plan_jobs) || return 1
+    local names=()
+    rm -f "$logdir"/job-*.status "$logdir"/job-*.log
+    log "running $(wc -l <<<"$plan") jobs, $max at a time (FLAKEID_TEST_JOBS), $RUST_TEST_THREADS tests at a time in each binary"
+    while read -r line; do
+        # shellcheck disable=SC2086
+        set -- $line
+        name=$1
+        shift
+        names+=("$name")
+        while [ "$(running_jobs)" -ge "$max" ]; do wait -n "${job_pids[@]}" || true; done
+        run_job "$name" "$@" &
+        job_pids+=("$!")
+    done <<<"$plan"
+    local pid
+    for pid in "${job_pids[@]}"; do wait "$pid" || true; done
+    job_pids=()
+    local any_postgres=0
+    for name in "${names[@]}"; do
+        status=1 secs=0
+        [ -s "$logdir/job-$name.status" ] && read -r status secs <"$logdir/job-$name.status"
+        PHASE_TIMES+=("$(printf "  job %-22s %5ss  (exit %s)" "$name" "$secs" "$status")")
+        [ "$status" -eq 0 ] || failed=1
+        [ -s "$logdir/postgres-tests-$FLAKEID_TEST_RUN_ID-$name.txt" ] && any_postgres=1
+    done
+    if [ "$any_postgres" -eq 0 ]; then
+        log "ERROR: no test asked for a PostgreSQL database; the PostgreSQL 18 pass had nothing to run"
+        failed=1
+    fi
+    return "$failed"
+}
+
 run_tests() {
-    local failed=0 full=0
-    # Arguments replace `--workspace`, e.g. `./scripts/test.sh -p flakeid-tests --test all -- harness::`.
-    [ "$#" -gt 0 ] || { full=1; set -- --workspace; }
+    local failed=0
+    if [ "$#" -eq 0 ]; then
+        log "cargo test --workspace --no-run"
+        phase "build tests" cargo test --no-fail-fast --workspace --no-run || failed=1
+        if [ "$use_docker" -eq 1 ]; then
+            phase "wait for database images" wait_images || return 1
+        fi
+        phase "tests" run_jobs || failed=1
+        return "$failed"
+    fi
+    # Arguments replace the full run, e.g. `./scripts/test.sh -p flakeid-tests --test all -- harness::`.
     split_args "$@"
     local logged="$logdir/postgres-tests-$FLAKEID_TEST_RUN_ID.txt"
     : >"$logged"
@@ -296,64 +450,13 @@ run_tests() {
     if [ "$use_docker" -eq 1 ]; then
         phase "wait for database images" wait_images || return 1
     fi
-    if [ "$full" -eq 1 ]; then
-        # The generator's compare-and-swap path, model-checked over every
-        # interleaving by loom (its own target dir: `--cfg loom` rebuilds
-        # everything, in release). Compiled while the tests run, which wait
-        # on servers and clocks more than on the CPU.
-        log "building and running the loom model check beside the tests (log: $logdir/loom.log)"
-        rm -f "$logdir/loom.status"
-        (
-            start=$(date +%s)
-            loom_build >"$logdir/loom.log" 2>&1
-            echo "$? $(($(date +%s) - start))" >"$logdir/loom.status"
-        ) &
-        loom_pid=$!
-    fi
     log "cargo test $*"
     FLAKEID_TEST_POSTGRES_TESTS_LOG="$logged" phase "tests" cargo test --no-fail-fast "$@" || failed=1
-    local chaos_pid=""
-    if [ "$full" -eq 1 ] && [ "$use_docker" -eq 1 ]; then
-        # flakeid-service under load while replicas are killed, stopped and
-        # restarted and the database paused, checked with plain SQL (the
-        # short version of scripts/chaos.sh, on the binaries built above,
-        # with a database container of its own): beside the PostgreSQL 18
-        # pass, both waiting on servers and clocks.
-        log "service chaos smoke run beside the PostgreSQL 18 pass (log: $logdir/chaos-smoke.log)"
-        CHAOS_SMOKE=1 "$here/chaos.sh" >"$logdir/chaos-smoke.log" 2>&1 &
-        chaos_pid=$!
-    elif [ "$full" -eq 1 ]; then
-        log "the service chaos smoke run needs Docker (it pauses its database container): run ./scripts/chaos.sh where Docker runs"
-    fi
-    phase "PostgreSQL 18 pass" run_postgres18_pass "$logged" "$full" "$@" || failed=1
-    if [ -n "$chaos_pid" ]; then
-        phase "wait for chaos smoke" wait_chaos "$chaos_pid" || failed=1
-    fi
-    if [ "$full" -eq 1 ]; then
-        phase "wait for the loom check" run_loom || failed=1
-    fi
+    phase "PostgreSQL 18 pass" run_postgres18_pass "$logged" "$@" || failed=1
     return "$failed"
 }
 
-# Waits for the chaos smoke run $1 and prints its output.
-wait_chaos() {
-    local status=0
-    wait "$1" || status=$?
-    sed 's/^/    [chaos] /' "$logdir/chaos-smoke.log" >&2
-    return "$status"
-}
-
-# Waits for the loom check started beside the tests and prints its output.
-run_loom() {
-    wait "$loom_pid" || true
-    loom_pid=""
-    local status=1 secs=0
-    [ -s "$logdir/loom.status" ] && read -r status secs <"$logdir/loom.status"
-    sed 's/^/    [loom] /' "$logdir/loom.log" >&2
-    log "loom model check of the generator: ${secs}s beside the tests (exit $status)"
-    return "$status"
-}
-
+check_free_space
 phase "build dependencies" install_build_deps
 if [ "$use_docker" -eq 1 ]; then
     phase "container engine" start_engine
