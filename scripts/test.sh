@@ -15,8 +15,7 @@
 # `cargo test --workspace <targets>` per kind of target (the `all` database
 # test binaries in two jobs, the unit tests, each other test target name,
 # the binaries, the doc tests), the service's chaos smoke run
-# (scripts/chaos.sh with CHAOS_SMOKE=1) and the loom model check (started
-# beside the test build: its own target dir, in release). The same
+# (scripts/chaos.sh with CHAOS_SMOKE=1) and the loom model check. The same
 # `--workspace` selection keeps Cargo's feature resolution, so nothing is
 # compiled twice.
 #
@@ -61,7 +60,6 @@ mkdir -p "$logdir"
 started_dockerd_pid=""
 images_pid=""
 job_pids=()
-early_jobs=()
 use_docker=1
 # Lets cleanup find exactly the containers of this run.
 export FLAKEID_TEST_RUN_ID="${FLAKEID_TEST_RUN_ID:-$(date +%s)-$$}"
@@ -348,13 +346,13 @@ run_job() {
     return "$status"
 }
 
-# The full run's jobs after the loom model check (started with the test
-# build), the longest first (on a cold run too): the integration test
-# binaries named `all` (the database tests, in two jobs), the UI tests
-# (which compile on a cold run), the unit tests, the service's chaos smoke
-# run (needs Docker: it pauses its database container), every other test
-# target name, the doc tests and the binaries' tests. Each line: job name,
-# then its cargo arguments.
+# The full run's jobs, the longest first (on a cold run too): the
+# integration test binaries named `all` (the database tests, in two jobs),
+# the UI tests and the loom model check of the generator (`--cfg loom`,
+# release, a target dir of its own), which compile on a cold run, the unit
+# tests, the service's chaos smoke run (needs Docker: it pauses its
+# database container), every other test target name, the doc tests and the
+# binaries' tests. Each line: job name, then its cargo arguments.
 plan_jobs() {
     local names
     names=$(cargo metadata --no-deps --format-version 1 | python3 -c '
@@ -369,9 +367,10 @@ print("\n".join(sorted(names)))') || return 1
     for pattern in "${split[@]}"; do skip+=(--skip "$pattern"); done
     echo "all.leases --workspace --test all -- ${split[*]}"
     echo "all.rest --workspace --test all -- ${skip[*]}"
-    # On a cold run the UI tests compile their trybuild projects (minutes):
-    # they start early.
+    # On a cold run the UI tests compile their trybuild projects (minutes)
+    # and the loom check compiles in release: they start early.
     grep -qx ui <<<"$names" && echo "ui --workspace --test ui"
+    echo loom-model
     echo "lib --workspace --lib"
     if [ "$use_docker" -eq 1 ]; then
         echo chaos-smoke
@@ -404,8 +403,9 @@ running_jobs() {
 run_jobs() {
     local max=${FLAKEID_TEST_JOBS:-3} plan line name failed=0 status secs
     plan=$(plan_jobs) || return 1
-    local names=("${early_jobs[@]}")
-    log "running $(wc -l <<<"$plan") more jobs, $max at a time (FLAKEID_TEST_JOBS), $RUST_TEST_THREADS tests at a time in each binary"
+    local names=()
+    rm -f "$logdir"/job-*.status "$logdir"/job-*.log
+    log "running $(wc -l <<<"$plan") jobs, $max at a time (FLAKEID_TEST_JOBS), $RUST_TEST_THREADS tests at a time in each binary"
     while read -r line; do
         # shellcheck disable=SC2086
         set -- $line
@@ -437,14 +437,6 @@ run_jobs() {
 run_tests() {
     local failed=0
     if [ "$#" -eq 0 ]; then
-        rm -f "$logdir"/job-*.status "$logdir"/job-*.log
-        # The loom check builds in a target dir of its own, in release: it
-        # starts now and fills the CPU the test build leaves idle (its link
-        # steps, build scripts, the last crates), then counts as one of the
-        # jobs.
-        early_jobs=(loom-model)
-        run_job loom-model &
-        job_pids+=("$!")
         log "cargo test --workspace --no-run"
         phase "build tests" cargo test --no-fail-fast --workspace --no-run || failed=1
         if [ "$use_docker" -eq 1 ]; then
