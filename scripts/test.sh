@@ -346,20 +346,19 @@ run_job() {
     return "$status"
 }
 
-# The full run's jobs, the longest first (on a cold run too): the
-# integration test binaries named `all` (the database tests, in two jobs),
-# the UI tests and the loom model check of the generator (`--cfg loom`,
-# release, a target dir of its own), which compile on a cold run, the unit
-# tests, the service's chaos smoke run (needs Docker: it pauses its
-# database container), every other test target name, the doc tests and the
-# binaries' tests. Each line: job name, then its cargo arguments.
+# The full run's jobs, slowest first: the integration test binaries named
+# `all` (the database tests, in two jobs), the unit tests, the service's chaos smoke run
+# (needs Docker: it pauses its database container), every other test
+# target name, the binaries' tests, the doc tests and the loom model check
+# of the generator (`--cfg loom`, release, a target dir of its own).
+# Each line: job name, then its cargo arguments.
 plan_jobs() {
     local names
     names=$(cargo metadata --no-deps --format-version 1 | python3 -c '
 import json, sys
 names = {t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]}
 print("\n".join(sorted(names)))') || return 1
-    local slow=(db_quick generator_process) name
+    local slow=(db_quick generator_process ui) name
     # The `all` binaries in two processes: the lease and segment tests
     # (which wait on leases' clocks and servers) and the rest; the second
     # skips exactly what the first selects, so together they run every test.
@@ -367,10 +366,6 @@ print("\n".join(sorted(names)))') || return 1
     for pattern in "${split[@]}"; do skip+=(--skip "$pattern"); done
     echo "all.leases --workspace --test all -- ${split[*]}"
     echo "all.rest --workspace --test all -- ${skip[*]}"
-    # On a cold run the UI tests compile their trybuild projects (minutes)
-    # and the loom check compiles in release: they start early.
-    grep -qx ui <<<"$names" && echo "ui --workspace --test ui"
-    echo loom-model
     echo "lib --workspace --lib"
     if [ "$use_docker" -eq 1 ]; then
         echo chaos-smoke
@@ -381,9 +376,10 @@ print("\n".join(sorted(names)))') || return 1
         grep -qx "$name" <<<"$names" && echo "$name --workspace --test $name"
     done
     echo "doc --workspace --doc"
+    echo loom-model
     while read -r name; do
         [ "$name" = all ] && continue
-        printf '%s\n' ui "${slow[@]}" | grep -qx "$name" && continue
+        printf '%s\n' "${slow[@]}" | grep -qx "$name" && continue
         echo "$name --workspace --test $name"
     done <<<"$names"
     echo "bins --workspace --bins"
