@@ -543,7 +543,11 @@ async fn paused_mid_prefetch(db: TestDb, test: &str) {
             .prefetch_at(0.5)
             .wait(Duration::from_millis(300))
             .retry_every(Duration::from_millis(200))
-            .fetch_timeout(Duration::from_secs(1))
+            // Generous: on a busy machine the first fetch from a freshly
+            // started server can take over a second. Nothing below waits
+            // on it: a caller waits `wait` (300 ms), and the fetch hung on
+            // the paused server completes when it is unpaused.
+            .fetch_timeout(Duration::from_secs(5))
     };
     let seaorm = Arc::new(
         flakeid_seaorm::segment::start(&conn, options())
