@@ -71,7 +71,6 @@ phases="$out/phases.tsv"
 : >"$phases"
 
 container=""
-started_dockerd_pid=""
 load_pid=""
 declare -a pids=() runs_of=() started_at=() logs=()
 replicas=4
@@ -95,30 +94,13 @@ cleanup() {
         docker unpause "$container" >/dev/null 2>&1 || true
         docker rm -fv "$container" >/dev/null 2>&1 || true
     fi
-    if [ -n "$started_dockerd_pid" ] && [ "${FLAKEID_KEEP_DOCKERD:-0}" != 1 ]; then
-        log "stopping dockerd (pid $started_dockerd_pid)"
-        kill -TERM "$started_dockerd_pid" 2>/dev/null || true
-    fi
+    stop_engine || true
     log "output in $out"
     exit "$status"
 }
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
-ensure_engine() {
-    engine_reachable && return 0
-    command -v dockerd >/dev/null 2>&1 || ensure_apt_packages docker.io
-    [ "$(id -u)" -eq 0 ] || die "no Docker engine reachable; starting dockerd needs root"
-    log "starting dockerd (log: $out/dockerd.log)"
-    setsid dockerd >"$out/dockerd.log" 2>&1 </dev/null &
-    started_dockerd_pid=$!
-    local i
-    for i in $(seq 1 120); do
-        docker info >/dev/null 2>&1 && return 0
-        sleep 0.5
-    done
-    die "dockerd did not become ready; see $out/dockerd.log"
-}
 
 # Starts replica $1 (its next run), logging to its own file.
 start_replica() {
@@ -198,7 +180,7 @@ else
 fi
 command -v curl >/dev/null 2>&1 || ensure_apt_packages curl
 
-ensure_engine
+start_engine "$out/dockerd.log"
 image="${FLAKEID_TEST_POSTGRES_IMAGE:-}"
 if [ -z "$image" ]; then
     if docker image inspect "$FLAKEID_LOCAL_POSTGRES_IMAGE" >/dev/null 2>&1; then

@@ -57,7 +57,6 @@ cd "$repo"
 
 logdir="$repo/target/test-logs"
 mkdir -p "$logdir"
-started_dockerd_pid=""
 images_pid=""
 job_pids=()
 use_docker=1
@@ -73,36 +72,6 @@ if [ -n "${FLAKEID_TEST_POSTGRES_URL:-}" ] && [ -n "${FLAKEID_TEST_POSTGRES18_UR
     use_docker=0
 fi
 
-start_engine() {
-    if engine_reachable; then
-        log "container engine reachable: $(docker version --format 'server {{.Server.Version}}' 2>/dev/null || echo '?')"
-        return 0
-    fi
-    if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; then
-        ensure_apt_packages docker.io
-    fi
-    command -v dockerd >/dev/null 2>&1 ||
-        die "no Docker engine reachable and dockerd not installed; start Docker or install docker.io"
-    [ "$(id -u)" -eq 0 ] || die "no Docker engine reachable; starting dockerd needs root (or start Docker yourself)"
-    log "starting dockerd (log: $logdir/dockerd.log)"
-    # Own session: a Ctrl-C in the terminal reaches this script, which then stops it.
-    setsid dockerd >"$logdir/dockerd.log" 2>&1 </dev/null &
-    started_dockerd_pid=$!
-    local i
-    for i in $(seq 1 120); do
-        if docker info >/dev/null 2>&1; then
-            log "dockerd ready (pid $started_dockerd_pid) after ~$((i / 2))s"
-            return 0
-        fi
-        kill -0 "$started_dockerd_pid" 2>/dev/null || {
-            tail -n 20 "$logdir/dockerd.log" >&2
-            started_dockerd_pid=""
-            die "dockerd exited during start-up; see $logdir/dockerd.log"
-        }
-        sleep 0.5
-    done
-    die "dockerd did not become ready within 60s; see $logdir/dockerd.log"
-}
 
 official_images_pullable() {
     local image
@@ -184,23 +153,6 @@ remove_leftover_containers() {
     docker rm -fv $ids >/dev/null || true
 }
 
-stop_engine() {
-    [ -n "$started_dockerd_pid" ] || return 0
-    if [ "${FLAKEID_KEEP_DOCKERD:-0}" = 1 ]; then
-        log "leaving dockerd (pid $started_dockerd_pid) running (FLAKEID_KEEP_DOCKERD=1)"
-        return 0
-    fi
-    log "stopping dockerd (pid $started_dockerd_pid)"
-    kill -TERM "$started_dockerd_pid" 2>/dev/null || true
-    local i
-    for i in $(seq 1 60); do
-        kill -0 "$started_dockerd_pid" 2>/dev/null || { started_dockerd_pid=""; return 0; }
-        sleep 0.5
-    done
-    log "dockerd did not stop within 30s; killing it"
-    kill -KILL "$started_dockerd_pid" 2>/dev/null || true
-    started_dockerd_pid=""
-}
 
 cleanup() {
     local status=$?
@@ -459,7 +411,7 @@ run_tests() {
 check_free_space
 phase "build dependencies" install_build_deps
 if [ "$use_docker" -eq 1 ]; then
-    phase "container engine" start_engine
+    phase "container engine" start_engine "$logdir/dockerd.log"
     start_images
 else
     log "FLAKEID_TEST_POSTGRES_URL, FLAKEID_TEST_POSTGRES18_URL, FLAKEID_TEST_MYSQL_URL and FLAKEID_TEST_ETCD_URL set: not using Docker"

@@ -1,4 +1,4 @@
-# Shared helpers for scripts/test.sh and scripts/build-images.sh.
+# Shared helpers for scripts/test.sh, scripts/chaos.sh and scripts/build-images.sh.
 # Sourced, not executed.
 
 # Local images built by scripts/build-images.sh and selected by scripts/test.sh.
@@ -85,4 +85,58 @@ ensure_apt_packages() {
 
 engine_reachable() {
     command -v docker >/dev/null 2>&1 && timeout 20 docker info >/dev/null 2>&1
+}
+
+# Starts a Docker engine unless one is reachable, logging to $1; the pid of
+# one started here is in started_dockerd_pid, for stop_engine.
+started_dockerd_pid=""
+start_engine() {
+    local logfile=$1
+    if engine_reachable; then
+        log "container engine reachable: $(docker version --format 'server {{.Server.Version}}' 2>/dev/null || echo '?')"
+        return 0
+    fi
+    if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; then
+        ensure_apt_packages docker.io
+    fi
+    command -v dockerd >/dev/null 2>&1 ||
+        die "no Docker engine reachable and dockerd not installed; start Docker or install docker.io"
+    [ "$(id -u)" -eq 0 ] || die "no Docker engine reachable; starting dockerd needs root (or start Docker yourself)"
+    log "starting dockerd (log: $logfile)"
+    # Own session: a Ctrl-C in the terminal reaches this script, which then stops it.
+    setsid dockerd >"$logfile" 2>&1 </dev/null &
+    started_dockerd_pid=$!
+    local i
+    for i in $(seq 1 120); do
+        if docker info >/dev/null 2>&1; then
+            log "dockerd ready (pid $started_dockerd_pid) after ~$((i / 2))s"
+            return 0
+        fi
+        kill -0 "$started_dockerd_pid" 2>/dev/null || {
+            tail -n 20 "$logfile" >&2
+            started_dockerd_pid=""
+            die "dockerd exited during start-up; see $logfile"
+        }
+        sleep 0.5
+    done
+    die "dockerd did not become ready within 60s; see $logfile"
+}
+
+# Stops the engine start_engine started (unless FLAKEID_KEEP_DOCKERD=1).
+stop_engine() {
+    [ -n "$started_dockerd_pid" ] || return 0
+    if [ "${FLAKEID_KEEP_DOCKERD:-0}" = 1 ]; then
+        log "leaving dockerd (pid $started_dockerd_pid) running (FLAKEID_KEEP_DOCKERD=1)"
+        return 0
+    fi
+    log "stopping dockerd (pid $started_dockerd_pid)"
+    kill -TERM "$started_dockerd_pid" 2>/dev/null || true
+    local i
+    for i in $(seq 1 60); do
+        kill -0 "$started_dockerd_pid" 2>/dev/null || { started_dockerd_pid=""; return 0; }
+        sleep 0.5
+    done
+    log "dockerd did not stop within 30s; killing it"
+    kill -KILL "$started_dockerd_pid" 2>/dev/null || true
+    started_dockerd_pid=""
 }

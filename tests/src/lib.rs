@@ -14,3 +14,4 @@
 //! ```
 
 pub mod db;
+pub mod process;

@@ -298,10 +298,7 @@ impl Drop for TestDb {
 /// the message says how to fix it.
 pub async fn postgres() -> TestDb {
     let test = current_test_name();
-    let kind = unwrap_or_fail(selected_postgres().and_then(|kind| {
-        log_postgres_test(&test)?;
-        Ok(kind)
-    }));
+    let kind = unwrap_or_fail(logged_postgres(&test));
     unwrap_or_fail(runtime::run(create(kind, test)).await)
 }
 
@@ -337,10 +334,7 @@ pub async fn mysql() -> TestDb {
 /// URL cannot be paused).
 pub async fn postgres_to_pause() -> TestDb {
     let test = current_test_name();
-    let kind = unwrap_or_fail(selected_postgres().and_then(|kind| {
-        log_postgres_test(&test)?;
-        Ok(kind)
-    }));
+    let kind = unwrap_or_fail(logged_postgres(&test));
     unwrap_or_fail(
         runtime::run(async move { create_on(server_to_pause(kind).await?, kind, test).await })
             .await,
@@ -366,10 +360,7 @@ pub async fn mysql_to_pause() -> TestDb {
 /// As [`postgres`].
 pub fn postgres_blocking() -> TestDb {
     let test = current_test_name();
-    let kind = unwrap_or_fail(selected_postgres().and_then(|kind| {
-        log_postgres_test(&test)?;
-        Ok(kind)
-    }));
+    let kind = unwrap_or_fail(logged_postgres(&test));
     unwrap_or_fail(runtime::block_on(create(kind, test)))
 }
 
@@ -522,6 +513,14 @@ fn unwrap_or_fail<T>(result: Result<T, String>) -> T {
 }
 
 /// The server [`postgres`] uses, from `FLAKEID_TEST_POSTGRES_SERVER`.
+/// The PostgreSQL server [`postgres`] uses, after logging `test` for the
+/// PostgreSQL 18 pass.
+fn logged_postgres(test: &str) -> Result<ServerKind, String> {
+    let kind = selected_postgres()?;
+    log_postgres_test(test)?;
+    Ok(kind)
+}
+
 fn selected_postgres() -> Result<ServerKind, String> {
     let value = std::env::var(POSTGRES_SERVER_VAR).unwrap_or_default();
     parse_postgres_server(&value)
@@ -668,24 +667,10 @@ async fn server_to_pause(kind: ServerKind) -> Result<&'static Server, String> {
         ServerKind::Postgres18 => &POSTGRES18_TO_PAUSE,
         ServerKind::MySql => &MYSQL_TO_PAUSE,
     };
-    cell.get_or_init(|| async move {
-        let started = start_container(kind, &[]).await?;
-        note(&format!(
-            "{kind} server to pause ready (container {} from {}): {}",
-            short(started.container.id()),
-            started.image,
-            started.version,
-        ));
-        Ok(Server {
-            version: started.version,
-            admin_url: started.admin_url,
-            admin: started.admin,
-            container: Some(started.container),
-        })
-    })
-    .await
-    .as_ref()
-    .map_err(Clone::clone)
+    cell.get_or_init(|| container_server(kind, "server to pause"))
+        .await
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 /// The server of `kind`, started (or connected) on first use. A failure is
@@ -741,9 +726,16 @@ async fn start_server(kind: ServerKind) -> Result<Server, String> {
         });
     }
 
+    container_server(kind, "server").await
+}
+
+/// A server of `kind` in a container of its own; `role` names it in the
+/// note (e.g. "server to pause").
+async fn container_server(kind: ServerKind, role: &str) -> Result<Server, String> {
+    let started_at = Instant::now();
     let started = start_container(kind, &[]).await?;
     note(&format!(
-        "{kind} server ready at {}:{} in {:.1}s (container {} from {}, {:?} image): {}",
+        "{kind} {role} ready at {}:{} in {:.1}s (container {} from {}, {:?} image): {}",
         started.admin_url.host_str().unwrap_or("?"),
         started.admin_url.port().unwrap_or(0),
         started_at.elapsed().as_secs_f64(),

@@ -7,14 +7,15 @@
 //! in a table with a primary key.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::io::Write as _;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::support::docker;
 use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
 use flakeid_tests::db::{self, TestDb};
+use flakeid_tests::process::{self, Output};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, Statement};
 
 /// The longest the tests wait for a worker or a recovery (a bound on a
@@ -25,8 +26,7 @@ const PATIENCE: Duration = Duration::from_secs(180);
 struct Worker {
     tag: String,
     child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
-    reader: Option<std::thread::JoinHandle<()>>,
+    output: Output,
 }
 
 impl Worker {
@@ -39,25 +39,16 @@ impl Worker {
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap_or_else(|e| panic!("start {bin}: {e}"));
-        let stdout = child.stdout.take().expect("piped stdout");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let (lines2, tag2) = (lines.clone(), tag.to_owned());
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                println!("[{tag2}] {line}");
-                lines2.lock().unwrap().push(line);
-            }
-        });
+        let output = Output::follow(&mut child, tag);
         Worker {
             tag: tag.to_owned(),
             child,
-            lines,
-            reader: Some(reader),
+            output,
         }
     }
 
     fn said(&self) -> Vec<String> {
-        self.lines.lock().unwrap().clone()
+        self.output.said()
     }
 
     /// Waits for a line starting with `prefix`.
@@ -83,9 +74,8 @@ impl Worker {
     /// Waits for the exit; `(issued, inserted, duplicates)` of its `DONE` line.
     fn finish(mut self) -> (u64, u64, u64) {
         let status = self.child.wait().expect("wait for the worker");
-        if let Some(r) = self.reader.take() {
-            r.join().expect("the reader thread");
-        }
+        // The reader thread ends with the pipe; let it pass on the last lines.
+        self.output.rest(Duration::from_secs(10));
         let said = self.said();
         assert!(
             status.success(),
@@ -104,12 +94,7 @@ impl Worker {
     }
 
     fn kill9(&mut self) {
-        let ok = Command::new("kill")
-            .args(["-KILL", &self.child.id().to_string()])
-            .status()
-            .expect("run kill")
-            .success();
-        assert!(ok, "kill -KILL {}", self.child.id());
+        process::signal(self.child.id(), "KILL");
         let _ = self.child.wait();
     }
 }

@@ -1,12 +1,11 @@
 //! Running the service binary as a process, talking HTTP to it, and reading
 //! what its database stored with plain SQL.
 
-use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
+use flakeid_tests::process::{self, Output};
 use serde_json::Value;
 
 /// The longest a test waits for the service to say something (a bound on a
@@ -19,9 +18,7 @@ pub const JS_SAFE_LIMIT: u64 = 1 << 53;
 /// A running `flakeid-service` process.
 pub struct Service {
     child: Child,
-    // In a mutex so that threads can share a `&Service` to send requests.
-    lines: Mutex<Receiver<String>>,
-    seen: Arc<Mutex<Vec<String>>>,
+    output: Output,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
     agent: ureq::Agent,
@@ -56,20 +53,7 @@ impl Service {
             cmd.env(k, v);
         }
         let mut child = cmd.spawn().unwrap_or_else(|e| panic!("start {bin}: {e}"));
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = channel();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let seen2 = seen.clone();
-        let tag2 = tag.to_owned();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                println!("[{tag2}] {line}");
-                seen2.lock().unwrap().push(line.clone());
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let output = Output::follow(&mut child, tag);
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(60)))
@@ -77,8 +61,7 @@ impl Service {
             .new_agent();
         let mut service = Service {
             child,
-            lines: Mutex::new(lines),
-            seen,
+            output,
             base: String::new(),
             agent,
             tag: tag.to_owned(),
@@ -97,8 +80,7 @@ impl Service {
         let deadline = Instant::now() + PATIENCE;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let next = self.lines.lock().unwrap().recv_timeout(left);
-            match next {
+            match self.output.next(left) {
                 Ok(line) if line.contains(needle) => return line,
                 Ok(_) => {}
                 Err(RecvTimeoutError::Timeout) => {
@@ -107,7 +89,7 @@ impl Service {
                 Err(RecvTimeoutError::Disconnected) => panic!(
                     "{} exited before logging {needle:?}; it logged {:#?}",
                     self.tag,
-                    self.seen.lock().unwrap()
+                    self.output.said()
                 ),
             }
         }
@@ -115,7 +97,7 @@ impl Service {
 
     /// Every line logged so far.
     pub fn logged(&self) -> Vec<String> {
-        self.seen.lock().unwrap().clone()
+        self.output.said()
     }
 
     pub fn pid(&self) -> u32 {
@@ -124,12 +106,7 @@ impl Service {
 
     /// Sends `kill -SIG pid`.
     pub fn signal(&self, sig: &str) {
-        let ok = Command::new("kill")
-            .args([&format!("-{sig}"), &self.pid().to_string()])
-            .status()
-            .expect("run kill")
-            .success();
-        assert!(ok, "kill -{sig} {}", self.pid());
+        process::signal(self.pid(), sig);
     }
 
     /// Sends SIGTERM and waits for the process to exit; its status and
@@ -149,9 +126,7 @@ impl Service {
             std::thread::sleep(Duration::from_millis(20));
         };
         // The reader thread ends with the pipe; let it pass on the last lines.
-        let lines = self.lines.lock().unwrap();
-        while lines.recv_timeout(Duration::from_secs(5)).is_ok() {}
-        drop(lines);
+        self.output.rest(Duration::from_secs(5));
         (status, self.logged())
     }
 

@@ -4,15 +4,15 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::io::Write as _;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use flakeid_core::layout::Layout as _;
 use flakeid_core::layout::presets;
 use flakeid_tests::db::{Backend, TestDb};
+use flakeid_tests::process::{self, Output};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
 
 /// The longest the tests wait for a worker to say something (a bound on a
@@ -45,8 +45,7 @@ pub async fn prepare(db: &TestDb) -> DatabaseConnection {
 pub struct Worker {
     pub tag: String,
     child: Child,
-    lines: Receiver<String>,
-    seen: Arc<Mutex<Vec<String>>>,
+    output: Output,
 }
 
 pub fn worker_bin() -> &'static str {
@@ -63,25 +62,11 @@ impl Worker {
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap_or_else(|e| panic!("start {}: {e}", worker_bin()));
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = channel();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let seen2 = seen.clone();
-        let tag2 = tag.to_owned();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                println!("[{tag2}] {line}");
-                seen2.lock().unwrap().push(line.clone());
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let output = Output::follow(&mut child, tag);
         Worker {
             tag: tag.to_owned(),
             child,
-            lines,
-            seen,
+            output,
         }
     }
 
@@ -99,7 +84,7 @@ impl Worker {
         let deadline = Instant::now() + patience;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
+            match self.output.next(left) {
                 Ok(line) if prefixes.iter().any(|p| line.starts_with(p)) => return line,
                 Ok(line) if line.starts_with("ERROR") => {
                     panic!("worker {} failed: {line}", self.tag)
@@ -114,7 +99,7 @@ impl Worker {
                 Err(RecvTimeoutError::Disconnected) => panic!(
                     "worker {} exited without {prefixes:?}; it said {:?}",
                     self.tag,
-                    self.seen.lock().unwrap()
+                    self.output.said()
                 ),
             }
         }
@@ -126,40 +111,33 @@ impl Worker {
     }
 
     /// Waits for the process to exit; its `DONE` line (if any) and exit code.
-    pub fn finish(mut self) -> (Option<Done>, i32) {
-        let status = self.child.wait().expect("wait for the worker");
-        // The reader thread ends with the pipe; give it the last lines.
-        let mut done = None;
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
-            if line.starts_with("DONE") {
-                done = Some(Done::parse(&line));
-            }
-        }
-        (done, status.code().unwrap_or(-1))
+    pub fn finish(self) -> (Option<Done>, i32) {
+        let (done, code, _) = self.finish_said();
+        (done, code)
     }
 
     /// Waits for the process to exit; its `DONE` line (if any), exit code
     /// and every line it printed.
-    pub fn finish_said(self) -> (Option<Done>, i32, Vec<String>) {
-        let seen = self.seen.clone();
-        let (done, code) = self.finish();
-        let said = seen.lock().unwrap().clone();
-        (done, code, said)
+    pub fn finish_said(mut self) -> (Option<Done>, i32, Vec<String>) {
+        let status = self.child.wait().expect("wait for the worker");
+        // The reader thread ends with the pipe; take the last lines.
+        let done = self
+            .output
+            .rest(Duration::from_secs(10))
+            .iter()
+            .rfind(|line| line.starts_with("DONE"))
+            .map(|line| Done::parse(line));
+        (done, status.code().unwrap_or(-1), self.output.said())
     }
 
     /// Every line printed so far.
     pub fn said(&self) -> Vec<String> {
-        self.seen.lock().unwrap().clone()
+        self.output.said()
     }
 
     /// Sends a signal with `kill -SIG pid`.
     pub fn signal(&self, sig: &str) {
-        let ok = Command::new("kill")
-            .args([&format!("-{sig}"), &self.pid().to_string()])
-            .status()
-            .expect("run kill")
-            .success();
-        assert!(ok, "kill -{sig} {}", self.pid());
+        process::signal(self.pid(), sig);
     }
 }
 
