@@ -337,14 +337,18 @@ print("\n".join(sorted(names)))') || return 1
     echo "bins --workspace --bins"
 }
 
-# How many of the jobs started are still running (the Docker engine this
-# script started is a child too: it does not count).
-running_jobs() {
-    local pid n=0
+# The jobs started that are still running, in `alive_jobs` (the Docker engine
+# this script started is a child too: it does not count). Only these are
+# waited for: `wait` on a job whose end it has already reported fails with
+# "no such job".
+alive_jobs=()
+find_alive_jobs() {
+    local pid
+    alive_jobs=()
     for pid in "${job_pids[@]}"; do
-        kill -0 "$pid" 2>/dev/null && n=$((n + 1))
+        kill -0 "$pid" 2>/dev/null && alive_jobs+=("$pid")
     done
-    echo "$n"
+    return 0
 }
 
 # Runs the planned jobs, FLAKEID_TEST_JOBS at a time.
@@ -360,12 +364,13 @@ run_jobs() {
         name=$1
         shift
         names+=("$name")
-        while [ "$(running_jobs)" -ge "$max" ]; do wait -n "${job_pids[@]}" || true; done
+        while find_alive_jobs && [ "${#alive_jobs[@]}" -ge "$max" ]; do wait -n "${alive_jobs[@]}" || true; done
         run_job "$name" "$@" &
         job_pids+=("$!")
     done <<<"$plan"
     local pid
-    for pid in "${job_pids[@]}"; do wait "$pid" || true; done
+    find_alive_jobs
+    for pid in "${alive_jobs[@]}"; do wait "$pid" || true; done
     job_pids=()
     local any_postgres=0
     for name in "${names[@]}"; do
