@@ -180,6 +180,41 @@ static WATCHER: LazyLock<(String, Mutex<Option<Child>>)> = LazyLock::new(|| {
     (owner, Mutex::new(child))
 });
 
+/// Runs `docker ARGS...` (e.g. `pause ID`) and returns its standard
+/// output, trimmed. A pause or unpause is tried up to five times, 200 ms
+/// apart: on a busy machine the kernel's cgroup freezer can fail to settle
+/// in time (runc: "unable to freeze"), and the container is then left as it
+/// was.
+///
+/// # Panics
+/// If `docker` cannot run or the command fails (every attempt).
+pub fn docker(args: &[&str]) -> String {
+    let attempts = if matches!(args.first(), Some(&("pause" | "unpause"))) {
+        5
+    } else {
+        1
+    };
+    let mut last = String::new();
+    for attempt in 1..=attempts {
+        let out = Command::new("docker")
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run docker {args:?}: {e}"));
+        if out.status.success() {
+            return String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        }
+        last = format!(
+            "{}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        if attempt < attempts {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+    panic!("docker {args:?} failed {attempts} time(s), last: {last}");
+}
+
 /// Starts the process that removes this process's containers once this
 /// process is gone, and returns the owner label value to put on them. Called
 /// before a container is created, so no container can outlive us unwatched.

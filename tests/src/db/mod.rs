@@ -59,6 +59,7 @@ use sqlx::postgres::PgPool;
 use testcontainers::{ContainerAsync, GenericImage};
 use tokio::sync::OnceCell;
 
+pub use container::docker;
 use container::{ContainerSpec, note};
 pub use etcd::{Etcd, etcd, etcd_to_pause};
 
@@ -412,18 +413,6 @@ impl OwnServer {
     /// # Panics
     /// If a `docker` command fails or the server does not come back.
     pub async fn crash_and_restart(&mut self) {
-        let docker = |args: &[&str]| {
-            let out = std::process::Command::new("docker")
-                .args(args)
-                .output()
-                .unwrap_or_else(|e| panic!("cannot run docker {args:?}: {e}"));
-            assert!(
-                out.status.success(),
-                "docker {args:?} failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            String::from_utf8_lossy(&out.stdout).trim().to_owned()
-        };
         docker(&["kill", "--signal", "KILL", &self.id]);
         docker(&["start", &self.id]);
         let port = match self.backend {
@@ -512,7 +501,6 @@ fn unwrap_or_fail<T>(result: Result<T, String>) -> T {
     result.unwrap_or_else(|msg| panic!("{msg}"))
 }
 
-/// The server [`postgres`] uses, from `FLAKEID_TEST_POSTGRES_SERVER`.
 /// The PostgreSQL server [`postgres`] uses, after logging `test` for the
 /// PostgreSQL 18 pass.
 fn logged_postgres(test: &str) -> Result<ServerKind, String> {
@@ -521,6 +509,7 @@ fn logged_postgres(test: &str) -> Result<ServerKind, String> {
     Ok(kind)
 }
 
+/// The server [`postgres`] uses, from `FLAKEID_TEST_POSTGRES_SERVER`.
 fn selected_postgres() -> Result<ServerKind, String> {
     let value = std::env::var(POSTGRES_SERVER_VAR).unwrap_or_default();
     parse_postgres_server(&value)

@@ -8,8 +8,7 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use super::lease_common::{Worker, check_rows, count_of, prepare, report, rows, space, until};
-use crate::support::docker;
-use flakeid_tests::db::{self, TestDb};
+use flakeid_tests::db::{self, TestDb, docker};
 
 async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
     let container = db

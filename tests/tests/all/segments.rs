@@ -12,9 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::support::docker;
 use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
-use flakeid_tests::db::{self, TestDb};
+use flakeid_tests::db::{self, TestDb, docker};
 use flakeid_tests::process::{self, Output};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, Statement};
 

@@ -35,37 +35,6 @@ pub(crate) fn test_name(module_path: &str, function: &str) -> String {
 /// another's phases.
 pub(crate) static PAUSE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// Runs `docker ARGS...` (e.g. `pause ID`) and panics if it fails. A pause
-/// or unpause is tried up to five times, 200 ms apart: on a busy machine
-/// the kernel's cgroup freezer can fail to settle in time (runc: "unable to
-/// freeze"), and the container is then left running as it was.
-pub(crate) fn docker(args: &[&str]) {
-    let attempts = if matches!(args.first(), Some(&("pause" | "unpause"))) {
-        5
-    } else {
-        1
-    };
-    let mut last = String::new();
-    for attempt in 1..=attempts {
-        let out = std::process::Command::new("docker")
-            .args(args)
-            .output()
-            .unwrap_or_else(|e| panic!("docker {args:?}: {e}"));
-        if out.status.success() {
-            return;
-        }
-        last = format!(
-            "{}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-        if attempt < attempts {
-            std::thread::sleep(std::time::Duration::from_millis(200));
-        }
-    }
-    panic!("docker {args:?} failed {attempts} time(s), last: {last}");
-}
-
 /// Runs `reserve` while another thread takes IDs one by one from the
 /// process-wide generator (Twitter's layout, node [`NODE`]) that every ID
 /// type of these tests shares; returns what `reserve` returned and the other
