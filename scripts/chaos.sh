@@ -101,7 +101,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
-
 # Starts replica $1 (its next run), logging to its own file.
 start_replica() {
     local k=$1 run=$((${runs_of[$1]:-0} + 1))

@@ -11,7 +11,8 @@
 # pull them (else builds the local ones) and runs the tests.
 #
 # The full run is a set of jobs, FLAKEID_TEST_JOBS (default 3) at a time,
-# slowest first, each printing its output whole when it ends: one
+# in the order plan_jobs lists them, each printing its output whole when it
+# ends: one
 # `cargo test --workspace <targets>` per kind of target (the `all` database
 # test binaries in two jobs, the unit tests, each other test target name,
 # the binaries, the doc tests), the service's chaos smoke run
@@ -71,7 +72,6 @@ if [ -n "${FLAKEID_TEST_POSTGRES_URL:-}" ] && [ -n "${FLAKEID_TEST_POSTGRES18_UR
     [ -n "${FLAKEID_TEST_MYSQL_URL:-}" ] && [ -n "${FLAKEID_TEST_ETCD_URL:-}" ]; then
     use_docker=0
 fi
-
 
 official_images_pullable() {
     local image
@@ -152,7 +152,6 @@ remove_leftover_containers() {
     # shellcheck disable=SC2086
     docker rm -fv $ids >/dev/null || true
 }
-
 
 cleanup() {
     local status=$?
@@ -298,11 +297,13 @@ run_job() {
     return "$status"
 }
 
-# The full run's jobs, slowest first: the integration test binaries named
-# `all` (the database tests, in two jobs), the unit tests, the service's chaos smoke run
-# (needs Docker: it pauses its database container), every other test
-# target name, the binaries' tests, the doc tests and the loom model check
-# of the generator (`--cfg loom`, release, a target dir of its own).
+# The full run's jobs, in the order they start (the longest database jobs
+# first): the integration test binaries named `all` (the database tests, in
+# two jobs), the unit tests, the service's chaos smoke run (needs Docker: it
+# pauses its database container), the slower test targets (`db_quick`,
+# `generator_process`, `ui`), the doc tests, the loom model check of the
+# generator (`--cfg loom`, release, a target dir of its own), every other
+# test target name and the binaries' tests.
 # Each line: job name, then its cargo arguments.
 plan_jobs() {
     local names
