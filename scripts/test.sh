@@ -251,7 +251,7 @@ wait_images() {
 }
 
 loom_build() {
-    RUSTFLAGS="--cfg loom" cargo test -p flakeid-core --test loom --release \
+    RUSTFLAGS="--cfg loom" cargo test -p flakeid-loom-tests --test loom --release \
         --target-dir "$repo/target/loom" "$@"
 }
 

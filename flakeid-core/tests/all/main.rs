@@ -2,8 +2,8 @@
 //! folder of `src/` (one binary: one link step). Tests that configure the
 //! process-wide generator, fork, or lock host-wide files run in binaries of
 //! their own: `global_process.rs`, `global_sources.rs`,
-//! `generator_process.rs`, `flake128_host_lock.rs`, and `loom.rs` (the
-//! model check, built with `--cfg loom`).
+//! `generator_process.rs` and `flake128_host_lock.rs`. The loom model check
+//! of the generator is in the workspace's `loom-tests/` crate.
 
 mod encoding {
     #[cfg(feature = "serde")]
