@@ -3,7 +3,7 @@
 //! what the database stored read back with plain SQL.
 //!
 //! ```text
-//! ./scripts/test.sh -p flakeid-service --test all
+//! ./scripts/test.sh --workspace --test service
 //! ```
 
 // Items shared between this binary's modules are `pub`.
