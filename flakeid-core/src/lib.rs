@@ -106,3 +106,8 @@ pub use flakeid_macros::flake_id;
 /// Items used by code that `#[flake_id]` generates. Not a public API.
 #[doc(hidden)]
 pub mod __private;
+
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

@@ -149,3 +149,8 @@ pub mod __private {
     )]
     pub trait DieselId {}
 }
+
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

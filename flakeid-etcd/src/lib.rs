@@ -154,3 +154,8 @@ pub async fn list_nodes(
             source: e.into(),
         })
 }
+
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

@@ -245,3 +245,8 @@ fn misplaced(item: &syn::Item) -> syn::Error {
     };
     syn::Error::new(span, valid::WHERE_IT_GOES)
 }
+
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

@@ -258,3 +258,8 @@ pub mod __private {
         am.assign_id_before_save(insert)
     }
 }
+
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
