@@ -8,18 +8,22 @@
 use core::fmt::{Debug, Display};
 use core::hash::Hash;
 use core::str::FromStr;
+use std::ops::{RangeBounds, RangeInclusive};
+use std::time::SystemTime;
 
 use crate::decoded::Decoded;
 use crate::encoding::{base62, crockford};
-use crate::error::{ConfigError, GenerateError, IdError, IdGenerateError, SchemeError};
+use crate::error::{
+    ConfigError, GenerateError, IdError, IdGenerateError, SchemeError, TimeBoundsError,
+};
 use crate::source::{IdScheme, IdSource};
 
 /// An application-assigned 64-bit ID stored as a signed BIGINT in
 /// `1..=i64::MAX`, of an [`IdScheme`], drawn from an [`IdSource`].
 ///
 /// Declare one with `#[flake_id]`, which also gives the type inherent
-/// `generate`, `try_generate`, `generate_many`, `get` and `decode` (so no
-/// trait import is needed). By hand it looks like this:
+/// `generate`, `try_generate`, `generate_many`, `get`, `decode`,
+/// `time_bounds` and `tick_bounds` (so no trait import is needed). By hand it looks like this:
 ///
 /// ```
 /// use flakeid_core::layout::presets;
@@ -240,6 +244,81 @@ pub trait FlakeId:
     /// the type's scheme.
     fn decode(self) -> Decoded {
         Self::scheme().decode(self.get().unsigned_abs())
+    }
+
+    /// The smallest and largest ID of this type whose time lies in `range`:
+    /// the key bounds of "rows created in this range", so a query can use
+    /// the key's index instead of a `created_at` column
+    /// (`WHERE id BETWEEN lo AND hi`). Any range of
+    /// [`SystemTime`]s: `t0..t1` (half-open), `t0..=t1` (closed), `t0..`,
+    /// `..t1`, `..=t1`.
+    ///
+    /// The bounds hold exactly the IDs whose tick holds an instant of the
+    /// range; for ends on tick edges (every millisecond for 1 ms layouts)
+    /// those are exactly the IDs issued in the range. A range that starts
+    /// at or before the epoch starts at the smallest ID (1), so keys below
+    /// every flake key (rows from before a switch away from
+    /// auto-increment) count as older than any flake key. See
+    /// [`IdScheme::time_bounds`] for the rules, and for TraceId's wrapping
+    /// seconds.
+    ///
+    /// # Errors
+    /// [`TimeBoundsError`]: the type's scheme records no time (DecimalId);
+    /// the range is empty, ends before the layout's epoch, or starts at or
+    /// after the end of its time field.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use flakeid_core::{flake_id, FlakeId};
+    ///
+    /// #[flake_id] // Twitter's layout: 1 ms ticks
+    /// pub struct UserId(i64);
+    ///
+    /// let t0 = UNIX_EPOCH + Duration::from_secs(1_750_000_000);
+    /// let t1 = t0 + Duration::from_secs(60);
+    /// let ids = UserId::time_bounds(t0..t1)?;
+    /// let (lo, hi) = (ids.start().decode(), ids.end().decode());
+    /// assert_eq!(lo.timestamp, Some(t0));
+    /// assert_eq!(hi.timestamp, Some(t1 - Duration::from_millis(1))); // the last tick before t1
+    /// assert_eq!(hi.field("sequence"), Some(4095));
+    /// // SQL: WHERE id BETWEEN $1 AND $2
+    /// let (lo, hi): (i64, i64) = (ids.start().get(), ids.end().get());
+    /// assert!(lo < hi);
+    /// # Ok::<(), flakeid_core::TimeBoundsError>(())
+    /// ```
+    fn time_bounds(
+        range: impl RangeBounds<SystemTime>,
+    ) -> Result<RangeInclusive<Self>, TimeBoundsError> {
+        let start = range.start_bound().cloned();
+        let end = range.end_bound().cloned();
+        let (lo, hi) = Self::scheme().time_bounds(start, end)?.into_inner();
+        let id = |value| {
+            Self::from_u64(value).map_err(|source| TimeBoundsError::InvalidBound { value, source })
+        };
+        Ok(id(lo)?..=id(hi)?)
+    }
+
+    /// The smallest and largest ID of this type issued in the tick that
+    /// holds `time`: [`time_bounds`](FlakeId::time_bounds)`(time..=time)`.
+    ///
+    /// # Errors
+    /// As [`time_bounds`](FlakeId::time_bounds).
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use flakeid_core::{flake_id, layout::presets, FlakeId};
+    ///
+    /// #[flake_id(layout = presets::sonyflake)] // 10 ms ticks
+    /// pub struct EventId(i64);
+    ///
+    /// let t = UNIX_EPOCH + Duration::from_millis(1_750_000_000_123);
+    /// let tick = EventId::tick_bounds(t)?;
+    /// assert_eq!(tick.start().decode().timestamp, Some(t - Duration::from_millis(3)));
+    /// assert_eq!(tick, EventId::time_bounds(t..=t)?);
+    /// # Ok::<(), flakeid_core::TimeBoundsError>(())
+    /// ```
+    fn tick_bounds(time: SystemTime) -> Result<RangeInclusive<Self>, TimeBoundsError> {
+        Self::time_bounds(time..=time)
     }
 
     /// The ID as 11 base62 characters (see [`TextForm::Base62`](crate::encoding::TextForm::Base62)).

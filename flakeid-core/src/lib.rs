@@ -95,6 +95,7 @@ pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use decoded::Decoded;
 pub use error::{
     ConfigError, FieldOutOfRange, GenerateError, IdError, IdGenerateError, SchemeError,
+    TimeBoundsError,
 };
 pub use generator::{ClockRegression, Generator, GeneratorBuilder, IdBatch, SequenceExhaustion};
 pub use id::FlakeId;

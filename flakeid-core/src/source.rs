@@ -2,9 +2,11 @@
 
 use core::any::Any;
 use core::fmt;
+use std::ops::{Bound, RangeInclusive};
+use std::time::SystemTime;
 
 use crate::decoded::Decoded;
-use crate::error::{FieldOutOfRange, GenerateError};
+use crate::error::{FieldOutOfRange, GenerateError, TimeBoundsError};
 use crate::layout::Layout;
 
 /// The rules of an ID scheme: its largest ID, which values are IDs, and
@@ -103,6 +105,72 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
     /// ```
     fn example_id(&self) -> Option<u64> {
         None
+    }
+
+    /// The smallest and largest ID of the scheme whose time lies in the
+    /// range of times from `start` to `end`: the key bounds of "rows created
+    /// in this range", for `WHERE id BETWEEN lo AND hi` on the key's index.
+    /// [`FlakeId::time_bounds`](crate::FlakeId::time_bounds) takes any Rust
+    /// range (`t0..t1`, `t0..=t1`, `t0..`, `..t1`) and gives typed IDs.
+    ///
+    /// An ID's time is the tick it records (a [`Generator`](crate::Generator)
+    /// stamps it with its clock's tick; see its "Timestamp accuracy"). The
+    /// bounds hold **exactly** the IDs whose tick holds an instant of the
+    /// range: every ID recording such a tick is inside, every other ID
+    /// outside. When the range's ends fall on tick edges (every millisecond
+    /// for 1 ms ticks, every 10 ms for Sonyflake's, every second for
+    /// LSID's) those are exactly the IDs issued in the range; an end within
+    /// a tick takes in that whole tick, since an ID does not tell instants
+    /// of one tick apart. So `t0..t1` (half-open) of tick-edge times gives
+    /// the ticks from `t0`'s up to the one before `t1`'s, `t0..=t1` up to
+    /// `t1`'s tick, and `t..=t` the IDs of `t`'s tick.
+    ///
+    /// * A range that starts at or before the scheme's epoch has the
+    ///   scheme's smallest ID (1 for layouts) as its lower bound, so keys
+    ///   below every flake key — such as the small keys of rows written
+    ///   before a table switched from auto-increment — count as older than
+    ///   any flake key. A range that ends after the layout's last tick has
+    ///   its largest ID as the upper bound.
+    /// * Both bounds are IDs of the scheme (they pass [`check`](IdScheme::check)).
+    ///
+    /// By default a scheme records no time:
+    /// [`DecimalIdScheme`](crate::schemes::DecimalIdScheme), dense and
+    /// segment IDs answer [`TimeBoundsError::NoTime`]. Bit and decimal
+    /// layouts, [`RandomStart`](crate::layout::RandomStart) (bounds of
+    /// every seed's IDs), [`RandomKeys`](crate::schemes::RandomKeys) and
+    /// [`TraceIdLayout`](crate::schemes::TraceIdLayout) (within one period
+    /// of its wrapping seconds) give bounds, and so do the generators of
+    /// each.
+    ///
+    /// # Errors
+    /// [`TimeBoundsError`]: the scheme records no time; the range is empty,
+    /// ends before the epoch, starts at or after the end of the layout's
+    /// time, or (TraceId) crosses a wrap of its seconds.
+    ///
+    /// ```
+    /// use std::ops::Bound::{Excluded, Included};
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_core::IdScheme;
+    ///
+    /// let discord = presets::discord();
+    /// let t = UNIX_EPOCH + Duration::from_millis(1_462_015_105_796); // 2016-04-30T11:18:25.796Z
+    /// let ids = discord.time_bounds(Included(t), Excluded(t + Duration::from_millis(1)))?;
+    /// // Discord's documented ID 175928847299117063 was made in that millisecond.
+    /// assert!(ids.contains(&175_928_847_299_117_063));
+    /// assert_eq!(*ids.start(), 41_944_705_796 << 22); // worker 0, process 0, increment 0
+    /// assert_eq!(*ids.end(), (41_944_705_796 << 22) | 0x3F_FFFF);
+    /// # Ok::<(), flakeid_core::TimeBoundsError>(())
+    /// ```
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        let _ = (start, end);
+        Err(TimeBoundsError::NoTime {
+            scheme: core::any::type_name::<Self>(),
+        })
     }
 }
 

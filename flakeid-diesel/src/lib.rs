@@ -116,11 +116,13 @@ pub mod lease_async;
 mod macros;
 mod migration;
 pub mod segment;
+mod time_filter;
 
 pub use backend::{DieselBackend, DieselExecutor, DieselStoreError};
 #[cfg(feature = "async")]
 pub use backend_async::{AsyncDieselBackend, AsyncDieselExecutor};
 pub use error::find_id_error;
+pub use time_filter::IssuedIn;
 
 pub use flakeid_core;
 pub use flakeid_core::FlakeId;

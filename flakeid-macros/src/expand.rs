@@ -153,6 +153,35 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
             }
         }
 
+        #[automatically_derived]
+        impl #name {
+            /// The smallest and largest ID whose time lies in `range`
+            /// (`t0..t1`, `t0..=t1`, `t0..`, `..t1`): the key bounds of
+            /// rows created in the range (see `FlakeId::time_bounds`).
+            ///
+            /// # Errors
+            /// `TimeBoundsError`: the scheme records no time, or the range
+            /// is empty or outside the layout's time.
+            #[inline]
+            #vis fn time_bounds(
+                range: impl ::core::ops::RangeBounds<::std::time::SystemTime>,
+            ) -> #result<::core::ops::RangeInclusive<Self>, #core::TimeBoundsError> {
+                <Self as #core::FlakeId>::time_bounds(range)
+            }
+
+            /// The smallest and largest ID of the tick holding `time` (see
+            /// `FlakeId::tick_bounds`).
+            ///
+            /// # Errors
+            /// As `time_bounds`.
+            #[inline]
+            #vis fn tick_bounds(
+                time: ::std::time::SystemTime,
+            ) -> #result<::core::ops::RangeInclusive<Self>, #core::TimeBoundsError> {
+                <Self as #core::FlakeId>::tick_bounds(time)
+            }
+        }
+
         #scheme_fn
 
         #[automatically_derived]

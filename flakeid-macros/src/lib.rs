@@ -33,7 +33,8 @@
 //! * `#[repr(transparent)]` and the derives `Clone`, `Copy`, `PartialEq`,
 //!   `Eq`, `PartialOrd`, `Ord`, `Hash` (IDs order by creation time);
 //! * `impl FlakeId`, and inherent `generate()`, `try_generate()`,
-//!   `generate_many(n)`, `get()` and `decode()` (no trait import needed);
+//!   `generate_many(n)`, `get()`, `decode()`, `time_bounds(range)` and
+//!   `tick_bounds(time)` (no trait import needed);
 //! * `Debug` (`UserId(1234567)`), `Display` and `FromStr` (decimal),
 //!   `TryFrom<i64>`, `TryFrom<u64>` (rejecting `0`, negatives and values the
 //!   scheme does not hold) and `From<UserId> for i64`;

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use flakeid_core::{GenerateError, IdError};
+use flakeid_core::{GenerateError, IdError, TimeBoundsError};
 use sea_orm::DbErr;
 
 /// What went wrong between a flake ID and the database.
@@ -70,6 +70,17 @@ pub enum Error {
         /// The table.
         table: String,
     },
+    /// A range of times has no key bounds for the ID type (see
+    /// [`IssuedIn`](crate::IssuedIn)): its scheme records no time, or the
+    /// range is empty or outside the layout's time.
+    #[error("no {id_type} bounds for the range of times: {source}")]
+    TimeBounds {
+        /// The ID type.
+        id_type: &'static str,
+        /// Why the range has no bounds.
+        #[source]
+        source: TimeBoundsError,
+    },
     /// A JSON document field could not be read into the model.
     #[error("JSON field `{field}` for `{table}`: {message}")]
     Json {
@@ -116,7 +127,8 @@ impl Error {
             Error::InvalidStoredId { id_type, .. }
             | Error::InvalidKeyValue { id_type, .. }
             | Error::Generate { id_type, .. }
-            | Error::DatabaseGeneratedKey { id_type, .. } => id_type,
+            | Error::DatabaseGeneratedKey { id_type, .. }
+            | Error::TimeBounds { id_type, .. } => id_type,
             Error::NotSingleKey { .. } | Error::Json { .. } => "flake ID",
         }
     }
@@ -130,6 +142,7 @@ impl From<Error> for DbErr {
             Error::Generate { .. } => "flake ID generator",
             Error::DatabaseGeneratedKey { .. } => "database-generated key",
             Error::Json { .. } => "JSON",
+            Error::TimeBounds { .. } => "time range",
         };
         DbErr::TryIntoErr {
             from,

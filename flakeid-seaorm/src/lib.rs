@@ -228,6 +228,7 @@ mod json;
 pub mod lease;
 #[cfg(feature = "lease")]
 pub mod segment;
+mod time_filter;
 
 pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
 #[cfg(feature = "lease")]
@@ -239,6 +240,7 @@ pub use flakeid_core::FlakeId;
 /// keys, models get application-assigned keys (see the crate docs).
 #[cfg(feature = "macros")]
 pub use flakeid_macros::seaorm_flake_id as flake_id;
+pub use time_filter::IssuedIn;
 
 /// Items used by code that `#[flake_id]` generates. Not a public API.
 #[doc(hidden)]

@@ -5,14 +5,17 @@ use core::fmt::{self, Display};
 use std::time::SystemTime;
 
 /// `t` as an RFC 3339 UTC time with milliseconds, `YYYY-MM-DDTHH:MM:SS.mmmZ`,
-/// as [`Decoded`](crate::Decoded)'s `Display` writes it. (Times before 1970 cannot come
-/// from a layout; they are written in `SystemTime`'s `Debug` form.)
+/// as [`Decoded`](crate::Decoded)'s `Display` writes it, or with
+/// nanoseconds (`.nnnnnnnnnZ`) for a time between two milliseconds. (Times
+/// before 1970 cannot come from a layout; they are written in `SystemTime`'s
+/// `Debug` form.)
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
 /// use flakeid_core::encoding::format_rfc3339;
 /// let t = UNIX_EPOCH + Duration::from_millis(1_462_015_105_796);
 /// assert_eq!(format_rfc3339(t), "2016-04-30T11:18:25.796Z");
+/// assert_eq!(format_rfc3339(t + Duration::from_nanos(500)), "2016-04-30T11:18:25.796000500Z");
 /// ```
 pub fn format_rfc3339(t: SystemTime) -> String {
     struct Rfc3339(SystemTime);
@@ -24,7 +27,8 @@ pub fn format_rfc3339(t: SystemTime) -> String {
     Rfc3339(t).to_string()
 }
 
-/// Writes `t` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (see [`format_rfc3339`]).
+/// Writes `t` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, or `.nnnnnnnnnZ` between two
+/// milliseconds (see [`format_rfc3339`]).
 pub(crate) fn write_rfc3339(f: &mut fmt::Formatter<'_>, t: SystemTime) -> fmt::Result {
     let Ok(d) = t.duration_since(SystemTime::UNIX_EPOCH) else {
         return write!(f, "{t:?}");
@@ -34,12 +38,15 @@ pub(crate) fn write_rfc3339(f: &mut fmt::Formatter<'_>, t: SystemTime) -> fmt::R
     let (y, m, day) = civil_from_days(days);
     write!(
         f,
-        "{y:04}-{m:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        "{y:04}-{m:02}-{day:02}T{:02}:{:02}:{:02}.",
         rem / 3600,
         rem / 60 % 60,
         rem % 60,
-        d.subsec_millis()
-    )
+    )?;
+    match d.subsec_nanos() {
+        nanos if nanos % 1_000_000 == 0 => write!(f, "{:03}Z", nanos / 1_000_000),
+        nanos => write!(f, "{nanos:09}Z"),
+    }
 }
 
 /// Proleptic Gregorian date of a day count since 1970-01-01 (Howard

@@ -7,12 +7,14 @@ mod config;
 mod fenced;
 mod generate;
 mod segment;
+mod time_bounds;
 
 pub use config::ConfigError;
 pub use fenced::{FenceReason, Fenced};
 pub use generate::{GenerateError, IdGenerateError};
 pub use segment::SegmentError;
 use thiserror::Error;
+pub use time_bounds::TimeBoundsError;
 
 use crate::encoding::DecodeError;
 

@@ -83,11 +83,12 @@ mod sqlx_impls;
 
 use core::fmt;
 use core::str::FromStr;
+use std::ops::{RangeBounds, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::encoding::excerpt;
-use crate::layout::Parts;
-use crate::{Clock, GenerateError, Generator};
+use crate::layout::{Parts, layout_bounds};
+use crate::{Clock, GenerateError, Generator, TimeBoundsError};
 
 pub use error::Flake128Error;
 pub use generator::{Flake128Generator, Flake128GeneratorBuilder};
@@ -277,6 +278,40 @@ impl Flake128 {
     /// ```
     pub fn timestamp(self) -> Option<SystemTime> {
         UNIX_EPOCH.checked_add(Duration::from_millis(self.timestamp_millis()))
+    }
+
+    /// The smallest and largest flake whose millisecond holds an instant of
+    /// `range` (`t0..t1`, `t0..=t1`, `t0..`, `..t1`): the key bounds of rows
+    /// created in the range, exact for millisecond ends (see
+    /// [`IdScheme::time_bounds`](crate::IdScheme::time_bounds) for the
+    /// rules). The time runs from 1970 (the lower bound of a range starting
+    /// then is the flake 1) to the last millisecond a generator stamps,
+    /// [`Flake128Layout::MAX_MILLIS`].
+    ///
+    /// # Errors
+    /// [`TimeBoundsError`]: the range is empty, ends before 1970 or starts
+    /// after `MAX_MILLIS`.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use flakeid_core::flake128::Flake128;
+    ///
+    /// let t0 = UNIX_EPOCH + Duration::from_millis(1_750_000_000_000);
+    /// let ids = Flake128::time_bounds(t0..t0 + Duration::from_secs(1))?;
+    /// assert_eq!(*ids.start(), Flake128::from_parts(1_750_000_000_000, 0, 0)?);
+    /// assert_eq!(*ids.end(), Flake128::from_parts(1_750_000_000_999, (1 << 48) - 1, 65_535)?);
+    /// // In a `uuid` / `BINARY(16)` column: WHERE id BETWEEN lo AND hi, as bytes.
+    /// assert!(ids.start().to_bytes() < ids.end().to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn time_bounds(
+        range: impl RangeBounds<SystemTime>,
+    ) -> Result<RangeInclusive<Flake128>, TimeBoundsError> {
+        let start = range.start_bound().cloned();
+        let end = range.end_bound().cloned();
+        let (lo, hi) = layout_bounds(&Flake128Layout, start, end, 0)?.into_inner();
+        // Both are non-zero: the lower bound is at least 1.
+        Ok(Flake128(lo)..=Flake128(hi))
     }
 
     /// The worker (node) ID, `0..=2^48 − 1`.

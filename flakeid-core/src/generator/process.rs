@@ -2,15 +2,16 @@
 //! another node while callers keep using it.
 
 use core::fmt;
+use std::ops::{Bound, RangeInclusive};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::ceiling::{Ceiling, CeilingWait, LeasedGenerator, Sealable};
 use super::{Generator, IdBatch};
 use crate::clock::{Clock, MonotonicClock};
 use crate::decoded::Decoded;
-use crate::error::{ConfigError, FenceReason, FieldOutOfRange, GenerateError};
+use crate::error::{ConfigError, FenceReason, FieldOutOfRange, GenerateError, TimeBoundsError};
 use crate::layout::BitLayout;
 use crate::source::{IdScheme, IdSource, NodeConfig};
 
@@ -519,6 +520,14 @@ impl IdScheme for ProcessGenerator {
 
     fn example_id(&self) -> Option<u64> {
         IdScheme::example_id(self.layout())
+    }
+
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        IdScheme::time_bounds(self.layout(), start, end)
     }
 }
 

@@ -1,9 +1,12 @@
 //! A generator as a source of IDs, and the layouts whose process-wide
 //! source is a generator.
 
+use std::ops::{Bound, RangeInclusive};
+use std::time::SystemTime;
+
 use crate::clock::Clock;
 use crate::decoded::Decoded;
-use crate::error::{ConfigError, FieldOutOfRange, GenerateError};
+use crate::error::{ConfigError, FieldOutOfRange, GenerateError, TimeBoundsError};
 use crate::layout::{BitLayout, DecimalLayout, Layout, RandomStart};
 use crate::source::{
     BuildSource, DecodeLayout, GlobalScheme, IdScheme, IdSource, NodeConfig, downcast,
@@ -63,6 +66,14 @@ impl<L: DecodeLayout, C: Clock> IdScheme for Generator<L, C> {
 
     fn example_id(&self) -> Option<u64> {
         self.layout().example_id()
+    }
+
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        self.layout().time_bounds(start, end)
     }
 }
 

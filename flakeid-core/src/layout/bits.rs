@@ -13,11 +13,12 @@
 //! domain.
 
 use std::borrow::Cow;
+use std::ops::{Bound, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::layout::LayoutError;
-use crate::layout::{Layout, Parts};
-use crate::{Decoded, IdScheme};
+use crate::layout::{Layout, Parts, layout_bounds};
+use crate::{Decoded, IdScheme, TimeBoundsError};
 
 /// Order of the node and sequence fields below the time field.
 ///
@@ -867,6 +868,16 @@ impl IdScheme for BitLayout {
 
     fn example_id(&self) -> Option<u64> {
         Some(super::example_id(self, 0))
+    }
+
+    /// From node 0, sequence 0 of the range's first tick (at least 1) to
+    /// the largest node and sequence of its last.
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        layout_bounds(self, start, end, 0)
     }
 }
 

@@ -1,11 +1,12 @@
 //! Decimal layouts; see [`DecimalLayout`].
 
 use std::borrow::Cow;
+use std::ops::{Bound, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::layout::LayoutError;
-use crate::layout::{Domain, FieldOrder, Layout, Parts};
-use crate::{Decoded, IdScheme};
+use crate::layout::{Domain, FieldOrder, Layout, Parts, layout_bounds};
+use crate::{Decoded, IdScheme, TimeBoundsError};
 
 /// `10^exp` for `exp <= 19`.
 const fn pow10(exp: u32) -> u64 {
@@ -572,6 +573,17 @@ impl IdScheme for DecimalLayout {
 
     fn example_id(&self) -> Option<u64> {
         Some(super::example_id(self, 0))
+    }
+
+    /// From node 0, sequence 0 of the range's first tick (at least 1) to
+    /// the largest node and sequence of its last: `tick · 10^(s+n)` to
+    /// `tick · 10^(s+n) + 10^(s+n) − 1`.
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        layout_bounds(self, start, end, 0)
     }
 }
 

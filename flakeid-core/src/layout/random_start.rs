@@ -1,10 +1,13 @@
 //! A random starting sequence per tick; see [`RandomStart`].
 
+use std::ops::{Bound, RangeInclusive};
+use std::time::SystemTime;
+
 use crate::layout::LayoutError;
 use crate::layout::{Layout, Parts};
 use crate::rng;
 use crate::source::DecodeLayout;
-use crate::{Decoded, IdScheme};
+use crate::{Decoded, IdScheme, TimeBoundsError};
 
 /// A random starting sequence per tick, for any layout.
 ///
@@ -190,5 +193,15 @@ impl<L: DecodeLayout> IdScheme for RandomStart<L> {
 
     fn example_id(&self) -> Option<u64> {
         self.inner().example_id()
+    }
+
+    /// The inner layout's bounds: they hold the IDs of every seed, whose
+    /// ticks start anywhere in the stored sequence field.
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        self.inner().time_bounds(start, end)
     }
 }

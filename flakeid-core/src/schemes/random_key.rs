@@ -1,16 +1,20 @@
 //! The random key scheme; see [`RandomKeys`].
 
 use core::fmt;
+use std::ops::{Bound, RangeInclusive};
+use std::time::SystemTime;
 
 use crate::layout::BitLayout;
 use crate::layout::Layout;
 use crate::layout::LayoutError;
 use crate::layout::Parts;
+use crate::layout::layout_bounds;
 use crate::rng::{self, AtomicSplitMix};
 use crate::source::NodeConfig;
 use crate::source::{DecodeLayout, GlobalScheme};
 use crate::{
-    Clock, ConfigError, Decoded, FieldOutOfRange, GenerateError, IdScheme, IdSource, MonotonicClock,
+    Clock, ConfigError, Decoded, FieldOutOfRange, GenerateError, IdScheme, IdSource,
+    MonotonicClock, TimeBoundsError,
 };
 
 /// Issues IDs whose sequence field is a random number in
@@ -320,6 +324,16 @@ impl<L: DecodeLayout> IdScheme for RandomKeys<L> {
     fn example_id(&self) -> Option<u64> {
         (self.0.sequences_per_tick() > 1).then(|| crate::layout::example_id(&self.0, 1))
     }
+
+    /// From node 0, random part 1 of the range's first tick to the largest
+    /// node and random part of its last: both are valid random keys.
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        layout_bounds(&self.0, start, end, 1)
+    }
 }
 
 /// A [`RandomKeyGenerator`] for the process's node ID.
@@ -354,6 +368,14 @@ impl<L: DecodeLayout + Clone, C: Clock> IdScheme for RandomKeyGenerator<L, C> {
 
     fn example_id(&self) -> Option<u64> {
         RandomKeys(self.layout().clone()).example_id()
+    }
+
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        layout_bounds(self.layout(), start, end, 1)
     }
 }
 

@@ -3,12 +3,15 @@
 use core::cell::RefCell;
 use core::fmt;
 use core::time::Duration;
+use std::ops::{Bound, RangeInclusive};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use thiserror::Error;
 
-use crate::{Clock, MonotonicClock};
+use crate::layout::tick_span;
+use crate::{Clock, MonotonicClock, TimeBoundsError};
 
 /// TraceId: a periodically monotonic 63-bit ID for logs, traces and dumps,
 /// issued from per-thread counters without any shared atomic.
@@ -572,6 +575,59 @@ impl crate::IdScheme for TraceIdLayout {
         let second = crate::layout::EXAMPLE_UNIX_MILLIS / 1000;
         Some(self.compose_unchecked(second & TraceIdLayout::TIMESTAMP_MAX, 1, 0, 1))
     }
+
+    /// Bounds within one period of the wrapping seconds: from node 0,
+    /// thread 0, counter 1 of the range's first second to the largest
+    /// node, thread and counter of its last, both as seconds mod 2^25.
+    ///
+    /// The seconds wrap every 2^25 s (≈ 388.4 days), so the bounds also
+    /// hold the IDs made in the same seconds of every other period: select
+    /// the period with a column of its own too (`created_at`, or the
+    /// `period` of a `(period, id)` key). A range whose seconds lie in two
+    /// periods (it holds an instant at or after a multiple of 2^25 s and
+    /// one before it, as `..t` and `t..` do) is refused with
+    /// [`TimeBoundsError::CrossesWrap`] naming the wrap: split it there.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use flakeid_core::schemes::TraceIdLayout;
+    /// use flakeid_core::{IdScheme, TimeBoundsError};
+    /// use std::ops::Bound::{Excluded, Included};
+    ///
+    /// let layout = TraceIdLayout::for_threads(32)?;
+    /// let second = |s: u64| UNIX_EPOCH + Duration::from_secs(s);
+    /// let wrap = 52 * TraceIdLayout::WRAP_SECONDS; // 2025-04-16T19:07:44Z
+    /// let ids = layout.time_bounds(Included(second(wrap + 10)), Excluded(second(wrap + 20)))?;
+    /// assert_eq!(ids, (10 << 38 | 1)..=(19 << 38 | ((1 << 38) - 1)));
+    /// let e = layout.time_bounds(Included(second(wrap - 1)), Excluded(second(wrap + 1)));
+    /// assert!(matches!(e, Err(TimeBoundsError::CrossesWrap { wrap: w, .. }) if w == second(wrap)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        // Unix seconds; the generator's clock stops at u64::MAX ms.
+        let seconds = tick_span(0, 1000, u64::MAX / 1000 - 1, start, end)?;
+        let (first, last) = seconds.into_inner();
+        let period = |s: u64| s / TraceIdLayout::WRAP_SECONDS;
+        if period(first) != period(last) {
+            let wrap = (period(first) + 1) * TraceIdLayout::WRAP_SECONDS;
+            return Err(TimeBoundsError::CrossesWrap {
+                start,
+                end,
+                // Before the last second of the range: a representable time.
+                wrap: UNIX_EPOCH + Duration::from_secs(wrap),
+            });
+        }
+        let last_thread = self.max_threads() - 1;
+        let field = |s: u64| s & TraceIdLayout::TIMESTAMP_MAX;
+        let lowest = self.compose_unchecked(field(first), 0, 0, 1);
+        let node = TraceIdLayout::MAX_NODE as u16;
+        let highest = self.compose_unchecked(field(last), node, last_thread, self.max_counter());
+        Ok(lowest..=highest)
+    }
 }
 
 /// A [`TraceIdGenerator`] for the process's node ID (0..=65,535) and this
@@ -615,6 +671,14 @@ impl<C: Clock> crate::IdScheme for TraceIdGenerator<C> {
 
     fn example_id(&self) -> Option<u64> {
         self.layout.example_id()
+    }
+
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        crate::IdScheme::time_bounds(&self.layout, start, end)
     }
 }
 

@@ -43,3 +43,4 @@ mod schemes {
 mod segment;
 mod source;
 mod sql;
+mod time_bounds;
