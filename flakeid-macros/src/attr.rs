@@ -81,7 +81,7 @@ pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
                     return Err(syn::Error::new(
                         value.span(),
                         "expected `behavior = manual` (you implement `ActiveModelBehavior` and \
-                         call `FlakeActiveModel::assign_id_before_save`) or `behavior = generated`",
+                         call `FlakeActiveModel::before_save_key`) or `behavior = generated`",
                     ));
                 }
             }

@@ -6,17 +6,20 @@
 //!
 //! | Insert path | Who assigns the ID |
 //! |---|---|
-//! | `ActiveModel::insert`, `save` | the `before_save` hook `#[flake_id]` generates |
+//! | `ActiveModel::insert`, `save`, `ActiveModelEx::insert`, `save` | the `before_save` hook `#[flake_id]` generates |
 //! | `Entity::insert(am).exec` | [`FlakeEntity::insert_with_id`] (hooks do not run here) |
 //! | `Entity::insert_many(..).exec` | [`FlakeEntity::insert_many_with_ids`] (one contiguous run per statement, see [`assign_ids`]) |
 //! | JSON without an `id` | [`FlakeActiveModel::from_json_for_insert`], then `insert` |
 //!
-//! An ID that is already set is kept.
+//! An ID that is already set is kept. A key set in memory with
+//! [`FlakeActiveModel::assign_id`] (or [`assign_ids`]) is inserted by
+//! `save` too, although SeaORM's `save` updates every row whose key is
+//! set (see [`FlakeActiveModel::before_save_key`]).
 
 use flakeid_core::FlakeId;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue, DbErr, EntityTrait, Insert, InsertMany, IntoActiveModel,
-    PrimaryKeyTrait, Value,
+    ActiveModelTrait, ActiveValue, ConnectionTrait, DbErr, EntityTrait, Insert, InsertMany,
+    IntoActiveModel, PrimaryKeyTrait, Value,
 };
 
 use crate::Error;
@@ -37,7 +40,12 @@ pub trait FlakeActiveModel: ActiveModelTrait + Sized {
     /// Returns the key, first setting it to a fresh ID if it is not set.
     ///
     /// Use it to know a row's ID before it is written, e.g. to build rows
-    /// that reference each other and write them in one transaction.
+    /// that reference each other and write them in one transaction, or a
+    /// nested `ActiveModelEx` graph whose rows name each other. The row
+    /// is then stored by `insert` or by `save`: this process remembers the
+    /// fresh key until a `before_save` hook sees the row inserted, so that
+    /// `save` inserts the row instead of updating a row that does not
+    /// exist (see [`FlakeActiveModel::before_save_key`]).
     ///
     /// # Errors
     /// [`Error::Generate`] if no ID can be generated,
@@ -65,17 +73,44 @@ pub trait FlakeActiveModel: ActiveModelTrait + Sized {
         Ok(self)
     }
 
-    /// What the generated `before_save` hook does: on insert, assigns an ID
-    /// if the key is not set. Call it from your own `before_save` when the
-    /// model is declared with `#[flake_id(behavior = manual)]`.
+    /// What the `before_save` hook `#[flake_id]` generates does, for
+    /// models declared with `#[flake_id(behavior = manual)]`: call it at
+    /// the end of your own `before_save`.
+    ///
+    /// * On insert: a key that is not set gets a fresh ID.
+    /// * On update (`save` of a model whose key is set, `update`) of a
+    ///   key that is `Set` (not a loaded row's `Unchanged` key), one
+    ///   primary-key lookup first. A row that exists is updated, as
+    ///   SeaORM does. If none has the key and
+    ///   [`assign_id`](FlakeActiveModel::assign_id) gave it in this
+    ///   process, the row is inserted here, and the update that follows
+    ///   finds nothing left to change: so `assign_id()` then `save` stores
+    ///   the row, alone or anywhere in an `ActiveModelEx` graph. Any other
+    ///   key without a row is [`Error::KeyNotStored`], never an `UPDATE`
+    ///   of nothing.
+    /// * A loaded row (key `Unchanged`) is left to SeaORM: no lookup.
+    ///
+    /// A key is remembered from `assign_id` until a hook sees its row
+    /// inserted, for at most [`REMEMBERED_KEYS`](crate::REMEMBERED_KEYS)
+    /// such keys at once (the oldest is forgotten first). A row stored by
+    /// a path that runs no hooks (`Entity::insert`, `insert_many`, plain
+    /// SQL) is found by the lookup and updated. `insert` needs none of
+    /// this: it always inserts.
     ///
     /// # Errors
-    /// As [`FlakeActiveModel::assign_id`].
-    fn assign_id_before_save(mut self, insert: bool) -> Result<Self, DbErr> {
-        if insert {
-            self.assign_id()?;
-        }
-        Ok(self)
+    /// As [`FlakeActiveModel::assign_id`]; [`Error::KeyNotStored`]; the
+    /// database's.
+    fn before_save_key<C>(
+        self,
+        db: &C,
+        insert: bool,
+    ) -> impl Future<Output = Result<Self, DbErr>> + Send
+    where
+        Self: Send,
+        C: ConnectionTrait,
+        <Self::Entity as EntityTrait>::Model: IntoActiveModel<Self>,
+    {
+        crate::save::before_save(self, db, insert)
     }
 
     /// Builds an ActiveModel for a new row from JSON, like SeaORM's
@@ -109,12 +144,8 @@ where
         if let Some(id) = self.key()? {
             return Ok(id);
         }
-        let id = KeyOf::<A>::generate().map_err(|e| Error::Generate {
-            id_type: e.id_type,
-            table: table_name::<A>(),
-            source: e.error,
-        })?;
-        self.set_key(id)?;
+        let id = assign_fresh(self)?;
+        crate::save::remember::<A>(id);
         Ok(id)
     }
 
@@ -135,7 +166,8 @@ where
 /// Sets the key of every model in `models` that has none, with IDs reserved
 /// in one step ([`FlakeId::generate_many`]: for a
 /// [`Generator`](flakeid_core::Generator), one contiguous ascending run),
-/// in the order of `models`; keys already set are checked and kept.
+/// in the order of `models`; keys already set are checked and kept. As
+/// with [`FlakeActiveModel::assign_id`], `save` inserts these rows.
 ///
 /// Assign IDs this way when the rows are written, not when each row is
 /// built: IDs taken as rows are created over time interleave with other
@@ -146,44 +178,10 @@ where
 /// [`Error::Generate`] if no IDs can be generated, [`Error::InvalidKeyValue`]
 /// if a key holds a value that is not an ID. On error no key is changed.
 pub fn assign_ids<A: FlakeActiveModel>(models: &mut [A]) -> Result<(), DbErr> {
-    let mut missing = Vec::new();
-    for (i, am) in models.iter().enumerate() {
-        if am.key()?.is_none() {
-            missing.push(i);
-        }
-    }
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let ids = A::Id::generate_many(missing.len()).map_err(|e| Error::Generate {
-        id_type: e.id_type,
-        table: table_name::<A>(),
-        source: e.error,
-    })?;
-    for (i, id) in missing.into_iter().zip(ids) {
-        models[i].set_key(id)?;
+    for id in assign_missing(models)? {
+        crate::save::remember::<A>(id);
     }
     Ok(())
-}
-
-fn key_from_value<A>(value: &Value) -> Result<KeyOf<A>, DbErr>
-where
-    A: ActiveModelTrait,
-    KeyOf<A>: FlakeId,
-{
-    let id = match *value {
-        Value::BigInt(Some(n)) => KeyOf::<A>::from_i64(n).ok(),
-        Value::BigUnsigned(Some(n)) => KeyOf::<A>::from_u64(n).ok(),
-        _ => None,
-    };
-    id.ok_or_else(|| {
-        Error::InvalidKeyValue {
-            id_type: KeyOf::<A>::NAME,
-            table: table_name::<A>(),
-            value: format!("{value:?}"),
-        }
-        .into()
-    })
 }
 
 /// `Entity::insert` / `insert_many` with IDs assigned first.
@@ -195,7 +193,7 @@ where
 ///
 /// Implemented for every entity whose primary key type is an ID type.
 pub trait FlakeEntity: EntityTrait {
-    /// [`EntityTrait::insert`] after [`FlakeActiveModel::assign_id`].
+    /// [`EntityTrait::insert`] with the key set to a fresh ID if it is not set.
     ///
     /// # Errors
     /// As [`FlakeActiveModel::assign_id`].
@@ -204,7 +202,10 @@ pub trait FlakeEntity: EntityTrait {
         M: IntoActiveModel<Self::ActiveModel>,
         Self::ActiveModel: FlakeActiveModel,
     {
-        let am = model.into_active_model().with_id()?;
+        let mut am = model.into_active_model();
+        if am.key()?.is_none() {
+            assign_fresh(&mut am)?;
+        }
         Ok(Self::insert(am))
     }
 
@@ -226,9 +227,63 @@ pub trait FlakeEntity: EntityTrait {
             .into_iter()
             .map(IntoActiveModel::into_active_model)
             .collect();
-        assign_ids(&mut ams)?;
+        assign_missing(&mut ams)?;
         Ok(Self::insert_many(ams))
     }
 }
 
 impl<E: EntityTrait> FlakeEntity for E {}
+
+/// Sets `am`'s key, which is not set, to a fresh ID: for a row about to be
+/// inserted (no `save` needs to recognise it later).
+pub(crate) fn assign_fresh<A: FlakeActiveModel>(am: &mut A) -> Result<A::Id, DbErr> {
+    let id = A::Id::generate().map_err(|e| Error::Generate {
+        id_type: e.id_type,
+        table: table_name::<A>(),
+        source: e.error,
+    })?;
+    am.set_key(id)?;
+    Ok(id)
+}
+
+/// [`assign_ids`] without remembering the keys; the keys it set.
+fn assign_missing<A: FlakeActiveModel>(models: &mut [A]) -> Result<Vec<A::Id>, DbErr> {
+    let mut missing = Vec::new();
+    for (i, am) in models.iter().enumerate() {
+        if am.key()?.is_none() {
+            missing.push(i);
+        }
+    }
+    if missing.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = A::Id::generate_many(missing.len()).map_err(|e| Error::Generate {
+        id_type: e.id_type,
+        table: table_name::<A>(),
+        source: e.error,
+    })?;
+    for (&i, &id) in missing.iter().zip(&ids) {
+        models[i].set_key(id)?;
+    }
+    Ok(ids)
+}
+
+fn key_from_value<A>(value: &Value) -> Result<KeyOf<A>, DbErr>
+where
+    A: ActiveModelTrait,
+    KeyOf<A>: FlakeId,
+{
+    let id = match *value {
+        Value::BigInt(Some(n)) => KeyOf::<A>::from_i64(n).ok(),
+        Value::BigUnsigned(Some(n)) => KeyOf::<A>::from_u64(n).ok(),
+        _ => None,
+    };
+    id.ok_or_else(|| {
+        Error::InvalidKeyValue {
+            id_type: KeyOf::<A>::NAME,
+            table: table_name::<A>(),
+            value: format!("{value:?}"),
+        }
+        .into()
+    })
+}

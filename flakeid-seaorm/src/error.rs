@@ -64,6 +64,24 @@ pub enum Error {
         /// The key the database reported.
         value: u64,
     },
+    /// `save` or `update` of a model whose key is `Set` to an ID that no
+    /// row of the table has, and that this process did not give with
+    /// `assign_id` (or has forgotten, see
+    /// [`REMEMBERED_KEYS`](crate::REMEMBERED_KEYS)): SeaORM would `UPDATE`
+    /// nothing. Nothing was written.
+    #[error(
+        "no row of `{table}` has the key {value}, so saving this {id_type} key would UPDATE \
+         nothing: store a new row with `insert` (ActiveModel or ActiveModelEx), or give its key \
+         with `assign_id()`, which `save` then inserts; update a row that exists"
+    )]
+    KeyNotStored {
+        /// The ID type.
+        id_type: &'static str,
+        /// The table.
+        table: String,
+        /// The key.
+        value: i64,
+    },
     /// The entity's primary key does not have exactly one column.
     #[error("`{table}` must have a single-column primary key to receive flake IDs")]
     NotSingleKey {
@@ -128,7 +146,8 @@ impl Error {
             | Error::InvalidKeyValue { id_type, .. }
             | Error::Generate { id_type, .. }
             | Error::DatabaseGeneratedKey { id_type, .. }
-            | Error::TimeBounds { id_type, .. } => id_type,
+            | Error::TimeBounds { id_type, .. }
+            | Error::KeyNotStored { id_type, .. } => id_type,
             Error::NotSingleKey { .. } | Error::Json { .. } => "flake ID",
         }
     }
@@ -138,7 +157,9 @@ impl From<Error> for DbErr {
     fn from(e: Error) -> DbErr {
         let from = match &e {
             Error::InvalidStoredId { .. } => "database value",
-            Error::InvalidKeyValue { .. } | Error::NotSingleKey { .. } => "primary key",
+            Error::InvalidKeyValue { .. }
+            | Error::NotSingleKey { .. }
+            | Error::KeyNotStored { .. } => "primary key",
             Error::Generate { .. } => "flake ID generator",
             Error::DatabaseGeneratedKey { .. } => "database-generated key",
             Error::Json { .. } => "JSON",

@@ -70,7 +70,10 @@
 //!   and the 0 MySQL/MariaDB store in non-strict mode for an `INSERT` that
 //!   leaves the key out (see [Keys the database refuses](#keys-the-database-refuses));
 //! * implements `ActiveModelBehavior` with a `before_save` that assigns a
-//!   fresh ID on insert when the key is not set (`insert`, `save`).
+//!   fresh ID on insert when the key is not set (`insert`, `save`), and
+//!   makes `save` insert a row whose key [`FlakeActiveModel::assign_id`]
+//!   gave in memory, where SeaORM's own `save` would `UPDATE` a row that
+//!   does not exist (see [Graphs and `save`](#graphs-and-save)).
 //!
 //! `Entity::insert` and `Entity::insert_many` run no hooks: use
 //! [`FlakeEntity::insert_with_id`] / [`FlakeEntity::insert_many_with_ids`].
@@ -146,10 +149,172 @@
 //! # }
 //! ```
 //!
+//! # Graphs and `save`
+//!
+//! SeaORM 2 writes an entity-first graph (an `ActiveModelEx`: a row with
+//! the rows it `has_many` / `has_one`, `belongs_to`, or is linked to
+//! through a junction table) in one transaction, each row before the rows
+//! that reference it, setting their foreign keys from its key. With flake
+//! keys every way of building one stores what it says:
+//!
+//! | the graph | written by | keys |
+//! |---|---|---|
+//! | new rows, keys `NotSet` | `insert` or `save` | each row's hook gives it a fresh ID, parents first |
+//! | new rows whose keys you need first (to put them in other rows, in a response, in a cycle) | `assign_id()` on each, then `insert` or `save` | kept as assigned |
+//! | new rows appended to a parent loaded with `Entity::load()…with(..)` | `save` | loaded rows are left as they are; new rows inserted (keys `NotSet` or assigned) |
+//! | many-to-many: stored rows, new rows, linked through a junction table | `save` | new rows inserted, then the junction rows |
+//!
+//! `save` decides insert or update by the key: SeaORM inserts a row whose
+//! key is `NotSet` and updates one whose key is set. The `before_save` that
+//! `#[flake_id]` writes adds one case (see [`FlakeActiveModel::before_save_key`]):
+//! a key that [`FlakeActiveModel::assign_id`] (or [`assign_ids`]) set in
+//! this process and that no row has yet is inserted, not updated. A key
+//! that is `Set` any other way and that no row has is refused with
+//! [`Error::KeyNotStored`]: `save` never runs an `UPDATE` of nothing.
+//!
+//! Rows that reference each other in a cycle (an author's pinned post is
+//! one of the author's posts) are written in one transaction with their
+//! keys assigned first. PostgreSQL and SQLite check foreign keys declared
+//! `DEFERRABLE INITIALLY DEFERRED` at `COMMIT`, so the graph is saved as
+//! it is; MySQL and MariaDB have no deferred constraints: save the graph
+//! with the reference `NULL`, then set it, in one transaction.
+//!
+//! ```
+//! use flakeid_core::{global, Generator};
+//! use flakeid_core::layout::presets;
+//! use flakeid_seaorm::{flake_id, FlakeActiveModel};
+//! use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, EntityLoaderTrait, EntityTrait, IntoActiveModel, Set};
+//!
+//! #[flake_id] pub struct AuthorId(i64);
+//! #[flake_id] pub struct PostId(i64);
+//! #[flake_id] pub struct TagId(i64);
+//!
+//! mod author {
+//!     use sea_orm::entity::prelude::*;
+//!
+//!     #[flakeid_seaorm::flake_id]
+//!     #[sea_orm::model]
+//!     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+//!     #[sea_orm(table_name = "authors")]
+//!     pub struct Model {
+//!         #[sea_orm(primary_key)]
+//!         pub id: super::AuthorId,
+//!         pub name: String,
+//!         /// One of the author's own posts: a cycle.
+//!         pub pinned_post_id: Option<super::PostId>,
+//!         #[sea_orm(has_many)]
+//!         pub posts: HasMany<super::post::Entity>,
+//!     }
+//! }
+//!
+//! mod post {
+//!     use sea_orm::entity::prelude::*;
+//!
+//!     #[flakeid_seaorm::flake_id]
+//!     #[sea_orm::model]
+//!     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+//!     #[sea_orm(table_name = "posts")]
+//!     pub struct Model {
+//!         #[sea_orm(primary_key)]
+//!         pub id: super::PostId,
+//!         pub author_id: super::AuthorId,
+//!         pub title: String,
+//!         #[sea_orm(belongs_to, from = "author_id", to = "id")]
+//!         pub author: BelongsTo<super::author::Entity>,
+//!         #[sea_orm(has_many, via = "post_tag")]
+//!         pub tags: HasMany<super::tag::Entity>,
+//!     }
+//! }
+//!
+//! mod tag {
+//!     use sea_orm::entity::prelude::*;
+//!
+//!     #[flakeid_seaorm::flake_id]
+//!     #[sea_orm::model]
+//!     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+//!     #[sea_orm(table_name = "tags")]
+//!     pub struct Model {
+//!         #[sea_orm(primary_key)]
+//!         pub id: super::TagId,
+//!         pub label: String,
+//!         #[sea_orm(has_many, via = "post_tag")]
+//!         pub posts: HasMany<super::post::Entity>,
+//!     }
+//! }
+//!
+//! /// The junction table: its key is two flake keys (no `#[flake_id]`).
+//! mod post_tag {
+//!     use sea_orm::entity::prelude::*;
+//!
+//!     #[sea_orm::model]
+//!     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+//!     #[sea_orm(table_name = "post_tags")]
+//!     pub struct Model {
+//!         #[sea_orm(primary_key, auto_increment = false)]
+//!         pub post_id: super::PostId,
+//!         #[sea_orm(primary_key, auto_increment = false)]
+//!         pub tag_id: super::TagId,
+//!         #[sea_orm(belongs_to, from = "post_id", to = "id")]
+//!         pub post: BelongsTo<super::post::Entity>,
+//!         #[sea_orm(belongs_to, from = "tag_id", to = "id")]
+//!         pub tag: BelongsTo<super::tag::Entity>,
+//!     }
+//!
+//!     impl ActiveModelBehavior for ActiveModel {}
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! global::init(Generator::builder(presets::twitter(), 1))?;
+//! let db = Database::connect("sqlite::memory:").await?;
+//! // The cycle's foreign keys are checked at COMMIT.
+//! db.execute_unprepared(
+//!     "CREATE TABLE authors (id BIGINT PRIMARY KEY CHECK (id > 0), name TEXT NOT NULL,
+//!          pinned_post_id BIGINT REFERENCES posts (id) DEFERRABLE INITIALLY DEFERRED);
+//!      CREATE TABLE posts (id BIGINT PRIMARY KEY CHECK (id > 0), title TEXT NOT NULL,
+//!          author_id BIGINT NOT NULL REFERENCES authors (id) DEFERRABLE INITIALLY DEFERRED);
+//!      CREATE TABLE tags (id BIGINT PRIMARY KEY CHECK (id > 0), label TEXT NOT NULL);
+//!      CREATE TABLE post_tags (post_id BIGINT NOT NULL REFERENCES posts (id),
+//!          tag_id BIGINT NOT NULL REFERENCES tags (id), PRIMARY KEY (post_id, tag_id));",
+//! )
+//! .await?;
+//!
+//! // A nested insert: every key `NotSet`, each row gets a fresh ID.
+//! let ada = author::ActiveModel::builder()
+//!     .set_name("Ada")
+//!     .add_post(post::ActiveModel::builder().set_title("Notes").add_tag(tag::ActiveModel::builder().set_label("math")))
+//!     .insert(&db)
+//!     .await?;
+//! assert_eq!(ada.posts[0].author_id, ada.id);
+//!
+//! // Keys assigned first: the author's pinned post is one of its posts.
+//! let mut grace = author::ActiveModel::builder().set_name("Grace");
+//! let grace_id = grace.assign_id()?;
+//! let mut compiler = post::ActiveModel::builder().set_title("Compilers");
+//! let compiler_id = compiler.assign_id()?;
+//! let grace = grace.set_pinned_post_id(Some(compiler_id)).add_post(compiler).save(&db).await?;
+//! let stored = author::Entity::find_by_id(grace_id).one(&db).await?.expect("inserted by save");
+//! assert_eq!(stored.pinned_post_id, Some(compiler_id));
+//!
+//! // Append to a loaded parent, linking a stored tag and a new one.
+//! let math = tag::Entity::find().one(&db).await?.expect("stored");
+//! let mut loaded = author::Entity::load().filter_by_id(grace_id).with(post::Entity).one(&db).await?.expect("found").into_active_model();
+//! loaded.posts.push(
+//!     post::ActiveModel::builder().set_title("COBOL").add_tag(math.into_active_model()).add_tag(tag::ActiveModel::builder().set_label("business")),
+//! );
+//! loaded.save(&db).await?;
+//! assert_eq!(post::Entity::find().all(&db).await?.len(), 3);
+//! assert_eq!(post_tag::Entity::find().all(&db).await?.len(), 3);
+//! # let _ = grace;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## Your own `ActiveModelBehavior`
 //!
-//! `#[flake_id(behavior = manual)]` leaves the impl to you; call
-//! [`FlakeActiveModel::assign_id_before_save`] first in your `before_save`:
+//! `#[flake_id(behavior = manual)]` leaves the impl to you; end your
+//! `before_save` with [`FlakeActiveModel::before_save_key`] (last, so that
+//! a row it inserts holds your changes):
 //!
 //! ```
 //! use flakeid_core::{global, Generator};
@@ -176,12 +341,12 @@
 //!
 //!     #[async_trait::async_trait]
 //!     impl ActiveModelBehavior for ActiveModel {
-//!         async fn before_save<C: ConnectionTrait>(self, _db: &C, insert: bool) -> Result<Self, DbErr> {
-//!             // First the ID (on insert, when unset), then your own logic.
-//!             let mut this = flakeid_seaorm::FlakeActiveModel::assign_id_before_save(self, insert)?;
+//!         async fn before_save<C: ConnectionTrait>(self, db: &C, insert: bool) -> Result<Self, DbErr> {
+//!             // First your own logic, then the key.
+//!             let mut this = self;
 //!             let revision = this.revision.take().unwrap_or(0);
 //!             this.revision = Set(revision + 1);
-//!             Ok(this)
+//!             flakeid_seaorm::FlakeActiveModel::before_save_key(this, db, insert).await
 //!         }
 //!     }
 //! }
@@ -226,6 +391,7 @@ mod error;
 mod json;
 #[cfg(feature = "lease")]
 pub mod lease;
+mod save;
 #[cfg(feature = "lease")]
 pub mod segment;
 mod time_filter;
@@ -234,6 +400,7 @@ pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
 #[cfg(feature = "lease")]
 pub use backend::SeaOrmExecutor;
 pub use error::Error;
+pub use save::REMEMBERED_KEYS;
 pub use flakeid_core;
 pub use flakeid_core::FlakeId;
 /// `#[flake_id]` with SeaORM's impls: ID types become column types and
@@ -254,10 +421,16 @@ pub mod __private {
     pub use ::sea_orm;
 
     use crate::FlakeActiveModel;
+    use ::sea_orm::{ConnectionTrait, DbErr, EntityTrait, IntoActiveModel};
 
     /// The body of the generated `before_save`.
-    pub fn before_save<A: FlakeActiveModel>(am: A, insert: bool) -> Result<A, ::sea_orm::DbErr> {
-        am.assign_id_before_save(insert)
+    pub async fn before_save<A, C>(am: A, db: &C, insert: bool) -> Result<A, DbErr>
+    where
+        A: FlakeActiveModel + Send,
+        C: ConnectionTrait,
+        <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
+    {
+        am.before_save_key(db, insert).await
     }
 }
 

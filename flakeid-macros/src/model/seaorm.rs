@@ -13,7 +13,8 @@
 //!   instead of refusing it (see [`key_check`]).
 //!
 //! After the struct it emits `impl ActiveModelBehavior for ActiveModel` whose
-//! `before_save` assigns an ID on insert, unless `behavior = manual` is given.
+//! `before_save` assigns an ID on insert and lets `save` insert a row whose
+//! key `assign_id` gave, unless `behavior = manual` is given.
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
@@ -133,13 +134,13 @@ pub(super) fn expand(
         impl #orm::__private::sea_orm::ActiveModelBehavior for ActiveModel {
             async fn before_save<C>(
                 self,
-                _db: &C,
+                db: &C,
                 insert: bool,
             ) -> ::core::result::Result<Self, #orm::__private::sea_orm::DbErr>
             where
                 C: #orm::__private::sea_orm::ConnectionTrait,
             {
-                #orm::__private::before_save(self, insert)
+                #orm::__private::before_save(self, db, insert).await
             }
         }
     })

@@ -5,6 +5,9 @@
 #![allow(unreachable_pub)]
 
 pub mod entities;
+mod graphs;
+
+pub use graphs::*;
 
 pub(crate) use crate::support::{NODE, init_generator};
 use entities::{DepartmentId, EmployeeId, department, employee};
@@ -519,6 +522,14 @@ macro_rules! seaorm_common_tests {
             invalid_stored_ids_are_typed_errors,
             json_without_id_gets_an_id_on_insert,
             cyclic_references_written_in_one_transaction,
+            graph_nested_insert_with_keys_not_set,
+            save_after_assign_id_inserts_a_model,
+            save_after_assign_id_inserts_a_graph,
+            append_to_a_loaded_parent,
+            many_to_many_through_a_junction_table,
+            save_of_a_set_key_no_row_has_is_refused,
+            save_updates_a_row_stored_without_hooks,
+            cyclic_references_in_a_graph,
         );
     };
 }
