@@ -23,8 +23,8 @@
 //!   table in the application's database (fenced by a persisted ceiling),
 //!   a local high-water file, a Kubernetes ordinal; [`segment`] — ranges of
 //!   values handed out by a database row; [`store`] — what both need from
-//!   an ORM to run their SQL; [`sql`] — dialects, quoting, and the database
-//!   ID function.
+//!   an ORM to run their SQL; [`sql`] — dialects, quoting, the database
+//!   ID function, and the lock that makes migrations at start-up safe.
 //! * [`global`] — the process's node ID and the process-wide generators
 //!   that `UserId::generate()` uses; [`interop`] — ID types as values of
 //!   other crates (sqlx, utoipa, schemars).

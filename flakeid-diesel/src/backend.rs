@@ -71,6 +71,20 @@ pub(crate) mod rows {
         max_id: i64,
     }
 
+    /// Whether the migration lock was taken.
+    #[derive(diesel::QueryableByName)]
+    pub(crate) struct Locked {
+        #[diesel(sql_type = BigInt)]
+        locked: i64,
+    }
+
+    /// Whether the migration lock was released.
+    #[derive(diesel::QueryableByName)]
+    pub(crate) struct Released {
+        #[diesel(sql_type = BigInt)]
+        released: i64,
+    }
+
     /// A space of the lease table.
     #[derive(diesel::QueryableByName)]
     pub(crate) struct Space {
@@ -115,6 +129,18 @@ pub(crate) mod rows {
     impl Named for MaxId {
         fn named(self) -> Vec<(&'static str, SqlValue)> {
             vec![("max_id", SqlValue::BigInt(self.max_id))]
+        }
+    }
+
+    impl Named for Locked {
+        fn named(self) -> Vec<(&'static str, SqlValue)> {
+            vec![("locked", SqlValue::BigInt(self.locked))]
+        }
+    }
+
+    impl Named for Released {
+        fn named(self) -> Vec<(&'static str, SqlValue)> {
+            vec![("released", SqlValue::BigInt(self.released))]
         }
     }
 
@@ -226,6 +252,8 @@ macro_rules! diesel_backend {
                     Some("node_id") => rows::of(s, query.load::<rows::Node>(conn)?),
                     Some("max_id") => rows::of(s, query.load::<rows::MaxId>(conn)?),
                     Some("space") => rows::of(s, query.load::<rows::Space>(conn)?),
+                    Some("locked") => rows::of(s, query.load::<rows::Locked>(conn)?),
+                    Some("released") => rows::of(s, query.load::<rows::Released>(conn)?),
                     _ => return Err(rows::unknown(s)),
                 })
             }
@@ -283,7 +311,7 @@ where
 }
 
 /// SQLite's `SQLITE_BUSY`, which Diesel reports as an unknown database error.
-fn is_sqlite_busy(e: &diesel::result::Error) -> bool {
+pub(crate) fn is_sqlite_busy(e: &diesel::result::Error) -> bool {
     matches!(
         e,
         diesel::result::Error::DatabaseError(DatabaseErrorKind::Unknown, info)

@@ -41,14 +41,12 @@
 //! ```
 
 use diesel::connection::{Connection, LoadConnection};
-use diesel::migration::{Migration, MigrationSource};
 use diesel::result::{ConnectionResult, QueryResult};
 use flakeid_core::Clock;
 use flakeid_core::layout::Layout;
 use flakeid_core::node::{
     LeaseError, LeaseOptions, LeaseSql, LeaseStore, NodeLease, NodeTable, SqlLeaseStore,
 };
-use flakeid_core::sql::Dialect;
 
 use crate::backend::{DieselBackend, DieselExecutor, OnConnection};
 use crate::migration::TableMigration;
@@ -116,52 +114,17 @@ where
     C: Connection,
     C::Backend: DieselBackend,
 {
-    crate::backend::run_ddl(conn, &up_sql(<C::Backend as DieselBackend>::DIALECT))
-}
-
-fn up_sql(dialect: Dialect) -> String {
-    format!("{};\n", LeaseSql::new(dialect).create_table())
-}
-
-fn down_sql(dialect: Dialect) -> String {
-    format!("{};\n", LeaseSql::new(dialect).drop_table())
+    MIGRATIONS.create_table(conn)
 }
 
 /// The lease table's migration as a Diesel migration source: run it with
 /// `diesel_migrations`' `MigrationHarness::run_pending_migrations(MIGRATIONS)`
-/// (recorded in `__diesel_schema_migrations` like your own), next to
-/// your `embed_migrations!` source.
-pub const MIGRATIONS: LeaseMigrations = LeaseMigrations;
-
-/// See [`MIGRATIONS`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct LeaseMigrations;
-
-/// The version of the lease table's migration.
-pub const MIGRATION_VERSION: &str = "00000000000001";
-
-/// The name of the lease table's migration (its directory's, after the version).
-pub const MIGRATION_NAME: &str = "create_flakeid_nodes";
-
-const CREATE_NODES: TableMigration = TableMigration {
-    version: MIGRATION_VERSION,
-    name: MIGRATION_NAME,
-    up: up_sql,
-    down: down_sql,
-};
-
-impl<DB: DieselBackend> MigrationSource<DB> for LeaseMigrations {
-    fn migrations(&self) -> diesel::migration::Result<Vec<Box<dyn Migration<DB>>>> {
-        CREATE_NODES.source()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// The migration files shipped for the Diesel CLI are the SQL the
-    /// migration source and `create_table` run.
-    #[test]
-    fn shipped_migrations_match_the_generated_sql() {
-        crate::migration::assert_shipped_files_match(super::CREATE_NODES);
-    }
-}
+/// inside [`migration::run`](crate::migration::run), next to your own
+/// `embed_migrations!` source (recorded in `__diesel_schema_migrations`
+/// like yours).
+pub const MIGRATIONS: TableMigration = TableMigration::new(
+    "00000000000001",
+    "create_flakeid_nodes",
+    |d| LeaseSql::new(d).create_table(),
+    |d| LeaseSql::new(d).drop_table(),
+);

@@ -114,7 +114,7 @@ pub mod lease;
 #[cfg(feature = "async")]
 pub mod lease_async;
 mod macros;
-mod migration;
+pub mod migration;
 pub mod segment;
 mod time_filter;
 

@@ -39,13 +39,11 @@
 //! ```
 
 use diesel::connection::{Connection, LoadConnection};
-use diesel::migration::{Migration, MigrationSource};
 use diesel::result::{ConnectionResult, QueryResult};
 use flakeid_core::Clock;
 use flakeid_core::segment::{
     SegmentError, SegmentIds, SegmentOptions, SegmentSql, SqlSegmentStore,
 };
-use flakeid_core::sql::Dialect;
 
 use crate::backend::{DieselBackend, DieselExecutor, OnConnection};
 use crate::migration::TableMigration;
@@ -107,51 +105,17 @@ where
     C: Connection,
     C::Backend: DieselBackend,
 {
-    crate::backend::run_ddl(conn, &up_sql(<C::Backend as DieselBackend>::DIALECT))
-}
-
-fn up_sql(dialect: Dialect) -> String {
-    format!("{};\n", SegmentSql::new(dialect).create_table())
-}
-
-fn down_sql(dialect: Dialect) -> String {
-    format!("{};\n", SegmentSql::new(dialect).drop_table())
+    MIGRATIONS.create_table(conn)
 }
 
 /// The segment table's migration as a Diesel migration source: run it with
 /// `diesel_migrations`' `MigrationHarness::run_pending_migrations(MIGRATIONS)`
-/// (recorded in `__diesel_schema_migrations` like your own).
-pub const MIGRATIONS: SegmentMigrations = SegmentMigrations;
-
-/// See [`MIGRATIONS`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SegmentMigrations;
-
-/// The version of the segment table's migration.
-pub const MIGRATION_VERSION: &str = "00000000000002";
-
-/// The name of the segment table's migration (its directory's, after the version).
-pub const MIGRATION_NAME: &str = "create_flakeid_segments";
-
-const CREATE_SEGMENTS: TableMigration = TableMigration {
-    version: MIGRATION_VERSION,
-    name: MIGRATION_NAME,
-    up: up_sql,
-    down: down_sql,
-};
-
-impl<DB: DieselBackend> MigrationSource<DB> for SegmentMigrations {
-    fn migrations(&self) -> diesel::migration::Result<Vec<Box<dyn Migration<DB>>>> {
-        CREATE_SEGMENTS.source()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// The migration files shipped for the Diesel CLI are the SQL the
-    /// migration source and `create_table` run.
-    #[test]
-    fn shipped_migrations_match_the_generated_sql() {
-        crate::migration::assert_shipped_files_match(super::CREATE_SEGMENTS);
-    }
-}
+/// inside [`migration::run`](crate::migration::run), next to your own
+/// `embed_migrations!` source (recorded in `__diesel_schema_migrations`
+/// like yours).
+pub const MIGRATIONS: TableMigration = TableMigration::new(
+    "00000000000002",
+    "create_flakeid_segments",
+    |d| SegmentSql::new(d).create_table(),
+    |d| SegmentSql::new(d).drop_table(),
+);

@@ -31,7 +31,8 @@ pub(crate) fn dialect(backend: DbBackend) -> Dialect {
     }
 }
 
-fn statement(backend: DbBackend, s: &SqlStatement) -> Statement {
+/// `s` as a SeaORM statement for `backend`, its values bound.
+pub(crate) fn statement(backend: DbBackend, s: &SqlStatement) -> Statement {
     let values = s.values.iter().map(|v| match v {
         SqlValue::Text(t) => Value::String(Some(t.clone())),
         SqlValue::BigInt(i) => Value::BigInt(Some(*i)),
@@ -43,7 +44,7 @@ fn statement(backend: DbBackend, s: &SqlStatement) -> Statement {
 }
 
 /// A row with the statement's columns, read by name and type.
-fn row(s: &SqlStatement, r: &QueryResult) -> Result<SqlRow, DbErr> {
+pub(crate) fn row(s: &SqlStatement, r: &QueryResult) -> Result<SqlRow, DbErr> {
     let values = s
         .columns
         .iter()
@@ -85,14 +86,4 @@ impl AsyncSqlExecutor for SeaOrmExecutor {
         let rows = self.db.query_all_raw(statement(backend, s)).await?;
         rows.iter().map(|r| row(s, r)).collect()
     }
-}
-
-/// Runs the SQL text `sql` writes for the connection's dialect (a table's
-/// `CREATE`/`DROP`, from `create_table` or a migration).
-pub(crate) async fn execute_ddl<C: ConnectionTrait>(
-    db: &C,
-    sql: impl FnOnce(Dialect) -> String,
-) -> Result<(), DbErr> {
-    let sql = sql(dialect(db.get_database_backend()));
-    db.execute_unprepared(&sql).await.map(drop)
 }

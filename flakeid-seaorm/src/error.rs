@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use flakeid_core::sql::MigrationLockTimeout;
 use flakeid_core::{GenerateError, IdError, TimeBoundsError};
 use sea_orm::DbErr;
 
@@ -99,6 +100,10 @@ pub enum Error {
         #[source]
         source: TimeBoundsError,
     },
+    /// A migration run did not get its lock in time (see
+    /// `flakeid_seaorm::migration`, feature `migration`).
+    #[error(transparent)]
+    MigrationLock(#[from] MigrationLockTimeout),
     /// A JSON document field could not be read into the model.
     #[error("JSON field `{field}` for `{table}`: {message}")]
     Json {
@@ -148,7 +153,9 @@ impl Error {
             | Error::DatabaseGeneratedKey { id_type, .. }
             | Error::TimeBounds { id_type, .. }
             | Error::KeyNotStored { id_type, .. } => id_type,
-            Error::NotSingleKey { .. } | Error::Json { .. } => "flake ID",
+            Error::NotSingleKey { .. } | Error::Json { .. } | Error::MigrationLock(_) => {
+                "flake ID"
+            }
         }
     }
 }
@@ -164,6 +171,7 @@ impl From<Error> for DbErr {
             Error::DatabaseGeneratedKey { .. } => "database-generated key",
             Error::Json { .. } => "JSON",
             Error::TimeBounds { .. } => "time range",
+            Error::MigrationLock(_) => "migration lock",
         };
         DbErr::TryIntoErr {
             from,

@@ -32,7 +32,8 @@ use flakeid_core::node::{
 use flakeid_core::{Clock, MonotonicClock};
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
 
-use crate::backend::{SeaOrmExecutor, execute_ddl};
+use crate::backend::SeaOrmExecutor;
+use crate::table::FlakeTable;
 
 /// The lease store on a SeaORM connection.
 pub type SeaOrmLeaseStore = SqlLeaseStore<SeaOrmExecutor>;
@@ -48,7 +49,7 @@ pub type NodeLease<L = BitLayout, C = MonotonicClock> = AsyncNodeLease<SeaOrmLea
 /// # Errors
 /// The database's error.
 pub async fn create_table<C: ConnectionTrait>(db: &C) -> Result<(), DbErr> {
-    execute_ddl(db, |d| LeaseSql::new(d).create_table()).await
+    NODES.create(db).await
 }
 
 /// Claims a node as `options` say (in the table `flakeid_nodes`) and
@@ -87,45 +88,23 @@ pub async fn list_nodes(db: &DatabaseConnection, space: &str) -> Result<NodeTabl
         })
 }
 
+/// A migration creating the lease table (feature `migration`); add it to
+/// your `Migrator` and run that with [`crate::migration::up`]:
+///
+/// ```ignore
+/// fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+///     vec![Box::new(flakeid_seaorm::lease::Migration), Box::new(m20240101_create_users::Migration)]
+/// }
+/// ```
 #[cfg(feature = "migration")]
-mod migration {
-    use flakeid_core::node::LeaseSql;
-    use sea_orm_migration::{MigrationName, MigrationTrait, SchemaManager};
-
-    use crate::backend::execute_ddl;
-
-    /// A migration creating the lease table; add it to your `Migrator`:
-    ///
-    /// ```ignore
-    /// fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-    ///     vec![Box::new(flakeid_seaorm::lease::Migration), Box::new(m20240101_create_users::Migration)]
-    /// }
-    /// ```
-    #[derive(Debug, Clone, Copy, Default)]
-    pub struct Migration;
-
-    impl MigrationName for Migration {
-        fn name(&self) -> &str {
-            "m00000000_000001_create_flakeid_nodes"
-        }
-    }
-
-    // The trait's signatures elide `SchemaManager`'s lifetime; the impl must match.
-    #[allow(elided_lifetimes_in_paths)]
-    #[async_trait::async_trait]
-    impl MigrationTrait for Migration {
-        async fn up(&self, manager: &SchemaManager) -> Result<(), sea_orm::DbErr> {
-            execute_ddl(manager.get_connection(), |d| {
-                LeaseSql::new(d).create_table()
-            })
-            .await
-        }
-
-        async fn down(&self, manager: &SchemaManager) -> Result<(), sea_orm::DbErr> {
-            execute_ddl(manager.get_connection(), |d| LeaseSql::new(d).drop_table()).await
-        }
-    }
-}
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Migration;
 
 #[cfg(feature = "migration")]
-pub use migration::Migration;
+crate::table::table_migration!(Migration, NODES);
+
+const NODES: FlakeTable = FlakeTable {
+    migration: "m00000000_000001_create_flakeid_nodes",
+    create: |d| LeaseSql::new(d).create_table(),
+    drop: |d| LeaseSql::new(d).drop_table(),
+};

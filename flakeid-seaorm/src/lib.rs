@@ -391,9 +391,13 @@ mod error;
 mod json;
 #[cfg(feature = "lease")]
 pub mod lease;
+#[cfg(feature = "migration")]
+pub mod migration;
 mod save;
 #[cfg(feature = "lease")]
 pub mod segment;
+#[cfg(feature = "lease")]
+mod table;
 mod time_filter;
 
 pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};

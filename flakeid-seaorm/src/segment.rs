@@ -29,7 +29,8 @@ use flakeid_core::segment::{
 };
 use sea_orm::{ConnectionTrait, DbErr};
 
-use crate::backend::{SeaOrmExecutor, execute_ddl};
+use crate::backend::SeaOrmExecutor;
+use crate::table::FlakeTable;
 
 /// The segment store on a SeaORM connection.
 pub type SeaOrmSegmentStore = SqlSegmentStore<SeaOrmExecutor>;
@@ -42,7 +43,7 @@ pub type SeaOrmSegmentStore = SqlSegmentStore<SeaOrmExecutor>;
 /// # Errors
 /// The database's error.
 pub async fn create_table<C: ConnectionTrait>(db: &C) -> Result<(), DbErr> {
-    execute_ddl(db, |d| SegmentSql::new(d).create_table()).await
+    SEGMENTS.create(db).await
 }
 
 /// Fetches the first segment of the row `options` name (in the table
@@ -71,42 +72,17 @@ pub async fn max_id(db: &sea_orm::DatabaseConnection, name: &str) -> Result<Opti
         .await
 }
 
+/// A migration creating the segment table (feature `migration`); add it
+/// to your `Migrator` and run that with [`crate::migration::up`].
 #[cfg(feature = "migration")]
-mod migration {
-    use sea_orm_migration::{MigrationName, MigrationTrait, SchemaManager};
-
-    use super::{DbErr, SegmentSql};
-    use crate::backend::execute_ddl;
-
-    /// A migration creating the segment table; add it to your `Migrator`.
-    #[derive(Debug, Clone, Copy, Default)]
-    pub struct Migration;
-
-    impl MigrationName for Migration {
-        fn name(&self) -> &str {
-            "m00000000_000002_create_flakeid_segments"
-        }
-    }
-
-    // The trait's signatures elide `SchemaManager`'s lifetime; the impl must match.
-    #[allow(elided_lifetimes_in_paths)]
-    #[async_trait::async_trait]
-    impl MigrationTrait for Migration {
-        async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-            execute_ddl(manager.get_connection(), |d| {
-                SegmentSql::new(d).create_table()
-            })
-            .await
-        }
-
-        async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-            execute_ddl(manager.get_connection(), |d| {
-                SegmentSql::new(d).drop_table()
-            })
-            .await
-        }
-    }
-}
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Migration;
 
 #[cfg(feature = "migration")]
-pub use migration::Migration;
+crate::table::table_migration!(Migration, SEGMENTS);
+
+const SEGMENTS: FlakeTable = FlakeTable {
+    migration: "m00000000_000002_create_flakeid_segments",
+    create: |d| SegmentSql::new(d).create_table(),
+    drop: |d| SegmentSql::new(d).drop_table(),
+};

@@ -9,6 +9,8 @@
 //! * [`IdFunction`] — a PostgreSQL or MariaDB function that issues IDs of
 //!   a layout and node as the key column's default (`id_function/`, one
 //!   file per dialect).
+//! * [`MigrationLock`] — the lock a migration run holds, so that every
+//!   replica may run its migrations at start-up.
 //!
 //! Each table's statements live with what uses them: the lease table's in
 //! [`node`](crate::node) ([`LeaseSql`](crate::node::LeaseSql)), the
@@ -23,9 +25,11 @@
 
 mod error;
 mod id_function;
+mod migration_lock;
 
 pub use error::SqlNameError;
 pub use id_function::{IdFunction, IdFunctionError};
+pub use migration_lock::{MigrationLock, MigrationLockTimeout};
 
 use core::fmt;
 

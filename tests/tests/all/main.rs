@@ -59,6 +59,10 @@ mod lease_pause;
 mod lease_processes;
 mod lease_stores;
 
+// Migrations at start-up: sixteen replicas of SeaORM and Diesel
+// applications running their migrations at the same moment.
+mod migrations_at_startup;
+
 // Segments: one row handing out ranges to processes, one killed; short
 // keys and DecimalId generator IDs from it; the database paused.
 mod segments;

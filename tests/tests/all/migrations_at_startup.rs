@@ -1,0 +1,198 @@
+//! Sixteen replicas start at the same moment on an empty database and each
+//! runs its migrations at start-up (flakeid's lease and segment tables,
+//! then the application's table) through the lock of
+//! `flakeid_seaorm::migration::up` (SeaORM's `Migrator::up`) or
+//! `flakeid_diesel::migration::run` (Diesel's `run_pending_migrations`),
+//! half each, then inserts rows with flake keys; on PostgreSQL, MariaDB and
+//! SQLite. Every replica must start; the tables, the runners' bookkeeping
+//! and the rows are checked with plain SQL.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use flakeid_tests::db;
+use flakeid_tests::process::Output;
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
+
+use super::lease_common::{space, wall_ms};
+
+const REPLICAS: u64 = 16;
+const ROWS: i64 = 100;
+
+/// What a replica said, and how it ended.
+struct Replica {
+    tag: String,
+    code: i32,
+    said: Vec<String>,
+}
+
+/// Starts `REPLICAS` `migrate_worker` processes, SeaORM and Diesel in
+/// turn, that all migrate at one wall-clock instant; waits for them all.
+fn start_replicas(url: &str, name: &str) -> Vec<Replica> {
+    // Far enough ahead for every process to be up and connected.
+    let start_at = (wall_ms() + 4000).to_string();
+    let children: Vec<_> = (0..REPLICAS)
+        .map(|node| {
+            let orm = if node % 2 == 0 { "seaorm" } else { "diesel" };
+            let tag = format!("{name}-{node}-{orm}");
+            let mut child = Command::new(env!("CARGO_BIN_EXE_migrate_worker"))
+                .args(["--url", url, "--orm", orm, "--node", &node.to_string()])
+                .args(["--rows", &ROWS.to_string(), "--start-at-ms", &start_at])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .spawn()
+                .expect("start migrate_worker");
+            let output = Output::follow(&mut child, &tag);
+            (tag, child, output)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|(tag, mut child, output)| {
+            let status = child.wait().expect("wait for migrate_worker");
+            output.rest(Duration::from_millis(200));
+            Replica {
+                tag,
+                code: status.code().unwrap_or(-1),
+                said: output.said(),
+            }
+        })
+        .collect()
+}
+
+async fn query_i64(conn: &DatabaseConnection, sql: &str) -> Vec<i64> {
+    conn.query_all_raw(Statement::from_string(conn.get_database_backend(), sql))
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .iter()
+        .map(|r| {
+            r.try_get_by_index::<i64>(0)
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        })
+        .collect()
+}
+
+async fn query_text(conn: &DatabaseConnection, sql: &str) -> Vec<String> {
+    conn.query_all_raw(Statement::from_string(conn.get_database_backend(), sql))
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .iter()
+        .map(|r| {
+            r.try_get_by_index::<String>(0)
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        })
+        .collect()
+}
+
+async fn sixteen_replicas_migrate_at_once(url: &str, name: &str) {
+    let replicas = start_replicas(url, name);
+    let failed: Vec<String> = replicas
+        .iter()
+        .filter(|r| r.code != 0 || !r.said.iter().any(|l| l.starts_with("DONE")))
+        .map(|r| format!("{} (exit {}): {:?}", r.tag, r.code, r.said))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {REPLICAS} replicas did not start:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+
+    let conn = Database::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connect {url}: {e}"));
+    let backend = conn.get_database_backend();
+    // An integer expression as a BIGINT, read the same on every database.
+    let big = |expr: &str| match backend {
+        DbBackend::Postgres => format!("CAST({expr} AS BIGINT)"),
+        DbBackend::MySql => format!("CAST({expr} AS SIGNED)"),
+        _ => expr.to_owned(),
+    };
+    // Every table, once.
+    for table in [
+        "flakeid_nodes",
+        "flakeid_segments",
+        "events",
+        "seaql_migrations",
+        "__diesel_schema_migrations",
+    ] {
+        let sql = match backend {
+            DbBackend::Postgres => format!(
+                "SELECT {} FROM information_schema.tables \
+                 WHERE table_schema = current_schema() AND table_name = '{table}'",
+                big("COUNT(*)")
+            ),
+            DbBackend::MySql => format!(
+                "SELECT {} FROM information_schema.tables \
+                 WHERE table_schema = DATABASE() AND table_name = '{table}'",
+                big("COUNT(*)")
+            ),
+            _ => format!(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '{table}'"
+            ),
+        };
+        assert_eq!(query_i64(&conn, &sql).await, [1], "{table}");
+    }
+    // Each runner recorded each of its versions once.
+    let versions = |table: &str| format!("SELECT version FROM {table} ORDER BY version");
+    assert_eq!(
+        query_text(&conn, &versions("seaql_migrations")).await,
+        [
+            "m00000000_000001_create_flakeid_nodes",
+            "m00000000_000002_create_flakeid_segments",
+            "m20240101_000001_create_events",
+        ]
+    );
+    assert_eq!(
+        query_text(&conn, &versions("__diesel_schema_migrations")).await,
+        ["00000000000001", "00000000000002", "20240101000001"]
+    );
+    // Every replica's rows, no key twice.
+    let rows = query_i64(&conn, &format!("SELECT {} FROM events", big("COUNT(*)"))).await[0];
+    let distinct = query_i64(
+        &conn,
+        &format!("SELECT {} FROM events", big("COUNT(DISTINCT id)")),
+    )
+    .await[0];
+    let per_worker = query_i64(
+        &conn,
+        &format!(
+            "SELECT {} FROM events GROUP BY worker ORDER BY worker",
+            big("COUNT(*)")
+        ),
+    )
+    .await;
+    println!(
+        "migrations at start-up, {name}: {REPLICAS} replicas x {ROWS} rows, {rows} stored, {} duplicate keys",
+        rows - distinct
+    );
+    assert_eq!(per_worker, vec![ROWS; usize::try_from(REPLICAS).unwrap()]);
+    assert_eq!(rows, ROWS * i64::try_from(REPLICAS).unwrap());
+    assert_eq!(distinct, rows, "duplicate keys");
+}
+
+/// A fresh SQLite file; its `sqlite://` URL.
+fn sqlite_url(name: &str) -> String {
+    let path = std::env::temp_dir().join(format!("{}.db", space(name)));
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    format!("sqlite://{}?mode=rwc", path.display())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_sixteen_replicas_run_migrations_at_once() {
+    let db = db::postgres().await;
+    sixteen_replicas_migrate_at_once(db.url(), "pg-migrate").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mariadb_sixteen_replicas_run_migrations_at_once() {
+    let db = db::mysql().await;
+    sixteen_replicas_migrate_at_once(db.url(), "my-migrate").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_sixteen_replicas_run_migrations_at_once() {
+    sixteen_replicas_migrate_at_once(&sqlite_url("lite-migrate"), "lite-migrate").await;
+}
