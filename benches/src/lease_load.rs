@@ -19,7 +19,8 @@ use flakeid_core::node::{
     AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, NodeRow, NodeTable,
     ReleaseRequest, RenewRequest, Renewal,
 };
-use flakeid_core::store::{Sleep, StoreError};
+use flakeid_core::runtime::Sleep;
+use flakeid_core::store::StoreError;
 
 use crate::BenchError;
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use flakeid_benches::lease_load::{self, LoadConfig, StoreStats};
 use flakeid_core::node::MemoryLeaseStore;
-use flakeid_core::store::Sleep;
+use flakeid_core::runtime::Sleep;
 
 #[derive(Clone, Copy)]
 struct Tokio;

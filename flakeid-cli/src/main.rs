@@ -10,8 +10,8 @@ use clap::{Parser, Subcommand};
 use flakeid_core::Generator;
 use flakeid_core::encoding::TextForm as Encoding;
 use flakeid_core::encoding::format_rfc3339;
+use flakeid_core::id_function::IdFunction;
 use flakeid_core::layout::presets;
-use flakeid_core::sql::IdFunction;
 
 use args::{CliError, DialectArg, IdText, LayoutArgs, TextForm};
 
@@ -97,7 +97,7 @@ enum Command {
         #[command(flatten)]
         layout: LayoutArgs,
         /// The function's name.
-        #[arg(long, default_value = flakeid_core::sql::IdFunction::DEFAULT_FUNCTION)]
+        #[arg(long, default_value = flakeid_core::id_function::IdFunction::DEFAULT_FUNCTION)]
         function: String,
         /// The name of the function's state (default: the function's name followed by `_state`).
         #[arg(long)]

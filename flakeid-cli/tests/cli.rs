@@ -6,10 +6,10 @@
 use std::time::Duration;
 
 use assert_cmd::Command;
+use flakeid_core::id_function::IdFunction;
 use flakeid_core::layout::presets;
 use flakeid_core::node::LeaseOptions;
 use flakeid_core::sql::Dialect;
-use flakeid_core::sql::IdFunction;
 use flakeid_tests::db::{self, TestDb};
 use predicates::prelude::*;
 use sea_orm::ConnectionTrait as _;
@@ -36,6 +36,20 @@ fn fails(args: &[&str], code: i32, says: &[&str]) {
         assert = assert.stderr(predicate::str::contains(*s));
     }
     assert.stdout(predicate::str::is_empty());
+}
+
+/// `flakeid sql` for `node` of space `orders` in `dialect`, then `more`.
+fn sql<'a>(dialect: &'a str, node: &'a str, more: &[&'a str]) -> Vec<&'a str> {
+    let args = [
+        "sql",
+        "--dialect",
+        dialect,
+        "--space",
+        "orders",
+        "--node",
+        node,
+    ];
+    [&args[..], more].concat()
 }
 
 #[test]
@@ -91,9 +105,8 @@ fn decode_takes_another_epoch_and_custom_fields() {
     assert!(out.contains("time       2024-01-01T00:00:01.000Z"), "{out}");
     assert!(out.contains("  datacenter 0\n"), "{out}");
     assert!(out.contains("  worker     3\n"), "{out}");
-    let out = stdout(&[
-        "decode",
-        &((7u64 << 20) | (2 << 8) | 1).to_string(),
+    // 40 bits of 10 ms ticks from the Unix epoch, 12 node bits, 8 sequence bits.
+    let custom = [
         "--time-bits",
         "40",
         "--node-bits",
@@ -104,28 +117,16 @@ fn decode_takes_another_epoch_and_custom_fields() {
         "10",
         "--epoch",
         "0",
-    ]);
+    ];
+    let id = ((7u64 << 20) | (2 << 8) | 1).to_string();
+    let out = stdout(&[&["decode", id.as_str()][..], &custom].concat());
     assert!(out.contains("time       1970-01-01T00:00:00.070Z"), "{out}");
     assert!(out.contains("node       2"), "{out}");
     assert!(out.contains("sequence   1"), "{out}");
     // The same bits with the sequence above the node (Sonyflake's order).
-    let out = stdout(&[
-        "decode",
-        &((7u64 << 20) | (2 << 12) | 1).to_string(),
-        "--time-bits",
-        "40",
-        "--node-bits",
-        "12",
-        "--sequence-bits",
-        "8",
-        "--tick-ms",
-        "10",
-        "--epoch",
-        "0",
-        "--order",
-        "sequence-node",
-        "--json",
-    ]);
+    let id = ((7u64 << 20) | (2 << 12) | 1).to_string();
+    let order = ["--order", "sequence-node", "--json"];
+    let out = stdout(&[&["decode", id.as_str()][..], &custom, &order].concat());
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(
         (&v["node"], &v["sequence"]),
@@ -219,22 +220,22 @@ fn generate_issues_increasing_ids_of_the_node() {
 
 #[test]
 fn convert_writes_every_form() {
-    assert_eq!(
-        stdout(&["convert", "175928847299117063", "--to", "base62"]),
-        "0Czks0tP37X\n"
-    );
-    assert_eq!(
-        stdout(&["convert", "0Czks0tP37X", "--to", "crockford"]),
-        "04W86BB0G4007\n"
-    );
-    assert_eq!(
-        stdout(&["convert", "04W86BB0G4007", "--to", "decimal"]),
-        "175928847299117063\n"
-    );
-    assert_eq!(
-        stdout(&["convert", "175928847299117063", "--to", "all"]),
-        "decimal    175928847299117063\nbase62     0Czks0tP37X\ncrockford  04W86BB0G4007\n"
-    );
+    for (id, to, written) in [
+        ("175928847299117063", "base62", "0Czks0tP37X\n"),
+        ("0Czks0tP37X", "crockford", "04W86BB0G4007\n"),
+        ("04W86BB0G4007", "decimal", "175928847299117063\n"),
+        (
+            "175928847299117063",
+            "all",
+            "decimal    175928847299117063\nbase62     0Czks0tP37X\ncrockford  04W86BB0G4007\n",
+        ),
+    ] {
+        assert_eq!(
+            stdout(&["convert", id, "--to", to]),
+            written,
+            "{id} to {to}"
+        );
+    }
     fails(
         &["convert", "zzzzzzzzzzz", "--to", "decimal"],
         2,
@@ -245,19 +246,11 @@ fn convert_writes_every_form() {
 
 #[test]
 fn sql_prints_the_function_for_each_dialect() {
-    let pg = stdout(&[
-        "sql",
-        "--dialect",
+    let pg = stdout(&sql(
         "postgres",
-        "--space",
-        "orders",
-        "--node",
         "1023",
-        "--table",
-        "orders",
-        "--column",
-        "id",
-    ]);
+        &["--table", "orders", "--column", "id"],
+    ));
     let expected = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1023);
     let mut statements = expected.install().expect("SQL");
     statements.extend(expected.column_default("orders", "id").expect("SQL"));
@@ -267,45 +260,20 @@ fn sql_prints_the_function_for_each_dialect() {
         pg.contains("ALTER TABLE \"orders\" ALTER COLUMN \"id\" SET DEFAULT \"flakeid_next_id\"()")
     );
 
-    let maria = stdout(&[
-        "sql",
-        "--dialect",
+    let maria = stdout(&sql(
         "mariadb",
-        "--space",
-        "orders",
-        "--node",
         "7",
-        "--layout",
-        "sonyflake",
-        "--function",
-        "next_order_id",
-    ]);
+        &["--layout", "sonyflake", "--function", "next_order_id"],
+    ));
     assert!(maria.contains("DELIMITER $$\nCREATE OR REPLACE FUNCTION `next_order_id`()"));
-    let drop = stdout(&[
-        "sql",
-        "--dialect",
-        "mysql",
-        "--space",
-        "orders",
-        "--node",
-        "7",
-        "--uninstall",
-    ]);
+    let drop = stdout(&sql("mysql", "7", &["--uninstall"]));
     assert!(
         drop.starts_with("DROP FUNCTION IF EXISTS `flakeid_next_id`;\n"),
         "{drop}"
     );
 
     fails(
-        &[
-            "sql",
-            "--dialect",
-            "postgres",
-            "--space",
-            "orders",
-            "--node",
-            "2000",
-        ],
+        &sql("postgres", "2000", &[]),
         2,
         &[
             "invalid value for the function's settings",
@@ -313,33 +281,11 @@ fn sql_prints_the_function_for_each_dialect() {
         ],
     );
     fails(
-        &[
-            "sql",
-            "--dialect",
-            "postgres",
-            "--space",
-            "orders",
-            "--node",
-            "1",
-            "--function",
-            "",
-        ],
+        &sql("postgres", "1", &["--function", ""]),
         2,
         &["the function name is empty"],
     );
-    fails(
-        &[
-            "sql",
-            "--dialect",
-            "sqlite",
-            "--space",
-            "orders",
-            "--node",
-            "1",
-        ],
-        2,
-        &["'sqlite'", "--dialect"],
-    );
+    fails(&sql("sqlite", "1", &[]), 2, &["'sqlite'", "--dialect"]);
 }
 
 #[test]

@@ -184,7 +184,7 @@ pub use crate::id::from_str;
 pub use ::serde;
 
 #[cfg(feature = "serde")]
-pub use crate::encoding::serde_impls::{deserialize, serialize};
+pub use crate::interop::serde::{deserialize, serialize};
 
 /// `Serialize` / `Deserialize` for an ID type. Expands to nothing because
 /// flakeid-core was built without its `serde` feature.

@@ -87,31 +87,25 @@ pub trait Clock: Send + Sync + 'static {
     }
 }
 
-impl<C: Clock + ?Sized> Clock for Arc<C> {
-    fn now_millis(&self) -> u64 {
-        (**self).now_millis()
-    }
-    #[inline]
-    fn try_tagged_now(&self) -> Option<u64> {
-        (**self).try_tagged_now()
-    }
-    fn wait_until(&self, target_millis: u64) {
-        (**self).wait_until(target_millis)
-    }
+/// A shared clock is a clock: every call goes to the clock it points to.
+macro_rules! clock_behind_pointer {
+    ($($pointer:ty),+) => {$(
+        impl<C: Clock + ?Sized> Clock for $pointer {
+            fn now_millis(&self) -> u64 {
+                (**self).now_millis()
+            }
+            #[inline]
+            fn try_tagged_now(&self) -> Option<u64> {
+                (**self).try_tagged_now()
+            }
+            fn wait_until(&self, target_millis: u64) {
+                (**self).wait_until(target_millis)
+            }
+        }
+    )+};
 }
 
-impl<C: Clock + ?Sized> Clock for &'static C {
-    fn now_millis(&self) -> u64 {
-        (**self).now_millis()
-    }
-    #[inline]
-    fn try_tagged_now(&self) -> Option<u64> {
-        (**self).try_tagged_now()
-    }
-    fn wait_until(&self, target_millis: u64) {
-        (**self).wait_until(target_millis)
-    }
-}
+clock_behind_pointer!(Arc<C>, &'static C);
 
 // ---------------------------------------------------------------------------
 // MonotonicClock

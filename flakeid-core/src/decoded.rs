@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::time::SystemTime;
 
 use crate::encoding::write_rfc3339;
-use crate::layout::Parts;
+use crate::layout::{BitLayout, Parts};
 
 /// An ID split into its named fields, with its creation time when the
 /// scheme records one.
@@ -47,6 +47,24 @@ pub struct Decoded {
 }
 
 impl Decoded {
+    /// Decodes `id` with `layout`. Bits above the layout's fields are
+    /// ignored; check the ID with [`BitLayout::decompose_checked`] first if
+    /// it comes from outside.
+    pub fn new(layout: &BitLayout, id: u64) -> Self {
+        let parts = layout.decompose(id);
+        let mut shift = layout.node_bits();
+        let node_fields = layout.node_fields().iter().map(|f| {
+            shift -= f.bits() as u32;
+            (f.name_cow(), (parts.node >> shift) & f.max())
+        });
+        Decoded::from_layout_parts(id, Some(layout.timestamp(id)), parts, node_fields)
+    }
+
+    /// The value of the field called `name`, if the scheme has one.
+    pub fn field(&self, name: &str) -> Option<u64> {
+        self.fields.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
+    }
+
     /// A `Decoded` of a layout's parts: fields `tick`, the node subfields,
     /// `sequence`.
     pub(crate) fn from_layout_parts(
@@ -79,11 +97,6 @@ impl Decoded {
             fields,
         }
     }
-
-    /// The value of the field called `name`, if the scheme has one.
-    pub fn field(&self, name: &str) -> Option<u64> {
-        self.fields.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
-    }
 }
 
 impl Display for Decoded {
@@ -110,7 +123,6 @@ impl Display for Decoded {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::BitLayout;
 
     #[test]
     fn display_without_node_fields_or_time() {

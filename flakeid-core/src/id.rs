@@ -12,7 +12,7 @@ use std::ops::{RangeBounds, RangeInclusive};
 use std::time::SystemTime;
 
 use crate::decoded::Decoded;
-use crate::encoding::{base62, crockford};
+use crate::encoding::TextForm;
 use crate::error::{
     ConfigError, GenerateError, IdError, IdGenerateError, SchemeError, TimeBoundsError,
 };
@@ -323,7 +323,7 @@ pub trait FlakeId:
 
     /// The ID as 11 base62 characters (see [`TextForm::Base62`](crate::encoding::TextForm::Base62)).
     fn to_base62(self) -> String {
-        base62::encode(self.get().unsigned_abs())
+        TextForm::Base62.encode(self.get().unsigned_abs())
     }
 
     /// Parses an ID from its base62 form, exactly the 11 characters
@@ -338,16 +338,12 @@ pub trait FlakeId:
     /// `u64::MAX`), or the errors of [`from_u64`](FlakeId::from_u64) for a
     /// value that is 0 or above [`max_value`](FlakeId::max_value).
     fn from_base62(s: &str) -> Result<Self, IdError> {
-        let v = base62::decode(s).map_err(|source| IdError::Text {
-            type_name: Self::NAME,
-            source,
-        })?;
-        Self::from_u64(v)
+        from_text(TextForm::Base62, s)
     }
 
     /// The ID as 13 Crockford base32 characters (see [`TextForm::Crockford`](crate::encoding::TextForm::Crockford)).
     fn to_crockford(self) -> String {
-        crockford::encode(self.get().unsigned_abs())
+        TextForm::Crockford.encode(self.get().unsigned_abs())
     }
 
     /// Parses an ID from its Crockford base32 form: exactly 13 symbols as
@@ -375,31 +371,7 @@ pub trait FlakeId:
     /// # Ok::<(), flakeid_core::IdError>(())
     /// ```
     fn from_crockford(s: &str) -> Result<Self, IdError> {
-        let v = crockford::decode(s).map_err(|source| IdError::Text {
-            type_name: Self::NAME,
-            source,
-        })?;
-        Self::from_u64(v)
-    }
-}
-
-/// Wraps an ID a source issued; a source issuing 0 or a value above
-/// `i64::MAX` is reported rather than stored as a wrong value.
-fn issued<I: FlakeId>(raw: u64) -> Result<I, GenerateError> {
-    match i64::try_from(raw) {
-        Ok(v) if v > 0 => Ok(I::__from_valid(v)),
-        _ => {
-            let e = if raw == 0 {
-                IdError::Zero { type_name: I::NAME }
-            } else {
-                IdError::TooLarge {
-                    type_name: I::NAME,
-                    value: u128::from(raw),
-                    max: i64::MAX as u64,
-                }
-            };
-            Err(SchemeError::new(I::NAME, e).into())
-        }
+        from_text(TextForm::Crockford, s)
     }
 }
 
@@ -426,9 +398,35 @@ fn issued<I: FlakeId>(raw: u64) -> Result<I, GenerateError> {
 /// # Ok::<(), IdError>(())
 /// ```
 pub fn from_str<I: FlakeId>(s: &str) -> Result<I, IdError> {
-    let v = crate::encoding::decimal::decode(s).map_err(|source| IdError::Text {
+    from_text(TextForm::Decimal, s)
+}
+
+/// An ID read from `s` in `form` (exactly the spelling `form` writes),
+/// then checked like [`FlakeId::from_u64`].
+fn from_text<I: FlakeId>(form: TextForm, s: &str) -> Result<I, IdError> {
+    let v = form.decode(s).map_err(|source| IdError::Text {
         type_name: I::NAME,
         source,
     })?;
     I::from_u64(v)
+}
+
+/// Wraps an ID a source issued; a source issuing 0 or a value above
+/// `i64::MAX` is reported rather than stored as a wrong value.
+fn issued<I: FlakeId>(raw: u64) -> Result<I, GenerateError> {
+    match i64::try_from(raw) {
+        Ok(v) if v > 0 => Ok(I::__from_valid(v)),
+        _ => {
+            let e = if raw == 0 {
+                IdError::Zero { type_name: I::NAME }
+            } else {
+                IdError::TooLarge {
+                    type_name: I::NAME,
+                    value: u128::from(raw),
+                    max: i64::MAX as u64,
+                }
+            };
+            Err(SchemeError::new(I::NAME, e).into())
+        }
+    }
 }

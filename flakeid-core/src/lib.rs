@@ -4,7 +4,7 @@
 //! `#[flake_id]` user needs is at the crate root: the attribute
 //! ([`flake_id`]), the [`FlakeId`] trait its types implement, the
 //! [`Generator`] and its policies, clocks, and the errors. The rest lives
-//! in modules, layered from what an ID *is* up to where it comes from:
+//! in modules, from what an ID *is* up to where it comes from:
 //!
 //! * [`layout`] — how an ID is split into time, node and sequence fields:
 //!   [`BitLayout`](layout::BitLayout) and its [`presets`](layout::presets)
@@ -22,16 +22,37 @@
 //! * [`node`] — where a generator's node ID comes from: leased from a
 //!   table in the application's database (fenced by a persisted ceiling),
 //!   a local high-water file, a Kubernetes ordinal; [`segment`] — ranges of
-//!   values handed out by a database row; [`store`] — what both need from
-//!   an ORM to run their SQL; [`sql`] — dialects, quoting, the database
-//!   ID function, and the lock that makes migrations at start-up safe.
+//!   values handed out by a database row; [`sql`] — the dialects and
+//!   statements both run (through what [`store`] asks of an ORM), and the
+//!   lock that makes migrations at start-up safe; [`runtime`] — the async
+//!   runtime's timers their async tasks wait on; [`id_function`] — IDs
+//!   issued by the database itself, on a node of the lease table.
 //! * [`global`] — the process's node ID and the process-wide generators
 //!   that `UserId::generate()` uses; [`interop`] — ID types as values of
-//!   other crates (sqlx, utoipa, schemars).
+//!   other crates (serde, sqlx, utoipa, schemars).
 //!
-//! Each module imports only from the ones listed before it (a test keeps
-//! it so). Shared errors are at the crate root; a module's own errors live
-//! with it.
+//! Shared errors are at the crate root; a module's own errors live with
+//! it.
+//!
+//! # Layers
+//!
+//! The modules form layers, listed from the bottom. A module imports only
+//! from its own layer (no two folders importing each other) and the layers
+//! before it; plumbing that two modules share moves down to a neutral
+//! module both import. A test (`tests/all/layers.rs`) reads this list and
+//! checks every import of the crate against it.
+//!
+//! 1. `fork`, `rng`, `clock`, `runtime`, `cursor` — the process, randomness, time, timers, a lock-free range of values
+//! 2. `encoding`, `layout` — text forms; how an ID is split into fields
+//! 3. `error`, `decoded`, `policy` — shared errors, decoded IDs, a generator's policies
+//! 4. `source`, `id` — schemes and sources of IDs (layouts among them); ID types
+//! 5. `generator` — the generator, its builder and ceiling
+//! 6. `sql`, `store` — SQL dialects and statements; what a database store needs from an ORM
+//! 7. `schemes`, `flake128`, `public_id` — schemes beyond bit layouts; 128-bit flakes; public IDs
+//! 8. `node`, `segment` — node sources (leases, high-water files, ordinals); segments
+//! 9. `id_function` — IDs issued by the database on a leased node
+//! 10. `global`, `interop` — the process-wide generators; other crates' traits
+//! 11. `__private` — what `#[flake_id]` expands to
 //!
 //! # Generation guarantees
 //!
@@ -72,6 +93,7 @@
 extern crate self as flakeid_core;
 
 mod clock;
+mod cursor;
 mod decoded;
 pub mod encoding;
 mod error;
@@ -80,11 +102,14 @@ mod fork;
 mod generator;
 pub mod global;
 mod id;
+pub mod id_function;
 pub mod interop;
 pub mod layout;
 pub mod node;
+mod policy;
 pub mod public_id;
 mod rng;
+pub mod runtime;
 pub mod schemes;
 pub mod segment;
 mod source;
@@ -94,11 +119,12 @@ pub mod store;
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use decoded::Decoded;
 pub use error::{
-    ConfigError, FieldOutOfRange, GenerateError, IdError, IdGenerateError, SchemeError,
-    TimeBoundsError,
+    ConfigError, FenceReason, Fenced, FieldOutOfRange, GenerateError, IdError, IdGenerateError,
+    SchemeError, TimeBoundsError,
 };
-pub use generator::{ClockRegression, Generator, GeneratorBuilder, IdBatch, SequenceExhaustion};
+pub use generator::{Generator, GeneratorBuilder, IdBatch};
 pub use id::FlakeId;
+pub use policy::{CeilingWait, ClockRegression, SequenceExhaustion};
 pub use source::{GlobalScheme, IdScheme, IdSource};
 
 #[cfg(feature = "macros")]

@@ -530,7 +530,8 @@ fn a_lost_lease_without_healing_stays_lost() {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use flakeid_core::node::{FenceReason, LeaseOptions, LeaseStatus, MemoryLeaseStore};
+    use flakeid_core::FenceReason;
+    use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
     use flakeid_core::{GenerateError, ManualClock};
 
     if !is_child() {

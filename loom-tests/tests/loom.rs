@@ -212,7 +212,8 @@ fn a_newer_state_never_comes_with_an_older_clock() {
 /// node starts after it).
 #[test]
 fn no_id_after_the_sealed_mark() {
-    use flakeid_core::node::{CeilingWait, LeaseOptions, MemoryLeaseStore};
+    use flakeid_core::CeilingWait;
+    use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
     model(|| {
         let clock = Arc::new(ManualClock::new(EPOCH + 10));
         let lease = LeaseOptions::new("loom", TwoPerTick)

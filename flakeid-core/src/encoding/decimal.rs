@@ -16,10 +16,17 @@
 //! # Ok::<(), flakeid_core::encoding::DecodeError>(())
 //! ```
 
-use super::error::DecodeError;
-use super::error::excerpt;
+use super::digits::Digits;
+use super::error::{DecodeError, excerpt};
 
-const NAME: &str = "decimal";
+/// Decimal digits, as many as the value needs.
+const DIGITS: Digits = Digits {
+    name: "decimal",
+    alphabet: b"0123456789",
+    width: usize::MAX,
+    digit: |c| c.to_digit(10).map(u64::from),
+    separator: None,
+};
 
 /// Decodes a canonical decimal `u64`.
 ///
@@ -37,31 +44,10 @@ const NAME: &str = "decimal";
 /// # Ok::<(), DecodeError>(())
 /// ```
 pub(crate) fn decode(input: &str) -> Result<u64, DecodeError> {
-    if input.is_empty() {
-        return Err(DecodeError::Empty { encoding: NAME });
-    }
-    let mut value: u64 = 0;
-    for (position, c) in input.chars().enumerate() {
-        let d = c
-            .to_digit(10)
-            .filter(|_| c.is_ascii_digit())
-            .ok_or_else(|| DecodeError::InvalidChar {
-                encoding: NAME,
-                input: excerpt(input),
-                character: c,
-                position,
-            })?;
-        value = value
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(u64::from(d)))
-            .ok_or_else(|| DecodeError::Overflow {
-                encoding: NAME,
-                input: excerpt(input),
-            })?;
-    }
+    let value = DIGITS.decode_lenient(input)?;
     if input.len() > 1 && input.starts_with('0') {
         return Err(DecodeError::LeadingZero {
-            encoding: NAME,
+            encoding: DIGITS.name,
             input: excerpt(input),
         });
     }
@@ -75,11 +61,16 @@ mod tests {
     #[test]
     fn strict() {
         assert_eq!(decode("18446744073709551615"), Ok(u64::MAX));
-        assert_eq!(decode(""), Err(DecodeError::Empty { encoding: NAME }));
+        assert_eq!(
+            decode(""),
+            Err(DecodeError::Empty {
+                encoding: DIGITS.name
+            })
+        );
         assert_eq!(
             decode("00"),
             Err(DecodeError::LeadingZero {
-                encoding: NAME,
+                encoding: DIGITS.name,
                 input: "00".into()
             })
         );

@@ -5,7 +5,8 @@
 //!   read aloud or type (written upper case without `I`, `L`, `O`, `U`;
 //!   read case-insensitively with `I`/`L` as `1` and `O` as `0`).
 //! * Decimal — the canonical decimal form that `Display`, `FromStr`
-//!   and serde use (IDs serialize as decimal strings; `serde_impls.rs`).
+//!   and serde use (IDs serialize as decimal strings; see
+//!   [`interop`](crate::interop)).
 //!
 //! The base62 and Crockford encoders write a fixed number of characters
 //! whose alphabets are in ASCII order, so comparing two encoded IDs as
@@ -21,14 +22,14 @@
 //! [`TextForm::decode_lenient`] accepts them; compare or store what
 //! [`TextForm::encode`] writes, not its input.
 
-pub(crate) mod base62;
-pub(crate) mod crockford;
+mod base62;
+mod crockford;
 pub(crate) mod decimal;
+mod digits;
 mod error;
 mod rfc3339;
-#[cfg(feature = "serde")]
-pub(crate) mod serde_impls;
 
+use digits::Digits;
 pub use error::DecodeError;
 pub(crate) use error::excerpt;
 pub use rfc3339::format_rfc3339;
@@ -71,10 +72,9 @@ impl TextForm {
     /// `value` in this form: base62 and Crockford write a fixed number of
     /// characters, so encoded IDs sort as strings like the numbers do.
     pub fn encode(self, value: u64) -> String {
-        match self {
-            TextForm::Decimal => value.to_string(),
-            TextForm::Base62 => base62::encode(value),
-            TextForm::Crockford => crockford::encode(value),
+        match self.digits() {
+            None => value.to_string(),
+            Some(digits) => digits.encode(value),
         }
     }
 
@@ -86,10 +86,9 @@ impl TextForm {
     /// form, a length other than the fixed width, a leading zero (decimal),
     /// or a value above `u64::MAX`.
     pub fn decode(self, text: &str) -> Result<u64, DecodeError> {
-        match self {
-            TextForm::Decimal => decimal::decode(text),
-            TextForm::Base62 => base62::decode(text),
-            TextForm::Crockford => crockford::decode(text),
+        match self.digits() {
+            None => decimal::decode(text),
+            Some(digits) => digits.decode_fixed(text),
         }
     }
 
@@ -101,20 +100,27 @@ impl TextForm {
     /// # Errors
     /// As [`decode`](Self::decode), except for length.
     pub fn decode_lenient(self, text: &str) -> Result<u64, DecodeError> {
-        match self {
-            TextForm::Decimal => decimal::decode(text),
-            TextForm::Base62 => base62::decode_lenient(text),
-            TextForm::Crockford => crockford::decode_lenient(text),
+        match self.digits() {
+            None => decimal::decode(text),
+            Some(digits) => digits.decode_lenient(text),
         }
     }
 
     /// The fixed number of characters this form writes (`None`: decimal,
     /// whose length varies).
     pub const fn width(self) -> Option<usize> {
+        match self.digits() {
+            None => None,
+            Some(digits) => Some(digits.width),
+        }
+    }
+
+    /// The digits of a fixed-width form.
+    const fn digits(self) -> Option<&'static Digits> {
         match self {
             TextForm::Decimal => None,
-            TextForm::Base62 => Some(base62::WIDTH),
-            TextForm::Crockford => Some(crockford::WIDTH),
+            TextForm::Base62 => Some(&base62::DIGITS),
+            TextForm::Crockford => Some(&crockford::DIGITS),
         }
     }
 }

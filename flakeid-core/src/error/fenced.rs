@@ -9,8 +9,8 @@ use thiserror::Error;
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{FenceReason, Fenced, LeaseOptions, MemoryLeaseStore};
-/// use flakeid_core::GenerateError;
+/// use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
+/// use flakeid_core::{FenceReason, Fenced, GenerateError};
 ///
 /// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
 /// let generator = lease.generator_builder().build()?;
@@ -79,7 +79,7 @@ fn last_error_text(e: &Option<String>) -> String {
 /// A generator refused to stamp an ID later than its ceiling.
 ///
 /// ```
-/// use flakeid_core::node::{Fenced, FenceReason};
+/// use flakeid_core::{Fenced, FenceReason};
 ///
 /// let e = Fenced {
 ///     node: 3,

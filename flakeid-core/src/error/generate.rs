@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use super::{ConfigError, SchemeError, SegmentError};
+use super::{ConfigError, Fenced, SchemeError};
 
 /// A generator could not issue an ID.
 ///
@@ -91,15 +91,10 @@ pub enum GenerateError {
     /// [`lease`](crate::node)): the lease was lost, released or not
     /// renewed in time.
     #[error(transparent)]
-    Fenced(#[from] super::Fenced),
+    Fenced(#[from] Fenced),
     /// A scheme's own generator failed (see [`SchemeError`]).
     #[error(transparent)]
     Scheme(#[from] SchemeError),
-    /// A segment source had no value to hand out (see
-    /// [`segment`](crate::segment)): the database did not deliver the next
-    /// segment in time, the row is used up, or the source was stopped.
-    #[error(transparent)]
-    Segment(#[from] SegmentError),
     /// The generator could not be configured (process-wide generator only).
     #[error(transparent)]
     Config(#[from] ConfigError),

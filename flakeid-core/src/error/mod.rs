@@ -1,19 +1,19 @@
 //! The errors shared across the crate's layers: what a value, a source
-//! and a configuration can get wrong, and the plain data they carry (a
-//! fenced node, a segment without values). Every error names the value
-//! that was wrong. Errors of one module only live with that module.
+//! and a configuration can get wrong, and the plain data they carry (why a
+//! generator's node is fenced). Every error names the value that was
+//! wrong. Errors of one module only live with that module; a scheme's own
+//! generator errors reach [`GenerateError`] as a [`SchemeError`].
 
 mod config;
 mod fenced;
 mod generate;
-mod segment;
 mod time_bounds;
+
+use thiserror::Error;
 
 pub use config::ConfigError;
 pub use fenced::{FenceReason, Fenced};
 pub use generate::{GenerateError, IdGenerateError};
-pub use segment::SegmentError;
-use thiserror::Error;
 pub use time_bounds::TimeBoundsError;
 
 use crate::encoding::DecodeError;

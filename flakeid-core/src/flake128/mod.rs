@@ -87,7 +87,8 @@ use std::ops::{RangeBounds, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::encoding::excerpt;
-use crate::layout::{Parts, layout_bounds};
+use crate::layout::Parts;
+use crate::source::layout_bounds;
 use crate::{Clock, GenerateError, Generator, TimeBoundsError};
 
 pub use error::Flake128Error;

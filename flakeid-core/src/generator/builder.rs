@@ -6,14 +6,14 @@ use core::time::Duration;
 use std::sync::Arc;
 
 use super::ceiling::Ceiling;
-use super::policy::{ClockRegression, SequenceExhaustion};
-use super::process::{AnyGenerator, Attach, ProcessGenerator};
+use super::moves::Attach;
 use super::state::{Params, SameTick};
 use super::sync::AtomicU64;
 use super::{DEFAULT_CATCH_UP_WINDOW, Generator, MAX_BATCH_SPAN, PaddedState};
 use crate::clock::{Clock, MonotonicClock};
 use crate::error::ConfigError;
 use crate::layout::{BitLayout, FieldOrder, Layout};
+use crate::policy::{ClockRegression, SequenceExhaustion};
 
 impl<L: Layout> Generator<L, MonotonicClock> {
     /// Starts configuring a generator for `node` of `layout`.
@@ -379,26 +379,6 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         generator.params.floor = floor;
         generator.state = PaddedState(AtomicU64::new(generator.params.initial_state()));
         Ok(generator)
-    }
-}
-
-impl<C: Clock> GeneratorBuilder<BitLayout, C> {
-    /// Builds the process-wide generator; its node source (if any) is told
-    /// once it is installed.
-    pub(crate) fn build_process(self) -> Result<ProcessGenerator, ConfigError> {
-        let mut builder = self;
-        let attach = builder.take_attach();
-        // The default clock keeps its type: no indirection on the hot path.
-        let generator = if (builder.clock_ref() as &dyn Any).is::<MonotonicClock>() {
-            AnyGenerator::Monotonic(builder.map_clock(|_| MonotonicClock::new()).build()?)
-        } else {
-            AnyGenerator::Other(
-                builder
-                    .map_clock(|c| -> Arc<dyn Clock> { Arc::new(c) })
-                    .build()?,
-            )
-        };
-        Ok(ProcessGenerator::new(generator, attach))
     }
 }
 

@@ -12,43 +12,10 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::error::{FenceReason, Fenced};
-
-/// What a generator does when its next ID would be stamped later than its
-/// ceiling and the ceiling may still rise (its node source keeps trying to
-/// persist a later one). A ceiling that can no longer rise (lease lost,
-/// released) fails at once under every policy.
-///
-/// ```
-/// use std::time::Duration;
-/// use flakeid_core::node::CeilingWait;
-///
-/// assert_eq!(CeilingWait::default(), CeilingWait::Wait { max: Duration::from_secs(1) });
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum CeilingWait {
-    /// Wait up to `max` for the ceiling to rise, then fail with
-    /// [`Fenced`]. The default waits up to one second, the same bound as
-    /// [`ClockRegression`](crate::ClockRegression)'s default: the longest a
-    /// call blocks by default, long enough to ride over one slow renewal.
-    Wait {
-        /// The longest one call waits.
-        max: Duration,
-    },
-    /// Fail with [`Fenced`] at once.
-    Fail,
-}
-
-impl Default for CeilingWait {
-    fn default() -> Self {
-        CeilingWait::Wait {
-            max: Duration::from_secs(1),
-        }
-    }
-}
+use crate::policy::CeilingWait;
 
 #[derive(Debug)]
 struct State {
@@ -233,59 +200,13 @@ impl Ceiling {
 }
 
 /// A generator that stamps under a node source's ceiling and can be
-/// stopped for good: what `release` takes.
+/// stopped for good: what a node source's `release` stops (see
+/// [`LeasedGenerator`](crate::node::LeasedGenerator)).
 pub(crate) trait Sealable {
     /// Whether the generator stamps under `ceiling` now.
     fn uses(&self, ceiling: &Arc<Ceiling>) -> bool;
     /// Stops it for good; its exact high-water mark (see `Generator::seal`).
     fn seal(&self) -> Option<u64>;
-}
-
-pub(crate) mod sealed {
-    /// The generator behind a [`LeasedGenerator`](super::LeasedGenerator).
-    pub struct Handle<'a>(pub(crate) &'a dyn super::Sealable);
-
-    pub trait Sealed {
-        fn handle(&self) -> Handle<'_>;
-    }
-}
-
-/// What a node source's `release` takes: the generator built from it,
-/// either a [`Generator`](crate::Generator) or the process-wide
-/// [`ProcessGenerator`](crate::global::ProcessGenerator) that
-/// [`global::init`](crate::global::init) returned. Implemented by those two
-/// only.
-///
-/// ```
-/// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
-///
-/// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
-/// let generator = lease.generator_builder().build()?; // a `Generator`
-/// generator.next_id()?;
-/// lease.release(&generator)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub trait LeasedGenerator: sealed::Sealed {}
-
-impl<G: LeasedGenerator + ?Sized> sealed::Sealed for &G {
-    fn handle(&self) -> sealed::Handle<'_> {
-        (**self).handle()
-    }
-}
-
-impl<G: LeasedGenerator + ?Sized> LeasedGenerator for &G {}
-
-impl<G: LeasedGenerator + ?Sized> sealed::Sealed for Arc<G> {
-    fn handle(&self) -> sealed::Handle<'_> {
-        (**self).handle()
-    }
-}
-
-impl<G: LeasedGenerator + ?Sized> LeasedGenerator for Arc<G> {}
-
-pub(crate) fn sealable<G: LeasedGenerator + ?Sized>(generator: &G) -> &dyn Sealable {
-    generator.handle().0
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 mod batch;
 mod builder;
 mod ceiling;
-mod policy;
-mod process;
+mod env;
+mod moves;
 mod source;
 mod state;
 mod sync;
@@ -17,17 +17,16 @@ use std::time::Instant;
 
 pub use batch::IdBatch;
 pub use builder::GeneratorBuilder;
-pub(crate) use ceiling::{Ceiling, Sealable, sealable};
-pub use ceiling::{CeilingWait, LeasedGenerator};
-pub use policy::{ClockRegression, SequenceExhaustion};
-pub(crate) use process::Attach;
-pub use process::ProcessGenerator;
+pub(crate) use ceiling::{Ceiling, Sealable};
+pub(crate) use env::{EnvConfig, NODE_ID_VAR};
+pub(crate) use moves::{Attach, Movable};
 
 use self::state::{Ahead, Blocked, Params, Reservation, SATURATING, SameTick};
 use self::sync::{AtomicU64, Ordering};
 use crate::clock::{Clock, MonotonicClock};
 use crate::error::GenerateError;
 use crate::layout::{BitLayout, Layout};
+use crate::policy::{CeilingWait, ClockRegression, SequenceExhaustion};
 
 /// The catch-up window used unless [`GeneratorBuilder::catch_up_window`] says otherwise.
 pub(crate) const DEFAULT_CATCH_UP_WINDOW: Duration = Duration::from_millis(10);
@@ -869,6 +868,16 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     }
 }
 
+impl<L: Layout, C: Clock> Sealable for Generator<L, C> {
+    fn uses(&self, ceiling: &Arc<Ceiling>) -> bool {
+        self.uses_ceiling(ceiling)
+    }
+
+    fn seal(&self) -> Option<u64> {
+        Generator::seal(self)
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use std::sync::Arc;
@@ -954,21 +963,3 @@ mod tests {
         }
     }
 }
-
-impl<L: Layout, C: Clock> Sealable for Generator<L, C> {
-    fn uses(&self, ceiling: &Arc<Ceiling>) -> bool {
-        self.uses_ceiling(ceiling)
-    }
-
-    fn seal(&self) -> Option<u64> {
-        Generator::seal(self)
-    }
-}
-
-impl<L: Layout, C: Clock> ceiling::sealed::Sealed for Generator<L, C> {
-    fn handle(&self) -> ceiling::sealed::Handle<'_> {
-        ceiling::sealed::Handle(self)
-    }
-}
-
-impl<L: Layout, C: Clock> LeasedGenerator for Generator<L, C> {}

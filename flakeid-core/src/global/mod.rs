@@ -55,33 +55,18 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod env;
+mod process;
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use self::env::{NODE_ID_VAR, build_from_env};
-pub use crate::generator::ProcessGenerator;
+pub use process::ProcessGenerator;
 
 use crate::clock::Clock;
 use crate::error::ConfigError;
-use crate::generator::GeneratorBuilder;
+use crate::generator::{EnvConfig, GeneratorBuilder, NODE_ID_VAR};
 use crate::layout::{BitLayout, presets};
 use crate::schemes::decimal_id::{self, GeneratorIdSource};
 use crate::source::{GlobalScheme, IdSource, NodeConfig};
-
-/// The installed configuration: the process-wide generator and the
-/// sources built for other schemes from its node ID and policies.
-struct Process {
-    generator: Arc<ProcessGenerator>,
-    config: NodeConfig,
-    /// Sources of other schemes, built on first use; never removed, so the
-    /// references handed out live as long as the process.
-    sources: Mutex<Vec<(&'static dyn GlobalScheme, &'static dyn IdSource)>>,
-}
-
-static PROCESS: OnceLock<Process> = OnceLock::new();
-/// The outcome of configuring from the environment lazily, once.
-static LAZY_ERROR: Mutex<Option<ConfigError>> = Mutex::new(None);
 
 /// Installs the process-wide generator built from `builder`, with any
 /// clock (a [`ManualClock`](crate::ManualClock) lets tests drive the IDs of
@@ -121,33 +106,7 @@ static LAZY_ERROR: Mutex<Option<ConfigError>> = Mutex::new(None);
 pub fn init<C: Clock>(
     builder: GeneratorBuilder<BitLayout, C>,
 ) -> Result<&'static ProcessGenerator, ConfigError> {
-    install(builder.build_process()?, None)
-}
-
-fn install(
-    candidate: ProcessGenerator,
-    node_var: Option<&'static str>,
-) -> Result<&'static ProcessGenerator, ConfigError> {
-    let config = candidate.node_config(node_var);
-    let rejected = PROCESS
-        .set(Process {
-            generator: Arc::new(candidate),
-            config,
-            sources: Mutex::new(Vec::new()),
-        })
-        .err();
-    match (PROCESS.get(), rejected) {
-        (Some(installed), None) => {
-            installed.generator.attach_source();
-            Ok(&*installed.generator)
-        }
-        (Some(installed), Some(candidate))
-            if installed.generator.same_config(&candidate.generator) =>
-        {
-            Ok(&*installed.generator)
-        }
-        _ => Err(ConfigError::AlreadyInitialized),
-    }
+    install(ProcessGenerator::build(builder)?, None)
 }
 
 /// Installs the process-wide generator configured from the environment
@@ -293,6 +252,46 @@ pub fn init_generator_ids(source: impl GeneratorIdSource + 'static) -> Result<()
     decimal_id::install_generator_ids(Box::new(source))
 }
 
+/// The installed configuration: the process-wide generator and the
+/// sources built for other schemes from its node ID and policies.
+struct Process {
+    generator: Arc<ProcessGenerator>,
+    config: NodeConfig,
+    /// Sources of other schemes, built on first use; never removed, so the
+    /// references handed out live as long as the process.
+    sources: Mutex<Vec<(&'static dyn GlobalScheme, &'static dyn IdSource)>>,
+}
+
+static PROCESS: OnceLock<Process> = OnceLock::new();
+/// The outcome of configuring from the environment lazily, once.
+static LAZY_ERROR: Mutex<Option<ConfigError>> = Mutex::new(None);
+
+fn install(
+    candidate: ProcessGenerator,
+    node_var: Option<&'static str>,
+) -> Result<&'static ProcessGenerator, ConfigError> {
+    let config = candidate.node_config(node_var);
+    let rejected = PROCESS
+        .set(Process {
+            generator: Arc::new(candidate),
+            config,
+            sources: Mutex::new(Vec::new()),
+        })
+        .err();
+    match (PROCESS.get(), rejected) {
+        (Some(installed), None) => {
+            installed.generator.attach_source();
+            Ok(&*installed.generator)
+        }
+        (Some(installed), Some(candidate))
+            if installed.generator.same_config(&candidate.generator) =>
+        {
+            Ok(&*installed.generator)
+        }
+        _ => Err(ConfigError::AlreadyInitialized),
+    }
+}
+
 fn process() -> Result<&'static Process, ConfigError> {
     match PROCESS.get() {
         Some(p) => Ok(p),
@@ -317,4 +316,11 @@ fn lazy_process() -> Result<&'static Process, ConfigError> {
             Err(e)
         }
     }
+}
+
+/// The process-wide generator configured by the environment, its errors
+/// naming the variables at fault.
+fn build_from_env() -> Result<ProcessGenerator, ConfigError> {
+    let config = EnvConfig::from_env()?;
+    ProcessGenerator::build(config.builder.clone()).map_err(|e| config.attribute(e))
 }

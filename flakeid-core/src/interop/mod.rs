@@ -62,6 +62,8 @@
 pub(crate) mod json_schema;
 #[cfg(feature = "schemars")]
 pub mod schemars;
+#[cfg(feature = "serde")]
+pub(crate) mod serde;
 #[cfg(any(
     feature = "sqlx-postgres",
     feature = "sqlx-mysql",

@@ -13,12 +13,11 @@
 //! domain.
 
 use std::borrow::Cow;
-use std::ops::{Bound, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::time::{TimeSettings, end_millis, time_setters};
 use crate::layout::LayoutError;
-use crate::layout::{Layout, Parts, layout_bounds};
-use crate::{Decoded, IdScheme, TimeBoundsError};
+use crate::layout::{Layout, Parts};
 
 /// Order of the node and sequence fields below the time field.
 ///
@@ -600,18 +599,6 @@ impl Layout for BitLayout {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Epoch {
-    Millis(u64),
-    Time(SystemTime),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Tick {
-    Millis(u64),
-    Duration(Duration),
-}
-
 /// Builder for [`BitLayout`].
 ///
 /// Required: [`time_bits`](Self::time_bits), [`sequence_bits`](Self::sequence_bits)
@@ -640,8 +627,7 @@ pub struct BitLayoutBuilder {
     time_bits: Option<u8>,
     node_bits: Option<u8>,
     sequence_bits: Option<u8>,
-    tick: Option<Tick>,
-    epoch: Option<Epoch>,
+    time: TimeSettings,
     order: FieldOrder,
     domain: Domain,
     node_fields: Vec<NodeField>,
@@ -682,29 +668,7 @@ impl BitLayoutBuilder {
         self
     }
 
-    /// Length of one tick; a whole number of milliseconds, at least 1 ms (default 1 ms).
-    pub fn tick(mut self, tick: Duration) -> Self {
-        self.tick = Some(Tick::Duration(tick));
-        self
-    }
-
-    /// Length of one tick in milliseconds, at least 1 (default 1).
-    pub fn tick_millis(mut self, millis: u64) -> Self {
-        self.tick = Some(Tick::Millis(millis));
-        self
-    }
-
-    /// The time of tick 0; a whole number of milliseconds, not before 1970.
-    pub fn epoch(mut self, epoch: SystemTime) -> Self {
-        self.epoch = Some(Epoch::Time(epoch));
-        self
-    }
-
-    /// The time of tick 0, in milliseconds since the Unix epoch.
-    pub fn epoch_millis(mut self, millis: u64) -> Self {
-        self.epoch = Some(Epoch::Millis(millis));
-        self
-    }
+    time_setters!();
 
     /// Order of the node and sequence fields (default [`FieldOrder::NodeThenSequence`]).
     pub fn order(mut self, order: FieldOrder) -> Self {
@@ -733,9 +697,7 @@ impl BitLayoutBuilder {
         let sequence_bits = self.sequence_bits.ok_or(LayoutError::Missing {
             setting: "sequence_bits",
         })?;
-        let epoch = self
-            .epoch
-            .ok_or(LayoutError::Missing { setting: "epoch" })?;
+        self.time.epoch()?;
         if time_bits == 0 {
             return Err(LayoutError::ZeroBits { field: "time" });
         }
@@ -789,55 +751,9 @@ impl BitLayoutBuilder {
             });
         }
 
-        let tick_millis = match self.tick.unwrap_or(Tick::Millis(1)) {
-            Tick::Millis(0) => {
-                return Err(LayoutError::ZeroTick {
-                    tick: Duration::ZERO,
-                });
-            }
-            Tick::Millis(ms) => ms,
-            Tick::Duration(d) => {
-                if d.is_zero() {
-                    return Err(LayoutError::ZeroTick { tick: d });
-                }
-                if d.subsec_nanos() % 1_000_000 != 0 || d.as_millis() == 0 {
-                    return Err(LayoutError::TickNotWholeMillis { tick: d });
-                }
-                // A tick of more than u64::MAX ms cannot pass the overflow check below.
-                u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-            }
-        };
-
-        let epoch_millis = match epoch {
-            Epoch::Millis(ms) => ms,
-            Epoch::Time(t) => match t.duration_since(UNIX_EPOCH) {
-                Err(e) => {
-                    let before = e.duration();
-                    let millis_before =
-                        before.as_millis() + u128::from(before.subsec_nanos() % 1_000_000 != 0);
-                    return Err(LayoutError::EpochBeforeUnixEpoch { millis_before });
-                }
-                Ok(d) if d.subsec_nanos() % 1_000_000 != 0 => {
-                    return Err(LayoutError::EpochNotWholeMillis { since_unix: d });
-                }
-                Ok(d) => u64::try_from(d.as_millis()).map_err(|_| LayoutError::TimeOverflow {
-                    epoch_millis: u64::MAX,
-                    tick_millis,
-                    time_bits: time,
-                })?,
-            },
-        };
-
-        let overflow = LayoutError::TimeOverflow {
-            epoch_millis,
-            tick_millis,
-            time_bits: time,
-        };
-        let end = u128::from(epoch_millis) + (1u128 << time) * u128::from(tick_millis);
-        let end = u64::try_from(end).map_err(|_| overflow.clone())?;
-        if UNIX_EPOCH.checked_add(Duration::from_millis(end)).is_none() {
-            return Err(overflow);
-        }
+        let tick_millis = self.time.tick_millis()?;
+        let epoch_millis = self.time.epoch_millis(tick_millis, time)?;
+        end_millis(epoch_millis, tick_millis, 1u128 << time, time)?;
 
         Ok(BitLayout {
             time_bits,
@@ -850,49 +766,6 @@ impl BitLayoutBuilder {
             domain: self.domain,
             node_fields: Cow::Owned(fields),
         })
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Scheme
-// ---------------------------------------------------------------------------
-
-impl IdScheme for BitLayout {
-    fn max_id(&self) -> u64 {
-        BitLayout::max_id(self)
-    }
-
-    fn decode(&self, id: u64) -> Decoded {
-        Decoded::new(self, id)
-    }
-
-    fn example_id(&self) -> Option<u64> {
-        Some(super::example_id(self, 0))
-    }
-
-    /// From node 0, sequence 0 of the range's first tick (at least 1) to
-    /// the largest node and sequence of its last.
-    fn time_bounds(
-        &self,
-        start: Bound<SystemTime>,
-        end: Bound<SystemTime>,
-    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
-        layout_bounds(self, start, end, 0)
-    }
-}
-
-impl Decoded {
-    /// Decodes `id` with `layout`. Bits above the layout's fields are
-    /// ignored; check the ID with [`BitLayout::decompose_checked`] first if
-    /// it comes from outside.
-    pub fn new(layout: &BitLayout, id: u64) -> Self {
-        let parts = layout.decompose(id);
-        let mut shift = layout.node_bits();
-        let node_fields = layout.node_fields().iter().map(|f| {
-            shift -= f.bits() as u32;
-            (f.name_cow(), (parts.node >> shift) & f.max())
-        });
-        Decoded::from_layout_parts(id, Some(layout.timestamp(id)), parts, node_fields)
     }
 }
 

@@ -1,12 +1,10 @@
 //! Decimal layouts; see [`DecimalLayout`].
 
-use std::borrow::Cow;
-use std::ops::{Bound, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::time::{TimeSettings, end_millis, time_setters};
 use crate::layout::LayoutError;
-use crate::layout::{Domain, FieldOrder, Layout, Parts, layout_bounds};
-use crate::{Decoded, IdScheme, TimeBoundsError};
+use crate::layout::{Domain, FieldOrder, Layout, Parts};
 
 /// `10^exp` for `exp <= 19`.
 const fn pow10(exp: u32) -> u64 {
@@ -421,8 +419,7 @@ pub struct DecimalLayoutBuilder {
     time_digits: Option<u8>,
     sequence_digits: Option<u8>,
     node_digits: u8,
-    tick_millis: Option<u64>,
-    epoch_millis: Option<u64>,
+    time: TimeSettings,
     order: Option<FieldOrder>,
     domain: Domain,
 }
@@ -446,17 +443,7 @@ impl DecimalLayoutBuilder {
         self
     }
 
-    /// Length of a tick in milliseconds (default 1).
-    pub fn tick_millis(mut self, millis: u64) -> Self {
-        self.tick_millis = Some(millis);
-        self
-    }
-
-    /// The epoch in milliseconds since the Unix epoch.
-    pub fn epoch_millis(mut self, millis: u64) -> Self {
-        self.epoch_millis = Some(millis);
-        self
-    }
+    time_setters!();
 
     /// Order of the node and sequence fields.
     pub fn order(mut self, order: FieldOrder) -> Self {
@@ -497,21 +484,14 @@ impl DecimalLayoutBuilder {
         let sequence_digits = self.sequence_digits.ok_or(LayoutError::Missing {
             setting: "sequence_digits",
         })?;
-        let epoch_millis = self
-            .epoch_millis
-            .ok_or(LayoutError::Missing { setting: "epoch" })?;
-        let tick_millis = self.tick_millis.unwrap_or(1);
+        self.time.epoch()?;
         if time_digits == 0 {
             return Err(LayoutError::ZeroDigits { field: "time" });
         }
         if sequence_digits == 0 {
             return Err(LayoutError::ZeroDigits { field: "sequence" });
         }
-        if tick_millis == 0 {
-            return Err(LayoutError::ZeroTick {
-                tick: Duration::ZERO,
-            });
-        }
+        let tick_millis = self.time.tick_millis()?;
         let domain = self.domain;
         let too_many = || LayoutError::TooManyDigits {
             time: u32::from(time_digits),
@@ -531,17 +511,14 @@ impl DecimalLayoutBuilder {
         if max_tick == 0 || low_mod - 1 > domain.max() {
             return Err(too_many());
         }
-        let end = (max_tick + 1)
-            .checked_mul(tick_millis)
-            .and_then(|d| d.checked_add(epoch_millis))
-            .filter(|&end| UNIX_EPOCH.checked_add(Duration::from_millis(end)).is_some());
-        if end.is_none() {
-            return Err(LayoutError::TimeOverflow {
-                epoch_millis,
-                tick_millis,
-                time_bits: 64 - max_tick.leading_zeros(),
-            });
-        }
+        let time_bits = 64 - max_tick.leading_zeros();
+        let epoch_millis = self.time.epoch_millis(tick_millis, time_bits)?;
+        end_millis(
+            epoch_millis,
+            tick_millis,
+            u128::from(max_tick) + 1,
+            time_bits,
+        )?;
         Ok(DecimalLayout {
             time_digits,
             sequence_digits,
@@ -552,38 +529,6 @@ impl DecimalLayoutBuilder {
             domain,
             max_tick,
         })
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Scheme
-// ---------------------------------------------------------------------------
-
-impl IdScheme for DecimalLayout {
-    fn max_id(&self) -> u64 {
-        DecimalLayout::max_id(self)
-    }
-
-    fn decode(&self, id: u64) -> Decoded {
-        let parts = self.decompose(id);
-        let time = UNIX_EPOCH.checked_add(Duration::from_millis(self.timestamp_millis(id)));
-        let node = (self.node_digits() > 0).then_some((Cow::Borrowed("node"), parts.node));
-        Decoded::from_layout_parts(id, time, parts, node)
-    }
-
-    fn example_id(&self) -> Option<u64> {
-        Some(super::example_id(self, 0))
-    }
-
-    /// From node 0, sequence 0 of the range's first tick (at least 1) to
-    /// the largest node and sequence of its last: `tick · 10^(s+n)` to
-    /// `tick · 10^(s+n) + 10^(s+n) − 1`.
-    fn time_bounds(
-        &self,
-        start: Bound<SystemTime>,
-        end: Bound<SystemTime>,
-    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
-        layout_bounds(self, start, end, 0)
     }
 }
 

@@ -13,13 +13,12 @@ mod decimal_digits;
 mod error;
 pub mod presets;
 mod random_start;
-mod time_bounds;
+mod time;
 
 pub use bits::{BitLayout, BitLayoutBuilder, Domain, FieldOrder, NodeField};
 pub use decimal_digits::{DecimalLayout, DecimalLayoutBuilder};
 pub use error::LayoutError;
 pub use random_start::RandomStart;
-pub(crate) use time_bounds::{layout_bounds, tick_span};
 
 use core::fmt::Debug;
 

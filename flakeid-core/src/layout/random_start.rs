@@ -1,13 +1,8 @@
 //! A random starting sequence per tick; see [`RandomStart`].
 
-use std::ops::{Bound, RangeInclusive};
-use std::time::SystemTime;
-
 use crate::layout::LayoutError;
 use crate::layout::{Layout, Parts};
 use crate::rng;
-use crate::source::DecodeLayout;
-use crate::{Decoded, IdScheme, TimeBoundsError};
 
 /// A random starting sequence per tick, for any layout.
 ///
@@ -172,36 +167,5 @@ impl<L: Layout> Layout for RandomStart<L> {
             sequence: p.sequence.saturating_sub(self.start_of(p.tick)),
             ..p
         }
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Scheme
-// ---------------------------------------------------------------------------
-
-/// Decodes with the inner layout: the `sequence` field is the stored
-/// value (the tick's random start plus the count), because the start
-/// depends on the seed of the process that issued the ID.
-impl<L: DecodeLayout> IdScheme for RandomStart<L> {
-    fn max_id(&self) -> u64 {
-        self.inner().max_id()
-    }
-
-    fn decode(&self, id: u64) -> Decoded {
-        self.inner().decode(id)
-    }
-
-    fn example_id(&self) -> Option<u64> {
-        self.inner().example_id()
-    }
-
-    /// The inner layout's bounds: they hold the IDs of every seed, whose
-    /// ticks start anywhere in the stored sequence field.
-    fn time_bounds(
-        &self,
-        start: Bound<SystemTime>,
-        end: Bound<SystemTime>,
-    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
-        self.inner().time_bounds(start, end)
     }
 }

@@ -9,12 +9,12 @@ use std::thread::JoinHandle;
 
 use thiserror::Error;
 
+use super::leased::{LeasedGenerator, sealable};
 use crate::clock::{Clock, MonotonicClock};
 use crate::error::{ConfigError, FenceReason};
-use crate::generator::{
-    Ceiling, CeilingWait, Generator, GeneratorBuilder, LeasedGenerator, sealable,
-};
+use crate::generator::{Ceiling, Generator, GeneratorBuilder};
 use crate::layout::{BitLayout, Layout};
+use crate::policy::CeilingWait;
 
 /// How to open a [`HighWaterFile`] (see there for what it guarantees).
 #[derive(Debug, Clone)]

@@ -27,9 +27,8 @@
 mod file;
 mod kubernetes;
 pub(crate) mod lease;
+mod leased;
 
-pub use crate::error::{FenceReason, Fenced};
-pub use crate::generator::{CeilingWait, LeasedGenerator};
 pub use file::{HighWaterFile, HighWaterFileError, HighWaterFileOptions};
 pub use kubernetes::{Ordinal, OrdinalError};
 pub use lease::{
@@ -37,3 +36,5 @@ pub use lease::{
     LeaseStore, MemoryLeaseStore, NodeLease, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
     Renewal, SqlLeaseStore,
 };
+pub use leased::LeasedGenerator;
+pub(crate) use leased::{sealable, sealed};

@@ -7,7 +7,6 @@
 //! * [`ShortKeys`] — coprime-step short keys: fixed-length base-62 strings
 //!   served from blocks of indices (`short_keys.rs`).
 
-pub(crate) mod cursor;
 mod permute;
 pub(crate) mod short_keys;
 

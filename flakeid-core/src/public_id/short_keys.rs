@@ -4,10 +4,10 @@ use core::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::cursor::{Cursor, NO_TRIGGER, Take};
-
-use crate::encoding::excerpt;
 use thiserror::Error;
+
+use crate::cursor::{Cursor, NO_TRIGGER, Take};
+use crate::encoding::excerpt;
 
 /// A validated alphabet: 2 to 95 distinct printable ASCII characters.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -852,41 +852,12 @@ impl ShortKeyConfig {
 
     /// The longest block [`ShortKeys`] accepts: `2^40 − 1` indices (its state
     /// word keeps the position within the block in 40 bits).
-    pub const MAX_BLOCK_LEN: u64 = super::cursor::MAX_RANGE_LEN;
+    pub const MAX_BLOCK_LEN: u64 = crate::cursor::MAX_RANGE_LEN;
 }
 
 impl Alphabet {
     /// The default alphabet: `0-9A-Za-z`, in ASCII order.
     pub const BASE62: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn inverse_and_gcd() {
-        assert_eq!(gcd(12, 18), 6);
-        assert_eq!(gcd(0, 7), 7);
-        for n in 2..200u64 {
-            for k in 1..n {
-                if gcd(k, n) == 1 {
-                    assert_eq!(
-                        u128::from(k) * u128::from(mod_inverse(k, n)) % u128::from(n),
-                        1
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn default_step_is_reduced_and_coprime() {
-        let c = ShortKeyConfig::default();
-        assert_eq!(ShortKeyConfig::DEFAULT_STEP, 202_652_143_553);
-        assert_eq!(c.step(), 202_652_143_553 - 3 * 56_800_235_584);
-        assert_eq!(gcd(c.step(), c.n()), 1);
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -1049,4 +1020,33 @@ pub enum AllocError<E: std::error::Error + 'static> {
          its parent's keys: set them up again after fork()"
     )]
     Forked,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inverse_and_gcd() {
+        assert_eq!(gcd(12, 18), 6);
+        assert_eq!(gcd(0, 7), 7);
+        for n in 2..200u64 {
+            for k in 1..n {
+                if gcd(k, n) == 1 {
+                    assert_eq!(
+                        u128::from(k) * u128::from(mod_inverse(k, n)) % u128::from(n),
+                        1
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn default_step_is_reduced_and_coprime() {
+        let c = ShortKeyConfig::default();
+        assert_eq!(ShortKeyConfig::DEFAULT_STEP, 202_652_143_553);
+        assert_eq!(c.step(), 202_652_143_553 - 3 * 56_800_235_584);
+        assert_eq!(gcd(c.step(), c.n()), 1);
+    }
 }

@@ -8,9 +8,9 @@ use crate::layout::BitLayout;
 use crate::layout::Layout;
 use crate::layout::LayoutError;
 use crate::layout::Parts;
-use crate::layout::layout_bounds;
 use crate::rng::{self, AtomicSplitMix};
 use crate::source::NodeConfig;
+use crate::source::layout_bounds;
 use crate::source::{DecodeLayout, GlobalScheme};
 use crate::{
     Clock, ConfigError, Decoded, FieldOutOfRange, GenerateError, IdScheme, IdSource,

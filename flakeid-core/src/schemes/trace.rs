@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use thiserror::Error;
 
-use crate::layout::tick_span;
+use crate::source::tick_span;
 use crate::{Clock, MonotonicClock, TimeBoundsError};
 
 /// TraceId: a periodically monotonic 63-bit ID for logs, traces and dumps,

@@ -4,9 +4,10 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use super::error::SegmentError;
 use super::source::SegmentIds;
 use crate::decoded::Decoded;
-use crate::error::{ConfigError, FieldOutOfRange, GenerateError, SegmentError};
+use crate::error::{ConfigError, FieldOutOfRange, GenerateError, SchemeError};
 use crate::public_id::short_keys::{AllocError, IndexSource, ShortKeyError};
 use crate::schemes::decimal_id::GeneratorIdSource;
 use crate::source::{GlobalScheme, IdScheme, IdSource, NodeConfig, downcast};
@@ -88,14 +89,27 @@ impl IdScheme for SegmentIds {
     }
 }
 
-/// Errors come as [`GenerateError::Segment`].
+/// Errors come as [`GenerateError::Scheme`] holding the [`SegmentError`],
+/// as the errors of the other schemes' generators do:
+///
+/// ```
+/// use flakeid_core::segment::{MemorySegmentStore, SegmentError, SegmentOptions};
+/// use flakeid_core::{GenerateError, IdSource};
+///
+/// let ids = SegmentOptions::new("orders").step(1).max_step(1).start(MemorySegmentStore::new())?;
+/// ids.stop();
+/// while ids.next_id().is_ok() {} // a stopped source hands out what it holds, then stops
+/// let Err(GenerateError::Scheme(e)) = ids.next_id() else { panic!("a stopped source") };
+/// assert!(matches!(e.downcast_ref::<SegmentError>(), Some(SegmentError::Stopped { .. })));
+/// # Ok::<(), SegmentError>(())
+/// ```
 impl IdSource for SegmentIds {
     fn next_id(&self) -> Result<u64, GenerateError> {
-        Ok(self.next_value()?)
+        self.next_value().map_err(segment_failed)
     }
 
     fn try_next_id(&self) -> Result<u64, GenerateError> {
-        Ok(self.try_next_value()?)
+        self.try_next_value().map_err(segment_failed)
     }
 }
 
@@ -145,4 +159,9 @@ impl<S: IndexSource + ?Sized> IndexSource for Arc<S> {
     fn next_index(&self, n: u64) -> Result<u64, AllocError<S::Error>> {
         (**self).next_index(n)
     }
+}
+
+/// A segment source's error as a generator's.
+fn segment_failed(e: SegmentError) -> GenerateError {
+    SchemeError::new("segment", e).into()
 }

@@ -98,14 +98,15 @@
 //!   handed out; then [`SegmentError::Exhausted`], for good.
 
 mod dense;
+mod error;
 mod memory;
 mod source;
 mod sql;
 mod step;
 mod store;
 
-pub use crate::error::SegmentError;
 pub use dense::DenseIds;
+pub use error::SegmentError;
 pub use memory::MemorySegmentStore;
 pub use source::{SegmentIds, SegmentOptions, SegmentStats};
 pub use sql::{SegmentSql, SqlSegmentStore};

@@ -9,12 +9,13 @@ use core::time::Duration;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use super::error::SegmentError;
 use super::step::{StepPolicy, StepState};
 use super::store::{AsyncSegmentStore, FetchRequest, Fetched, Segment, SegmentStore};
 use crate::clock::{Clock, MonotonicClock};
-use crate::error::SegmentError;
-use crate::public_id::cursor::{Cursor, MAX_RANGE_LEN, Take};
-use crate::store::{Sleep, StoreError, timeout};
+use crate::cursor::{Cursor, MAX_RANGE_LEN, Take};
+use crate::runtime::{Sleep, timeout};
+use crate::store::StoreError;
 
 /// How to start a segment source on one row. See the [module
 /// documentation](super).
@@ -294,7 +295,7 @@ impl<C: Clock> SegmentOptions<C> {
         self,
         store: S,
     ) -> Result<SegmentIds, SegmentError> {
-        let (ids, fetcher) = self.start_async(store, crate::store::TokioSleep).await?;
+        let (ids, fetcher) = self.start_async(store, crate::runtime::TokioSleep).await?;
         tokio::spawn(fetcher);
         Ok(ids)
     }

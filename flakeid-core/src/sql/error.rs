@@ -6,7 +6,7 @@ use thiserror::Error;
 /// given: the lease and segment tables' names
 /// ([`LeaseSql::with_table`](crate::node::LeaseSql::with_table),
 /// [`SegmentSql::with_table`](crate::segment::SegmentSql::with_table)),
-/// [`IdFunction`](crate::sql::IdFunction)'s names and
+/// [`IdFunction`](crate::id_function::IdFunction)'s names and
 /// [`LocationRange`](crate::schemes::LocationRange)'s SQL. Each variant
 /// names the object (`role`: lease table, sequence, table, column,
 /// trigger, counter table …), the name and, where it depends on it, the

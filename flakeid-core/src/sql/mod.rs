@@ -6,9 +6,6 @@
 //! * [`Dialect`] — quoting, placeholders and the database's clock for
 //!   PostgreSQL, MySQL/MariaDB and SQLite; [`SqlStatement`] — a statement
 //!   with its values.
-//! * [`IdFunction`] — a PostgreSQL or MariaDB function that issues IDs of
-//!   a layout and node as the key column's default (`id_function/`, one
-//!   file per dialect).
 //! * [`MigrationLock`] — the lock a migration run holds, so that every
 //!   replica may run its migrations at start-up.
 //!
@@ -16,7 +13,8 @@
 //! [`node`](crate::node) ([`LeaseSql`](crate::node::LeaseSql)), the
 //! segment table's in [`segment`](crate::segment)
 //! ([`SegmentSql`](crate::segment::SegmentSql)), the per-location
-//! counters' with [`LocationRange`](crate::schemes::LocationRange).
+//! counters' with [`LocationRange`](crate::schemes::LocationRange), the
+//! database ID function's in [`id_function`](crate::id_function).
 //!
 //! Every statement built from a name you supply quotes it for its
 //! database, or refuses it with a [`SqlNameError`] (see
@@ -24,11 +22,9 @@
 //! what is quoted and refused).
 
 mod error;
-mod id_function;
 mod migration_lock;
 
 pub use error::SqlNameError;
-pub use id_function::{IdFunction, IdFunctionError};
 pub use migration_lock::{MigrationLock, MigrationLockTimeout};
 
 use core::fmt;

@@ -1,62 +1,42 @@
 //! The source files of every crate of the workspace import one way only:
 //! no file reaches, directly or through others, a file that reaches back to
-//! it. In flakeid-core the modules also form layers, each importing only
-//! from layers below it (see [`CORE_LAYERS`]).
+//! it. In flakeid-core no folder does either, and the modules form the
+//! layers that `src/lib.rs` lists under "# Layers": a module imports only
+//! from its own layer (without a cycle between folders) and the layers
+//! before it. In every file the tests come last.
 //!
-//! An import is any path in code (`use` items, expressions, types, impl
-//! headers) that names an item of another file of the same crate, followed
-//! through re-exports to the file that defines the item. Re-exports
-//! themselves (`pub use`, a module's table of contents), doc links and
-//! `#[cfg(test)]` code (tests may use any layer) are not imports. A failure lists the cycle or the offending edge with the path.
+//! An import is any path in code that names an item of another file of the
+//! same crate, followed through re-exports to the file that defines the
+//! item:
+//!
+//! * `use` items, their groups and globs (a glob imports what the module
+//!   re-exports), and every path in expressions, types, patterns and impl
+//!   headers (`crate::`, `super::`, `self::` and names a `use` bound);
+//! * paths spelled with the crate's own name (`extern crate self as name`);
+//! * paths inside macro calls (`format!`, tracing's `target:` and fields),
+//!   and the bodies of the crate's own `macro_rules!` macros where the crate
+//!   calls them (`$crate::` included): an exported macro the crate never
+//!   calls imports nothing;
+//! * every target of a package: `src/lib.rs`, `src/main.rs`, `src/bin/*`.
+//!
+//! Re-exports themselves (`pub use`, a module's table of contents), doc
+//! links and `#[cfg(test)]` code (tests may use any layer) are not imports.
+//! A failure names the cycle or the offending edge with its path.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use proc_macro2::{Spacing, TokenStream, TokenTree};
 use syn::visit_mut::VisitMut;
 
-/// flakeid-core's layers, lowest first. A file belongs to the first entry
-/// whose module path prefixes its own; a file may import only from its own
-/// layer or a lower one.
-const CORE_LAYERS: &[(&str, u8)] = &[
-    // What an ID is: errors, text forms, layouts, schemes' traits, clocks.
-    ("crate::error", 0),
-    ("crate::fork", 0),
-    ("crate::rng", 0),
-    ("crate::clock", 0),
-    ("crate::encoding", 0),
-    ("crate::layout", 0),
-    ("crate::source", 0),
-    ("crate::id", 0),
-    ("crate::decoded", 0),
-    ("crate::generator::policy", 0),
-    ("crate::store", 0),
-    // The generator, with its ceiling.
-    ("crate::generator", 1),
-    // Schemes beyond bit layouts, 128-bit flakes, public IDs.
-    ("crate::schemes", 2),
-    ("crate::flake128", 2),
-    ("crate::public_id", 2),
-    // Node sources and segments, with their SQL.
-    ("crate::node", 3),
-    ("crate::segment", 3),
-    // The database ID function (it writes on the lease table).
-    ("crate::sql::id_function", 4),
-    ("crate::sql", 0),
-    // The process-wide registry, and what generated code and other crates' traits call.
-    ("crate::global", 5),
-    ("crate::interop", 5),
-    ("crate::__private", 5),
-    ("crate", 6),
-];
-
 #[test]
-fn no_crate_has_an_import_cycle_between_its_files() {
+fn no_target_has_an_import_cycle_between_its_files() {
     let mut failures = Vec::new();
-    for krate in workspace_crates() {
-        let graph = Graph::of(&krate);
-        for cycle in graph.cycles() {
-            failures.push(format!("{}: {}", krate.name, cycle));
+    for target in workspace_targets() {
+        let graph = Graph::of(&target);
+        for cycle in graph.file_cycles() {
+            failures.push(format!("{}: {cycle}", target.name));
         }
     }
     assert!(
@@ -67,88 +47,446 @@ fn no_crate_has_an_import_cycle_between_its_files() {
 }
 
 #[test]
-fn flakeid_core_imports_only_from_lower_layers() {
-    let core = workspace_crates()
-        .into_iter()
-        .find(|c| c.name == "flakeid-core")
-        .expect("flakeid-core is a member");
+fn flakeid_core_has_no_import_cycle_between_its_folders() {
+    let cycles = Graph::of(&core_target()).folder_cycles();
+    assert!(
+        cycles.is_empty(),
+        "import cycles between folders of flakeid-core:\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn flakeid_core_imports_only_from_its_own_and_lower_layers() {
+    let core = core_target();
+    let layers = Layers::of(&core).unwrap_or_else(|e| panic!("{e}"));
     let graph = Graph::of(&core);
-    let mut failures = Vec::new();
-    for (from, edges) in &graph.edges {
-        let from_layer = layer_of(&graph.files[*from].module);
-        for (to, line) in edges {
-            let to_layer = layer_of(&graph.files[*to].module);
-            if to_layer > from_layer {
-                failures.push(format!(
-                    "{} (layer {from_layer}) uses `{line}` from {} (layer {to_layer})",
-                    graph.files[*from].path.display(),
-                    graph.files[*to].path.display()
-                ));
-            }
-        }
-    }
+    let failures = layers.check(&graph);
     assert!(
         failures.is_empty(),
-        "imports that point up the layers:\n{}",
+        "flakeid-core against the layers of src/lib.rs:\n{}",
         failures.join("\n")
     );
 }
 
 #[test]
-fn the_checker_sees_a_cycle_and_a_layer_breach() {
-    // A crate of three files: a → b → a, and a lower file importing a higher one.
-    let dir = std::env::temp_dir().join(format!("flakeid-layers-{}", std::process::id()));
-    let src = dir.join("src");
-    fs::create_dir_all(src.join("generator")).unwrap();
-    fs::write(
-        src.join("lib.rs"),
-        "mod error;\nmod generator;\npub use generator::Generator;\n",
-    )
-    .unwrap();
-    fs::write(src.join("error.rs"), "pub struct E(crate::Generator);\n").unwrap();
-    fs::write(
-        src.join("generator/mod.rs"),
-        "mod state;\npub struct Generator(state::State);\n",
-    )
-    .unwrap();
-    fs::write(
-        src.join("generator/state.rs"),
-        "use super::Generator;\npub struct State(Option<Box<Generator>>);\n",
-    )
-    .unwrap();
-    let krate = Crate {
-        name: "sample".into(),
-        src,
-    };
-    let graph = Graph::of(&krate);
-    let cycles = graph.cycles();
+fn no_file_has_items_after_its_tests() {
+    let mut failures = Vec::new();
+    for target in workspace_targets() {
+        let graph = Graph::of(&target);
+        for file in &graph.files {
+            failures.extend(
+                items_after_tests(&file.ast)
+                    .into_iter()
+                    .map(|item| format!("{}: `{item}` after the tests", file.path.display())),
+            );
+        }
+    }
+    failures.sort();
+    failures.dedup();
+    assert!(
+        failures.is_empty(),
+        "public items, then private helpers, then tests:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_follows_use_groups_and_globs() {
+    let sample = Sample::new(
+        "use",
+        &[
+            ("src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\nmod e;\n"),
+            // A group (`c::Y`) and two globs: `b::*` (b's own items) and
+            // `d::*` (what d re-exports: e's `E`).
+            (
+                "src/a.rs",
+                "use crate::{b::*, c::Y};\nuse crate::d::*;\npub struct A(Y, B, E);\n",
+            ),
+            ("src/b.rs", "pub struct B;\n"),
+            (
+                "src/c.rs",
+                "use crate::a::A;\npub struct Y(Option<Box<A>>);\n",
+            ),
+            ("src/d.rs", "pub use crate::e::E;\n"),
+            ("src/e.rs", "pub struct E;\n"),
+        ],
+    );
+    let graph = Graph::of(&sample.target());
+    assert!(graph.imports("a.rs", "b.rs"));
+    assert!(graph.imports("a.rs", "c.rs"));
+    assert!(graph.imports("a.rs", "e.rs"));
+    assert!(!graph.imports("d.rs", "e.rs"), "a re-export is no import");
+    let cycles = graph.file_cycles();
     assert_eq!(cycles.len(), 1, "{cycles:?}");
-    assert!(cycles[0].contains("generator/mod.rs") && cycles[0].contains("generator/state.rs"));
-    let error = graph.by_module["crate::error"];
-    let generator = graph.by_module["crate::generator"];
-    assert!(graph.edges[&error].iter().any(|(to, _)| *to == generator));
-    assert!(layer_of("crate::error") < layer_of("crate::generator"));
-    fs::remove_dir_all(dir).ok();
+    assert!(cycles[0].contains("src/a.rs → src/c.rs") && cycles[0].contains("src/c.rs → src/a.rs"));
 }
 
-fn layer_of(module: &str) -> u8 {
-    CORE_LAYERS
+#[test]
+fn the_checker_follows_paths_in_code() {
+    let sample = Sample::new(
+        "inline",
+        &[
+            ("src/lib.rs", "mod a;\nmod b;\nmod c;\n"),
+            (
+                "src/a.rs",
+                "pub fn f() -> u32 {\n    crate::b::g() + super::c::h()\n}\n",
+            ),
+            (
+                "src/b/mod.rs",
+                "mod k;\npub fn g() -> u32 {\n    self::k::K\n}\n",
+            ),
+            ("src/b/k.rs", "pub const K: u32 = 1;\n"),
+            (
+                "src/c.rs",
+                "pub fn h() -> u32 { 0 }\n#[cfg(test)]\nmod tests {\n    fn t() { crate::a::f(); }\n}\n\
+                 #[cfg(all(test, unix))]\nmod unix_tests {\n    use super::*;\n    use crate::a::*;\n}\n",
+            ),
+        ],
+    );
+    let graph = Graph::of(&sample.target());
+    assert!(graph.imports("a.rs", "b/mod.rs"));
+    assert!(graph.imports("a.rs", "c.rs"));
+    assert!(graph.imports("b/mod.rs", "b/k.rs"));
+    assert!(!graph.imports("c.rs", "a.rs"), "test code imports nothing");
+}
+
+#[test]
+fn the_checker_expands_the_crates_own_macros() {
+    let sample = Sample::new(
+        "macros",
+        &[
+            ("src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\n"),
+            // `make!` is called by c: its body's `$crate::b::B` is c's import.
+            // `exported!` is called by no file of the crate: no import of a.
+            (
+                "src/a.rs",
+                "macro_rules! make {\n    () => { $crate::b::B::new() };\n}\npub(crate) use make;\n\
+                 #[macro_export]\nmacro_rules! exported {\n    () => { $crate::d::D };\n}\n",
+            ),
+            (
+                "src/b.rs",
+                "pub struct B;\nimpl B { pub fn new() -> Self { B } }\n",
+            ),
+            (
+                "src/c.rs",
+                "pub fn f() -> crate::b::B {\n    crate::a::make!()\n}\n",
+            ),
+            ("src/d.rs", "pub struct D;\n"),
+        ],
+    );
+    let graph = Graph::of(&sample.target());
+    assert!(graph.imports("c.rs", "b.rs"));
+    assert!(graph.imports("c.rs", "a.rs"));
+    assert!(!graph.imports("a.rs", "b.rs"));
+    assert!(!graph.imports("a.rs", "d.rs"));
+}
+
+#[test]
+fn the_checker_reads_tracing_fields() {
+    let sample = Sample::new(
+        "tracing",
+        &[
+            ("src/lib.rs", "mod a;\nmod b;\nmod c;\n"),
+            (
+                "src/a.rs",
+                "use crate::b::TARGET;\npub fn f(n: u64) {\n    tracing::info!(target: TARGET, node = n, \
+                 space = %crate::c::space(), \"claimed\");\n}\n",
+            ),
+            ("src/b.rs", "pub const TARGET: &str = \"t\";\n"),
+            ("src/c.rs", "pub fn space() -> String { String::new() }\n"),
+        ],
+    );
+    let graph = Graph::of(&sample.target());
+    assert!(graph.imports("a.rs", "b.rs"));
+    assert!(graph.imports("a.rs", "c.rs"));
+}
+
+#[test]
+fn the_checker_reads_the_crates_own_name() {
+    let sample = Sample::new(
+        "self_name",
+        &[
+            (
+                "src/lib.rs",
+                "extern crate self as sample;\nmod a;\nmod b;\nmod c;\n",
+            ),
+            (
+                "src/a.rs",
+                "pub fn f() -> sample::b::B {\n    ::sample::c::make()\n}\n",
+            ),
+            ("src/b.rs", "pub struct B;\n"),
+            ("src/c.rs", "pub fn make() -> crate::b::B { crate::b::B }\n"),
+        ],
+    );
+    let graph = Graph::of(&sample.target());
+    assert!(graph.imports("a.rs", "b.rs"));
+    assert!(graph.imports("a.rs", "c.rs"));
+}
+
+#[test]
+fn the_checker_reads_bin_targets() {
+    let sample = Sample::new(
+        "bins",
+        &[
+            ("Cargo.toml", "[package]\nname = \"sample\"\n"),
+            ("src/lib.rs", "pub fn f() {}\n"),
+            (
+                "src/bin/tool.rs",
+                "mod x;\nmod y;\nfn main() { sample::f() }\n",
+            ),
+            ("src/bin/tool/x.rs", "pub struct X(crate::y::Y);\n"),
+            (
+                "src/bin/tool/y.rs",
+                "pub struct Y(Option<Box<super::x::X>>);\n",
+            ),
+        ],
+    );
+    let targets = targets_of(&sample.dir, "sample");
+    let names: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["sample (lib)", "sample (bin tool)"]);
+    let cycles = Graph::of(&targets[1]).file_cycles();
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    assert!(cycles[0].contains("bin/tool/x.rs") && cycles[0].contains("bin/tool/y.rs"));
+}
+
+#[test]
+fn the_checker_sees_a_cycle_between_folders() {
+    // No two files form a cycle, but folder a reaches b and b reaches a.
+    let sample = Sample::new(
+        "folders",
+        &[
+            ("src/lib.rs", "mod a;\nmod b;\n"),
+            ("src/a/mod.rs", "mod p;\nmod q;\n"),
+            ("src/a/p.rs", "pub struct P(crate::b::r::R);\n"),
+            ("src/a/q.rs", "pub struct Q;\n"),
+            ("src/b/mod.rs", "pub(crate) mod r;\nmod s;\n"),
+            ("src/b/r.rs", "pub struct R;\n"),
+            ("src/b/s.rs", "pub struct S(crate::a::q::Q);\n"),
+        ],
+    );
+    let graph = Graph::of(&sample.target());
+    assert!(graph.file_cycles().is_empty());
+    let cycles = graph.folder_cycles();
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    assert!(cycles[0].contains("crate::a → crate::b") && cycles[0].contains("crate::b → crate::a"));
+}
+
+#[test]
+fn the_checker_sees_a_same_layer_cycle_and_an_import_up_the_layers() {
+    let lib = "//! A crate.\n//!\n//! # Layers\n//!\n\
+               //! 1. `a`, `b` — the bottom\n//! 2. `c` — on top\n//!\n//! # Other\n//!\n\
+               //! 3. `d` — not a layer\nmod a;\nmod b;\nmod c;\n";
+    let sample = Sample::new(
+        "layers",
+        &[
+            ("src/lib.rs", lib),
+            // a → b → a: one layer, two folders, one cycle.
+            ("src/a.rs", "pub struct A(crate::b::B, crate::c::C);\n"),
+            ("src/b.rs", "pub struct B(Option<Box<crate::a::A>>);\n"),
+            // c → a: down the layers.
+            ("src/c.rs", "pub struct C;\npub fn f(_: crate::a::A) {}\n"),
+        ],
+    );
+    let target = sample.target();
+    let layers = Layers::of(&target).unwrap();
+    assert_eq!(
+        layers.of,
+        BTreeMap::from([("a".into(), 1), ("b".into(), 1), ("c".into(), 2)])
+    );
+    let graph = Graph::of(&target);
+    assert_eq!(graph.folder_cycles().len(), 1);
+    let failures = layers.check(&graph);
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(failures[0].contains("src/a.rs (layer 1) uses `crate::c::C` from src/c.rs (layer 2)"));
+
+    // A module left out of the list is an error too.
+    let unlisted = Sample::new(
+        "unlisted",
+        &[
+            (
+                "src/lib.rs",
+                "//! # Layers\n//!\n//! 1. `a` — all\nmod a;\nmod b;\n",
+            ),
+            ("src/a.rs", ""),
+            ("src/b.rs", ""),
+        ],
+    );
+    let target = unlisted.target();
+    let failures = Layers::of(&target).unwrap().check(&Graph::of(&target));
+    assert_eq!(
+        failures,
+        ["module `b` is declared in src/lib.rs but in no layer"]
+    );
+}
+
+#[test]
+fn the_checker_sees_items_after_the_tests() {
+    let file = syn::parse_file(
+        "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n\
+         #[cfg(test)]\nmod more_tests {}\npub enum E {}\nimpl E {}\n",
+    )
+    .unwrap();
+    assert_eq!(items_after_tests(&file), ["enum E", "impl E"]);
+}
+
+/// The items of `file` after its first inline `#[cfg(test)]` module,
+/// other than more test code.
+fn items_after_tests(file: &syn::File) -> Vec<String> {
+    let is_tests = |item: &syn::Item| {
+        matches!(item, syn::Item::Mod(m) if m.content.is_some()) && is_test_only(item_attrs(item))
+    };
+    let Some(first) = file.items.iter().position(is_tests) else {
+        return Vec::new();
+    };
+    file.items[first..]
         .iter()
-        .find(|(prefix, _)| {
-            module == *prefix || module.starts_with(&format!("{prefix}::")) || *prefix == "crate"
-        })
-        .map(|(_, layer)| *layer)
-        .expect("every module has a layer")
+        .filter(|item| !is_test_only(item_attrs(item)))
+        .map(describe)
+        .collect()
 }
 
-struct Crate {
+/// An item's kind and name, for messages.
+fn describe(item: &syn::Item) -> String {
+    let named = |kind: &str, ident: &syn::Ident| format!("{kind} {ident}");
+    match item {
+        syn::Item::Const(i) => named("const", &i.ident),
+        syn::Item::Enum(i) => named("enum", &i.ident),
+        syn::Item::Fn(i) => named("fn", &i.sig.ident),
+        syn::Item::Mod(i) => named("mod", &i.ident),
+        syn::Item::Static(i) => named("static", &i.ident),
+        syn::Item::Struct(i) => named("struct", &i.ident),
+        syn::Item::Trait(i) => named("trait", &i.ident),
+        syn::Item::Type(i) => named("type", &i.ident),
+        syn::Item::Impl(i) => match &*i.self_ty {
+            syn::Type::Path(p) => format!("impl {}", segments(&p.path).join("::")),
+            _ => "impl".to_owned(),
+        },
+        syn::Item::Macro(i) => match &i.ident {
+            Some(ident) => named("macro", ident),
+            None => format!("{}!", segments(&i.mac.path).join("::")),
+        },
+        _ => "an item".to_owned(),
+    }
+}
+
+/// The layers `src/lib.rs` lists under "# Layers": numbered items, each
+/// naming its modules in backticks before ` — `.
+#[derive(Debug)]
+struct Layers {
+    of: BTreeMap<String, usize>,
+}
+
+impl Layers {
+    fn of(target: &Target) -> Result<Self, String> {
+        let text = fs::read_to_string(&target.root).map_err(|e| e.to_string())?;
+        let mut of = BTreeMap::new();
+        let mut in_section = false;
+        let mut next = 1;
+        for line in text.lines() {
+            let Some(doc) = line.trim_start().strip_prefix("//!") else {
+                continue;
+            };
+            let doc = doc.trim();
+            if doc.starts_with('#') {
+                in_section = doc == "# Layers";
+                continue;
+            }
+            let Some((number, rest)) = doc.split_once(". ") else {
+                continue;
+            };
+            let Ok(number) = number.parse::<usize>() else {
+                continue;
+            };
+            if !in_section {
+                continue;
+            }
+            if number != next {
+                return Err(format!("layer {number} follows layer {}", next - 1));
+            }
+            next += 1;
+            let names = rest.split(" — ").next().unwrap_or_default();
+            for name in names.split('`').skip(1).step_by(2) {
+                if of.insert(name.to_owned(), number).is_some() {
+                    return Err(format!("module `{name}` is in two layers"));
+                }
+            }
+        }
+        if of.is_empty() {
+            return Err(format!("{}: no \"# Layers\" list", target.root.display()));
+        }
+        Ok(Layers { of })
+    }
+
+    /// The layer of a file's module: its top-level module's; the crate root
+    /// is above every layer.
+    fn layer(&self, module: &str) -> Option<usize> {
+        match module.split("::").nth(1) {
+            None => Some(usize::MAX),
+            Some(top) => self.of.get(top).copied(),
+        }
+    }
+
+    /// Modules missing from the list or listed but not declared, and
+    /// imports up the layers.
+    fn check(&self, graph: &Graph) -> Vec<String> {
+        let root = &graph.files[graph.by_module["crate"]];
+        let mut failures = Vec::new();
+        for name in root.children.keys() {
+            if !self.of.contains_key(name) {
+                failures.push(format!(
+                    "module `{name}` is declared in src/lib.rs but in no layer"
+                ));
+            }
+        }
+        for name in self.of.keys() {
+            if !root.children.contains_key(name) {
+                failures.push(format!(
+                    "layer module `{name}` is not a module of src/lib.rs"
+                ));
+            }
+        }
+        for (from, edges) in &graph.edges {
+            let Some(from_layer) = self.layer(&graph.files[*from].module) else {
+                continue;
+            };
+            for (to, path) in edges {
+                let Some(to_layer) = self.layer(&graph.files[*to].module) else {
+                    continue;
+                };
+                if to_layer > from_layer {
+                    failures.push(format!(
+                        "{} (layer {from_layer}) uses `{path}` from {} (layer {to_layer})",
+                        graph.short(*from),
+                        graph.short(*to)
+                    ));
+                }
+            }
+        }
+        failures
+    }
+}
+
+/// One compiled target of a package: its root file.
+struct Target {
     name: String,
-    src: PathBuf,
+    root: PathBuf,
 }
 
-/// The library (or binary) crates of the workspace, from its `Cargo.toml`.
-fn workspace_crates() -> Vec<Crate> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn core_target() -> Target {
+    Target {
+        name: "flakeid-core (lib)".into(),
+        root: workspace_root().join("flakeid-core/src/lib.rs"),
+    }
+}
+
+/// Every target of every member of the workspace, from its `Cargo.toml`.
+fn workspace_targets() -> Vec<Target> {
+    let root = workspace_root();
     let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap();
     let members = manifest
         .split("members = [")
@@ -159,59 +497,153 @@ fn workspace_crates() -> Vec<Crate> {
         .split(',')
         .map(|m| m.trim().trim_matches('"'))
         .filter(|m| !m.is_empty())
-        .filter_map(|m| {
+        .flat_map(|m| {
             let dir = root.join(m);
-            let src = dir.join("src");
-            let package = fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+            let package = fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
             let name = package
                 .lines()
-                .find_map(|l| l.strip_prefix("name = "))?
-                .trim_matches('"')
-                .to_owned();
-            src.is_dir().then_some(Crate { name, src })
+                .find_map(|l| l.strip_prefix("name = "))
+                .map(|n| n.trim_matches('"').to_owned())
+                .unwrap_or_else(|| m.to_owned());
+            targets_of(&dir, &name)
         })
         .collect()
 }
 
-/// One source file: its module path and what it declares and re-exports.
+/// The library, the main binary and the `src/bin` binaries of the package
+/// in `dir`.
+fn targets_of(dir: &Path, package: &str) -> Vec<Target> {
+    let src = dir.join("src");
+    let mut targets = Vec::new();
+    for (file, kind) in [("lib.rs", "lib"), ("main.rs", "main")] {
+        if src.join(file).is_file() {
+            targets.push(Target {
+                name: format!("{package} ({kind})"),
+                root: src.join(file),
+            });
+        }
+    }
+    let mut bins: Vec<(String, PathBuf)> = fs::read_dir(src.join("bin"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let path = entry.path();
+            let name = path.file_stem()?.to_str()?.to_owned();
+            if path.extension().is_some_and(|e| e == "rs") {
+                Some((name, path))
+            } else if path.join("main.rs").is_file() {
+                Some((name, path.join("main.rs")))
+            } else {
+                None
+            }
+        })
+        .collect();
+    bins.sort();
+    targets.extend(bins.into_iter().map(|(name, root)| Target {
+        name: format!("{package} (bin {name})"),
+        root,
+    }));
+    targets
+}
+
+/// One source file: its module path and what it declares and imports.
 struct File {
     path: PathBuf,
     module: String,
-    /// Names this file re-exports (`use … as name`, `pub use`), with the
-    /// path they stand for, absolute (`crate::…`).
+    ast: syn::File,
+    /// Names bound by this file's `use` items, with the path each stands
+    /// for, absolute (`crate::…`).
     uses: BTreeMap<String, Vec<String>>,
+    /// The names of `uses` that this file re-exports (`pub use`, `pub(crate) use` …).
+    reexports: BTreeSet<String>,
     /// Absolute paths this file refers to.
     refs: Vec<Vec<String>>,
+    /// Modules this file imports everything of (`use path::*`).
+    globs: Vec<Vec<String>>,
     /// Sub-modules declared in this file and the file of each.
     children: BTreeMap<String, usize>,
 }
 
 struct Graph {
+    root: PathBuf,
     files: Vec<File>,
     by_module: BTreeMap<String, usize>,
     edges: BTreeMap<usize, BTreeSet<(usize, String)>>,
 }
 
 impl Graph {
-    fn of(krate: &Crate) -> Self {
+    fn of(target: &Target) -> Self {
         let mut graph = Graph {
+            root: target.root.parent().unwrap().to_owned(),
             files: Vec::new(),
             by_module: BTreeMap::new(),
             edges: BTreeMap::new(),
         };
-        let root = ["lib.rs", "main.rs"]
-            .iter()
-            .map(|f| krate.src.join(f))
-            .find(|p| p.is_file())
-            .expect("src/lib.rs or src/main.rs");
-        graph.load(&root, "crate".into());
+        graph.load(&target.root, "crate".into());
+        let crate_name = graph.files[0].ast.items.iter().find_map(|item| match item {
+            syn::Item::ExternCrate(e) if e.ident == "self" => {
+                e.rename.as_ref().map(|(_, name)| name.to_string())
+            }
+            _ => None,
+        });
+        let macros = graph.macros();
+        // Twice: the first pass binds every `use`, so that the second
+        // resolves names used before their `use` item.
+        for _ in 0..2 {
+            for i in 0..graph.files.len() {
+                let file = &graph.files[i];
+                let mut collector = Collector {
+                    module: file.module.clone(),
+                    inline: Vec::new(),
+                    uses: file.uses.clone(),
+                    reexports: BTreeSet::new(),
+                    refs: Vec::new(),
+                    globs: Vec::new(),
+                    child_mods: file
+                        .ast
+                        .items
+                        .iter()
+                        .filter_map(|item| match item {
+                            syn::Item::Mod(m) => Some(m.ident.to_string()),
+                            _ => None,
+                        })
+                        .collect(),
+                    crate_name: crate_name.clone(),
+                    macros: &macros,
+                    expanding: Vec::new(),
+                };
+                let mut ast = file.ast.clone();
+                collector.visit_file_mut(&mut ast);
+                let Collector {
+                    uses,
+                    reexports,
+                    refs,
+                    globs,
+                    ..
+                } = collector;
+                let file = &mut graph.files[i];
+                (file.uses, file.reexports, file.refs, file.globs) = (uses, reexports, refs, globs);
+            }
+        }
         let mut edges: BTreeMap<usize, BTreeSet<(usize, String)>> = BTreeMap::new();
         for (i, file) in graph.files.iter().enumerate() {
-            for path in &file.refs {
+            let mut add = |path: &[String]| {
                 if let Some(to) = graph.resolve(path, 0)
                     && to != i
                 {
                     edges.entry(i).or_default().insert((to, path.join("::")));
+                }
+            };
+            for path in &file.refs {
+                add(path);
+            }
+            for glob in &file.globs {
+                add(glob);
+                if let Some(module) = graph.resolve(glob, 0) {
+                    for name in &graph.files[module].reexports {
+                        add(&graph.files[module].uses[name]);
+                    }
                 }
             }
         }
@@ -219,52 +651,44 @@ impl Graph {
         graph
     }
 
-    /// Parses `path` as module `module` and, recursively, its file modules.
+    /// Parses `path` as module `module` and, recursively, its file modules
+    /// (not those only compiled for tests).
     fn load(&mut self, path: &Path, module: String) -> usize {
         let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let mut ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let index = self.files.len();
-        self.files.push(File {
-            path: path.to_owned(),
-            module: module.clone(),
-            uses: BTreeMap::new(),
-            refs: Vec::new(),
-            children: BTreeMap::new(),
-        });
-        self.by_module.insert(module.clone(), index);
-        // Where this file's sub-module files live.
-        let dir = if matches!(
-            path.file_name().and_then(|n| n.to_str()),
-            Some("mod.rs" | "lib.rs" | "main.rs")
-        ) {
+        // Where this file's sub-module files live: beside `lib.rs`, `main.rs`
+        // and `mod.rs`, in a folder of its own name for others (`a.rs`: `a/`,
+        // a binary `src/bin/tool.rs`: `src/bin/tool/`).
+        let dir = if path
+            .file_name()
+            .is_some_and(|n| n == "lib.rs" || n == "main.rs" || n == "mod.rs")
+        {
             path.parent().unwrap().to_owned()
         } else {
             path.with_extension("")
         };
-        let mut collector = Collector {
+        let file_mods: Vec<(String, Option<String>)> = ast
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Mod(m) if m.content.is_none() && !is_test_only(&m.attrs) => {
+                    Some((m.ident.to_string(), path_attr(&m.attrs)))
+                }
+                _ => None,
+            })
+            .collect();
+        self.files.push(File {
+            path: path.to_owned(),
             module: module.clone(),
-            inline: Vec::new(),
+            ast,
             uses: BTreeMap::new(),
+            reexports: BTreeSet::new(),
             refs: Vec::new(),
-            file_mods: Vec::new(),
-            child_mods: ast
-                .items
-                .iter()
-                .filter_map(|i| match i {
-                    syn::Item::Mod(m) => Some(m.ident.to_string()),
-                    _ => None,
-                })
-                .collect(),
-        };
-        collector.visit_file_mut(&mut ast);
-        let Collector {
-            uses,
-            refs,
-            file_mods,
-            ..
-        } = collector;
-        self.files[index].uses = uses;
-        self.files[index].refs = refs;
+            globs: Vec::new(),
+            children: BTreeMap::new(),
+        });
+        self.by_module.insert(module.clone(), index);
         for (name, explicit) in file_mods {
             let child = match explicit {
                 Some(p) => path.parent().unwrap().join(p),
@@ -285,6 +709,37 @@ impl Graph {
         index
     }
 
+    /// The crate's `macro_rules!` macros (not those only compiled for
+    /// tests), by name: each definition's body.
+    fn macros(&self) -> BTreeMap<String, Vec<TokenStream>> {
+        fn walk(items: &[syn::Item], out: &mut BTreeMap<String, Vec<TokenStream>>) {
+            for item in items {
+                match item {
+                    syn::Item::Macro(m)
+                        if m.mac.path.is_ident("macro_rules") && !is_test_only(&m.attrs) =>
+                    {
+                        if let Some(name) = &m.ident {
+                            out.entry(name.to_string())
+                                .or_default()
+                                .push(m.mac.tokens.clone());
+                        }
+                    }
+                    syn::Item::Mod(m) if !is_test_only(&m.attrs) => {
+                        if let Some((_, items)) = &m.content {
+                            walk(items, out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        for file in &self.files {
+            walk(&file.ast.items, &mut out);
+        }
+        out
+    }
+
     /// The file defining what the absolute `path` names (following
     /// re-exports), if it is in this crate.
     fn resolve(&self, path: &[String], depth: usize) -> Option<usize> {
@@ -303,6 +758,10 @@ impl Graph {
                 let mut full = target.clone();
                 full.extend(path[i + 1..].iter().cloned());
                 if full != path {
+                    if full.first().map(String::as_str) != Some("crate") {
+                        // An item of another crate, re-exported.
+                        return None;
+                    }
                     return self.resolve(&full, depth + 1).or(Some(file));
                 }
             }
@@ -311,73 +770,46 @@ impl Graph {
         Some(file)
     }
 
-    /// Every cycle among the files, as `a → b → … → a`.
-    fn cycles(&self) -> Vec<String> {
-        // Tarjan's strongly connected components.
-        struct Tarjan<'g> {
-            g: &'g Graph,
-            index: Vec<Option<usize>>,
-            low: Vec<usize>,
-            on_stack: Vec<bool>,
-            stack: Vec<usize>,
-            next: usize,
-            sccs: Vec<Vec<usize>>,
+    /// The folder a file belongs to: a top-level module is one (file or
+    /// folder); deeper, a file belongs to the folder it sits in, a
+    /// `mod.rs` (or a file with sub-module files) to its own.
+    fn folder(&self, file: usize) -> String {
+        let f = &self.files[file];
+        let depth = f.module.split("::").count();
+        let own = depth <= 2
+            || !f.children.is_empty()
+            || f.path.file_name().is_some_and(|n| n == "mod.rs");
+        if own {
+            f.module.clone()
+        } else {
+            f.module.rsplit_once("::").unwrap().0.to_owned()
         }
-        impl Tarjan<'_> {
-            fn visit(&mut self, v: usize) {
-                self.index[v] = Some(self.next);
-                self.low[v] = self.next;
-                self.next += 1;
-                self.stack.push(v);
-                self.on_stack[v] = true;
-                let targets: Vec<usize> = self
-                    .g
-                    .edges
-                    .get(&v)
-                    .map(|e| e.iter().map(|(t, _)| *t).collect())
-                    .unwrap_or_default();
-                for w in targets {
-                    match self.index[w] {
-                        None => {
-                            self.visit(w);
-                            self.low[v] = self.low[v].min(self.low[w]);
-                        }
-                        Some(i) if self.on_stack[w] => self.low[v] = self.low[v].min(i),
-                        Some(_) => {}
-                    }
-                }
-                if Some(self.low[v]) == self.index[v] {
-                    let mut scc = Vec::new();
-                    loop {
-                        let w = self.stack.pop().unwrap();
-                        self.on_stack[w] = false;
-                        scc.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    if scc.len() > 1 {
-                        self.sccs.push(scc);
-                    }
-                }
-            }
-        }
-        let n = self.files.len();
-        let mut t = Tarjan {
-            g: self,
-            index: vec![None; n],
-            low: vec![0; n],
-            on_stack: vec![false; n],
-            stack: Vec::new(),
-            next: 0,
-            sccs: Vec::new(),
+    }
+
+    /// Whether a file ending in `from` imports a file ending in `to`.
+    fn imports(&self, from: &str, to: &str) -> bool {
+        let find = |name: &str| {
+            self.files
+                .iter()
+                .position(|f| f.path.ends_with(name))
+                .unwrap_or_else(|| panic!("no file {name}"))
         };
-        for v in 0..n {
-            if t.index[v].is_none() {
-                t.visit(v);
-            }
-        }
-        t.sccs
+        let (from, to) = (find(from), find(to));
+        self.edges
+            .get(&from)
+            .is_some_and(|e| e.iter().any(|(t, _)| *t == to))
+    }
+
+    /// Every cycle among the files, as `a → b (`path`); …`.
+    fn file_cycles(&self) -> Vec<String> {
+        let nodes: Vec<usize> = (0..self.files.len()).collect();
+        let next = |v: &usize| -> Vec<usize> {
+            self.edges
+                .get(v)
+                .map(|e| e.iter().map(|(t, _)| *t).collect())
+                .unwrap_or_default()
+        };
+        strongly_connected(&nodes, next)
             .into_iter()
             .map(|scc| {
                 let members: BTreeSet<usize> = scc.iter().copied().collect();
@@ -387,9 +819,53 @@ impl Graph {
                         self.edges[from]
                             .iter()
                             .filter(|(to, _)| members.contains(to))
-                            .map(move |(to, line)| {
-                                format!("{} → {} (`{line}`)", self.short(*from), self.short(*to))
+                            .map(move |(to, path)| {
+                                format!("{} → {} (`{path}`)", self.short(*from), self.short(*to))
                             })
+                    })
+                    .collect();
+                lines.join("; ")
+            })
+            .collect()
+    }
+
+    /// Every cycle among the folders, each edge with one path that makes it.
+    fn folder_cycles(&self) -> Vec<String> {
+        let mut folder_edges: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        for (from, edges) in &self.edges {
+            for (to, path) in edges {
+                let (a, b) = (self.folder(*from), self.folder(*to));
+                if a != b {
+                    folder_edges
+                        .entry(a)
+                        .or_default()
+                        .entry(b)
+                        .or_insert_with(|| format!("{} uses `{path}`", self.short(*from)));
+                }
+            }
+        }
+        let nodes: Vec<String> = (0..self.files.len())
+            .map(|f| self.folder(f))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let next = |v: &String| -> Vec<String> {
+            folder_edges
+                .get(v)
+                .map(|e| e.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        strongly_connected(&nodes, next)
+            .into_iter()
+            .map(|scc| {
+                let members: BTreeSet<&String> = scc.iter().collect();
+                let lines: Vec<String> = scc
+                    .iter()
+                    .flat_map(|from| {
+                        folder_edges[from]
+                            .iter()
+                            .filter(|(to, _)| members.contains(to))
+                            .map(move |(to, why)| format!("{from} → {to} ({why})"))
                     })
                     .collect();
                 lines.join("; ")
@@ -399,29 +875,92 @@ impl Graph {
 
     fn short(&self, file: usize) -> String {
         let p = &self.files[file].path;
-        let s = p.to_string_lossy();
-        match s.find("/src/") {
-            Some(i) => s[i + 1..].to_owned(),
-            None => s.into_owned(),
+        let src = self.root.ancestors().find(|a| a.ends_with("src"));
+        match src.and_then(|s| p.strip_prefix(s.parent()?).ok()) {
+            Some(rel) => rel.display().to_string(),
+            None => p.display().to_string(),
         }
     }
 }
 
-/// Walks one file's syntax: its `use` items, every other path, its
-/// `mod name;` declarations.
-struct Collector {
+/// The strongly connected components of more than one node (Tarjan).
+fn strongly_connected<N: Ord + Clone>(nodes: &[N], next: impl Fn(&N) -> Vec<N>) -> Vec<Vec<N>> {
+    struct Tarjan<N> {
+        index: BTreeMap<N, usize>,
+        low: BTreeMap<N, usize>,
+        on_stack: BTreeSet<N>,
+        stack: Vec<N>,
+        sccs: Vec<Vec<N>>,
+    }
+    fn visit<N: Ord + Clone>(t: &mut Tarjan<N>, v: &N, next: &dyn Fn(&N) -> Vec<N>) {
+        let i = t.index.len();
+        t.index.insert(v.clone(), i);
+        t.low.insert(v.clone(), i);
+        t.stack.push(v.clone());
+        t.on_stack.insert(v.clone());
+        for w in next(v) {
+            if !t.index.contains_key(&w) {
+                visit(t, &w, next);
+                let low = t.low[v].min(t.low[&w]);
+                t.low.insert(v.clone(), low);
+            } else if t.on_stack.contains(&w) {
+                let low = t.low[v].min(t.index[&w]);
+                t.low.insert(v.clone(), low);
+            }
+        }
+        if t.low[v] == t.index[v] {
+            let mut scc = Vec::new();
+            loop {
+                let w = t.stack.pop().unwrap();
+                t.on_stack.remove(&w);
+                let done = &w == v;
+                scc.push(w);
+                if done {
+                    break;
+                }
+            }
+            if scc.len() > 1 {
+                t.sccs.push(scc);
+            }
+        }
+    }
+    let mut t = Tarjan {
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        on_stack: BTreeSet::new(),
+        stack: Vec::new(),
+        sccs: Vec::new(),
+    };
+    for v in nodes {
+        if !t.index.contains_key(v) {
+            visit(&mut t, v, &next);
+        }
+    }
+    t.sccs
+}
+
+/// Walks one file's syntax: its `use` items and every other path, in code
+/// and in macro calls.
+struct Collector<'m> {
     module: String,
     /// Inline modules entered (`mod tests { … }`), innermost last.
     inline: Vec<String>,
     uses: BTreeMap<String, Vec<String>>,
+    reexports: BTreeSet<String>,
     refs: Vec<Vec<String>>,
-    file_mods: Vec<(String, Option<String>)>,
+    globs: Vec<Vec<String>>,
     /// The names of the modules this file declares (file or inline): a
     /// path may start with one of them.
     child_mods: BTreeSet<String>,
+    /// The crate's name for itself (`extern crate self as name`).
+    crate_name: Option<String>,
+    /// The crate's `macro_rules!` bodies by name.
+    macros: &'m BTreeMap<String, Vec<TokenStream>>,
+    /// The macros being expanded, outermost first (no recursion).
+    expanding: Vec<String>,
 }
 
-impl Collector {
+impl Collector<'_> {
     /// The module path of the current position (inline modules included).
     fn here(&self) -> Vec<String> {
         let mut p: Vec<String> = self.module.split("::").map(str::to_owned).collect();
@@ -429,9 +968,17 @@ impl Collector {
         p
     }
 
-    /// `segments` as an absolute path, if it starts at `crate`, `self` or `super`.
+    /// `segments` as an absolute path, if it starts at `crate` (or the
+    /// crate's own name), `self`, `super` or a name a `use` bound.
     fn absolute(&self, segments: &[String]) -> Option<Vec<String>> {
         let first = segments.first()?;
+        let is_crate_name = |s: &String| self.crate_name.as_ref() == Some(s);
+        if is_crate_name(first) || (first == "::" && segments.get(1).is_some_and(is_crate_name)) {
+            let skip = if first == "::" { 2 } else { 1 };
+            let mut full = vec!["crate".to_owned()];
+            full.extend(segments[skip..].iter().cloned());
+            return Some(full);
+        }
         let mut base = self.here();
         let rest = match first.as_str() {
             "crate" => return Some(segments.to_vec()),
@@ -472,12 +1019,12 @@ impl Collector {
         }
     }
 
-    fn use_tree(&mut self, prefix: Vec<String>, tree: &syn::UseTree) {
+    fn use_tree(&mut self, prefix: Vec<String>, tree: &syn::UseTree, public: bool) {
         match tree {
             syn::UseTree::Path(p) => {
                 let mut next = prefix;
                 next.push(p.ident.to_string());
-                self.use_tree(next, &p.tree);
+                self.use_tree(next, &p.tree, public);
             }
             syn::UseTree::Name(n) => {
                 let name = n.ident.to_string();
@@ -490,34 +1037,147 @@ impl Collector {
                 } else {
                     name
                 };
-                self.bind(alias, full);
+                self.bind(alias, full, public);
             }
             syn::UseTree::Rename(r) => {
                 let mut full = prefix;
                 if r.ident != "self" {
                     full.push(r.ident.to_string());
                 }
-                self.bind(r.rename.to_string(), full);
+                self.bind(r.rename.to_string(), full, public);
             }
-            syn::UseTree::Glob(_) => self.record(prefix),
+            syn::UseTree::Glob(_) => {
+                if !public && let Some(abs) = self.absolute(&prefix) {
+                    self.globs.push(abs);
+                }
+            }
             syn::UseTree::Group(g) => {
                 for t in &g.items {
-                    self.use_tree(prefix.clone(), t);
+                    self.use_tree(prefix.clone(), t, public);
                 }
             }
         }
     }
 
-    fn bind(&mut self, alias: String, full: Vec<String>) {
+    fn bind(&mut self, alias: String, full: Vec<String>, public: bool) {
         if let Some(abs) = self.absolute(&full) {
-            if abs.len() > 1 {
+            // A re-export makes the item reachable here; it is followed when
+            // resolving paths, but is no import of this file's own code.
+            if abs.len() > 1 && !public {
                 self.refs.push(abs.clone());
             }
             if self.inline.is_empty() && alias != "_" {
+                if public {
+                    self.reexports.insert(alias.clone());
+                }
                 self.uses.insert(alias, abs);
             }
         }
     }
+
+    /// The paths in a macro's tokens: `a::b`, `$crate::a`, `::a`, names a
+    /// `use` bound, and the bodies of the crate's macros called in them.
+    fn scan(&mut self, tokens: TokenStream) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut i = 0;
+        while i < trees.len() {
+            if let TokenTree::Group(g) = &trees[i] {
+                self.scan(g.stream());
+                i += 1;
+                continue;
+            }
+            let after_dot = i > 0 && is_punct(&trees[i - 1], '.');
+            match read_path(&trees, i) {
+                Some((segments, next)) => {
+                    if !after_dot {
+                        if trees.get(next).is_some_and(|t| is_punct(t, '!')) {
+                            self.call(&segments);
+                        } else {
+                            self.record(segments);
+                        }
+                    }
+                    i = next;
+                }
+                None => i += 1,
+            }
+        }
+    }
+
+    /// A macro call: the macro's own path, and the body of the crate's
+    /// macro of that name, read as if written here.
+    fn call(&mut self, segments: &[String]) {
+        self.record(segments.to_vec());
+        let name = segments.last().cloned().unwrap_or_default();
+        if self.expanding.contains(&name) {
+            return;
+        }
+        let Some(bodies) = self.macros.get(&name) else {
+            return;
+        };
+        self.expanding.push(name);
+        for body in bodies.clone() {
+            self.scan(body);
+        }
+        self.expanding.pop();
+    }
+}
+
+/// A path starting at `trees[i]` and the index after it: `::`-separated
+/// identifiers, optionally after a leading `::` or as `$crate::…`; `None`
+/// for anything else (a `$var` of a macro is skipped).
+fn read_path(trees: &[TokenTree], i: usize) -> Option<(Vec<String>, usize)> {
+    let mut segments = Vec::new();
+    let mut j = i;
+    if is_path_sep(trees, j) {
+        segments.push("::".to_owned());
+        j += 2;
+    } else if is_punct(&trees[j], '$') {
+        return match trees.get(j + 1) {
+            Some(TokenTree::Ident(id)) if id == "crate" => {
+                segments.push("crate".to_owned());
+                read_rest(trees, j + 2, segments)
+            }
+            Some(TokenTree::Ident(_)) => Some((Vec::new(), j + 2)),
+            _ => None,
+        };
+    }
+    match trees.get(j) {
+        Some(TokenTree::Ident(id)) => {
+            segments.push(id.to_string());
+            read_rest(trees, j + 1, segments)
+        }
+        _ => None,
+    }
+}
+
+fn read_rest(
+    trees: &[TokenTree],
+    mut j: usize,
+    mut segments: Vec<String>,
+) -> Option<(Vec<String>, usize)> {
+    while is_path_sep(trees, j) {
+        match trees.get(j + 2) {
+            Some(TokenTree::Ident(id)) => {
+                segments.push(id.to_string());
+                j += 3;
+            }
+            _ => break,
+        }
+    }
+    Some((segments, j))
+}
+
+fn is_punct(tree: &TokenTree, c: char) -> bool {
+    matches!(tree, TokenTree::Punct(p) if p.as_char() == c)
+}
+
+/// Whether `trees[j..]` starts with `::`.
+fn is_path_sep(trees: &[TokenTree], j: usize) -> bool {
+    matches!(
+        (trees.get(j), trees.get(j + 1)),
+        (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
+            if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':'
+    )
 }
 
 fn segments(path: &syn::Path) -> Vec<String> {
@@ -528,12 +1188,36 @@ fn segments(path: &syn::Path) -> Vec<String> {
     s
 }
 
-/// Whether `attrs` hold `#[cfg(test)]`: test code may use any layer.
+/// Whether `attrs` hold a `#[cfg(..)]` that only tests meet (`test`,
+/// `all(test, ..)`): test code may use any layer.
 fn is_test_only(attrs: &[syn::Attribute]) -> bool {
+    fn needs_test(meta: &syn::Meta) -> bool {
+        match meta {
+            syn::Meta::Path(p) => p.is_ident("test"),
+            syn::Meta::List(l) if l.path.is_ident("all") => l
+                .parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|all| all.iter().any(needs_test)),
+            _ => false,
+        }
+    }
     attrs.iter().any(|a| {
-        a.path().is_ident("cfg")
-            && a.parse_args::<syn::Meta>()
-                .is_ok_and(|m| m.path().is_ident("test"))
+        a.path().is_ident("cfg") && a.parse_args::<syn::Meta>().is_ok_and(|m| needs_test(&m))
+    })
+}
+
+/// A `#[path = "…"]` attribute's file.
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| match &a.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
     })
 }
 
@@ -543,17 +1227,19 @@ fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
         syn::Item::Enum(i) => &i.attrs,
         syn::Item::Fn(i) => &i.attrs,
         syn::Item::Impl(i) => &i.attrs,
+        syn::Item::Macro(i) => &i.attrs,
         syn::Item::Mod(i) => &i.attrs,
         syn::Item::Static(i) => &i.attrs,
         syn::Item::Struct(i) => &i.attrs,
         syn::Item::Trait(i) => &i.attrs,
         syn::Item::Type(i) => &i.attrs,
+        syn::Item::Union(i) => &i.attrs,
         syn::Item::Use(i) => &i.attrs,
         _ => &[],
     }
 }
 
-impl VisitMut for Collector {
+impl VisitMut for Collector<'_> {
     fn visit_item_mut(&mut self, item: &mut syn::Item) {
         if !is_test_only(item_attrs(item)) {
             syn::visit_mut::visit_item_mut(self, item);
@@ -566,44 +1252,17 @@ impl VisitMut for Collector {
         } else {
             Vec::new()
         };
-        // A re-export (`pub use`, `pub(crate) use`) makes the item reachable
-        // here; it is followed when resolving paths, but is no import of
-        // this file's own code.
-        let refs = self.refs.len();
-        self.use_tree(prefix, &i.tree);
-        if !matches!(i.vis, syn::Visibility::Inherited) {
-            self.refs.truncate(refs);
-        }
+        let public = !matches!(i.vis, syn::Visibility::Inherited);
+        self.use_tree(prefix, &i.tree, public);
     }
 
     fn visit_item_mod_mut(&mut self, m: &mut syn::ItemMod) {
-        let name = m.ident.to_string();
-        match &mut m.content {
-            None => {
-                let explicit = m.attrs.iter().find_map(|a| {
-                    if !a.path().is_ident("path") {
-                        return None;
-                    }
-                    match &a.meta {
-                        syn::Meta::NameValue(nv) => match &nv.value {
-                            syn::Expr::Lit(syn::ExprLit {
-                                lit: syn::Lit::Str(s),
-                                ..
-                            }) => Some(s.value()),
-                            _ => None,
-                        },
-                        _ => None,
-                    }
-                });
-                self.file_mods.push((name, explicit));
+        if let Some((_, items)) = &mut m.content {
+            self.inline.push(m.ident.to_string());
+            for item in items {
+                self.visit_item_mut(item);
             }
-            Some((_, items)) => {
-                self.inline.push(name);
-                for item in items {
-                    self.visit_item_mut(item);
-                }
-                self.inline.pop();
-            }
+            self.inline.pop();
         }
     }
 
@@ -616,20 +1275,61 @@ impl VisitMut for Collector {
     }
 
     fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
-        self.record(segments(&mac.path));
-        // Paths inside macro calls (e.g. `format!`, `matches!`) are parsed
-        // as expressions where possible.
-        if let Ok(args) = mac.parse_body_with(
+        // A `macro_rules!` body is read where the crate calls the macro.
+        if mac.path.is_ident("macro_rules") {
+            return;
+        }
+        self.call(&segments(&mac.path));
+        // Arguments that are expressions (`format!`, `matches!`) are read
+        // as such; any other body (tracing's `target:` and fields, a macro
+        // of the crate's own syntax) token by token.
+        match mac.parse_body_with(
             syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
         ) {
-            for mut e in args {
-                self.visit_expr_mut(&mut e);
+            Ok(args) => {
+                for mut e in args {
+                    self.visit_expr_mut(&mut e);
+                }
             }
+            Err(_) => self.scan(mac.tokens.clone()),
         }
     }
 
     fn visit_path_mut(&mut self, path: &mut syn::Path) {
         self.record(segments(path));
         syn::visit_mut::visit_path_mut(self, path);
+    }
+}
+
+/// A sample crate written to a temporary directory, removed on drop.
+struct Sample {
+    dir: PathBuf,
+}
+
+impl Sample {
+    fn new(name: &str, files: &[(&str, &str)]) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("flakeid-layers-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let path = dir.join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        Sample { dir }
+    }
+
+    /// The sample's library.
+    fn target(&self) -> Target {
+        Target {
+            name: "sample (lib)".into(),
+            root: self.dir.join("src/lib.rs"),
+        }
+    }
+}
+
+impl Drop for Sample {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
     }
 }

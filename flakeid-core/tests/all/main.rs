@@ -20,6 +20,7 @@ mod global {
     mod env;
 }
 mod id;
+mod id_function;
 mod layers;
 mod layout {
     mod bits;

@@ -53,11 +53,10 @@ use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use flakeid_core::layout::presets;
-use flakeid_core::node::{
-    CeilingWait, FenceReason, Fenced, HighWaterFileOptions, LeaseError, LeaseOptions,
-};
+use flakeid_core::node::{HighWaterFileOptions, LeaseError, LeaseOptions};
 use flakeid_core::{
-    Clock, ClockRegression, GenerateError, Generator, ManualClock, MonotonicClock, global,
+    CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, Generator,
+    ManualClock, MonotonicClock, global,
 };
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
 

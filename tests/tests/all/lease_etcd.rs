@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use flakeid_core::layout::Layout;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
-    AsyncLeaseStore as _, CeilingWait, ClaimRequest, FenceReason, Fenced, LeaseError, LeaseOptions,
-    ReleaseRequest, RenewRequest, Renewal,
+    AsyncLeaseStore as _, ClaimRequest, LeaseError, LeaseOptions, ReleaseRequest, RenewRequest,
+    Renewal,
 };
-use flakeid_core::{GenerateError, Generator};
+use flakeid_core::{CeilingWait, FenceReason, Fenced, GenerateError, Generator};
 use flakeid_etcd::EtcdLeaseStore;
 use flakeid_etcd::etcd_client::Client;
 use flakeid_tests::db;

@@ -12,9 +12,10 @@ use super::holder::{Core, Holding, Next, lease_accessors};
 use super::options::LeaseOptions;
 use super::store::{AsyncLeaseStore, ReleaseRequest};
 use crate::clock::{Clock, MonotonicClock};
-use crate::generator::{GeneratorBuilder, LeasedGenerator, sealable};
+use crate::generator::GeneratorBuilder;
 use crate::layout::{BitLayout, Layout};
-use crate::store::{Sleep, timeout};
+use crate::node::{LeasedGenerator, sealable};
+use crate::runtime::{Sleep, timeout};
 
 impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
     /// [`claim_async`](Self::claim_async) with tokio's timers, spawning the
@@ -28,7 +29,7 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
         self,
         store: S,
     ) -> Result<AsyncNodeLease<S, L, C>, LeaseError> {
-        let (lease, renewal) = self.claim_async(store, crate::store::TokioSleep).await?;
+        let (lease, renewal) = self.claim_async(store, crate::runtime::TokioSleep).await?;
         tokio::spawn(renewal);
         Ok(lease)
     }

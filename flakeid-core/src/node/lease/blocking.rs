@@ -19,8 +19,9 @@ use super::store::{
     Renewal,
 };
 use crate::clock::{Clock, MonotonicClock};
-use crate::generator::{GeneratorBuilder, LeasedGenerator, sealable};
+use crate::generator::GeneratorBuilder;
 use crate::layout::{BitLayout, Layout};
+use crate::node::{LeasedGenerator, sealable};
 use crate::store::StoreError;
 
 /// A blocking store as the claim round (written for async stores) sees

@@ -169,7 +169,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
                         .await;
                     let error = self.clock_ahead(node, ceiling_millis, store_now_millis);
                     tracing::error!(
-                        target: super::holder::TARGET,
+                        target: super::events::TARGET,
                         space = %space,
                         node,
                         fence = row.fence,

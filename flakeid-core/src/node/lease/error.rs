@@ -29,7 +29,7 @@ use crate::store::StoreError;
 #[non_exhaustive]
 pub enum LeaseError {
     /// Every node ID of the space is held by a live lease, or reserved by
-    /// a database ID function ([`IdFunction`](crate::sql::IdFunction)), whose
+    /// a database ID function ([`IdFunction`](crate::id_function::IdFunction)), whose
     /// reservation does not expire.
     #[error(
         "all {nodes} node IDs ({first}..={last}) of space {space:?} are {}{}",

@@ -11,17 +11,15 @@ use std::time::Duration;
 
 use super::claim::Won;
 use super::error::LeaseError;
+use super::events::{TARGET, lease_event};
 use super::options::Plan;
 use super::status::LeaseStatus;
 use super::store::{ReleaseRequest, RenewRequest, Renewal};
 use crate::clock::Clock;
 use crate::error::FenceReason;
-use crate::generator::{Attach, Ceiling, Generator, GeneratorBuilder, ProcessGenerator, Sealable};
+use crate::generator::{Attach, Ceiling, Generator, GeneratorBuilder, Movable, Sealable};
 use crate::layout::Layout;
 use crate::store::StoreError;
-
-/// Where `tracing` events of leases go.
-pub(super) const TARGET: &str = "flakeid::lease";
 
 /// The node a lease holds now (a new one after a move).
 #[derive(Debug)]
@@ -84,7 +82,7 @@ pub(super) struct Core<L, C> {
     stopped: Condvar,
     /// The process-wide generator, once the lease's builder went to
     /// [`global::init`](crate::global::init).
-    process: OnceLock<Arc<ProcessGenerator>>,
+    process: OnceLock<Arc<dyn Movable>>,
 }
 
 impl<L, C> core::fmt::Debug for Core<L, C> {
@@ -104,7 +102,7 @@ where
     L: Send + Sync,
     C: Send + Sync,
 {
-    fn attach(&self, process: Arc<ProcessGenerator>) {
+    fn attach(&self, process: Arc<dyn Movable>) {
         let _ = self.process.set(process);
     }
 }
@@ -152,12 +150,10 @@ impl<L, C> Core<L, C> {
         }
         state.holding.ceiling.close(FenceReason::Dropped);
         self.stop(&mut state);
-        tracing::warn!(
-            target: TARGET,
-            space = %self.plan.options.space,
-            node = state.holding.node,
-            fence = state.holding.fence,
-            owner = %self.plan.owner,
+        lease_event!(
+            WARN,
+            self.plan,
+            state.holding,
             "node lease dropped without release: IDs stop now, the node frees itself after the TTL"
         );
     }
@@ -181,11 +177,18 @@ impl<L, C> Core<L, C> {
         holding: &Holding,
         ceiling_millis: u64,
     ) -> RenewRequest<'a> {
+        let ReleaseRequest {
+            space,
+            node,
+            owner,
+            fence,
+            ..
+        } = self.release_request(holding, 0);
         RenewRequest {
-            space: &self.plan.options.space,
-            node: holding.node,
-            owner: &self.plan.owner,
-            fence: holding.fence,
+            space,
+            node,
+            owner,
+            fence,
             ttl: self.plan.options.ttl,
             ceiling_millis,
             max_ahead_millis: self.plan.max_ahead_millis,
@@ -197,12 +200,10 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
     /// The lease of a node just won.
     pub(super) fn new(plan: Plan<L, C>, won: Won) -> Arc<Self> {
         let holding = Arc::new(plan.holding(&won));
-        tracing::info!(
-            target: TARGET,
-            space = %plan.options.space,
-            node = holding.node,
-            fence = holding.fence,
-            owner = %plan.owner,
+        lease_event!(
+            INFO,
+            plan,
+            holding,
             holder = %plan.holder,
             resume_after_millis = holding.resume_after,
             ceiling_millis = won.ceiling_millis,
@@ -290,12 +291,10 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                 // Persisted: the generator may use it.
                 holding.ceiling.raise(ceiling_millis, now);
                 if let Some(since) = state.failing_since.take() {
-                    tracing::info!(
-                        target: TARGET,
-                        space = %self.plan.options.space,
-                        node = holding.node,
-                        fence = holding.fence,
-                        owner = %self.plan.owner,
+                    lease_event!(
+                        INFO,
+                        self.plan,
+                        holding,
                         failing_for_ms = now.saturating_sub(since),
                         ceiling_millis,
                         "node lease renewed again after failures"
@@ -310,12 +309,10 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                 let holder_millis = ceiling_millis.saturating_sub(self.plan.lead_millis);
                 let ahead =
                     holder_millis.saturating_sub(u64::try_from(store_now_millis).unwrap_or(0));
-                tracing::error!(
-                    target: TARGET,
-                    space = %self.plan.options.space,
-                    node = holding.node,
-                    fence = holding.fence,
-                    owner = %self.plan.owner,
+                lease_event!(
+                    ERROR,
+                    self.plan,
+                    holding,
                     holder = %self.plan.holder,
                     holder_millis,
                     store_millis = store_now_millis,
@@ -343,12 +340,10 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                         .process
                         .get()
                         .is_some_and(|p| p.begin_move(&holding.ceiling));
-                tracing::error!(
-                    target: TARGET,
-                    space = %self.plan.options.space,
-                    node = holding.node,
-                    fence = holding.fence,
-                    owner = %self.plan.owner,
+                lease_event!(
+                    ERROR,
+                    self.plan,
+                    holding,
                     moving,
                     "node lease lost: another holder took the node; IDs of this node stopped"
                 );
@@ -380,12 +375,10 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         let since = *state.failing_since.get_or_insert(now);
         let ceiling = holding.ceiling.millis();
         let ceiling_in_ms = ceiling.saturating_sub(now);
-        tracing::warn!(
-            target: TARGET,
-            space = %self.plan.options.space,
-            node = holding.node,
-            fence = holding.fence,
-            owner = %self.plan.owner,
+        lease_event!(
+            WARN,
+            self.plan,
+            holding,
             error = %error,
             failing_for_ms = now.saturating_sub(since),
             ceiling_in_ms,
@@ -395,12 +388,10 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         if now >= ceiling {
             if !state.logged_fenced {
                 state.logged_fenced = true;
-                tracing::error!(
-                    target: TARGET,
-                    space = %self.plan.options.space,
-                    node = holding.node,
-                    fence = holding.fence,
-                    owner = %self.plan.owner,
+                lease_event!(
+                    ERROR,
+                    self.plan,
+                    holding,
                     ceiling_millis = ceiling,
                     error = %error,
                     "node lease fenced: the generator reached its ceiling and issues no IDs until a renewal gets through"
@@ -408,12 +399,10 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
             }
         } else if ceiling_in_ms <= renew_every.saturating_mul(2) && !state.warned_ceiling {
             state.warned_ceiling = true;
-            tracing::warn!(
-                target: TARGET,
-                space = %self.plan.options.space,
-                node = holding.node,
-                fence = holding.fence,
-                owner = %self.plan.owner,
+            lease_event!(
+                WARN,
+                self.plan,
+                holding,
                 ceiling_millis = ceiling,
                 ceiling_in_ms,
                 "node lease ceiling approaching: IDs stop at the ceiling unless a renewal gets through"
@@ -459,13 +448,11 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
             return Err(won);
         }
         let now = self.now();
-        tracing::warn!(
-            target: TARGET,
-            space = %self.plan.options.space,
+        lease_event!(
+            WARN,
+            self.plan,
+            holding,
             from_node,
-            node = holding.node,
-            fence = holding.fence,
-            owner = %self.plan.owner,
             resume_after_millis = holding.resume_after,
             moving_for_ms = now.saturating_sub(since_millis),
             "node lease re-claimed: the process-wide generator moved to a new node"
@@ -586,12 +573,10 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         let space = &self.plan.options.space;
         match result {
             Ok(true) => {
-                tracing::info!(
-                    target: TARGET,
-                    space = %space,
-                    node = holding.node,
-                    fence = holding.fence,
-                    owner = %self.plan.owner,
+                lease_event!(
+                    INFO,
+                    self.plan,
+                    holding,
                     high_water_millis,
                     "node lease released"
                 );
@@ -603,12 +588,10 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                 fence: holding.fence,
             }),
             Err(e) => {
-                tracing::warn!(
-                    target: TARGET,
-                    space = %space,
-                    node = holding.node,
-                    fence = holding.fence,
-                    owner = %self.plan.owner,
+                lease_event!(
+                    WARN,
+                    self.plan,
+                    holding,
                     error = %e,
                     "node lease release failed; the node frees itself after the TTL"
                 );

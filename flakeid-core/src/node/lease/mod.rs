@@ -6,6 +6,7 @@ mod asynchronous;
 mod blocking;
 mod claim;
 mod error;
+mod events;
 mod holder;
 mod memory;
 mod options;

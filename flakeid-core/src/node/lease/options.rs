@@ -6,8 +6,8 @@ use core::time::Duration;
 
 use super::error::LeaseError;
 use crate::clock::{Clock, MonotonicClock};
-use crate::generator::CeilingWait;
 use crate::layout::{BitLayout, Layout};
+use crate::policy::CeilingWait;
 
 /// How to claim a node ID of one ID space, and the protocol leases follow.
 ///
@@ -46,7 +46,7 @@ use crate::layout::{BitLayout, Layout};
 ///   ahead of the database's by more than
 ///   [`max_clock_skew`](LeaseOptions::max_clock_skew) cannot write a mark
 ///   that would hold later holders back. At the ceiling the generator waits
-///   or fails ([`CeilingWait`]) with [`Fenced`](crate::node::Fenced), naming
+///   or fails ([`CeilingWait`]) with [`Fenced`](crate::Fenced), naming
 ///   the reason and since when. The check costs nothing per ID: it runs when
 ///   the generator enters a new tick, not on the same-tick shortcut.
 /// * **Hand-over**: the next holder's generator starts after the previous
@@ -89,7 +89,7 @@ use crate::layout::{BitLayout, Layout};
 /// at most the ceiling lead after its last renewal, then fences (and
 /// resumes when a renewal gets through, unless another holder took the
 /// node meanwhile: then that node's generator fails with
-/// [`FenceReason::Lost`](crate::node::FenceReason::Lost) for good, and the
+/// [`FenceReason::Lost`](crate::FenceReason::Lost) for good, and the
 /// process-wide generator moves to a free node, see [`LeaseOptions::heal`]).
 ///
 /// # Defaults
@@ -341,7 +341,7 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
     /// needed) and the generator continues on it, after its high-water
     /// mark. A call made meanwhile waits for the move as
     /// [`at_ceiling`](Self::at_ceiling) allows (1 s by default), then fails
-    /// with [`Fenced`](crate::node::Fenced). The time without IDs is the
+    /// with [`Fenced`](crate::Fenced). The time without IDs is the
     /// time the holder was cut off, plus at most `renew_every` and one
     /// claim when a node is free.
     pub fn heal(mut self, heal: bool) -> Self {

@@ -31,11 +31,11 @@ use super::store::{
 };
 use crate::clock::{Clock, ManualClock};
 use crate::error::GenerateError;
-use crate::generator::{
-    CeilingWait, ClockRegression, ProcessGenerator, SequenceExhaustion, sealable,
-};
+use crate::global::ProcessGenerator;
 use crate::layout::{BitLayout, Layout, presets};
+use crate::node::sealable;
 use crate::store::StoreError;
+use crate::{CeilingWait, ClockRegression, SequenceExhaustion};
 
 const SPACE: &str = "sim";
 const HOLDERS: usize = 16;
@@ -409,12 +409,11 @@ impl Sim {
         };
         self.coverage.claims += 1;
         let core = Core::new(plan, won);
-        let process = match core
-            .generator_builder()
-            .clock_regression(ClockRegression::Fail)
-            .sequence_exhaustion(SequenceExhaustion::Fail)
-            .build_process()
-        {
+        let process = match ProcessGenerator::build(
+            core.generator_builder()
+                .clock_regression(ClockRegression::Fail)
+                .sequence_exhaustion(SequenceExhaustion::Fail),
+        ) {
             Ok(p) => Arc::new(p),
             // The clock is behind the node's mark by more than the layout
             // allows at build time (it does not): nothing was issued.

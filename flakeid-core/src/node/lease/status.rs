@@ -10,7 +10,8 @@ use crate::error::FenceReason;
 /// (Unix ms).
 ///
 /// ```
-/// use flakeid_core::node::{FenceReason, LeaseStatus};
+/// use flakeid_core::FenceReason;
+/// use flakeid_core::node::LeaseStatus;
 ///
 /// let late = LeaseStatus::RenewingLate {
 ///     node: 3,

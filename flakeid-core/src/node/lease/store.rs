@@ -224,7 +224,7 @@ pub struct NodeRow {
 impl NodeRow {
     /// The `lease_until` of a node reserved for a writer outside the lease
     /// protocol (the database function of
-    /// [`IdFunction`](crate::sql::IdFunction)): a lease that never
+    /// [`IdFunction`](crate::id_function::IdFunction)): a lease that never
     /// ends, so no claim takes the node.
     pub const RESERVED_UNTIL_MILLIS: i64 = i64::MAX;
 
@@ -235,7 +235,7 @@ impl NodeRow {
 
     /// Whether the node is reserved for good for a writer outside the lease
     /// protocol (its lease ends at [`NodeRow::RESERVED_UNTIL_MILLIS`],
-    /// as the database function of [`IdFunction`](crate::sql::IdFunction) sets it).
+    /// as the database function of [`IdFunction`](crate::id_function::IdFunction) sets it).
     pub fn is_reserved(&self) -> bool {
         self.owner.is_some() && self.lease_until_millis == Self::RESERVED_UNTIL_MILLIS
     }

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
-    FenceReason, HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStatus, LeaseStore,
-    MemoryLeaseStore, ReleaseRequest,
+    HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStatus, LeaseStore, MemoryLeaseStore,
+    ReleaseRequest,
 };
-use flakeid_core::{Clock, ConfigError, GenerateError, ManualClock};
+use flakeid_core::{Clock, ConfigError, FenceReason, GenerateError, ManualClock};
 
 const T0: u64 = 1_700_000_000_000;
 

@@ -12,12 +12,13 @@ use std::time::Duration;
 use flakeid_core::layout::Layout;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
-    CeilingWait, ClaimRequest, FenceReason, Fenced, HighWaterFileError, HighWaterFileOptions,
-    LeaseError, LeaseOptions, LeaseStatus, LeaseStore, MemoryLeaseStore, NodeRow, NodeTable,
-    ReleaseRequest, RenewRequest, Renewal,
+    ClaimRequest, HighWaterFileError, HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStatus,
+    LeaseStore, MemoryLeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest, Renewal,
 };
 use flakeid_core::store::StoreError;
-use flakeid_core::{Clock, ClockRegression, GenerateError, Generator, ManualClock};
+use flakeid_core::{
+    CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, Generator, ManualClock,
+};
 
 const T0: u64 = 1_700_000_000_000;
 

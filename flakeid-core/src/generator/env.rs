@@ -1,12 +1,12 @@
-//! The process-wide configuration read from environment variables (see
-//! the [module documentation](super) for the variables and their errors).
+//! A generator configured by `FLAKEID_*` variables (see
+//! [`global`](crate::global) for the variables and their errors).
 
 use std::hash::{BuildHasher, RandomState};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::{Generator, GeneratorBuilder};
 use crate::encoding::parse_rfc3339;
 use crate::error::ConfigError;
-use crate::generator::{Generator, GeneratorBuilder, ProcessGenerator};
 use crate::layout::{BitLayout, presets};
 
 /// The environment variable holding the node ID.
@@ -18,46 +18,16 @@ const LAYOUT_VAR: &str = "FLAKEID_LAYOUT";
 /// The environment variable that turns on development mode.
 const DEV_MODE_VAR: &str = "FLAKEID_DEV_MODE";
 
-fn env_var(name: &str) -> Option<String> {
-    match std::env::var(name) {
-        Ok(v) => Some(v),
-        Err(std::env::VarError::NotPresent) => None,
-        // Reported as an invalid value by the parser, with the lossy text.
-        Err(std::env::VarError::NotUnicode(v)) => Some(v.to_string_lossy().into_owned()),
-    }
-}
-
-/// Builds the generator configured by the environment. The builder checked
-/// the epoch against the wall clock; the generator's own clock may read a
-/// little earlier, so its errors are attributed to the variables too.
-pub(crate) fn build_from_env() -> Result<ProcessGenerator, ConfigError> {
-    let EnvConfig { builder, sources } = EnvConfig::read(env_var)?;
-    builder.build_process().map_err(|e| match e {
-        ConfigError::EpochInFuture {
-            epoch_millis,
-            now_millis,
-        } => match &sources.epoch {
-            Some(value) => epoch_in_future(value, epoch_millis, now_millis),
-            None => e,
-        },
-        ConfigError::LayoutExpired {
-            end_millis,
-            now_millis,
-        } => sources.layout_expired(end_millis, now_millis),
-        e => e,
-    })
-}
-
 /// Configuring the process-wide generator from `FLAKEID_*` variables.
 impl GeneratorBuilder {
     /// Builds a generator configuration from variables looked up with `lookup`
-    /// (the process environment for [`init_from_env`](super::init_from_env); a map in tests).
+    /// (the process environment for [`init_from_env`](crate::global::init_from_env); a map in tests).
     ///
     /// Everything is checked here, so that each mistake names its variable: the
     /// node ID against the layout's range, the epoch against the wall clock
     /// (`SystemTime::now`). [`GeneratorBuilder::build`] checks the epoch again
     /// with the generator's clock and reports [`ConfigError::EpochInFuture`]
-    /// should that clock read earlier; [`init_from_env`](super::init_from_env) and [`generator()`](super::generator)
+    /// should that clock read earlier; [`init_from_env`](crate::global::init_from_env) and [`generator()`](crate::global::generator)
     /// report that as [`ConfigError::InvalidEnv`] naming `FLAKEID_EPOCH` too.
     ///
     /// # Errors
@@ -94,8 +64,8 @@ impl GeneratorBuilder {
 }
 
 /// A configuration read from variables, with the values it came from.
-struct EnvConfig {
-    builder: GeneratorBuilder,
+pub(crate) struct EnvConfig {
+    pub(crate) builder: GeneratorBuilder,
     sources: Sources,
 }
 
@@ -142,6 +112,32 @@ impl Sources {
 }
 
 impl EnvConfig {
+    /// The configuration of the process environment.
+    pub(crate) fn from_env() -> Result<EnvConfig, ConfigError> {
+        Self::read(env_var)
+    }
+
+    /// `e`, an error of building the configured generator, naming the
+    /// variable at fault. The configuration checked the epoch against the
+    /// wall clock; the generator's own clock may read a little earlier, so
+    /// its errors are attributed to the variables too.
+    pub(crate) fn attribute(&self, e: ConfigError) -> ConfigError {
+        match e {
+            ConfigError::EpochInFuture {
+                epoch_millis,
+                now_millis,
+            } => match &self.sources.epoch {
+                Some(value) => epoch_in_future(value, epoch_millis, now_millis),
+                None => e,
+            },
+            ConfigError::LayoutExpired {
+                end_millis,
+                now_millis,
+            } => self.sources.layout_expired(end_millis, now_millis),
+            e => e,
+        }
+    }
+
     fn read<F>(lookup: F) -> Result<EnvConfig, ConfigError>
     where
         F: Fn(&str) -> Option<String>,
@@ -218,6 +214,15 @@ impl EnvConfig {
             builder: Generator::builder(layout, node),
             sources,
         })
+    }
+}
+
+fn env_var(name: &str) -> Option<String> {
+    match std::env::var(name) {
+        Ok(v) => Some(v),
+        Err(std::env::VarError::NotPresent) => None,
+        // Reported as an invalid value by the parser, with the lossy text.
+        Err(std::env::VarError::NotUnicode(v)) => Some(v.to_string_lossy().into_owned()),
     }
 }
 

@@ -1,4 +1,9 @@
-//! What an ID is and where it comes from; see [`IdScheme`].
+//! What an ID is and where it comes from; see [`IdScheme`]. The layouts'
+//! rules as schemes are in `layouts.rs`, the key bounds of a range of
+//! times in `time_bounds.rs`.
+
+mod layouts;
+mod time_bounds;
 
 use core::any::Any;
 use core::fmt;
@@ -276,7 +281,7 @@ pub(crate) mod sealed {
 
     use super::{GlobalScheme, IdSource};
     use crate::error::ConfigError;
-    use crate::generator::{ClockRegression, SequenceExhaustion};
+    use crate::policy::{ClockRegression, SequenceExhaustion};
 
     pub trait BuildSource {
         /// Builds a source of this scheme's IDs for the process's node ID
@@ -325,6 +330,7 @@ pub(crate) mod sealed {
 }
 
 pub(crate) use sealed::{BuildSource, NodeConfig};
+pub(crate) use time_bounds::{layout_bounds, tick_span};
 
 /// A 64-bit [`Layout`] that is also an [`IdScheme`], so that a
 /// [`Generator`] running it is an [`IdSource`].

@@ -1,4 +1,7 @@
-//! The database ID function; see [`IdFunction`].
+//! IDs issued by the database itself: a PostgreSQL or MariaDB function
+//! that composes IDs of the application's layout as the key column's
+//! default, on a node it reserves in the lease table; see [`IdFunction`].
+//! One file per dialect (`postgres.rs`, `mysql.rs`).
 
 use core::fmt::Write as _;
 use core::time::Duration;
@@ -20,7 +23,8 @@ const HOLDER_MAX_CHARS: usize = 255;
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::sql::{Dialect, IdFunction, IdFunctionError};
+/// use flakeid_core::id_function::{IdFunction, IdFunctionError};
+/// use flakeid_core::sql::Dialect;
 ///
 /// // SQLite has no stored functions.
 /// let f = IdFunction::new(Dialect::Sqlite, "orders", presets::twitter(), 1023);
@@ -89,7 +93,8 @@ pub enum IdFunctionError {
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::sql::{Dialect, IdFunction};
+/// use flakeid_core::id_function::IdFunction;
+/// use flakeid_core::sql::Dialect;
 ///
 /// let f = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1023);
 /// let install: Vec<String> = f.install()?; // run in order, e.g. in a migration
@@ -99,7 +104,7 @@ pub enum IdFunctionError {
 ///     f.column_default("orders", "id")?,
 ///     ["ALTER TABLE \"orders\" ALTER COLUMN \"id\" SET DEFAULT \"flakeid_next_id\"()"],
 /// );
-/// # Ok::<(), flakeid_core::sql::IdFunctionError>(())
+/// # Ok::<(), flakeid_core::id_function::IdFunctionError>(())
 /// ```
 ///
 /// # The node
@@ -321,7 +326,8 @@ impl IdFunction {
     ///
     /// ```
     /// use flakeid_core::layout::presets;
-    /// use flakeid_core::sql::{Dialect, IdFunction};
+    /// use flakeid_core::id_function::IdFunction;
+    /// use flakeid_core::sql::Dialect;
     /// let f = IdFunction::new(Dialect::MySql, "orders", presets::twitter(), 1);
     /// assert!(f.owner().starts_with("sql:"));
     /// assert_eq!(f.owner().len(), 20);
@@ -419,7 +425,8 @@ impl IdFunction {
     ///
     /// ```
     /// use flakeid_core::layout::presets;
-    /// use flakeid_core::sql::{Dialect, IdFunction};
+    /// use flakeid_core::id_function::IdFunction;
+    /// use flakeid_core::sql::Dialect;
     /// let f = IdFunction::new(Dialect::MySql, "orders", presets::twitter(), 1);
     /// let sql = f.column_default("orders", "id")?;
     /// assert_eq!(sql[0], "ALTER TABLE `orders` ALTER COLUMN `id` SET DEFAULT 0");
@@ -428,7 +435,7 @@ impl IdFunction {
     ///     "CREATE OR REPLACE TRIGGER `orders_id_flakeid_6` BEFORE INSERT ON `orders` FOR EACH ROW \
     ///      BEGIN IF NEW.`id` IS NULL OR NEW.`id` = 0 THEN SET NEW.`id` = `flakeid_next_id`(); END IF; END"
     /// );
-    /// # Ok::<(), flakeid_core::sql::IdFunctionError>(())
+    /// # Ok::<(), flakeid_core::id_function::IdFunctionError>(())
     /// ```
     pub fn column_default(
         &self,
@@ -475,11 +482,12 @@ impl IdFunction {
     ///
     /// ```
     /// use flakeid_core::layout::presets;
-    /// use flakeid_core::sql::{Dialect, IdFunction};
+    /// use flakeid_core::id_function::IdFunction;
+    /// use flakeid_core::sql::Dialect;
     /// let f = IdFunction::new(Dialect::MySql, "orders", presets::twitter(), 1);
     /// let script = f.script(&f.install()?);
     /// assert!(script.contains("DELIMITER $$\nCREATE OR REPLACE FUNCTION"));
-    /// # Ok::<(), flakeid_core::sql::IdFunctionError>(())
+    /// # Ok::<(), flakeid_core::id_function::IdFunctionError>(())
     /// ```
     pub fn script(&self, statements: &[String]) -> String {
         let mut out = String::new();

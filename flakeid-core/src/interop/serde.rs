@@ -15,17 +15,17 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use serde::de::{self, Unexpected, Visitor};
+use ::serde::de::{self, Unexpected, Visitor};
 
 use crate::FlakeId;
 
 /// Serializes an ID as a decimal string.
-pub fn serialize<I: FlakeId, S: serde::Serializer>(id: &I, s: S) -> Result<S::Ok, S::Error> {
+pub fn serialize<I: FlakeId, S: ::serde::Serializer>(id: &I, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(id)
 }
 
 /// Deserializes an ID from a decimal string or an integer.
-pub fn deserialize<'de, I: FlakeId, D: serde::Deserializer<'de>>(d: D) -> Result<I, D::Error> {
+pub fn deserialize<'de, I: FlakeId, D: ::serde::Deserializer<'de>>(d: D) -> Result<I, D::Error> {
     let v = IdVisitor::<I>(PhantomData);
     if d.is_human_readable() {
         d.deserialize_any(v)

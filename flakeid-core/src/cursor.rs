@@ -7,8 +7,8 @@
 //! owner's lock (one writer at a time), while readers keep taking values
 //! of the current range without any lock.
 //!
-//! [`SegmentIds`]: super::SegmentIds
-//! [`ShortKeys`]: crate::public_id::short_keys::ShortKeys
+//! [`SegmentIds`]: crate::segment::SegmentIds
+//! [`ShortKeys`]: crate::public_id::ShortKeys
 
 use std::sync::atomic::{AtomicU64, Ordering, fence};
 

@@ -1,4 +1,6 @@
-//! What a generator does when it cannot issue an ID at the clock's current tick.
+//! What a generator does when it cannot issue an ID at the clock's current
+//! tick: its sequence is used up, the clock went back, or the next ID would
+//! pass the ceiling its node source persisted.
 
 use core::time::Duration;
 
@@ -72,6 +74,40 @@ pub enum ClockRegression {
 impl Default for ClockRegression {
     fn default() -> Self {
         ClockRegression::Wait {
+            max: Duration::from_secs(1),
+        }
+    }
+}
+
+/// What a generator does when its next ID would be stamped later than its
+/// ceiling and the ceiling may still rise (its node source keeps trying to
+/// persist a later one). A ceiling that can no longer rise (lease lost,
+/// released) fails at once under every policy.
+///
+/// ```
+/// use std::time::Duration;
+/// use flakeid_core::CeilingWait;
+///
+/// assert_eq!(CeilingWait::default(), CeilingWait::Wait { max: Duration::from_secs(1) });
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CeilingWait {
+    /// Wait up to `max` for the ceiling to rise, then fail with
+    /// [`Fenced`](crate::Fenced). The default waits up to one second, the same bound as
+    /// [`ClockRegression`](crate::ClockRegression)'s default: the longest a
+    /// call blocks by default, long enough to ride over one slow renewal.
+    Wait {
+        /// The longest one call waits.
+        max: Duration,
+    },
+    /// Fail with [`Fenced`](crate::Fenced) at once.
+    Fail,
+}
+
+impl Default for CeilingWait {
+    fn default() -> Self {
+        CeilingWait::Wait {
             max: Duration::from_secs(1),
         }
     }

@@ -1,0 +1,65 @@
+//! What a node source's `release` takes: the generator built from it; see
+//! [`LeasedGenerator`].
+
+use std::sync::Arc;
+
+use crate::clock::Clock;
+use crate::generator::{Generator, Sealable};
+use crate::layout::Layout;
+
+/// What a node source's `release` takes: the generator built from it,
+/// either a [`Generator`](crate::Generator) or the process-wide
+/// [`ProcessGenerator`](crate::global::ProcessGenerator) that
+/// [`global::init`](crate::global::init) returned. Implemented by those two
+/// only.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
+///
+/// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
+/// let generator = lease.generator_builder().build()?; // a `Generator`
+/// generator.next_id()?;
+/// lease.release(&generator)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait LeasedGenerator: sealed::Sealed {}
+
+impl<G: LeasedGenerator + ?Sized> LeasedGenerator for &G {}
+
+impl<G: LeasedGenerator + ?Sized> LeasedGenerator for Arc<G> {}
+
+impl<L: Layout, C: Clock> LeasedGenerator for Generator<L, C> {}
+
+/// The generator behind a [`LeasedGenerator`], for `release` to stop.
+pub(crate) mod sealed {
+    /// The generator behind a [`LeasedGenerator`](super::LeasedGenerator).
+    pub struct Handle<'a>(pub(crate) &'a dyn crate::generator::Sealable);
+
+    pub trait Sealed {
+        fn handle(&self) -> Handle<'_>;
+    }
+}
+
+impl<G: LeasedGenerator + ?Sized> sealed::Sealed for &G {
+    fn handle(&self) -> sealed::Handle<'_> {
+        (**self).handle()
+    }
+}
+
+impl<G: LeasedGenerator + ?Sized> sealed::Sealed for Arc<G> {
+    fn handle(&self) -> sealed::Handle<'_> {
+        (**self).handle()
+    }
+}
+
+impl<L: Layout, C: Clock> sealed::Sealed for Generator<L, C> {
+    fn handle(&self) -> sealed::Handle<'_> {
+        sealed::Handle(self)
+    }
+}
+
+/// The generator `release` stops.
+pub(crate) fn sealable<G: LeasedGenerator + ?Sized>(generator: &G) -> &dyn Sealable {
+    generator.handle().0
+}
