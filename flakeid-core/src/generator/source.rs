@@ -35,7 +35,7 @@ impl NodeConfig {
     ///
     /// # Errors
     /// As [`GeneratorBuilder::build`](crate::GeneratorBuilder::build).
-    pub fn generator<L>(&self, layout: L) -> Result<Box<dyn IdSource>, ConfigError>
+    pub(crate) fn generator<L>(&self, layout: L) -> Result<Box<dyn IdSource>, ConfigError>
     where
         L: DecodeLayout,
     {

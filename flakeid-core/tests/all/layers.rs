@@ -70,6 +70,16 @@ fn flakeid_core_imports_only_from_its_own_and_lower_layers() {
 }
 
 #[test]
+fn flakeid_core_defines_every_public_item_in_the_folder_its_path_names() {
+    let failures = Graph::of(&core_target()).misplaced();
+    assert!(
+        failures.is_empty(),
+        "public items away from their path's folder:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
 fn no_file_has_items_after_its_tests() {
     let mut failures = Vec::new();
     for target in workspace_targets() {
@@ -321,6 +331,40 @@ fn the_checker_sees_a_same_layer_cycle_and_an_import_up_the_layers() {
 }
 
 #[test]
+fn the_checker_sees_items_away_from_their_paths_folder() {
+    let sample = Sample::new(
+        "homes",
+        &[
+            (
+                "src/lib.rs",
+                "mod decoded;\npub mod layout;\npub mod node;\nmod error;\n\
+                 pub use decoded::Decoded;\npub use error::E;\n",
+            ),
+            ("src/decoded.rs", "pub struct Decoded;\n"),
+            ("src/error.rs", "pub struct E;\npub struct Fenced;\n"),
+            (
+                "src/layout/mod.rs",
+                "mod bits;\npub use bits::Bits;\n\
+                 impl crate::Decoded {\n    pub fn new() -> Self { crate::Decoded }\n}\n",
+            ),
+            (
+                "src/layout/bits.rs",
+                "pub struct Bits;\nimpl Bits {\n    pub fn new() {}\n}\n",
+            ),
+            ("src/node/mod.rs", "pub use crate::error::Fenced;\n"),
+        ],
+    );
+    let failures = Graph::of(&sample.target()).misplaced();
+    assert_eq!(
+        failures,
+        [
+            "src/layout/mod.rs has `pub` methods of `Decoded`, defined in src/decoded.rs",
+            "`crate::node::Fenced` is defined in src/error.rs",
+        ]
+    );
+}
+
+#[test]
 fn the_checker_sees_items_after_the_tests() {
     let file = syn::parse_file(
         "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n\
@@ -557,6 +601,12 @@ struct File {
     uses: BTreeMap<String, Vec<String>>,
     /// The names of `uses` that this file re-exports (`pub use`, `pub(crate) use` …).
     reexports: BTreeSet<String>,
+    /// The names it re-exports as public API (`pub use`).
+    public_reexports: BTreeSet<String>,
+    /// The types of its inherent `impl` blocks that have `pub` methods.
+    impls: Vec<Vec<String>>,
+    /// Whether the module is public API (`pub mod` up to the crate root).
+    public: bool,
     /// Absolute paths this file refers to.
     refs: Vec<Vec<String>>,
     /// Modules this file imports everything of (`use path::*`).
@@ -580,7 +630,7 @@ impl Graph {
             by_module: BTreeMap::new(),
             edges: BTreeMap::new(),
         };
-        graph.load(&target.root, "crate".into());
+        graph.load(&target.root, "crate".into(), true);
         let crate_name = graph.files[0].ast.items.iter().find_map(|item| match item {
             syn::Item::ExternCrate(e) if e.ident == "self" => {
                 e.rename.as_ref().map(|(_, name)| name.to_string())
@@ -598,8 +648,11 @@ impl Graph {
                     inline: Vec::new(),
                     uses: file.uses.clone(),
                     reexports: BTreeSet::new(),
+                    public_reexports: BTreeSet::new(),
+                    impls: Vec::new(),
                     refs: Vec::new(),
                     globs: Vec::new(),
+                    api_use: false,
                     child_mods: file
                         .ast
                         .items
@@ -615,15 +668,13 @@ impl Graph {
                 };
                 let mut ast = file.ast.clone();
                 collector.visit_file_mut(&mut ast);
-                let Collector {
-                    uses,
-                    reexports,
-                    refs,
-                    globs,
-                    ..
-                } = collector;
                 let file = &mut graph.files[i];
-                (file.uses, file.reexports, file.refs, file.globs) = (uses, reexports, refs, globs);
+                file.uses = collector.uses;
+                file.reexports = collector.reexports;
+                file.public_reexports = collector.public_reexports;
+                file.impls = collector.impls;
+                file.refs = collector.refs;
+                file.globs = collector.globs;
             }
         }
         let mut edges: BTreeMap<usize, BTreeSet<(usize, String)>> = BTreeMap::new();
@@ -653,7 +704,7 @@ impl Graph {
 
     /// Parses `path` as module `module` and, recursively, its file modules
     /// (not those only compiled for tests).
-    fn load(&mut self, path: &Path, module: String) -> usize {
+    fn load(&mut self, path: &Path, module: String, public: bool) -> usize {
         let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let index = self.files.len();
@@ -668,13 +719,15 @@ impl Graph {
         } else {
             path.with_extension("")
         };
-        let file_mods: Vec<(String, Option<String>)> = ast
+        let file_mods: Vec<(String, Option<String>, bool)> = ast
             .items
             .iter()
             .filter_map(|item| match item {
-                syn::Item::Mod(m) if m.content.is_none() && !is_test_only(&m.attrs) => {
-                    Some((m.ident.to_string(), path_attr(&m.attrs)))
-                }
+                syn::Item::Mod(m) if m.content.is_none() && !is_test_only(&m.attrs) => Some((
+                    m.ident.to_string(),
+                    path_attr(&m.attrs),
+                    matches!(m.vis, syn::Visibility::Public(_)),
+                )),
                 _ => None,
             })
             .collect();
@@ -684,12 +737,15 @@ impl Graph {
             ast,
             uses: BTreeMap::new(),
             reexports: BTreeSet::new(),
+            public_reexports: BTreeSet::new(),
+            impls: Vec::new(),
+            public,
             refs: Vec::new(),
             globs: Vec::new(),
             children: BTreeMap::new(),
         });
         self.by_module.insert(module.clone(), index);
-        for (name, explicit) in file_mods {
+        for (name, explicit, public_mod) in file_mods {
             let child = match explicit {
                 Some(p) => path.parent().unwrap().join(p),
                 None => {
@@ -702,7 +758,8 @@ impl Graph {
                 }
             };
             if child.is_file() {
-                let child_index = self.load(&child, format!("{module}::{name}"));
+                let child_index =
+                    self.load(&child, format!("{module}::{name}"), public && public_mod);
                 self.files[index].children.insert(name, child_index);
             }
         }
@@ -784,6 +841,58 @@ impl Graph {
         } else {
             f.module.rsplit_once("::").unwrap().0.to_owned()
         }
+    }
+
+    /// Public items defined outside the folder their public path names: a
+    /// public module's `pub use` of an item defined elsewhere (the crate
+    /// root may re-export from its private modules), and `pub` methods of
+    /// an inherent `impl` outside the folder of the type's definition.
+    /// `__private` (what generated code calls) is no public path.
+    fn misplaced(&self) -> Vec<String> {
+        let within = |module: &str, folder: &str| {
+            module == folder || module.starts_with(&format!("{folder}::"))
+        };
+        let top_is_private = |file: usize| {
+            let module = &self.files[file].module;
+            let top: Vec<&str> = module.split("::").take(2).collect();
+            self.by_module
+                .get(&top.join("::"))
+                .is_some_and(|&t| !self.files[t].public)
+        };
+        let mut failures = Vec::new();
+        for (i, file) in self.files.iter().enumerate() {
+            if file.public && file.module != "crate::__private" {
+                for name in &file.public_reexports {
+                    let Some(defined) = self.resolve(&file.uses[name], 0) else {
+                        continue;
+                    };
+                    let module = &self.files[defined].module;
+                    let root_reexport = file.module == "crate" && top_is_private(defined);
+                    if defined != i && !within(module, &file.module) && !root_reexport {
+                        failures.push(format!(
+                            "`{}::{name}` is defined in {}",
+                            file.module,
+                            self.short(defined)
+                        ));
+                    }
+                }
+            }
+            for ty in &file.impls {
+                let Some(defined) = self.resolve(ty, 0) else {
+                    continue;
+                };
+                let folder = self.folder(defined);
+                if !within(&file.module, &folder) {
+                    failures.push(format!(
+                        "{} has `pub` methods of `{}`, defined in {}",
+                        self.short(i),
+                        ty.last().map_or("?", String::as_str),
+                        self.short(defined)
+                    ));
+                }
+            }
+        }
+        failures
     }
 
     /// Whether a file ending in `from` imports a file ending in `to`.
@@ -947,8 +1056,12 @@ struct Collector<'m> {
     inline: Vec<String>,
     uses: BTreeMap<String, Vec<String>>,
     reexports: BTreeSet<String>,
+    public_reexports: BTreeSet<String>,
+    impls: Vec<Vec<String>>,
     refs: Vec<Vec<String>>,
     globs: Vec<Vec<String>>,
+    /// The `use` item being read is a `pub use`.
+    api_use: bool,
     /// The names of the modules this file declares (file or inline): a
     /// path may start with one of them.
     child_mods: BTreeSet<String>,
@@ -1069,6 +1182,9 @@ impl Collector<'_> {
             if self.inline.is_empty() && alias != "_" {
                 if public {
                     self.reexports.insert(alias.clone());
+                }
+                if self.api_use {
+                    self.public_reexports.insert(alias.clone());
                 }
                 self.uses.insert(alias, abs);
             }
@@ -1253,7 +1369,30 @@ impl VisitMut for Collector<'_> {
             Vec::new()
         };
         let public = !matches!(i.vis, syn::Visibility::Inherited);
+        self.api_use = matches!(i.vis, syn::Visibility::Public(_));
         self.use_tree(prefix, &i.tree, public);
+        self.api_use = false;
+    }
+
+    fn visit_item_impl_mut(&mut self, i: &mut syn::ItemImpl) {
+        let has_pub_fn = i.items.iter().any(|item| {
+            matches!(item, syn::ImplItem::Fn(f) if matches!(f.vis, syn::Visibility::Public(_)))
+        });
+        if i.trait_.is_none()
+            && has_pub_fn
+            && self.inline.is_empty()
+            && let syn::Type::Path(ty) = &*i.self_ty
+        {
+            let mut path = segments(&ty.path);
+            if path.len() == 1 && !self.uses.contains_key(&path[0]) {
+                // A type of this file.
+                path = self.here().into_iter().chain(path).collect();
+            }
+            if let Some(abs) = self.absolute(&path) {
+                self.impls.push(abs);
+            }
+        }
+        syn::visit_mut::visit_item_impl_mut(self, i);
     }
 
     fn visit_item_mod_mut(&mut self, m: &mut syn::ItemMod) {
