@@ -45,7 +45,7 @@
 //! 1. `fork`, `rng`, `clock`, `runtime`, `cursor` — the process, randomness, time, timers, a lock-free range of values
 //! 2. `encoding`, `layout` — text forms; how an ID is split into fields
 //! 3. `error`, `decoded`, `policy` — shared errors, decoded IDs, a generator's policies
-//! 4. `source`, `id` — schemes and sources of IDs (layouts among them); ID types
+//! 4. `source`, `id` — schemes and sources of IDs (layouts among them, with the key bounds of a time range); ID types
 //! 5. `generator` — the generator, its builder and ceiling
 //! 6. `sql`, `store` — SQL dialects and statements; what a database store needs from an ORM
 //! 7. `schemes`, `flake128`, `public_id` — schemes beyond bit layouts; 128-bit flakes; public IDs

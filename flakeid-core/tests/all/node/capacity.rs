@@ -1,6 +1,7 @@
-//! The README's capacity table of leased node IDs: every number in it is
-//! computed here from the layouts and the lease options, and the error and
-//! listing it quotes are produced here by a full space.
+//! The guide's capacity table of leased node IDs (`docs/node-ids.md`):
+//! every number in it is computed here from the layouts and the lease
+//! options, and the error and listing it quotes are produced here by a full
+//! space.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,8 +14,8 @@ use flakeid_core::node::{
 
 const T0: u64 = 1_700_000_000_000;
 
-fn readme() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
+fn guide() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/node-ids.md");
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -40,7 +41,7 @@ fn secs(d: Duration) -> String {
     }
 }
 
-/// The table as the README shows it.
+/// The table as the guide shows it.
 fn capacity_table() -> String {
     let mut t = String::from(
         "| preset | node bits | holders at once (`max_holders()`) |\n|---|---:|---:|\n",
@@ -88,23 +89,23 @@ fn crash_table() -> String {
 }
 
 #[test]
-fn readme_capacity_table_is_computed_from_the_layouts() {
+fn guide_capacity_table_is_computed_from_the_layouts() {
     let table = capacity_table();
     assert!(
-        readme().contains(&table),
-        "README.md should contain the capacity table:\n{table}"
+        guide().contains(&table),
+        "docs/node-ids.md should contain the capacity table:\n{table}"
     );
     let crash = crash_table();
     assert!(
-        readme().contains(&crash),
-        "README.md should contain the crash table:\n{crash}"
+        guide().contains(&crash),
+        "docs/node-ids.md should contain the crash table:\n{crash}"
     );
 }
 
 /// Every node of Twitter's layout held: the next claim fails with the error
-/// the README quotes, and the listing starts as it shows.
+/// the guide quotes, and the listing starts as it shows.
 #[test]
-fn a_full_space_fails_with_the_error_and_listing_the_readme_quotes() {
+fn a_full_space_fails_with_the_error_and_listing_the_guide_quotes() {
     let clock = Arc::new(ManualClock::new(T0));
     let mut store = MemoryLeaseStore::with_clock(clock.clone());
     store.ensure_nodes("orders", 0..=1023).unwrap();
@@ -146,8 +147,8 @@ fn a_full_space_fails_with_the_error_and_listing_the_readme_quotes() {
                   to expire (node 0) ends in 12s by the database's clock (waited ";
     assert!(text.starts_with(quoted), "{text}");
     assert!(
-        readme().contains(quoted),
-        "README.md should quote: {quoted}"
+        guide().contains(quoted),
+        "docs/node-ids.md should quote: {quoted}"
     );
     let listing = store.list("orders").unwrap().to_string();
     let head: String = listing.lines().take(3).map(|l| format!("{l}\n")).collect();
@@ -157,7 +158,10 @@ fn a_full_space_fails_with_the_error_and_listing_the_readme_quotes() {
          node 0: held by web-1/4242, fence 1, lease ends in 12000 ms, high water 1700000015000 ms\n\
          node 1: held by web-1/4242, fence 1, lease ends in 12000 ms, high water 1700000015000 ms\n"
     );
-    assert!(readme().contains(&head), "README.md should show:\n{head}");
+    assert!(
+        guide().contains(&head),
+        "docs/node-ids.md should show:\n{head}"
+    );
 }
 
 /// The basis of the crash bound: a node is held until exactly the TTL after
