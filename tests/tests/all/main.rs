@@ -37,6 +37,9 @@ mod schemes_diesel;
 mod schemes_diesel_async;
 mod schemes_seaorm;
 
+// Rows by the time their key records: each ORM's filter on a million rows.
+mod time_bounds;
+
 // ID types as plain sqlx values on each database, and in API schemas.
 mod openapi_schema;
 mod sqlx_types;
