@@ -120,9 +120,10 @@ install_build_deps() {
         log "not a Debian system: make sure libpq, libmysqlclient, pkg-config, protoc and chromium are installed"
         return 0
     fi
-    # python3 reads `cargo metadata` to plan the jobs.
+    # python3 reads `cargo metadata` to plan the jobs; the documentation's
+    # commands use psql (postgresql-client).
     ensure_apt_packages libpq-dev default-libmysqlclient-dev pkg-config protobuf-compiler libprotobuf-dev chromium \
-        python3
+        python3 postgresql-client
 }
 
 # A cold run writes about 8 GB (target/ and the images); a full disk makes
@@ -300,7 +301,10 @@ run_job() {
 # The full run's jobs, in the order they start (the longest database jobs
 # first): the integration test binaries named `all` (the database tests, in
 # two jobs), the unit tests, the service's chaos smoke run (needs Docker: it
-# pauses its database container), the slower test targets (`db_quick`,
+# pauses its database container), the slower test targets (`docs`, the
+# documentation's commands, which compile the examples, the service and the
+# CLI with their own features while the database jobs wait on servers;
+# `api`, the public-API snapshots from rustdoc's JSON; `db_quick`,
 # `generator_process`, `ui`), the doc tests, the loom model check of the
 # generator (`--cfg loom`, release, a target dir of its own), every other
 # test target name and the binaries' tests.
@@ -311,7 +315,7 @@ plan_jobs() {
 import json, sys
 names = {t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]}
 print("\n".join(sorted(names)))') || return 1
-    local slow=(db_quick generator_process ui) name
+    local slow=(docs api db_quick generator_process ui) name
     # The `all` binaries in two processes: the lease and segment tests
     # (which wait on leases' clocks and servers) and the rest; the second
     # skips exactly what the first selects, so together they run every test.

@@ -5,7 +5,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Instant;
 
 use axum::Json;
-use axum::extract::{RawQuery, Request, State};
+use axum::extract::{DefaultBodyLimit, RawQuery, Request, State};
 use axum::http::{Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
@@ -33,6 +33,8 @@ pub const MAX_PLAYERS_PER_REQUEST: usize = 1000;
 pub const DEFAULT_PAGE: u64 = 20;
 /// The largest `limit` of `GET /teams`.
 pub const MAX_PAGE: u64 = 100;
+/// The largest request body: a larger one is a 413 naming this limit.
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// What every handler shares.
 #[derive(Clone)]
@@ -67,8 +69,10 @@ pub fn router(state: AppState) -> axum::Router {
     router
         .route("/openapi.json", get(move || async move { Json(api) }))
         .route("/", get(index))
+        .route("/favicon.ico", get(no_icon))
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn(log_request))
         .with_state(state)
 }
@@ -455,17 +459,32 @@ fn page_params(query: Option<&str>) -> Result<(Option<TeamId>, u64), ApiError> {
         match key.as_ref() {
             "after" => after = Some(value.parse::<TeamId>().map_err(|e| bad(e.to_string()))?),
             "limit" => {
-                limit = value
-                    .parse::<u64>()
-                    .ok()
+                limit = canonical_number(&value)
                     .filter(|n| (1..=MAX_PAGE).contains(n))
-                    .ok_or_else(|| bad(format!("limit must be a whole number 1..={MAX_PAGE}")))?;
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "limit must be a whole number 1..={MAX_PAGE} in decimal digits (no \
+                             sign, no leading zero)"
+                        ))
+                    })?;
             }
             _ => return Err(bad(format!("unknown query parameter {key}"))),
         }
         seen.push(key.clone());
     }
     Ok((after, limit))
+}
+
+/// `text` as a number if it is one the way IDs are written: decimal digits
+/// only (no sign, no whitespace), no leading zero.
+fn canonical_number(text: &str) -> Option<u64> {
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    let leading_zero = text.len() > 1 && text.starts_with('0');
+    if digits && !leading_zero {
+        text.parse().ok()
+    } else {
+        None
+    }
 }
 
 /// Teams in ID order, `limit` at a time: keyset pagination by ID. IDs grow
@@ -556,6 +575,11 @@ async fn index() -> Html<&'static str> {
     Html(include_str!("../static/index.html"))
 }
 
+/// Browsers ask for `/favicon.ico` by themselves: no icon, and no error.
+async fn no_icon() -> StatusCode {
+    StatusCode::NO_CONTENT
+}
+
 async fn no_route(method: Method, uri: Uri) -> ApiError {
     ApiError::field(
         StatusCode::NOT_FOUND,
@@ -574,8 +598,10 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     )
 }
 
-/// One log event per request: debug for answers, warn for client errors,
-/// error for server errors.
+/// One log event per request: debug for answers and for `/health` (a
+/// probe's 503 is the lease's state, which the lease's own events report),
+/// warn for client errors and for 503 (no IDs now: a state that passes),
+/// error for the other server errors (a failure to look into).
 async fn log_request(req: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = req.method().clone();
@@ -584,6 +610,8 @@ async fn log_request(req: Request, next: Next) -> Response {
     let status = response.status().as_u16();
     let micros = started.elapsed().as_micros();
     match status {
+        _ if path == "/health" => tracing::debug!(%method, %path, status, micros, "request"),
+        503 => tracing::warn!(%method, %path, status, micros, "request"),
         500.. => tracing::error!(%method, %path, status, micros, "request"),
         400..=499 => tracing::warn!(%method, %path, status, micros, "request"),
         _ => tracing::debug!(%method, %path, status, micros, "request"),

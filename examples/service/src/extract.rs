@@ -33,7 +33,8 @@ impl<I: FlakeId, S: Send + Sync> FromRequestParts<S> for IdPath<I> {
 
 /// A JSON body read into `T`. Its rejections:
 /// - 415 without `Content-Type: application/json`;
-/// - 413 for a body over axum's limit (2 MB);
+/// - 413 for a body over [`MAX_BODY_BYTES`](crate::api::MAX_BODY_BYTES),
+///   naming the limit and the `content-length` sent;
 /// - 400 for text that is not JSON (`error` says where);
 /// - 422 for JSON that is not an object;
 /// - 422 for JSON that does not fit `T`: `field` is the path of the value
@@ -62,9 +63,26 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
                 content_type.map_or(Value::Null, Value::String),
             ));
         }
-        let bytes = Bytes::from_request(req, state)
-            .await
-            .map_err(|e| ApiError::whole(e.status(), e.body_text()))?;
+        let length = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .map(|v| Value::String(String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .unwrap_or(Value::Null);
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::field(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "the body is larger than {} bytes",
+                        crate::api::MAX_BODY_BYTES
+                    ),
+                    "content-length",
+                    length,
+                )
+            } else {
+                ApiError::whole(e.status(), e.body_text())
+            }
+        })?;
         let json: Value = serde_json::from_slice(&bytes).map_err(|e| {
             ApiError::whole(
                 StatusCode::BAD_REQUEST,

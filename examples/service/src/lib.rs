@@ -4,9 +4,11 @@
 //! and each issues IDs under a node of its own.
 //!
 //! ```text
-//! cargo run -p flakeid-service                        # SQLite file ./flakeid-service.db, port 3000
-//! DATABASE_URL=postgres://… PORT=8080 cargo run -p flakeid-service
+//! cargo run -p flakeid-service
 //! ```
+//!
+//! (a SQLite file `./flakeid-service.db`, port 3000; set `DATABASE_URL` to a
+//! `postgres://…` or `mysql://…` URL for a shared database.)
 //!
 //! Environment: `DATABASE_URL` (default `sqlite://flakeid-service.db?mode=rwc`),
 //! `HOST` (default `0.0.0.0`), `PORT` (default 3000; 0 picks a free one),
@@ -14,14 +16,18 @@
 //! (the node IDs to lease, `first-last`; default all 1,024), `RUST_LOG`
 //! (default `info`).
 //!
-//! Start-up: connect, create the tables (any number of replicas at once),
-//! claim a node (waiting up to 30 s while all are held, as in a rolling
-//! deploy), serve. On SIGTERM or SIGINT: stop accepting connections, finish
-//! the requests in flight, release the node (the next holder starts right
-//! after this process's last ID), exit 0.
+//! Start-up: listen (a port in use stops it before it touches the
+//! database), connect (the cause of a database that cannot be reached is
+//! reported within [`CONNECT_TIMEOUT`]), create the tables (any number of
+//! replicas at once), claim a node (waiting up to 30 s while all are held,
+//! as in a rolling deploy), serve. A start-up step that fails after the
+//! claim releases the node. On SIGTERM or SIGINT: stop accepting
+//! connections, finish the requests in flight, release the node (the next
+//! holder starts right after this process's last ID), exit 0.
 
 pub mod api;
 pub mod config;
+pub mod connection;
 pub mod error;
 pub mod extract;
 pub mod schema;
@@ -43,6 +49,10 @@ const POOL_SIZE: u32 = 10;
 /// How long a starting replica waits for a node while all are held.
 const WAIT_FOR_NODE: Duration = Duration::from_secs(30);
 
+/// How long connecting to the database may take before start-up stops
+/// with the reason (a refused connection stops it at once).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
 /// Why the service did not start or did not stop cleanly.
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
@@ -54,6 +64,8 @@ pub enum ServiceError {
         #[source]
         source: DbErr,
     },
+    #[error("cannot connect to the database {url}: no answer within {timeout:?}")]
+    ConnectTimeout { url: String, timeout: Duration },
     #[error("cannot create the {what}: {source}")]
     Schema {
         what: &'static str,
@@ -90,6 +102,17 @@ pub enum ServiceError {
 pub async fn run() -> Result<(), ServiceError> {
     let config = Config::from_env()?;
 
+    // Listening first: a second instance on a port in use stops here,
+    // before it connects or claims a node.
+    let addr = SocketAddr::new(config.host, config.port);
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServiceError::Listen { addr, source })?;
+    let local = listener
+        .local_addr()
+        .map_err(|source| ServiceError::Listen { addr, source })?;
+
+    check_reachable(&config.database_url).await?;
     let db = connect(&config.database_url, POOL_SIZE).await?;
     // The lease is renewed on a pool of its own: behind a pool busy with
     // requests (a burst, slow queries) renewals would wait for a connection
@@ -123,7 +146,17 @@ pub async fn run() -> Result<(), ServiceError> {
         })?;
     // `TeamId::generate()` and the rest now stamp the leased node; when the
     // lease is lost the generator moves to a free node by itself.
-    let generator = global::init(lease.generator_builder())?;
+    let generator = match global::init(lease.generator_builder()) {
+        Ok(generator) => generator,
+        Err(e) => {
+            // Nothing was issued: the node is free again at once, not after
+            // the lease's TTL.
+            if let Err(release) = lease.release_unused().await {
+                tracing::warn!(error = %release, "cannot release the node lease");
+            }
+            return Err(e.into());
+        }
+    };
     tracing::info!(
         space = %config.space,
         node = lease.node(),
@@ -132,21 +165,13 @@ pub async fn run() -> Result<(), ServiceError> {
         "node leased"
     );
     let lease = Arc::new(RwLock::new(Some(lease)));
-
-    let addr = SocketAddr::new(config.host, config.port);
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServiceError::Listen { addr, source })?;
-    let local = listener
-        .local_addr()
-        .map_err(|source| ServiceError::Listen { addr, source })?;
     tracing::info!(addr = %local, "listening");
 
     let app = api::router(api::AppState {
         db: db.clone(),
         lease: lease.clone(),
     });
-    axum::serve(listener, app)
+    axum::serve(connection::JsonRefusals(listener), app)
         .with_graceful_shutdown(shutdown_signal())
         .await
         .map_err(ServiceError::Serve)?;
@@ -171,10 +196,44 @@ pub async fn run() -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// Opens one connection to `url` and closes it again, so that a database
+/// that cannot be reached stops start-up with the reason: a pool retries a
+/// refused connection until its acquire timeout and then reports only that
+/// it timed out.
+async fn check_reachable(url: &str) -> Result<(), ServiceError> {
+    use sea_orm::sqlx::{MySqlConnection, PgConnection, SqliteConnection};
+
+    async fn once<C: sea_orm::sqlx::Connection>(url: &str) -> Result<(), sea_orm::sqlx::Error> {
+        C::connect(url).await?.close().await
+    }
+    let attempt = async {
+        match url.split(':').next().unwrap_or_default() {
+            "postgres" | "postgresql" => once::<PgConnection>(url).await,
+            "mysql" | "mariadb" => once::<MySqlConnection>(url).await,
+            _ => once::<SqliteConnection>(url).await,
+        }
+    };
+    match tokio::time::timeout(CONNECT_TIMEOUT, attempt).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(ServiceError::Connect {
+            url: redact(url),
+            source: DbErr::Conn(sea_orm::RuntimeErr::SqlxError(e.into())),
+        }),
+        Err(_) => Err(ServiceError::ConnectTimeout {
+            url: redact(url),
+            timeout: CONNECT_TIMEOUT,
+        }),
+    }
+}
+
 /// A pool of at most `max` connections to `url`.
 async fn connect(url: &str, max: u32) -> Result<DatabaseConnection, ServiceError> {
     let mut options = ConnectOptions::new(url.to_owned());
-    options.sqlx_logging(false).max_connections(max);
+    options
+        .sqlx_logging(false)
+        .max_connections(max)
+        .connect_timeout(CONNECT_TIMEOUT)
+        .acquire_timeout(CONNECT_TIMEOUT);
     Database::connect(options)
         .await
         .map_err(|source| ServiceError::Connect {

@@ -280,6 +280,10 @@ pub fn bad_input_gets_a_4xx_naming_field_and_value(db: Db) {
         bad("GET", "/teams?limit=0", "", 400, s("limit"), s("0")),
         bad("GET", "/teams?limit=101", "", 400, s("limit"), s("101")),
         bad("GET", "/teams?limit=ten", "", 400, s("limit"), s("ten")),
+        // Numbers are written as IDs are: no sign, no leading zero.
+        bad("GET", "/teams?limit=%2B5", "", 400, s("limit"), s("+5")),
+        bad("GET", "/teams?limit=05", "", 400, s("limit"), s("05")),
+        bad("GET", "/teams?limit=%205", "", 400, s("limit"), s(" 5")),
         bad("GET", "/teams?limit=5&limit=6", "", 400, s("limit"), s("6")),
         bad("GET", "/teams?page=2", "", 400, s("page"), s("2")),
         // Bodies that are not JSON, or not sent as JSON.

@@ -12,7 +12,9 @@
 mod browser;
 mod checks;
 mod documents;
+mod limits;
 mod replicas;
+mod startup;
 mod support;
 
 /// A database for one test, and whatever keeps it alive.
@@ -49,27 +51,29 @@ pub fn mysql() -> Db {
     }
 }
 
-/// Each check of `checks` as a test on each database.
+/// Each check (a function of `checks` or `startup`) as a test on each
+/// database.
 macro_rules! on_each_database {
-    ($($check:ident),* $(,)?) => {
+    ($($module:ident::$check:ident),* $(,)?) => {
         mod sqlite {
-            $(#[test] fn $check() { crate::checks::$check(crate::sqlite()) })*
+            $(#[test] fn $check() { crate::$module::$check(crate::sqlite()) })*
         }
         mod postgres {
-            $(#[test] fn $check() { crate::checks::$check(crate::postgres()) })*
+            $(#[test] fn $check() { crate::$module::$check(crate::postgres()) })*
         }
         mod mysql {
-            $(#[test] fn $check() { crate::checks::$check(crate::mysql()) })*
+            $(#[test] fn $check() { crate::$module::$check(crate::mysql()) })*
         }
     };
 }
 
 on_each_database!(
-    team_with_players_and_captain,
-    bulk_players,
-    pagination_returns_every_team_once_in_id_order,
-    bad_input_gets_a_4xx_naming_field_and_value,
-    health_reports_the_held_lease,
-    sigterm_releases_the_lease,
-    id_above_2_pow_53_round_trips_as_a_string,
+    startup::port_in_use_stops_before_claiming_a_node,
+    checks::team_with_players_and_captain,
+    checks::bulk_players,
+    checks::pagination_returns_every_team_once_in_id_order,
+    checks::bad_input_gets_a_4xx_naming_field_and_value,
+    checks::health_reports_the_held_lease,
+    checks::sigterm_releases_the_lease,
+    checks::id_above_2_pow_53_round_trips_as_a_string,
 );

@@ -40,6 +40,19 @@ impl Service {
     /// Starts the binary with `DATABASE_URL=url`, a free port on 127.0.0.1,
     /// and `extra` variables; returns once it listens.
     pub fn start(tag: &str, url: &str, extra: &[(&str, &str)]) -> Service {
+        let mut service = Service::spawn(tag, url, extra);
+        let line = service.wait_for("listening");
+        let addr = line
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix("addr="))
+            .unwrap_or_else(|| panic!("no addr= in {line:?}"));
+        service.base = format!("http://{addr}");
+        service
+    }
+
+    /// Starts the binary as [`start`](Service::start) does, without waiting
+    /// for it to listen.
+    pub fn spawn(tag: &str, url: &str, extra: &[(&str, &str)]) -> Service {
         let bin = env!("CARGO_BIN_EXE_flakeid-service");
         let mut cmd = Command::new(bin);
         cmd.env("DATABASE_URL", url)
@@ -59,20 +72,35 @@ impl Service {
             .timeout_global(Some(Duration::from_secs(60)))
             .build()
             .new_agent();
-        let mut service = Service {
+        Service {
             child,
             output,
             base: String::new(),
             agent,
             tag: tag.to_owned(),
+        }
+    }
+
+    /// Waits at most `patience` for the process to exit by itself: its
+    /// status (None if it still ran) and every line it logged.
+    pub fn exit_within(mut self, patience: Duration) -> (Option<ExitStatus>, Vec<String>) {
+        let deadline = Instant::now() + patience;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait for the service") {
+                break Some(status);
+            }
+            if Instant::now() >= deadline {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         };
-        let line = service.wait_for("listening");
-        let addr = line
-            .split_whitespace()
-            .find_map(|kv| kv.strip_prefix("addr="))
-            .unwrap_or_else(|| panic!("no addr= in {line:?}"));
-        service.base = format!("http://{addr}");
-        service
+        self.output.rest(Duration::from_secs(2));
+        (status, self.logged())
+    }
+
+    /// The `host:port` it listens on.
+    pub fn addr(&self) -> &str {
+        self.base.trim_start_matches("http://")
     }
 
     /// Waits for a log line containing `needle`.

@@ -1,0 +1,340 @@
+//! The documentation checker: every shell command shown in the README, the
+//! crates' READMEs and the guide (`docs/`) runs here, each kind as
+//! `docs/testing.md` ("How the documentation is checked") says, and every
+//! fenced block says what it holds.
+//!
+//! ```sh
+//! ./scripts/test.sh --workspace --test docs
+//! ```
+//!
+//! One test per Markdown file runs its commands (the commands of a file
+//! share its PostgreSQL database and install root); the rules of the form
+//! are checked over all files at once.
+
+// Items shared between this binary's modules are `pub`.
+#![allow(unreachable_pub)]
+
+mod markdown;
+mod run;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use markdown::Document;
+
+/// The repository's root.
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ lies in the repository")
+        .to_owned()
+}
+
+/// Every Markdown file the checker reads, relative to the root: the
+/// README, the README of each crate (a directory with a `Cargo.toml`, at
+/// the root or under `examples/`), and every file under `docs/`.
+fn markdown_files() -> BTreeSet<String> {
+    let root = repo();
+    let mut files = BTreeSet::from(["README.md".to_owned()]);
+    for parent in [root.clone(), root.join("examples")] {
+        for entry in std::fs::read_dir(&parent).expect("read the repository").flatten() {
+            let dir = entry.path();
+            if dir.join("Cargo.toml").is_file() && dir.join("README.md").is_file() {
+                files.insert(relative(&root, &dir.join("README.md")));
+            }
+        }
+    }
+    let mut stack = vec![root.join("docs")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read docs/").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files.insert(relative(&root, &path));
+            }
+        }
+    }
+    files
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .expect("under the root")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn read(file: &str) -> Document {
+    let path = repo().join(file);
+    Document::parse(
+        &std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    )
+}
+
+/// Runs every command of `file`, each as its kind requires; fails with
+/// every command that failed.
+fn check_commands(file: &str) {
+    let doc = read(file);
+    let context = run::Context::new(&repo());
+    let mut failures = Vec::new();
+    for command in doc.commands() {
+        println!("{file}:{}: {}", command.line, command.text);
+        match context.check(&command) {
+            Ok(done) => println!("    ok: {done}"),
+            Err(why) => {
+                println!("    FAILED: {why}");
+                failures.push(format!("{file}:{}: `{}`: {why}", command.line, command.text));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} documented commands failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// A test per checked file, and the list of them.
+macro_rules! checked_files {
+    ($($test:ident => $file:literal),* $(,)?) => {
+        const CHECKED: &[&str] = &[$($file),*];
+        mod commands {
+            $(#[test] fn $test() { crate::check_commands($file) })*
+        }
+    };
+}
+
+checked_files!(
+    readme => "README.md",
+    flakeid_core_readme => "flakeid-core/README.md",
+    flakeid_macros_readme => "flakeid-macros/README.md",
+    flakeid_seaorm_readme => "flakeid-seaorm/README.md",
+    flakeid_diesel_readme => "flakeid-diesel/README.md",
+    flakeid_etcd_readme => "flakeid-etcd/README.md",
+    flakeid_cli_readme => "flakeid-cli/README.md",
+    guide_summary => "docs/SUMMARY.md",
+    guide_ids => "docs/ids.md",
+    guide_node_ids => "docs/node-ids.md",
+    guide_seaorm => "docs/seaorm.md",
+    guide_diesel => "docs/diesel.md",
+    guide_sqlx => "docs/sqlx.md",
+    guide_index_size => "docs/index-size.md",
+    guide_openapi => "docs/openapi.md",
+    guide_service => "docs/service.md",
+    guide_database_ids => "docs/database-ids.md",
+    guide_segments => "docs/segments.md",
+    guide_cli => "docs/cli.md",
+    guide_schemes => "docs/schemes.md",
+    guide_crates => "docs/crates.md",
+    guide_testing => "docs/testing.md",
+);
+
+/// Each Markdown file has its test above, and each test its file.
+#[test]
+fn every_markdown_file_is_checked() {
+    let found = markdown_files();
+    let listed: BTreeSet<String> = CHECKED.iter().map(|f| (*f).to_owned()).collect();
+    let missing: Vec<_> = found.difference(&listed).collect();
+    let gone: Vec<_> = listed.difference(&found).collect();
+    assert!(
+        missing.is_empty() && gone.is_empty(),
+        "add a line to checked_files! for each of {missing:?}; remove those of {gone:?}"
+    );
+}
+
+/// Every fenced block has a known tag, no `text` block holds a command,
+/// and every inline command is shown in a block (where it runs).
+#[test]
+fn blocks_and_inline_code_follow_the_rules() {
+    let docs: Vec<(String, Document)> = markdown_files()
+        .into_iter()
+        .map(|f| {
+            let doc = read(&f);
+            (f, doc)
+        })
+        .collect();
+    let shown: Vec<String> = docs
+        .iter()
+        .flat_map(|(_, d)| d.commands().into_iter().map(|c| c.text))
+        .collect();
+    let mut problems = Vec::new();
+    for (file, doc) in &docs {
+        problems.extend(doc.violations(&shown).into_iter().map(|v| format!("{file}:{v}")));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A file with Rust blocks that rustdoc would run is included by a crate
+/// as doctests (`#[cfg(doctest)]` and `#[doc = include_str!("…")]`).
+#[test]
+fn rust_blocks_run_as_doctests() {
+    let root = repo();
+    let mut included = BTreeSet::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read the repository").flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if path.is_dir() {
+                if name != "target" && name != ".git" {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            if !text.contains("#[cfg(doctest)]") {
+                continue;
+            }
+            for part in text.split("include_str!(\"").skip(1) {
+                let Some((target, _)) = part.split_once('"') else {
+                    continue;
+                };
+                let resolved = path.parent().expect("a file's dir").join(target);
+                if let Ok(resolved) = resolved.canonicalize() {
+                    included.insert(resolved);
+                }
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    for file in markdown_files() {
+        if read(&file).blocks.iter().any(markdown::Block::is_doctest) {
+            let path = root.join(&file).canonicalize().expect("the file exists");
+            if !included.contains(&path) {
+                missing.push(file);
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "these files have Rust blocks that no crate runs as doctests; include each in a crate \
+         under #[cfg(doctest)] with #[doc = include_str!(…)] (the guide's chapters: \
+         examples/src/lib.rs): {missing:?}"
+    );
+}
+
+/// The checker's rules, on sample text.
+mod rules {
+    use crate::markdown::Document;
+    use crate::run::{Kind, classify};
+
+    fn violations(text: &str) -> Vec<String> {
+        let doc = Document::parse(text);
+        let shown: Vec<String> = doc.commands().into_iter().map(|c| c.text).collect();
+        doc.violations(&shown)
+            .into_iter()
+            .map(|v| v.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_block_without_a_tag_or_with_an_unknown_one_fails() {
+        let v = violations("a\n```\nls\n```\n");
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(v[0].starts_with("line 2: a fenced block without a tag"), "{v:?}");
+        let v = violations("```shell\nls\n```\n");
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(v[0].contains("unknown block tag \"shell\""), "{v:?}");
+        let v = violations("```rust,ignore\nlet x = 1;\n```\n```sql\nSELECT 1\n```\n");
+        assert!(v.is_empty(), "{v:?}");
+    }
+
+    #[test]
+    fn a_text_block_with_a_command_fails() {
+        let v = violations("```text\ncargo run -p x\n```\n");
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(v[0].starts_with("line 2: a `text` block line starts with \"cargo \""));
+        let v = violations("```text\n$ flakeid decode 5\nid 5\n```\n");
+        assert_eq!(v.len(), 1, "{v:?}");
+        let v = violations("```text\n./scripts/test.sh\n```\n");
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(violations("```text\nnode 1023: held\n```\n").is_empty());
+    }
+
+    #[test]
+    fn an_unclosed_block_fails() {
+        let v = violations("```sh\nls\n");
+        assert_eq!(v, ["line 1: a fenced block is never closed"]);
+    }
+
+    #[test]
+    fn a_console_block_starts_with_a_command() {
+        let v = violations("```console\nid 5\n$ flakeid decode 5\n```\n");
+        assert_eq!(v.len(), 1, "{v:?}");
+    }
+
+    #[test]
+    fn inline_commands_must_be_shown_in_a_block() {
+        let v = violations("Run `cargo run -p flakeid-service` now.\n");
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(v[0].contains("inline command `cargo run -p flakeid-service`"));
+        let v = violations("Run `./scripts/test.sh`:\n\n```sh\n./scripts/test.sh\n```\n");
+        assert!(v.is_empty(), "{v:?}");
+        // Names of tools and subcommands, and forms of commands, are not
+        // commands.
+        assert!(violations("`cargo test` and `cargo doc`, `flakeid nodes`\n").is_empty());
+        assert!(violations("`./scripts/test.sh --workspace …`, `./`\n").is_empty());
+    }
+
+    #[test]
+    fn commands_are_read_from_sh_and_console_blocks() {
+        let doc = Document::parse(
+            "```sh\n# a comment\ncargo run -p a \\\n    --bin b   # trailing\n\nflakeid x\n```\n\
+             ```console\n$ flakeid decode 5\nid 5\n\n$ true\n```\n\
+             ```text\nnot a command\n```\n",
+        );
+        let commands = doc.commands();
+        let texts: Vec<&str> = commands.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "cargo run -p a --bin b   # trailing",
+                "flakeid x",
+                "flakeid decode 5",
+                "true"
+            ]
+        );
+        assert_eq!(commands[0].line, 3);
+        assert_eq!(commands[2].expected_output, Some(vec!["id 5".into(), String::new()]));
+        assert_eq!(commands[3].expected_output, Some(vec![]));
+    }
+
+    #[test]
+    fn indented_blocks_lose_their_indentation() {
+        let doc = Document::parse("- item:\n\n  ```sh\n  ls -l\n  ```\n");
+        assert_eq!(doc.blocks[0].lines, ["ls -l"]);
+        assert_eq!(doc.commands()[0].text, "ls -l");
+    }
+
+    #[test]
+    fn kinds_of_commands() {
+        assert_eq!(classify("./scripts/test.sh"), Kind::TestCommand);
+        assert_eq!(
+            classify("./scripts/test.sh --workspace --test all -- x::"),
+            Kind::TestSelection(vec![
+                "--workspace".into(),
+                "--test".into(),
+                "all".into(),
+                "--".into(),
+                "x::".into()
+            ])
+        );
+        assert_eq!(classify("./scripts/chaos.sh"), Kind::Chaos);
+        assert_eq!(
+            classify("FLAKEID_BLESS=1 cargo test --workspace --test api"),
+            Kind::Bless(vec!["--workspace".into(), "--test".into(), "api".into()])
+        );
+        assert_eq!(classify("cargo run -p flakeid-service"), Kind::Service);
+        assert_eq!(
+            classify("cargo run -p flakeid-examples --bin seaorm_quickstart"),
+            Kind::Plain
+        );
+    }
+}
