@@ -55,7 +55,9 @@ use std::time::{Duration, Instant};
 use diesel::connection::{
     AnsiTransactionManager, BoxableConnection, Connection, LoadConnection, TransactionManager,
 };
-use diesel::migration::{Migration, MigrationMetadata, MigrationName, MigrationSource, MigrationVersion};
+use diesel::migration::{
+    Migration, MigrationMetadata, MigrationName, MigrationSource, MigrationVersion,
+};
 use diesel::result::QueryResult;
 use flakeid_core::sql::Dialect;
 pub use flakeid_core::sql::{MigrationLock, MigrationLockTimeout};
@@ -118,11 +120,13 @@ where
             .query(take)
             .map(|rows| rows.first().and_then(|r| r.i64("locked")) == Some(1))
             .map_err(|e| query_error("take", e)),
-        None => match AnsiTransactionManager::begin_transaction_sql(&mut *conn, "BEGIN EXCLUSIVE") {
-            Ok(()) => Ok(true),
-            Err(e) if is_sqlite_busy(&e) => Ok(false),
-            Err(e) => Err(query_error("take", e)),
-        },
+        None => {
+            match AnsiTransactionManager::begin_transaction_sql(&mut *conn, "BEGIN EXCLUSIVE") {
+                Ok(()) => Ok(true),
+                Err(e) if is_sqlite_busy(&e) => Ok(false),
+                Err(e) => Err(query_error("take", e)),
+            }
+        }
     })?;
     let mut held = Held {
         conn,

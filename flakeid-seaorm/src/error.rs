@@ -153,9 +153,7 @@ impl Error {
             | Error::DatabaseGeneratedKey { id_type, .. }
             | Error::TimeBounds { id_type, .. }
             | Error::KeyNotStored { id_type, .. } => id_type,
-            Error::NotSingleKey { .. } | Error::Json { .. } | Error::MigrationLock(_) => {
-                "flake ID"
-            }
+            Error::NotSingleKey { .. } | Error::Json { .. } | Error::MigrationLock(_) => "flake ID",
         }
     }
 }

@@ -404,13 +404,13 @@ pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
 #[cfg(feature = "lease")]
 pub use backend::SeaOrmExecutor;
 pub use error::Error;
-pub use save::REMEMBERED_KEYS;
 pub use flakeid_core;
 pub use flakeid_core::FlakeId;
 /// `#[flake_id]` with SeaORM's impls: ID types become column types and
 /// keys, models get application-assigned keys (see the crate docs).
 #[cfg(feature = "macros")]
 pub use flakeid_macros::seaorm_flake_id as flake_id;
+pub use save::REMEMBERED_KEYS;
 pub use time_filter::IssuedIn;
 
 /// Items used by code that `#[flake_id]` generates. Not a public API.

@@ -23,9 +23,9 @@ use sea_orm::{
     IntoActiveModel, QueryFilter, SelectExt, Value,
 };
 
+use crate::Error;
 use crate::active_model::FlakeActiveModel;
 use crate::entity::{key_column, table_name};
-use crate::Error;
 
 /// How many keys set by `assign_id` and not stored yet this process
 /// remembers at most; past that, the oldest is forgotten (a row whose key

@@ -123,12 +123,9 @@ impl MigrationLock {
     /// assert_eq!(MigrationLock::named("").key(), 0xcbf2_9ce4_8422_2325_u64 as i64);
     /// ```
     pub fn key(&self) -> i64 {
-        let hash = self
-            .name
-            .bytes()
-            .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-                (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-            });
+        let hash = self.name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
         i64::from_ne_bytes(hash.to_ne_bytes())
     }
 
@@ -293,6 +290,9 @@ mod tests {
             attempt += 1;
         }
         assert_eq!(waited, Duration::from_millis(1_000));
-        assert_eq!(lock.retry_after(u32::MAX, Duration::ZERO), Some(MigrationLock::MAX_PAUSE));
+        assert_eq!(
+            lock.retry_after(u32::MAX, Duration::ZERO),
+            Some(MigrationLock::MAX_PAUSE)
+        );
     }
 }

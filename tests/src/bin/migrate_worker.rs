@@ -142,7 +142,11 @@ fn args() -> Result<Args, String> {
             "--plain" => a.plain = true,
             "--rows" => a.rows = value()?.parse().map_err(|e| format!("--rows: {e}"))?,
             "--start-at-ms" => {
-                a.start_at_ms = Some(value()?.parse().map_err(|e| format!("--start-at-ms: {e}"))?);
+                a.start_at_ms = Some(
+                    value()?
+                        .parse()
+                        .map_err(|e| format!("--start-at-ms: {e}"))?,
+                );
             }
             other => return Err(format!("unknown argument {other}")),
         }
@@ -195,9 +199,15 @@ fn diesel_migrate(url: &str, plain: bool) -> Result<(), String> {
     }
     let connect = |e: diesel::ConnectionError| format!("connect: {e}");
     if url.starts_with("postgres") {
-        on(&mut diesel::PgConnection::establish(url).map_err(connect)?, plain)
+        on(
+            &mut diesel::PgConnection::establish(url).map_err(connect)?,
+            plain,
+        )
     } else if url.starts_with("mysql") {
-        on(&mut diesel::MysqlConnection::establish(url).map_err(connect)?, plain)
+        on(
+            &mut diesel::MysqlConnection::establish(url).map_err(connect)?,
+            plain,
+        )
     } else {
         on(
             &mut diesel::SqliteConnection::establish(&sqlite_path(url)).map_err(connect)?,
