@@ -66,6 +66,9 @@ pub trait IssuedIn: ColumnTrait {
     /// is empty or outside the layout's time. It converts into
     /// [`DbErr`](sea_orm::DbErr), so `?` works in functions returning SeaORM's
     /// errors.
+    // The crate's one error type, as every function of the crate returns
+    // it; a filter is built once per query.
+    #[allow(clippy::result_large_err)]
     fn issued_in<I>(&self, range: impl RangeBounds<SystemTime>) -> Result<Expr, Error>
     where
         I: FlakeId + Into<Value>,

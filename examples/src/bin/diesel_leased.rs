@@ -18,6 +18,7 @@ use flakeid_core::global;
 use flakeid_core::layout::presets;
 use flakeid_core::node::LeaseOptions;
 use flakeid_diesel::flake_id;
+use flakeid_diesel::migration::MigrationLock;
 
 /// The application's migrations (`examples/migrations/`).
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
@@ -59,9 +60,12 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     });
     let mut conn = connect(&path)?;
     // The lease table's migration ships with flakeid-diesel; it runs (and
-    // is recorded) like the application's own.
-    conn.run_pending_migrations(flakeid_diesel::lease::MIGRATIONS)?;
-    conn.run_pending_migrations(MIGRATIONS)?;
+    // is recorded) like the application's own, under a lock held for the
+    // whole run, so that processes started at once may all run them.
+    flakeid_diesel::migration::run(&mut conn, &MigrationLock::new(), |conn| {
+        conn.run_pending_migrations(flakeid_diesel::lease::MIGRATIONS)?;
+        conn.run_pending_migrations(MIGRATIONS).map(drop)
+    })?;
 
     // Claim a free node of the space "blog" (16 nodes here; waiting up to
     // 30 s if all are held). A thread renews it on a connection of its own.

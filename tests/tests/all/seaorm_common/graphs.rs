@@ -28,9 +28,9 @@ async fn create_schema(db: &DatabaseConnection) -> Result<(), DbErr> {
     Ok(())
 }
 
-fn key<T: Copy>(v: &ActiveValue<T>) -> T
+fn key<T>(v: &ActiveValue<T>) -> T
 where
-    T: Into<sea_orm::Value>,
+    T: Copy + Into<sea_orm::Value>,
 {
     match v {
         ActiveValue::Set(k) | ActiveValue::Unchanged(k) => *k,
