@@ -314,9 +314,36 @@ run_job() {
 # Each line: job name, then its cargo arguments.
 plan_jobs() {
     local names
+    # The test target names; and no unit test in a target whose harness is
+    # not built (`test = false`), where it would never run.
     names=$(cargo metadata --no-deps --format-version 1 | python3 -c '
-import json, sys
-names = {t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]}
+import json, os, re, sys
+
+def sources(path, seen):
+    """The file and the files of the modules it declares (`mod x;`)."""
+    if path in seen or not os.path.isfile(path):
+        return
+    seen.add(path)
+    yield path
+    text = open(path, encoding="utf-8").read()
+    stem = os.path.splitext(os.path.basename(path))[0]
+    base = os.path.dirname(path)
+    if stem not in ("main", "lib", "mod"):
+        base = os.path.join(base, stem)
+    for name in re.findall(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", text, re.M):
+        for candidate in (os.path.join(base, name + ".rs"), os.path.join(base, name, "mod.rs")):
+            yield from sources(candidate, seen)
+
+packages = json.load(sys.stdin)["packages"]
+untested = [
+    "{} target {} ({})".format(p["name"], t["name"], path)
+    for p in packages for t in p["targets"] if not t["test"] and "custom-build" not in t["kind"]
+    for path in sources(t["src_path"], set())
+    if re.search(r"#\[(test|cfg\(test\))\]", open(path, encoding="utf-8").read())
+]
+if untested:
+    sys.exit("unit tests in targets with `test = false` (they would never run): " + "; ".join(untested))
+names = {t["name"] for p in packages for t in p["targets"] if "test" in t["kind"]}
 print("\n".join(sorted(names)))') || return 1
     local slow=(docs api db_quick generator_process ui) name
     # The `all` binaries in two processes: the lease and segment tests
