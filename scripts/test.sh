@@ -233,7 +233,8 @@ start_images() {
         # `export`, not `declare -x`: sourced inside a function, a
         # `declare` would make the variables local to it.
         export -p | grep -E ' FLAKEID_TEST_[A-Z0-9]+_IMAGE=' | sed 's/^declare -x /export /' >"$images_env"
-        echo "$status $(($(date +%s) - start))" >"$images_env.status"
+        children_cpu cpu
+        echo "$status $(($(date +%s) - start)) $cpu" >"$images_env.status"
     ) &
     images_pid=$!
 }
@@ -242,10 +243,10 @@ wait_images() {
     [ -n "$images_pid" ] || return 0
     wait "$images_pid" || true
     images_pid=""
-    local status=1 secs=0
-    [ -s "$images_env.status" ] && read -r status secs <"$images_env.status"
+    local status=1 secs=0 cpu=0
+    [ -s "$images_env.status" ] && read -r status secs cpu <"$images_env.status"
     sed 's/^/    [images] /' "$logdir/images-$FLAKEID_TEST_RUN_ID.log" >&2
-    PHASE_TIMES+=("$(printf '%-28s %5ss  (exit %s)' "database images (beside)" "$secs" "$status")")
+    PHASE_TIMES+=("$(printf '%-28s %5ss %6s CPU-s  (exit %s)' "database images (beside)" "$secs" "$cpu" "$status")")
     # shellcheck disable=SC1090
     . "$images_env"
     return "$status"
@@ -272,8 +273,8 @@ test_selection() {
 # One job of the full run: a cargo target selection, or `chaos-smoke` /
 # `loom-model` (names with a dash: no Cargo target name has one here).
 # Its output goes to its own log, printed whole when it ends (one job at a
-# time, so jobs' lines do not mix); its exit status and seconds go to
-# $logdir/job-NAME.status.
+# time, so jobs' lines do not mix); its exit status, seconds and CPU seconds
+# go to $logdir/job-NAME.status.
 run_job() {
     local name=$1 start status=0
     shift
@@ -288,11 +289,13 @@ run_job() {
             test_selection "$logdir/postgres-tests-$FLAKEID_TEST_RUN_ID-$name.txt" "$@" >"$out" 2>&1 || status=$? ;;
         *) test_selection "$logdir/postgres-tests-$FLAKEID_TEST_RUN_ID-$name.txt" "$@" >"$out" 2>&1 || status=$? ;;
     esac
-    local secs=$(($(date +%s) - start))
-    echo "$status $secs" >"$logdir/job-$name.status"
+    local secs=$(($(date +%s) - start)) cpu
+    # This job runs in a subshell of its own: its children are the job's.
+    children_cpu cpu
+    echo "$status $secs $cpu" >"$logdir/job-$name.status"
     (
         flock 9
-        log "-- job $name: ${secs}s (exit $status)"
+        log "-- job $name: ${secs}s, $cpu CPU-s (exit $status)"
         sed "s/^/    [$name] /" "$out" >&2
     ) 9>"$logdir/print.lock"
     return "$status"
@@ -311,9 +314,36 @@ run_job() {
 # Each line: job name, then its cargo arguments.
 plan_jobs() {
     local names
+    # The test target names; and no unit test in a target whose harness is
+    # not built (`test = false`), where it would never run.
     names=$(cargo metadata --no-deps --format-version 1 | python3 -c '
-import json, sys
-names = {t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]}
+import json, os, re, sys
+
+def sources(path, seen):
+    """The file and the files of the modules it declares (`mod x;`)."""
+    if path in seen or not os.path.isfile(path):
+        return
+    seen.add(path)
+    yield path
+    text = open(path, encoding="utf-8").read()
+    stem = os.path.splitext(os.path.basename(path))[0]
+    base = os.path.dirname(path)
+    if stem not in ("main", "lib", "mod"):
+        base = os.path.join(base, stem)
+    for name in re.findall(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", text, re.M):
+        for candidate in (os.path.join(base, name + ".rs"), os.path.join(base, name, "mod.rs")):
+            yield from sources(candidate, seen)
+
+packages = json.load(sys.stdin)["packages"]
+untested = [
+    "{} target {} ({})".format(p["name"], t["name"], path)
+    for p in packages for t in p["targets"] if not t["test"] and "custom-build" not in t["kind"]
+    for path in sources(t["src_path"], set())
+    if re.search(r"#\[(test|cfg\(test\))\]", open(path, encoding="utf-8").read())
+]
+if untested:
+    sys.exit("unit tests in targets with `test = false` (they would never run): " + "; ".join(untested))
+names = {t["name"] for p in packages for t in p["targets"] if "test" in t["kind"]}
 print("\n".join(sorted(names)))') || return 1
     local slow=(docs api db_quick generator_process ui) name
     # The `all` binaries in two processes: the lease and segment tests
@@ -358,7 +388,7 @@ find_alive_jobs() {
 
 # Runs the planned jobs, FLAKEID_TEST_JOBS at a time.
 run_jobs() {
-    local max=${FLAKEID_TEST_JOBS:-3} plan line name failed=0 status secs
+    local max=${FLAKEID_TEST_JOBS:-3} plan line name failed=0 status secs cpu
     plan=$(plan_jobs) || return 1
     local names=()
     rm -f "$logdir"/job-*.status "$logdir"/job-*.log
@@ -379,9 +409,9 @@ run_jobs() {
     job_pids=()
     local any_postgres=0
     for name in "${names[@]}"; do
-        status=1 secs=0
-        [ -s "$logdir/job-$name.status" ] && read -r status secs <"$logdir/job-$name.status"
-        PHASE_TIMES+=("$(printf "  job %-22s %5ss  (exit %s)" "$name" "$secs" "$status")")
+        status=1 secs=0 cpu=0
+        [ -s "$logdir/job-$name.status" ] && read -r status secs cpu <"$logdir/job-$name.status"
+        PHASE_TIMES+=("$(printf "  job %-22s %5ss %6s CPU-s  (exit %s)" "$name" "$secs" "$cpu" "$status")")
         [ "$status" -eq 0 ] || failed=1
         [ -s "$logdir/postgres-tests-$FLAKEID_TEST_RUN_ID-$name.txt" ] && any_postgres=1
     done

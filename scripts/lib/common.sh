@@ -21,31 +21,52 @@ die() {
     exit 1
 }
 
-# Runs a named phase and records how long it took.
+# Sets the variable named $1 to the CPU seconds (user + system) of the
+# processes this shell has started and waited for so far (with theirs).
+# Not in a command substitution: a subshell has children of its own.
+children_cpu() {
+    local file
+    file=$(mktemp -t flakeid-times.XXXXXX)
+    times >"$file"
+    printf -v "$1" '%s' "$(awk 'NR == 2 {
+        n = 0
+        for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
+        printf "%.0f", n
+    }' "$file")"
+    rm -f "$file"
+}
+
+# Runs a named phase and records how long it took, in wall and CPU seconds.
 PHASE_TIMES=()
 phase() {
     local name=$1
     shift
-    local start end status
+    local start end status cpu_start cpu_end
     start=$(date +%s)
+    children_cpu cpu_start
     log "== $name"
     set +e
     "$@"
     status=$?
     set -e
     end=$(date +%s)
-    PHASE_TIMES+=("$(printf '%-28s %5ss  (exit %s)' "$name" "$((end - start))" "$status")")
-    log "== $name: $((end - start))s (exit $status)"
+    children_cpu cpu_end
+    PHASE_TIMES+=("$(printf '%-28s %5ss %6s CPU-s  (exit %s)' "$name" "$((end - start))" \
+        "$((cpu_end - cpu_start))" "$status")")
+    log "== $name: $((end - start))s, $((cpu_end - cpu_start)) CPU-s (exit $status)"
     return "$status"
 }
 
+# Prints the phases' times, then the total since the script started.
 print_phase_times() {
-    local line
+    local line cpu
     [ "${#PHASE_TIMES[@]}" -gt 0 ] || return 0
-    log "phase timings:"
+    log "phase timings (wall seconds, CPU seconds of user + system):"
     for line in "${PHASE_TIMES[@]}"; do
         printf '    %s\n' "$line" >&2
     done
+    children_cpu cpu
+    printf '    %-28s %5ss %6s CPU-s\n' total "$(($(date +%s) - _flakeid_t0))" "$cpu" >&2
 }
 
 as_root() {

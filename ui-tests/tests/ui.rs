@@ -3,7 +3,7 @@
 //! `FLAKEID_UI=overwrite`).
 //!
 //! Each case is checked by the compiler that built this test, with the
-//! dependencies this test was built with (`flakeid_ui_tests::rustc_args!`),
+//! dependencies this test was built with (`flakeid_rustc_args::rustc_args!`),
 //! so no dependency is compiled again for the cases.
 
 #[path = "ui/normalize.rs"]
@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use normalize::Context;
 
 /// The compiler and the arguments that find this test's dependencies.
-const RUSTC: (&str, &[&str]) = flakeid_ui_tests::rustc_args!();
+const RUSTC: (&str, &[&str]) = flakeid_rustc_args::rustc_args!();
 
 /// The name each case is compiled under.
 const CASE_CRATE: &str = "flakeid_ui_case";

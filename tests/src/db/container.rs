@@ -1,23 +1,21 @@
 //! Starting a database container and making sure it goes away.
 //!
-//! The container is shared by all tests of one binary and held in a static,
-//! and statics are never dropped, so testcontainers' remove-on-drop never
-//! runs. Instead, before its first container, the test binary starts a small
-//! watcher process: it blocks reading a pipe whose only writer is the test
-//! binary, so it sees end-of-file when the binary exits in any way (normal
-//! end, panic, abort, signal) and then removes the containers labelled with
-//! the binary's owner label. `scripts/test.sh` additionally
-//! removes anything carrying this run's label.
+//! Containers are started with the `docker` command line (`docker run`),
+//! which also finds Docker Desktop's and rootless Docker's engines through
+//! the CLI's context. The container is shared by all tests of one binary
+//! and held in a static, and statics are never dropped. So before its first
+//! container, the test binary starts a small watcher process: it blocks
+//! reading a pipe whose only writer is the test binary, so it sees
+//! end-of-file when the binary exits in any way (normal end, panic, abort,
+//! signal) and then removes the containers labelled with the binary's owner
+//! label. `scripts/test.sh` additionally removes anything carrying this
+//! run's label.
 
-use std::io::Write as _;
+use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{LazyLock, Mutex, mpsc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-use testcontainers::core::{IntoContainerPort as _, Mount, WaitFor};
-use testcontainers::runners::AsyncRunner as _;
-use testcontainers::{ContainerAsync, GenericImage, ImageExt as _};
 
 /// Label on every container the fixtures start.
 pub(crate) const LABEL: &str = "org.flakeid.tests";
@@ -61,10 +59,29 @@ pub(crate) struct ContainerSpec {
 
 /// A started container: where to reach it.
 pub(crate) struct Started {
-    pub(crate) container: ContainerAsync<GenericImage>,
+    pub(crate) container: Container,
     pub(crate) host: String,
     pub(crate) port: u16,
     pub(crate) id: String,
+}
+
+/// A container the fixtures started; [`Container::rm`] removes it (else the
+/// watcher does, when this process exits).
+#[derive(Debug)]
+pub(crate) struct Container {
+    id: String,
+}
+
+impl Container {
+    /// The container's ID.
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Removes the container and its anonymous volumes.
+    pub(crate) async fn rm(self) -> Result<(), String> {
+        docker_async(vec!["rm".into(), "-fv".into(), self.id]).await.map(drop)
+    }
 }
 
 /// Classifies an image reference by name.
@@ -92,52 +109,124 @@ pub(crate) fn split_image(image: &str) -> (&str, &str) {
     }
 }
 
-/// Starts the container and its watcher.
+/// How long a container may take to log its ready message (an image
+/// pulled first included).
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Starts the container (`docker run`, pulling the image if it is not
+/// there), waits for its ready message and finds its port on the host.
 pub(crate) async fn start(spec: &ContainerSpec) -> Result<Started, String> {
-    let (name, tag) = split_image(&spec.image);
     let run_id = std::env::var("FLAKEID_TEST_RUN_ID").unwrap_or_else(|_| "manual".to_owned());
-    let mut request = GenericImage::new(name, tag)
-        .with_exposed_port(spec.port.tcp())
-        .with_wait_for(WaitFor::message_on_stderr(spec.ready_message))
-        .with_label(LABEL, "1")
-        .with_label(RUN_LABEL, run_id)
-        .with_label(OWNER_LABEL, owner_label())
-        .with_startup_timeout(Duration::from_secs(180));
-    for (key, value) in &spec.env {
-        request = request.with_env_var(*key, *value);
+    let mut args: Vec<String> = vec!["run".into(), "--detach".into()];
+    for (key, value) in [
+        (LABEL, "1"),
+        (RUN_LABEL, run_id.as_str()),
+        (OWNER_LABEL, owner_label()),
+    ] {
+        args.extend(["--label".into(), format!("{key}={value}")]);
     }
-    if !spec.cmd.is_empty() {
-        request = request.with_cmd(spec.cmd.iter().cloned());
+    // Any free port of the host.
+    args.extend(["--publish".into(), format!("{}/tcp", spec.port)]);
+    for (key, value) in &spec.env {
+        args.extend(["--env".into(), format!("{key}={value}")]);
     }
     for path in &spec.tmpfs {
-        request = request.with_mount(Mount::tmpfs_mount(*path));
+        args.extend(["--tmpfs".into(), (*path).to_owned()]);
     }
-    let container = request.start().await.map_err(|e| e.to_string())?;
-    let id = container.id().to_owned();
-    let host = match container.get_host().await {
-        Ok(host) => host.to_string(),
-        Err(e) => {
-            return Err(format!(
-                "container {id} started but its host is unknown: {e}"
-            ));
-        }
+    args.push(spec.image.clone());
+    args.extend(spec.cmd.iter().cloned());
+    let id = docker_async(args).await?;
+    let container = Container { id: id.clone() };
+    let ready = spec.ready_message;
+    let waited = {
+        let id = id.clone();
+        tokio::task::spawn_blocking(move || wait_for_stderr(&id, ready, STARTUP_TIMEOUT))
+            .await
+            .map_err(|e| format!("waiting for the container: {e}"))
     };
-    // "localhost" would make libmysqlclient use a Unix socket instead of TCP.
-    let host = if host == "localhost" {
-        "127.0.0.1".to_owned()
-    } else {
-        host
-    };
-    let port = container
-        .get_host_port_ipv4(spec.port)
-        .await
-        .map_err(|e| format!("container {id}: no host port for {}: {e}", spec.port))?;
+    if let Err(e) = waited.and_then(|r| r) {
+        let _ = container.rm().await;
+        return Err(e);
+    }
+    let port = host_port(&id, spec.port).await?;
     Ok(Started {
         container,
-        host,
+        host: docker_host(),
         port,
         id,
     })
+}
+
+/// The host port that `port`/tcp of container `id` is published on.
+pub(crate) async fn host_port(id: &str, port: u16) -> Result<u16, String> {
+    // `0.0.0.0:49153`, then `[::]:49153`: one line per address family.
+    let mapped = docker_async(vec!["port".into(), id.to_owned(), format!("{port}/tcp")]).await?;
+    mapped
+        .lines()
+        .find_map(|l| l.rsplit(':').next().and_then(|p| p.trim().parse().ok()))
+        .ok_or_else(|| format!("container {id}: no host port for {port} in `docker port`: {mapped:?}"))
+}
+
+/// Where published ports are reached: the engine's host for a remote
+/// engine (`DOCKER_HOST=tcp://…`), else this machine. An IP address, not
+/// `localhost`, which would make libmysqlclient use a Unix socket.
+fn docker_host() -> String {
+    std::env::var("DOCKER_HOST")
+        .ok()
+        .and_then(|h| {
+            let rest = h.strip_prefix("tcp://")?;
+            let host = rest.split([':', '/']).next()?;
+            (!host.is_empty() && host != "localhost").then(|| host.to_owned())
+        })
+        .unwrap_or_else(|| "127.0.0.1".to_owned())
+}
+
+/// Follows the container's log until a line of its standard error contains
+/// `message`; fails when the container stops first or `timeout` passes.
+fn wait_for_stderr(id: &str, message: &str, timeout: Duration) -> Result<(), String> {
+    let mut child = docker_command(&["logs", "--follow", id])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run docker logs: {e}"))?;
+    let stderr = child.stderr.take().expect("piped");
+    let (lines_tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + timeout;
+    let mut tail: Vec<String> = Vec::new();
+    let outcome = loop {
+        match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) if line.contains(message) => break Ok(()),
+            Ok(line) => {
+                tail.push(line);
+                if tail.len() > 20 {
+                    tail.remove(0);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                break Err(format!(
+                    "container {id} did not log {message:?} within {timeout:?}; its last lines:\n{}",
+                    tail.join("\n")
+                ));
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break Err(format!(
+                    "container {id} stopped before logging {message:?}; its last lines:\n{}",
+                    tail.join("\n")
+                ));
+            }
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    outcome
 }
 
 /// Retries `connect` until it succeeds or `timeout` passes; official images
@@ -196,23 +285,54 @@ pub fn docker(args: &[&str]) -> String {
     };
     let mut last = String::new();
     for attempt in 1..=attempts {
-        let out = Command::new("docker")
-            .args(args)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run docker {args:?}: {e}"));
-        if out.status.success() {
-            return String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        match docker_output(args) {
+            Ok(out) => return out,
+            Err(e) => last = e,
         }
-        last = format!(
-            "{}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
         if attempt < attempts {
             std::thread::sleep(Duration::from_millis(200));
         }
     }
     panic!("docker {args:?} failed {attempts} time(s), last: {last}");
+}
+
+/// `docker ARGS...` on the runtime's blocking threads.
+async fn docker_async(args: Vec<String>) -> Result<String, String> {
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        docker_output(&args)
+    })
+    .await
+    .map_err(|e| format!("docker: {e}"))?
+}
+
+/// Runs `docker ARGS...` once: its standard output, trimmed, or why it failed.
+fn docker_output(args: &[&str]) -> Result<String, String> {
+    let out = docker_command(args)
+        .output()
+        .map_err(|e| format!("cannot run docker {args:?}: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    } else {
+        Err(format!(
+            "docker {args:?}: {}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// The `docker` command, pointed at a rootless or Docker Desktop engine
+/// when the default socket is missing and `DOCKER_HOST` is not set.
+fn docker_command(args: &[&str]) -> Command {
+    let mut cmd = Command::new("docker");
+    cmd.args(args);
+    if std::env::var_os("DOCKER_HOST").is_none()
+        && let Some(host) = rootless_docker_host()
+    {
+        cmd.env("DOCKER_HOST", host);
+    }
+    cmd
 }
 
 /// Starts the process that removes this process's containers once this
@@ -272,8 +392,8 @@ fn on_path(program: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// The socket testcontainers falls back to when `/var/run/docker.sock` is
-/// missing (rootless Docker, Docker Desktop), so the CLI reaches the same engine.
+/// The socket of a rootless Docker or Docker Desktop engine, when
+/// `/var/run/docker.sock` is missing.
 fn rootless_docker_host() -> Option<String> {
     if Path::new("/var/run/docker.sock").exists() {
         return None;

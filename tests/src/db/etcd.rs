@@ -10,7 +10,6 @@
 use std::time::{Duration, Instant};
 
 use flakeid_etcd::etcd_client::Client;
-use testcontainers::{ContainerAsync, GenericImage};
 use tokio::sync::OnceCell;
 
 use super::container::{self, ContainerSpec, kind_of, note};
@@ -26,7 +25,7 @@ const PORT: u16 = 2379;
 pub struct Etcd {
     url: String,
     version: String,
-    container: Option<ContainerAsync<GenericImage>>,
+    container: Option<container::Container>,
 }
 
 impl Etcd {

@@ -56,7 +56,6 @@ use std::time::{Duration, Instant};
 
 use sqlx::mysql::MySqlPool;
 use sqlx::postgres::PgPool;
-use testcontainers::{ContainerAsync, GenericImage};
 use tokio::sync::OnceCell;
 
 pub use container::docker;
@@ -391,7 +390,7 @@ pub struct OwnServer {
     backend: Backend,
     url: String,
     id: String,
-    container: Option<ContainerAsync<GenericImage>>,
+    container: Option<container::Container>,
 }
 
 impl OwnServer {
@@ -419,12 +418,10 @@ impl OwnServer {
             Backend::Postgres => postgres::PORT,
             Backend::MySql => mysql::PORT,
         };
-        // A new host port: `127.0.0.1:49153` (one line per address family).
-        let mapped = docker(&["port", &self.id, &format!("{port}/tcp")]);
-        let host_port: u16 = mapped
-            .lines()
-            .find_map(|l| l.rsplit(':').next().and_then(|p| p.parse().ok()))
-            .unwrap_or_else(|| panic!("no host port in `docker port`: {mapped:?}"));
+        // A new host port.
+        let host_port = container::host_port(&self.id, port)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
         let mut url = url::Url::parse(&self.url).expect("the server's URL");
         url.set_port(Some(host_port)).expect("a URL with a port");
         self.url = url.into();
@@ -580,7 +577,7 @@ struct Server {
     admin_url: url::Url,
     admin: Admin,
     /// Kept so the container lives as long as the process.
-    container: Option<ContainerAsync<GenericImage>>,
+    container: Option<container::Container>,
 }
 
 enum Admin {
@@ -748,7 +745,7 @@ struct ContainerServer {
     version: String,
     admin_url: url::Url,
     admin: Admin,
-    container: ContainerAsync<GenericImage>,
+    container: container::Container,
 }
 
 async fn start_container(
