@@ -64,26 +64,36 @@ pub(crate) mod rows {
         db_now: i64,
     }
 
-    /// A segment row's `max_id`.
-    #[derive(diesel::QueryableByName)]
-    pub(crate) struct MaxId {
-        #[diesel(sql_type = BigInt)]
-        max_id: i64,
+    /// A row of one `BIGINT` column, named as the field.
+    macro_rules! bigint_row {
+        ($(#[$doc:meta])* $row:ident { $column:ident }) => {
+            $(#[$doc])*
+            #[derive(diesel::QueryableByName)]
+            pub(crate) struct $row {
+                #[diesel(sql_type = BigInt)]
+                $column: i64,
+            }
+
+            impl Named for $row {
+                fn named(self) -> Vec<(&'static str, SqlValue)> {
+                    vec![(stringify!($column), SqlValue::BigInt(self.$column))]
+                }
+            }
+        };
     }
 
-    /// Whether the migration lock was taken.
-    #[derive(diesel::QueryableByName)]
-    pub(crate) struct Locked {
-        #[diesel(sql_type = BigInt)]
-        locked: i64,
-    }
-
-    /// Whether the migration lock was released.
-    #[derive(diesel::QueryableByName)]
-    pub(crate) struct Released {
-        #[diesel(sql_type = BigInt)]
-        released: i64,
-    }
+    bigint_row!(
+        /// A segment row's `max_id`.
+        MaxId { max_id }
+    );
+    bigint_row!(
+        /// Whether the migration lock was taken.
+        Locked { locked }
+    );
+    bigint_row!(
+        /// Whether the migration lock was released.
+        Released { released }
+    );
 
     /// A space of the lease table.
     #[derive(diesel::QueryableByName)]
@@ -123,24 +133,6 @@ pub(crate) mod rows {
                 ("holder", text(self.holder)),
                 ("db_now", SqlValue::BigInt(self.db_now)),
             ]
-        }
-    }
-
-    impl Named for MaxId {
-        fn named(self) -> Vec<(&'static str, SqlValue)> {
-            vec![("max_id", SqlValue::BigInt(self.max_id))]
-        }
-    }
-
-    impl Named for Locked {
-        fn named(self) -> Vec<(&'static str, SqlValue)> {
-            vec![("locked", SqlValue::BigInt(self.locked))]
-        }
-    }
-
-    impl Named for Released {
-        fn named(self) -> Vec<(&'static str, SqlValue)> {
-            vec![("released", SqlValue::BigInt(self.released))]
         }
     }
 

@@ -101,27 +101,17 @@ where
         })
 }
 
-/// Creates the lease table `flakeid_nodes` if it does not exist (the
-/// shipped migration's `up.sql`, run directly). Any number of processes
-/// may run it at once: on PostgreSQL the statement takes an advisory lock,
-/// and on SQLite it waits up to 5 s for another process's write, as sqlx
-/// does, where Diesel would fail with "database is locked" at once.
+/// Creates the lease table `flakeid_nodes` if it does not exist: the
+/// migration's `up.sql` run at once, safe from any number of processes at
+/// the same moment (see [`TableMigration`]).
 ///
 /// # Errors
 /// The database's error.
-pub fn create_table<C>(conn: &mut C) -> QueryResult<()>
-where
-    C: Connection,
-    C::Backend: DieselBackend,
-{
+pub fn create_table<C: Connection<Backend: DieselBackend>>(conn: &mut C) -> QueryResult<()> {
     MIGRATIONS.create_table(conn)
 }
 
-/// The lease table's migration as a Diesel migration source: run it with
-/// `diesel_migrations`' `MigrationHarness::run_pending_migrations(MIGRATIONS)`
-/// inside [`migration::run`](crate::migration::run), next to your own
-/// `embed_migrations!` source (recorded in `__diesel_schema_migrations`
-/// like yours).
+/// The lease table's migration (see [`TableMigration`]).
 pub const MIGRATIONS: TableMigration = TableMigration::new(
     "00000000000001",
     "create_flakeid_nodes",

@@ -145,8 +145,16 @@ where
 /// [`segment::MIGRATIONS`](crate::segment::MIGRATIONS)): run it with
 /// `diesel_migrations`' `MigrationHarness::run_pending_migrations`
 /// (recorded in `__diesel_schema_migrations` like your own), next to your
-/// `embed_migrations!` source. The crate ships the same SQL as migration
-/// files for the Diesel CLI, in `migrations/<backend>/<version>_<name>/`.
+/// `embed_migrations!` source, inside [`run`] so that every replica may run
+/// it at start-up. The crate ships the same SQL as migration files for the
+/// Diesel CLI, in `migrations/<backend>/<version>_<name>/`.
+///
+/// The table's `create_table` (`lease::create_table`,
+/// `segment::create_table`) runs the same `up.sql` directly, without the
+/// migration's record. Any number of processes may run it at once: on
+/// PostgreSQL the statement takes an advisory lock, and on SQLite it waits
+/// up to 5 s for another process's write, as sqlx does, where Diesel would
+/// fail with "database is locked" at once.
 #[derive(Debug, Clone, Copy)]
 pub struct TableMigration {
     version: &'static str,

@@ -88,20 +88,18 @@ pub async fn list_nodes(db: &DatabaseConnection, space: &str) -> Result<NodeTabl
         })
 }
 
-/// A migration creating the lease table (feature `migration`); add it to
-/// your `Migrator` and run that with [`crate::migration::up`]:
-///
-/// ```ignore
-/// fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-///     vec![Box::new(flakeid_seaorm::lease::Migration), Box::new(m20240101_create_users::Migration)]
-/// }
-/// ```
 #[cfg(feature = "migration")]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Migration;
-
-#[cfg(feature = "migration")]
-crate::table::table_migration!(Migration, NODES);
+crate::table::table_migration! {
+    /// A migration creating the lease table (feature `migration`); add it
+    /// to your `Migrator` and run that with [`crate::migration::up`]:
+    ///
+    /// ```ignore
+    /// fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+    ///     vec![Box::new(flakeid_seaorm::lease::Migration), Box::new(m20240101_create_users::Migration)]
+    /// }
+    /// ```
+    Migration = NODES
+}
 
 const NODES: FlakeTable = FlakeTable {
     migration: "m00000000_000001_create_flakeid_nodes",

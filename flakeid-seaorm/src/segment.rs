@@ -72,14 +72,12 @@ pub async fn max_id(db: &sea_orm::DatabaseConnection, name: &str) -> Result<Opti
         .await
 }
 
-/// A migration creating the segment table (feature `migration`); add it
-/// to your `Migrator` and run that with [`crate::migration::up`].
 #[cfg(feature = "migration")]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Migration;
-
-#[cfg(feature = "migration")]
-crate::table::table_migration!(Migration, SEGMENTS);
+crate::table::table_migration! {
+    /// A migration creating the segment table (feature `migration`); add
+    /// it to your `Migrator` and run that with [`crate::migration::up`].
+    Migration = SEGMENTS
+}
 
 const SEGMENTS: FlakeTable = FlakeTable {
     migration: "m00000000_000002_create_flakeid_segments",

@@ -32,11 +32,16 @@ impl FlakeTable {
     }
 }
 
-/// The migration of a table: `MigrationName` and `MigrationTrait` for the
-/// unit struct `$migration`, running `$table`'s SQL.
+/// The migration of a table: the unit struct `$migration` (with the given
+/// docs) and its `MigrationName` and `MigrationTrait`, running `$table`'s
+/// SQL.
 #[cfg(feature = "migration")]
 macro_rules! table_migration {
-    ($migration:ident, $table:expr) => {
+    ($(#[$doc:meta])* $migration:ident = $table:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct $migration;
+
         impl ::sea_orm_migration::MigrationName for $migration {
             fn name(&self) -> &str {
                 $table.migration

@@ -15,3 +15,4 @@
 
 pub mod db;
 pub mod process;
+pub mod worker;

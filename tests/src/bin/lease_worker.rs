@@ -47,10 +47,9 @@
 //! `DONE issued=.. inserted=.. duplicates=.. fenced=.. lost=0|1 clock=..`
 //! (the generator clock's reading at the end).
 
-use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::mpsc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use flakeid_core::layout::presets;
 use flakeid_core::node::{HighWaterFileOptions, LeaseError, LeaseOptions};
@@ -58,6 +57,7 @@ use flakeid_core::{
     CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, Generator,
     ManualClock, MonotonicClock, global,
 };
+use flakeid_tests::worker::{say, sqlite_path, start_at, wall_ms};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
 
 #[derive(Debug, Clone)]
@@ -174,18 +174,6 @@ fn args() -> Result<Args, String> {
     Ok(a)
 }
 
-fn say(line: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
-}
-
-fn wall_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 /// The generator clock: the process-wide monotonic clock, or a manual
 /// clock starting at a given Unix millisecond (moved only by waiting).
 #[derive(Debug, Clone)]
@@ -290,11 +278,6 @@ fn diesel_claim(
 }
 
 /// The file of a `sqlite://PATH?…` URL, for Diesel.
-fn sqlite_path(url: &str) -> String {
-    let path = url.strip_prefix("sqlite://").unwrap_or(url);
-    path.split('?').next().unwrap_or(path).to_owned()
-}
-
 /// Creates the segment table, then the lease table, through `orm`'s entry
 /// points, as a service's start-up does.
 async fn create_tables(db: &DatabaseConnection, a: &Args) -> Result<(), String> {
@@ -398,10 +381,7 @@ async fn run(a: Args) -> Result<i32, String> {
         .await
         .map_err(|e| format!("connect: {e}"))?;
     if let Some(at) = a.start_at_ms {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        tokio::time::sleep(Duration::from_millis(at.saturating_sub(now))).await;
+        start_at(at).await;
     }
     if a.create_tables
         && let Err(e) = create_tables(&db, &a).await

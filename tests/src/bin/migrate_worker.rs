@@ -22,12 +22,13 @@
 
 #![allow(unreachable_pub)] // generated entity items are `pub` inside a private module
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use flakeid_core::layout::presets;
 use flakeid_core::{Generator, global};
 use flakeid_seaorm::FlakeEntity as _;
+use flakeid_tests::worker::{say, sqlite_path, start_at};
 use sea_orm::{ActiveValue::NotSet, ConnectionTrait as _, Database, Set};
 use sea_orm_migration::{MigrationTrait, MigratorTrait};
 
@@ -157,18 +158,6 @@ fn args() -> Result<Args, String> {
     Ok(a)
 }
 
-fn say(line: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
-}
-
-fn sqlite_path(url: &str) -> String {
-    let path = url.strip_prefix("sqlite://").unwrap_or(url);
-    path.split('?').next().unwrap_or(path).to_owned()
-}
-
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// flakeid's tables, then the application's, through Diesel's runner.
@@ -249,10 +238,7 @@ async fn run(a: Args) -> Result<i32, String> {
         .await
         .map_err(|e| format!("connect: {e}"))?;
     if let Some(at) = a.start_at_ms {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        tokio::time::sleep(Duration::from_millis(at.saturating_sub(now))).await;
+        start_at(at).await;
     }
     let started = Instant::now();
     let migrated = match (a.orm.as_str(), a.plain) {

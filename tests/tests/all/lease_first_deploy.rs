@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use super::lease_common::{Worker, check_rows, report, rows, space, wall_ms};
+use super::lease_common::{Worker, check_rows, report, rows, space, sqlite_url, wall_ms};
 use flakeid_tests::db;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
 
@@ -132,15 +132,6 @@ async fn first_deploy(url: &str, name: &str, orm: &str) {
     if orm != "diesel-async" {
         assert_eq!(count(&conn, &q("flakeid_segments")).await, 0);
     }
-}
-
-/// A fresh SQLite file; its `sqlite://` URL.
-fn sqlite_url(name: &str) -> String {
-    let path = std::env::temp_dir().join(format!("{}.db", space(name)));
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    format!("sqlite://{}?mode=rwc", path.display())
 }
 
 #[tokio::test(flavor = "multi_thread")]

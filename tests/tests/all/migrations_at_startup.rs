@@ -12,9 +12,9 @@ use std::time::Duration;
 
 use flakeid_tests::db;
 use flakeid_tests::process::Output;
-use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement, TryGetable};
 
-use super::lease_common::{space, wall_ms};
+use super::lease_common::{sqlite_url, wall_ms};
 
 const REPLICAS: u64 = 16;
 const ROWS: i64 = 100;
@@ -60,25 +60,14 @@ fn start_replicas(url: &str, name: &str) -> Vec<Replica> {
         .collect()
 }
 
-async fn query_i64(conn: &DatabaseConnection, sql: &str) -> Vec<i64> {
+/// The first column of every row of `sql`.
+async fn column<T: TryGetable>(conn: &DatabaseConnection, sql: &str) -> Vec<T> {
     conn.query_all_raw(Statement::from_string(conn.get_database_backend(), sql))
         .await
         .unwrap_or_else(|e| panic!("{sql}: {e}"))
         .iter()
         .map(|r| {
-            r.try_get_by_index::<i64>(0)
-                .unwrap_or_else(|e| panic!("{sql}: {e}"))
-        })
-        .collect()
-}
-
-async fn query_text(conn: &DatabaseConnection, sql: &str) -> Vec<String> {
-    conn.query_all_raw(Statement::from_string(conn.get_database_backend(), sql))
-        .await
-        .unwrap_or_else(|e| panic!("{sql}: {e}"))
-        .iter()
-        .map(|r| {
-            r.try_get_by_index::<String>(0)
+            r.try_get_by_index::<T>(0)
                 .unwrap_or_else(|e| panic!("{sql}: {e}"))
         })
         .collect()
@@ -131,12 +120,12 @@ async fn sixteen_replicas_migrate_at_once(url: &str, name: &str) {
                 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '{table}'"
             ),
         };
-        assert_eq!(query_i64(&conn, &sql).await, [1], "{table}");
+        assert_eq!(column::<i64>(&conn, &sql).await, [1], "{table}");
     }
     // Each runner recorded each of its versions once.
     let versions = |table: &str| format!("SELECT version FROM {table} ORDER BY version");
     assert_eq!(
-        query_text(&conn, &versions("seaql_migrations")).await,
+        column::<String>(&conn, &versions("seaql_migrations")).await,
         [
             "m00000000_000001_create_flakeid_nodes",
             "m00000000_000002_create_flakeid_segments",
@@ -144,17 +133,17 @@ async fn sixteen_replicas_migrate_at_once(url: &str, name: &str) {
         ]
     );
     assert_eq!(
-        query_text(&conn, &versions("__diesel_schema_migrations")).await,
+        column::<String>(&conn, &versions("__diesel_schema_migrations")).await,
         ["00000000000001", "00000000000002", "20240101000001"]
     );
     // Every replica's rows, no key twice.
-    let rows = query_i64(&conn, &format!("SELECT {} FROM events", big("COUNT(*)"))).await[0];
-    let distinct = query_i64(
+    let rows = column::<i64>(&conn, &format!("SELECT {} FROM events", big("COUNT(*)"))).await[0];
+    let distinct = column::<i64>(
         &conn,
         &format!("SELECT {} FROM events", big("COUNT(DISTINCT id)")),
     )
     .await[0];
-    let per_worker = query_i64(
+    let per_worker = column::<i64>(
         &conn,
         &format!(
             "SELECT {} FROM events GROUP BY worker ORDER BY worker",
@@ -169,15 +158,6 @@ async fn sixteen_replicas_migrate_at_once(url: &str, name: &str) {
     assert_eq!(per_worker, vec![ROWS; usize::try_from(REPLICAS).unwrap()]);
     assert_eq!(rows, ROWS * i64::try_from(REPLICAS).unwrap());
     assert_eq!(distinct, rows, "duplicate keys");
-}
-
-/// A fresh SQLite file; its `sqlite://` URL.
-fn sqlite_url(name: &str) -> String {
-    let path = std::env::temp_dir().join(format!("{}.db", space(name)));
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    format!("sqlite://{}?mode=rwc", path.display())
 }
 
 #[tokio::test(flavor = "multi_thread")]

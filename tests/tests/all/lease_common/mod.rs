@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::Write as _;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use flakeid_core::layout::Layout as _;
 use flakeid_core::layout::presets;
@@ -300,10 +300,15 @@ pub fn space(test: &str) -> String {
     format!("{test}-{}", std::process::id())
 }
 
-pub fn wall_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap())
+pub use flakeid_tests::worker::wall_ms;
+
+/// A fresh SQLite file for the test `name`; its `sqlite://` URL.
+pub fn sqlite_url(name: &str) -> String {
+    let path = std::env::temp_dir().join(format!("{}.db", space(name)));
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    format!("sqlite://{}?mode=rwc", path.display())
 }
 
 /// The lease table's row of `node` in `space`: `(owner, fence)`.
