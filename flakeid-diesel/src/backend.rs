@@ -94,6 +94,10 @@ pub(crate) mod rows {
         /// Whether the migration lock was released.
         Released { released }
     );
+    bigint_row!(
+        /// SQLite: the connection's busy timeout, in milliseconds.
+        Timeout { timeout }
+    );
 
     /// A space of the lease table.
     #[derive(diesel::QueryableByName)]
@@ -246,6 +250,7 @@ macro_rules! diesel_backend {
                     Some("space") => rows::of(s, query.load::<rows::Space>(conn)?),
                     Some("locked") => rows::of(s, query.load::<rows::Locked>(conn)?),
                     Some("released") => rows::of(s, query.load::<rows::Released>(conn)?),
+                    Some("timeout") => rows::of(s, query.load::<rows::Timeout>(conn)?),
                     _ => return Err(rows::unknown(s)),
                 })
             }

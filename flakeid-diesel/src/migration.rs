@@ -37,12 +37,14 @@
 //! |---|---|---|
 //! | PostgreSQL | a session-level advisory lock on `conn` | on `conn`, as `run_pending_migrations` runs them |
 //! | MySQL/MariaDB | `GET_LOCK` on `conn` | on `conn` |
-//! | SQLite | an exclusive transaction (`BEGIN EXCLUSIVE`) on `conn` | inside it: one commit for the whole run, or nothing |
+//! | SQLite | an immediate transaction (`BEGIN IMMEDIATE`) on `conn`, with a busy timeout of at least 5 s for the run (set back after) | inside it: one commit for the whole run, or nothing |
 //!
 //! The lock is released when `migrate` returns, fails or panics, and by
 //! the database when the process dies. A replica that waits for the lock
 //! longer than [`MigrationLock::wait`] (5 minutes by default) fails with
-//! [`MigrationError::Lock`], naming the database and the lock.
+//! [`MigrationError::Lock`], naming the database and the lock (on SQLite
+//! an attempt itself waits up to the busy timeout, so the wait may end up
+//! to 5 s later).
 //!
 //! [`run`] is a blocking call on a blocking connection, like
 //! `run_pending_migrations` itself: it waits for the lock by sleeping its
@@ -63,7 +65,7 @@ use flakeid_core::sql::Dialect;
 pub use flakeid_core::sql::{MigrationLock, MigrationLockTimeout};
 use flakeid_core::store::SqlExecutor as _;
 
-use crate::backend::{DieselBackend, OnConnection, is_sqlite_busy, run_ddl};
+use crate::backend::{DieselBackend, OnConnection, SQLITE_BUSY_TIMEOUT, is_sqlite_busy, run_ddl};
 
 /// Why [`run`] failed.
 #[derive(Debug, thiserror::Error)]
@@ -115,24 +117,31 @@ where
         lock: lock.name().to_owned(),
         source,
     };
+    let mut held = Held {
+        conn,
+        lock,
+        taken: false,
+        busy_timeout: None,
+    };
+    if take.is_none() {
+        held.raise_busy_timeout()
+            .map_err(|e| query_error("take", e))?;
+    }
     wait_for(lock, dialect, || match &take {
-        Some(take) => OnConnection(&mut *conn)
+        Some(take) => OnConnection(&mut *held.conn)
             .query(take)
             .map(|rows| rows.first().and_then(|r| r.i64("locked")) == Some(1))
             .map_err(|e| query_error("take", e)),
         None => {
-            match AnsiTransactionManager::begin_transaction_sql(&mut *conn, "BEGIN EXCLUSIVE") {
+            match AnsiTransactionManager::begin_transaction_sql(&mut *held.conn, "BEGIN IMMEDIATE")
+            {
                 Ok(()) => Ok(true),
                 Err(e) if is_sqlite_busy(&e) => Ok(false),
                 Err(e) => Err(query_error("take", e)),
             }
         }
     })?;
-    let mut held = Held {
-        conn,
-        lock,
-        ended: false,
-    };
+    held.taken = true;
     let done = migrate(held.conn).map_err(|e| MigrationError::Migrate(e.into()));
     let ended = held.end(done.is_ok());
     let value = done?;
@@ -252,8 +261,9 @@ impl<DB: DieselBackend> Migration<DB> for TableMigration {
     }
 }
 
-/// The lock, held on `conn` until [`end`](Held::end) or a drop (a panic in
-/// the migrations).
+/// The lock on `conn`, from when it is `taken` until [`end`](Held::end)
+/// or a drop (a panic in the migrations); on SQLite the connection's
+/// `busy_timeout` to set back.
 struct Held<'c, 'l, C>
 where
     C: Connection<TransactionManager = AnsiTransactionManager> + LoadConnection,
@@ -261,7 +271,8 @@ where
 {
     conn: &'c mut C,
     lock: &'l MigrationLock,
-    ended: bool,
+    taken: bool,
+    busy_timeout: Option<i64>,
 }
 
 impl<C> Held<'_, '_, C>
@@ -269,15 +280,39 @@ where
     C: Connection<TransactionManager = AnsiTransactionManager> + LoadConnection,
     C::Backend: DieselBackend,
 {
-    /// Releases the lock: on SQLite commits the migrations (`keep`) or
-    /// rolls them back.
+    /// SQLite: a busy timeout of at least [`SQLITE_BUSY_TIMEOUT`] for the
+    /// run (a connection Diesel opened has none), so that `BEGIN IMMEDIATE`
+    /// and the `COMMIT` wait for other connections' locks of the moment.
+    fn raise_busy_timeout(&mut self) -> QueryResult<()> {
+        let rows = OnConnection(&mut *self.conn).query(&MigrationLock::sqlite_busy_timeout())?;
+        let previous = rows.first().and_then(|r| r.i64("timeout")).unwrap_or(0);
+        self.busy_timeout = Some(previous);
+        let ms = i64::try_from(SQLITE_BUSY_TIMEOUT.as_millis())
+            .unwrap_or(i64::MAX)
+            .max(previous);
+        self.conn
+            .batch_execute(&format!("PRAGMA busy_timeout = {ms}"))
+    }
+
+    /// Releases the lock if it was taken: on SQLite commits the migrations
+    /// (`keep`) or rolls them back, and sets the busy timeout back.
     fn end(&mut self, keep: bool) -> QueryResult<()> {
-        self.ended = true;
-        match self.lock.unlock(<C::Backend as DieselBackend>::DIALECT) {
-            Some(unlock) => OnConnection(&mut *self.conn).query(&unlock).map(drop),
-            None if keep => AnsiTransactionManager::commit_transaction(&mut *self.conn),
-            None => AnsiTransactionManager::rollback_transaction(&mut *self.conn),
-        }
+        let released = if std::mem::take(&mut self.taken) {
+            match self.lock.unlock(<C::Backend as DieselBackend>::DIALECT) {
+                Some(unlock) => OnConnection(&mut *self.conn).query(&unlock).map(drop),
+                None if keep => AnsiTransactionManager::commit_transaction(&mut *self.conn),
+                None => AnsiTransactionManager::rollback_transaction(&mut *self.conn),
+            }
+        } else {
+            Ok(())
+        };
+        let restored = match self.busy_timeout.take() {
+            Some(ms) => self
+                .conn
+                .batch_execute(&format!("PRAGMA busy_timeout = {ms}")),
+            None => Ok(()),
+        };
+        released.and(restored)
     }
 }
 
@@ -287,9 +322,7 @@ where
     C::Backend: DieselBackend,
 {
     fn drop(&mut self) {
-        if !self.ended {
-            let _ = self.end(false);
-        }
+        let _ = self.end(false);
     }
 }
 

@@ -42,13 +42,15 @@
 //! |---|---|---|
 //! | PostgreSQL | a session-level advisory lock, on a connection of the pool held for the run | the pool (each migration in its own transaction, as `Migrator::up` does) |
 //! | MySQL/MariaDB | `GET_LOCK`, on a connection of the pool held for the run | the pool |
-//! | SQLite | an exclusive transaction (`BEGIN EXCLUSIVE`) | that transaction: one commit for the whole run, or nothing |
+//! | SQLite | an immediate transaction (`BEGIN IMMEDIATE`) | that transaction: one commit for the whole run, or nothing |
 //!
 //! On PostgreSQL and MySQL/MariaDB the pool needs a second connection
 //! for the migrations while one holds the lock. A replica that waits for
 //! the lock longer than [`MigrationLock::wait`] (5 minutes by default)
 //! fails with [`Error::MigrationLock`] inside the `DbErr`, naming the
-//! database and the lock. Waits are the runtime's timer's (tokio), and a
+//! database and the lock (on SQLite an attempt itself waits up to the
+//! connection's busy timeout, 5 s in sqlx, so the wait may end that much
+//! later). Waits are the runtime's timer's (tokio), and a
 //! run cancelled while it holds the lock (its future dropped) releases it
 //! in a task of its own. A process that dies releases the lock with its
 //! connection.
@@ -149,7 +151,7 @@ impl<'l> Held<'l> {
                         None => false,
                     }
                 }
-                _ => match db.begin_with_options(exclusive()).await {
+                _ => match db.begin_with_options(immediate()).await {
                     Ok(txn) => {
                         held.txn = Some(txn);
                         true
@@ -232,9 +234,9 @@ impl Drop for Held<'_> {
     }
 }
 
-fn exclusive() -> TransactionOptions {
+fn immediate() -> TransactionOptions {
     TransactionOptions {
-        sqlite_transaction_mode: Some(SqliteTransactionMode::Exclusive),
+        sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
         ..TransactionOptions::default()
     }
 }

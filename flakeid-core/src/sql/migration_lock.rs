@@ -24,7 +24,7 @@ use super::{Dialect, SqlStatement, SqlType, SqlValue, SqlWriter};
 /// |---|---|
 /// | PostgreSQL | a session-level advisory lock ([`try_lock`](Self::try_lock): `pg_try_advisory_lock(key)`, [`key`](Self::key) from the name), on one connection held for the run |
 /// | MySQL/MariaDB | a named lock (`GET_LOCK`) on one connection held for the run, named after the lock and the database (`LEFT(CONCAT(name, '.', DATABASE()), 64)`) |
-/// | SQLite | an exclusive transaction (`BEGIN EXCLUSIVE`: one writer per database file, and no reader to wait for at its `COMMIT`) on the connection that runs the migrations |
+/// | SQLite | an immediate transaction (`BEGIN IMMEDIATE`: one writer per database file; readers go on) on the connection that runs the migrations, which waits for readers at its `COMMIT` (its busy timeout: [`sqlite_busy_timeout`](Self::sqlite_busy_timeout)) |
 ///
 /// A process that holds the lock and dies releases it with its connection.
 /// Waiting is bounded by [`wait`](Self::wait) (5 minutes by default): a
@@ -42,7 +42,7 @@ use super::{Dialect, SqlStatement, SqlType, SqlValue, SqlWriter};
 ///     take.sql,
 ///     "SELECT CAST(CASE WHEN pg_try_advisory_lock($1) THEN 1 ELSE 0 END AS BIGINT) AS locked"
 /// );
-/// // SQLite locks by beginning an exclusive transaction instead.
+/// // SQLite locks by beginning an immediate transaction instead.
 /// assert!(lock.try_lock(Dialect::Sqlite).is_none());
 /// // Retries back off from 10 ms to 250 ms, and stop once the wait is over.
 /// assert_eq!(lock.retry_after(0, Duration::ZERO), Some(Duration::from_millis(10)));
@@ -133,17 +133,36 @@ impl MigrationLock {
     /// waiting: one row, one `BIGINT` column `locked`, 1 if this session
     /// holds the lock now, 0 if another one does. Run it again after
     /// [`retry_after`](Self::retry_after) until it returns 1. `None` on
-    /// SQLite, where the lock is an exclusive transaction (`BEGIN
-    /// EXCLUSIVE`) the runner begins instead.
+    /// SQLite, where the lock is an immediate transaction (`BEGIN
+    /// IMMEDIATE`) the runner begins instead.
     pub fn try_lock(&self, dialect: Dialect) -> Option<SqlStatement> {
         self.statement(dialect, LOCKED, "pg_try_advisory_lock", "GET_LOCK", ", 0")
     }
 
     /// A query that releases the lock this session holds: one row, one
     /// `BIGINT` column `released`, 1 if it was held and is released now.
-    /// `None` on SQLite, where the exclusive transaction's end releases it.
+    /// `None` on SQLite, where the immediate transaction's end releases it.
     pub fn unlock(&self, dialect: Dialect) -> Option<SqlStatement> {
         self.statement(dialect, RELEASED, "pg_advisory_unlock", "RELEASE_LOCK", "")
+    }
+
+    /// SQLite: a query of the connection's busy timeout, how long a
+    /// statement waits for another connection's lock before it fails with
+    /// "database is locked" (`PRAGMA busy_timeout`: one row, one `BIGINT`
+    /// column `timeout`, in milliseconds). A runner on a connection
+    /// without one (Diesel's, unlike sqlx's) sets one for the run, so that
+    /// its `COMMIT` waits for the readers of the moment, and sets the old
+    /// one back after.
+    ///
+    /// ```
+    /// use flakeid_core::sql::MigrationLock;
+    ///
+    /// assert_eq!(MigrationLock::sqlite_busy_timeout().sql, "PRAGMA busy_timeout");
+    /// ```
+    pub fn sqlite_busy_timeout() -> SqlStatement {
+        let mut w = SqlWriter::new(Dialect::Sqlite);
+        w.push("PRAGMA busy_timeout").returns(TIMEOUT);
+        w.finish()
     }
 
     /// The pause before attempt `attempt + 1` (the first retry is attempt
@@ -182,7 +201,7 @@ impl MigrationLock {
             how: match dialect {
                 Dialect::Postgres => "advisory lock",
                 Dialect::MySql => "GET_LOCK",
-                Dialect::Sqlite => "BEGIN EXCLUSIVE",
+                Dialect::Sqlite => "BEGIN IMMEDIATE",
             },
             waited,
         }
@@ -238,7 +257,7 @@ pub struct MigrationLockTimeout {
     pub database: &'static str,
     /// The lock's name.
     pub lock: String,
-    /// The kind of lock: `"advisory lock"`, `"GET_LOCK"`, `"BEGIN EXCLUSIVE"`.
+    /// The kind of lock: `"advisory lock"`, `"GET_LOCK"`, `"BEGIN IMMEDIATE"`.
     pub how: &'static str,
     /// How long the run waited.
     pub waited: Duration,
@@ -246,6 +265,7 @@ pub struct MigrationLockTimeout {
 
 const LOCKED: &[(&str, SqlType)] = &[("locked", SqlType::BigInt)];
 const RELEASED: &[(&str, SqlType)] = &[("released", SqlType::BigInt)];
+const TIMEOUT: &[(&str, SqlType)] = &[("timeout", SqlType::BigInt)];
 
 #[cfg(test)]
 mod tests {

@@ -5,13 +5,20 @@
 //! `flakeid_diesel::migration::run` (Diesel's `run_pending_migrations`),
 //! half each, then inserts rows with flake keys; on PostgreSQL, MariaDB and
 //! SQLite. Every replica must start; the tables, the runners' bookkeeping
-//! and the rows are checked with plain SQL.
+//! and the rows are checked with plain SQL. And the two ORMs' runners take
+//! one lock: while one holds it the other waits, up to its wait, then fails
+//! with the error naming the database and the lock.
 
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use diesel::Connection as _;
+use diesel::connection::{AnsiTransactionManager, LoadConnection};
+use flakeid_diesel::DieselBackend;
+use flakeid_diesel::migration::{MigrationError, MigrationLock};
 use flakeid_tests::db;
 use flakeid_tests::process::Output;
+use flakeid_tests::worker::sqlite_path;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement, TryGetable};
 
 use super::lease_common::{sqlite_url, wall_ms};
@@ -175,4 +182,142 @@ async fn mariadb_sixteen_replicas_run_migrations_at_once() {
 #[tokio::test(flavor = "multi_thread")]
 async fn sqlite_sixteen_replicas_run_migrations_at_once() {
     sixteen_replicas_migrate_at_once(&sqlite_url("lite-migrate"), "lite-migrate").await;
+}
+
+/// How long the waiting side waits for the lock in these tests.
+const WAIT: Duration = Duration::from_millis(500);
+
+/// An empty run through Diesel's runner, on a connection of its own.
+fn diesel_run(url: &str, lock: &MigrationLock) -> Result<(), MigrationError> {
+    diesel_run_while(url, lock, || ())
+}
+
+/// An empty run through SeaORM's runner, on a pool of its own.
+async fn seaorm_run(url: &str, lock: &MigrationLock) -> Result<(), sea_orm::DbErr> {
+    let db = Database::connect(url).await.expect("connect");
+    flakeid_seaorm::migration::run(&db, lock, async |_| Ok(())).await
+}
+
+/// The wait was the lock's: at least `WAIT`, and it ended (the bound is
+/// generous: SQLite's attempts through sqlx each wait the connection's
+/// busy timeout, 5 s).
+fn assert_waited(started: Instant, waited: Duration) {
+    let elapsed = started.elapsed();
+    assert!(waited >= WAIT, "gave up after {waited:?}");
+    assert!(
+        elapsed >= WAIT && elapsed < WAIT + Duration::from_secs(30),
+        "{elapsed:?}"
+    );
+}
+
+async fn one_lock_for_both_orms(url: &str, database: &str) {
+    let lock = MigrationLock::named("bounded").wait(WAIT);
+
+    // SeaORM holds the lock: Diesel waits for it, then gives up.
+    let db = Database::connect(url).await.expect("connect");
+    flakeid_seaorm::migration::run(&db, &lock, async |_| {
+        let (url, lock) = (url.to_owned(), lock.clone());
+        let started = Instant::now();
+        let held = tokio::task::spawn_blocking(move || diesel_run(&url, &lock))
+            .await
+            .expect("the Diesel run ends");
+        match held {
+            Err(MigrationError::Lock(timeout)) => {
+                assert_eq!(timeout.database, database);
+                assert_eq!(timeout.lock, "bounded");
+                assert_waited(started, timeout.waited);
+            }
+            other => panic!("expected MigrationError::Lock, got {other:?}"),
+        }
+        Ok(())
+    })
+    .await
+    .expect("SeaORM's run");
+
+    // Diesel holds it: SeaORM waits for it, then gives up.
+    let runtime = tokio::runtime::Handle::current();
+    let (url_d, lock_d) = (url.to_owned(), lock.clone());
+    let database = database.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let (url, lock) = (url_d.clone(), lock_d.clone());
+        diesel_run_while(&url_d, &lock_d, move || {
+            let started = Instant::now();
+            let err = runtime
+                .block_on(seaorm_run(&url, &lock))
+                .expect_err("the lock is held");
+            match flakeid_seaorm::Error::find(&err) {
+                Some(flakeid_seaorm::Error::MigrationLock(timeout)) => {
+                    assert_eq!(timeout.database, database);
+                    assert_eq!(timeout.lock, "bounded");
+                    assert_waited(started, timeout.waited);
+                }
+                other => panic!("expected Error::MigrationLock, got {other:?} from {err}"),
+            }
+        })
+    })
+    .await
+    .expect("the Diesel run ends")
+    .expect("Diesel's run");
+
+    // Released by both: each takes it at once.
+    seaorm_run(url, &lock).await.expect("free again");
+    let (url, lock) = (url.to_owned(), lock.clone());
+    tokio::task::spawn_blocking(move || diesel_run(&url, &lock))
+        .await
+        .expect("the Diesel run ends")
+        .expect("free again");
+}
+
+/// [`diesel_run`], running `inside` while it holds the lock.
+fn diesel_run_while(
+    url: &str,
+    lock: &MigrationLock,
+    inside: impl FnOnce(),
+) -> Result<(), MigrationError> {
+    fn on<C>(mut conn: C, lock: &MigrationLock, inside: impl FnOnce()) -> Result<(), MigrationError>
+    where
+        C: diesel::Connection<TransactionManager = AnsiTransactionManager> + LoadConnection,
+        C::Backend: DieselBackend,
+    {
+        flakeid_diesel::migration::run(&mut conn, lock, |_| {
+            inside();
+            Ok::<_, std::convert::Infallible>(())
+        })
+    }
+    if url.starts_with("postgres") {
+        on(
+            diesel::PgConnection::establish(url).expect("connect"),
+            lock,
+            inside,
+        )
+    } else if url.starts_with("mysql") {
+        on(
+            diesel::MysqlConnection::establish(url).expect("connect"),
+            lock,
+            inside,
+        )
+    } else {
+        on(
+            diesel::SqliteConnection::establish(&sqlite_path(url)).expect("connect"),
+            lock,
+            inside,
+        )
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_one_lock_for_both_orms_and_a_bounded_wait() {
+    let db = db::postgres().await;
+    one_lock_for_both_orms(db.url(), "PostgreSQL").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mariadb_one_lock_for_both_orms_and_a_bounded_wait() {
+    let db = db::mysql().await;
+    one_lock_for_both_orms(db.url(), "MySQL/MariaDB").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_one_lock_for_both_orms_and_a_bounded_wait() {
+    one_lock_for_both_orms(&sqlite_url("lite-lock"), "SQLite").await;
 }
