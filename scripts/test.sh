@@ -252,9 +252,11 @@ wait_images() {
     return "$status"
 }
 
+# The loom model check: `--cfg loom` rebuilds everything, in a target dir of
+# its own, with the `loom` profile (see Cargo.toml).
 loom_build() {
-    RUSTFLAGS="--cfg loom" cargo test -p flakeid-loom-tests --test loom --release \
-        --target-dir "$repo/target/loom" "$@"
+    RUSTFLAGS="--cfg loom" \
+        cargo test -p flakeid-loom-tests --test loom --profile loom --target-dir "$repo/target/loom" "$@"
 }
 
 # Runs one cargo target selection ($@, e.g. `--workspace --test all`) and,
@@ -309,7 +311,7 @@ run_job() {
 # CLI with their own features while the database jobs wait on servers;
 # `api`, the public-API snapshots from rustdoc's JSON; `db_quick`,
 # `generator_process`, `ui`), the doc tests, the loom model check of the
-# generator (`--cfg loom`, release, a target dir of its own), every other
+# generator (`--cfg loom`, the `loom` profile, a target dir of its own), every other
 # test target name and the binaries' tests.
 # Each line: job name, then its cargo arguments.
 plan_jobs() {
