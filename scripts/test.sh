@@ -42,6 +42,12 @@
 #                       half of it for the lease and segment tests, which
 #                       start several processes each).
 #   FLAKEID_TEST_JOBS   jobs of the full run at once (default 3).
+#   FLAKEID_TEST_LINT=1 build the tests through clippy, warnings denied
+#                       (clippy-driver as the workspace's rustc wrapper): the
+#                       tests' build is then also the lint of every target,
+#                       with no second check of the dependencies (.ci/run
+#                       sets it). Its artifacts are kept apart from a plain
+#                       build's, so neither rebuilds the other.
 # Phases (timings printed at the end, with each job's): build dependencies,
 # container engine, database images (built beside the compile), build
 # tests, tests (the jobs).
@@ -67,6 +73,14 @@ export FLAKEID_TEST_RUN_ID="${FLAKEID_TEST_RUN_ID:-$(date +%s)-$$}"
 # the CPU: twelve at a time, whatever the core count (libtest's default is
 # one per core).
 export RUST_TEST_THREADS="${RUST_TEST_THREADS:-12}"
+
+if [ "${FLAKEID_TEST_LINT:-0}" = 1 ]; then
+    clippy_driver="$(rustc --print sysroot)/bin/clippy-driver"
+    [ -x "$clippy_driver" ] || die "FLAKEID_TEST_LINT=1 needs clippy: rustup component add clippy"
+    # What `cargo clippy -- -D warnings` gives clippy-driver.
+    export RUSTC_WORKSPACE_WRAPPER="$clippy_driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+    log "FLAKEID_TEST_LINT=1: the tests build through clippy, warnings denied"
+fi
 
 if [ -n "${FLAKEID_TEST_POSTGRES_URL:-}" ] && [ -n "${FLAKEID_TEST_POSTGRES18_URL:-}" ] &&
     [ -n "${FLAKEID_TEST_MYSQL_URL:-}" ] && [ -n "${FLAKEID_TEST_ETCD_URL:-}" ]; then
@@ -252,9 +266,12 @@ wait_images() {
     return "$status"
 }
 
+# The loom model check: `--cfg loom` rebuilds everything, in a target dir of
+# its own, with the `loom` profile (see Cargo.toml); not linted (clippy has
+# never checked the `--cfg loom` code).
 loom_build() {
-    RUSTFLAGS="--cfg loom" cargo test -p flakeid-loom-tests --test loom --release \
-        --target-dir "$repo/target/loom" "$@"
+    env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS RUSTFLAGS="--cfg loom" \
+        cargo test -p flakeid-loom-tests --test loom --profile loom --target-dir "$repo/target/loom" "$@"
 }
 
 # Runs one cargo target selection ($@, e.g. `--workspace --test all`) and,
@@ -309,7 +326,7 @@ run_job() {
 # CLI with their own features while the database jobs wait on servers;
 # `api`, the public-API snapshots from rustdoc's JSON; `db_quick`,
 # `generator_process`, `ui`), the doc tests, the loom model check of the
-# generator (`--cfg loom`, release, a target dir of its own), every other
+# generator (`--cfg loom`, the `loom` profile, a target dir of its own), every other
 # test target name and the binaries' tests.
 # Each line: job name, then its cargo arguments.
 plan_jobs() {

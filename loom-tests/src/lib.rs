@@ -7,5 +7,5 @@
 //! test, in the workspace's `cargo test`:
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" cargo test -p flakeid-loom-tests --test loom --release --target-dir target/loom
+//! RUSTFLAGS="--cfg loom" cargo test -p flakeid-loom-tests --test loom --profile loom --target-dir target/loom
 //! ```

@@ -4,7 +4,7 @@
 //! and `loom::model` explores every interleaving of the threads below:
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" cargo test -p flakeid-loom-tests --test loom --release --target-dir target/loom
+//! RUSTFLAGS="--cfg loom" cargo test -p flakeid-loom-tests --test loom --profile loom --target-dir target/loom
 //! ```
 //!
 //! Without `--cfg loom` the same scenarios run on real threads, repeatedly,
