@@ -15,9 +15,10 @@
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::impl_layout;
 use super::time::{TimeSettings, end_millis, time_setters};
 use crate::layout::LayoutError;
-use crate::layout::{Layout, Parts};
+use crate::layout::Parts;
 
 /// Order of the node and sequence fields below the time field.
 ///
@@ -573,31 +574,7 @@ fn check_part(part: &'static str, value: u64, max: u64) -> Result<(), LayoutErro
     }
 }
 
-impl Layout for BitLayout {
-    type Raw = u64;
-
-    fn tick_millis(&self) -> u64 {
-        self.tick_millis
-    }
-    fn epoch_millis(&self) -> u64 {
-        self.epoch_millis
-    }
-    fn max_tick(&self) -> u64 {
-        BitLayout::max_tick(self)
-    }
-    fn sequences_per_tick(&self) -> u64 {
-        self.capacity_per_tick()
-    }
-    fn max_node(&self) -> u64 {
-        BitLayout::max_node(self)
-    }
-    fn compose(&self, tick: u64, node: u64, sequence: u64) -> u64 {
-        BitLayout::compose(self, tick, node, sequence)
-    }
-    fn decompose(&self, id: u64) -> Parts {
-        BitLayout::decompose(self, id)
-    }
-}
+impl_layout!(BitLayout);
 
 /// Builder for [`BitLayout`].
 ///

@@ -2,9 +2,10 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::impl_layout;
 use super::time::{TimeSettings, end_millis, time_setters};
 use crate::layout::LayoutError;
-use crate::layout::{Domain, FieldOrder, Layout, Parts};
+use crate::layout::{Domain, FieldOrder, Parts};
 
 /// `10^exp` for `exp <= 19`.
 const fn pow10(exp: u32) -> u64 {
@@ -381,32 +382,7 @@ impl DecimalLayout {
     }
 }
 
-impl Layout for DecimalLayout {
-    type Raw = u64;
-
-    fn tick_millis(&self) -> u64 {
-        self.tick_millis
-    }
-    fn epoch_millis(&self) -> u64 {
-        self.epoch_millis
-    }
-    fn max_tick(&self) -> u64 {
-        self.max_tick
-    }
-    fn sequences_per_tick(&self) -> u64 {
-        self.capacity_per_tick()
-    }
-    fn max_node(&self) -> u64 {
-        DecimalLayout::max_node(self)
-    }
-    #[inline]
-    fn compose(&self, tick: u64, node: u64, sequence: u64) -> u64 {
-        DecimalLayout::compose(self, tick, node, sequence)
-    }
-    fn decompose(&self, id: u64) -> Parts {
-        DecimalLayout::decompose(self, id)
-    }
-}
+impl_layout!(DecimalLayout);
 
 /// Configures a [`DecimalLayout`].
 ///
