@@ -399,11 +399,10 @@ impl TraceIdGenerator<MonotonicClock> {
 }
 
 impl<C: Clock> TraceIdGeneratorBuilder<C> {
-    /// The most threads that will use the generator at once (rounded up to
-    /// a power of two); fewer threads leave more counter values per thread.
-    pub fn threads(mut self, threads: u32) -> Self {
-        self.threads = threads;
-        self
+    setters! {
+        /// The most threads that will use the generator at once (rounded up to
+        /// a power of two); fewer threads leave more counter values per thread.
+        threads(threads: u32) => threads = threads;
     }
 
     /// Uses `clock` instead of the current one.
