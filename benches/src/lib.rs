@@ -20,6 +20,9 @@ pub mod measure;
 pub mod report;
 pub mod subjects;
 
+use core::fmt::Display;
+use std::process::ExitCode;
+
 use flakeid_core::{ConfigError, GenerateError};
 
 /// Why a benchmark run failed.
@@ -53,4 +56,33 @@ pub enum BenchError {
     /// A command-line argument or size was unusable.
     #[error("{0}")]
     Argument(String),
+}
+
+/// A benchmark binary's exit status: success, or failure with the error
+/// on standard error (`error: …`).
+pub fn exit_status(result: Result<(), impl Display>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs `run` to the end on a multi-threaded tokio runtime of
+/// `worker_threads` threads (tokio's default for `None`); the exit status
+/// as [`exit_status`] gives it, a runtime that does not start included.
+pub fn exit_status_on_tokio<E: Display>(
+    worker_threads: Option<usize>,
+    run: impl Future<Output = Result<(), E>>,
+) -> ExitCode {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = worker_threads {
+        builder.worker_threads(n);
+    }
+    match builder.enable_all().build() {
+        Ok(runtime) => exit_status(runtime.block_on(run)),
+        Err(e) => exit_status(Err(format!("cannot start the tokio runtime: {e}"))),
+    }
 }

@@ -92,6 +92,22 @@
 #[allow(unused_extern_crates)]
 extern crate self as flakeid_core;
 
+/// Builder setters: each `name(param: Type) => field = value;` (with its
+/// doc comment) is a `pub fn name(mut self, param: Type) -> Self` setting
+/// `self.field` to `value`. Defined before every module, so that each
+/// builder of the crate writes its setters the same way.
+macro_rules! setters {
+    ($($(#[$attr:meta])* $name:ident($param:ident: $ty:ty) => $($field:ident).+ = $value:expr;)+) => {
+        $(
+            $(#[$attr])*
+            pub fn $name(mut self, $param: $ty) -> Self {
+                self.$($field).+ = $value;
+                self
+            }
+        )+
+    };
+}
+
 mod clock;
 mod cursor;
 mod decoded;

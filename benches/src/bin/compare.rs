@@ -124,11 +124,5 @@ fn run() -> Result<(), BenchError> {
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    flakeid_benches::exit_status(run())
 }

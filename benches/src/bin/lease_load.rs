@@ -336,21 +336,5 @@ async fn run() -> Result<(), BenchError> {
 }
 
 fn main() -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start tokio: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match rt.block_on(run()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    flakeid_benches::exit_status_on_tokio(None, run())
 }

@@ -115,24 +115,6 @@ mod tests {
 
     #[test]
     fn errors_name_input() {
-        assert_eq!(
-            DIGITS.decode_fixed(""),
-            Err(DecodeError::Empty {
-                encoding: DIGITS.name
-            })
-        );
-        assert_eq!(
-            DIGITS.decode_lenient(""),
-            Err(DecodeError::Empty {
-                encoding: DIGITS.name
-            })
-        );
-        assert_eq!(
-            DIGITS.decode_lenient("---"),
-            Err(DecodeError::Empty {
-                encoding: DIGITS.name
-            })
-        );
         for e in [
             DIGITS.decode_fixed("12*").unwrap_err(),
             DIGITS.decode_lenient("12*").unwrap_err(),

@@ -205,12 +205,11 @@ enum WorkerSource {
 }
 
 impl<C: Clock> Flake128GeneratorBuilder<C> {
-    /// Uses `worker` (at most `2^48 − 1`) instead of a MAC address. No lock
-    /// is taken: the caller guarantees that no other generator running at
-    /// the same time uses it.
-    pub fn worker(mut self, worker: u64) -> Self {
-        self.worker = WorkerSource::Explicit(worker);
-        self
+    setters! {
+        /// Uses `worker` (at most `2^48 − 1`) instead of a MAC address. No lock
+        /// is taken: the caller guarantees that no other generator running at
+        /// the same time uses it.
+        worker(worker: u64) => worker = WorkerSource::Explicit(worker);
     }
 
     /// Takes the worker from the MAC address found in `dir` (see
@@ -222,12 +221,11 @@ impl<C: Clock> Flake128GeneratorBuilder<C> {
         self
     }
 
-    /// Keeps the locks of MAC-derived workers in `dir` instead of
-    /// [`std::env::temp_dir`]. Every process that may use the worker must
-    /// use the same directory; it must exist.
-    pub fn lock_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.lock_dir = Some(dir.into());
-        self
+    setters! {
+        /// Keeps the locks of MAC-derived workers in `dir` instead of
+        /// [`std::env::temp_dir`]. Every process that may use the worker must
+        /// use the same directory; it must exist.
+        lock_dir(dir: impl Into<PathBuf>) => lock_dir = Some(dir.into());
     }
 
     /// Uses `clock` instead of the current one.

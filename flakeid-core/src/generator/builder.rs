@@ -125,24 +125,17 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         self
     }
 
-    /// Sets what happens when a tick's sequence numbers are used up.
-    pub fn sequence_exhaustion(mut self, policy: SequenceExhaustion) -> Self {
-        self.exhaustion = policy;
-        self
-    }
+    setters! {
+        /// Sets what happens when a tick's sequence numbers are used up.
+        sequence_exhaustion(policy: SequenceExhaustion) => exhaustion = policy;
 
-    /// Sets what happens when the clock reads earlier than the last issued ID.
-    pub fn clock_regression(mut self, policy: ClockRegression) -> Self {
-        self.regression = policy;
-        self
-    }
+        /// Sets what happens when the clock reads earlier than the last issued ID.
+        clock_regression(policy: ClockRegression) => regression = policy;
 
-    /// Sets how far behind the clock a saturating caller's IDs may be stamped
-    /// so that it can use the ticks it missed (default 10 ms; zero disables
-    /// catch-up). Rounded down to whole ticks of the layout.
-    pub fn catch_up_window(mut self, window: Duration) -> Self {
-        self.catch_up = window;
-        self
+        /// Sets how far behind the clock a saturating caller's IDs may be stamped
+        /// so that it can use the ticks it missed (default 10 ms; zero disables
+        /// catch-up). Rounded down to whole ticks of the layout.
+        catch_up_window(window: Duration) => catch_up = window;
     }
 
     /// Starts after `high_water_millis` (Unix ms): the first ID is stamped

@@ -1,15 +1,12 @@
 //! A generator as a source of IDs, and the layouts whose process-wide
 //! source is a generator.
 
-use std::ops::{Bound, RangeInclusive};
-use std::time::SystemTime;
-
 use crate::clock::Clock;
-use crate::decoded::Decoded;
-use crate::error::{ConfigError, FieldOutOfRange, GenerateError, TimeBoundsError};
+use crate::error::ConfigError;
 use crate::layout::{BitLayout, DecimalLayout, Layout, RandomStart};
 use crate::source::{
-    BuildSource, DecodeLayout, GlobalScheme, IdScheme, IdSource, NodeConfig, downcast,
+    BuildSource, DecodeLayout, GlobalScheme, IdSource, NodeConfig, batch_source, downcast,
+    scheme_of,
 };
 
 use super::Generator;
@@ -50,46 +47,9 @@ impl NodeConfig {
     }
 }
 
-/// A generator's scheme is its layout's.
-impl<L: DecodeLayout, C: Clock> IdScheme for Generator<L, C> {
-    fn max_id(&self) -> u64 {
-        self.layout().max_id()
-    }
-
-    fn check(&self, id: u64) -> Result<(), FieldOutOfRange> {
-        self.layout().check(id)
-    }
-
-    fn decode(&self, id: u64) -> Decoded {
-        self.layout().decode(id)
-    }
-
-    fn example_id(&self) -> Option<u64> {
-        self.layout().example_id()
-    }
-
-    fn time_bounds(
-        &self,
-        start: Bound<SystemTime>,
-        end: Bound<SystemTime>,
-    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
-        self.layout().time_bounds(start, end)
-    }
-}
-
-impl<L: DecodeLayout, C: Clock> IdSource for Generator<L, C> {
-    fn next_id(&self) -> Result<u64, GenerateError> {
-        Generator::next_id(self)
-    }
-
-    fn try_next_id(&self) -> Result<u64, GenerateError> {
-        Generator::try_next_id(self)
-    }
-
-    fn next_ids(&self, n: usize) -> Result<Vec<u64>, GenerateError> {
-        Ok(self.next_batch(n)?.collect())
-    }
-}
+// A generator's scheme is its layout's.
+scheme_of!(impl[L: DecodeLayout, C: Clock] Generator<L, C>, |generator| generator.layout());
+batch_source!(impl[L: DecodeLayout, C: Clock] Generator<L, C>);
 
 impl GlobalScheme for BitLayout {}
 

@@ -3,19 +3,17 @@
 
 use core::any::Any;
 use core::fmt;
-use std::ops::{Bound, RangeInclusive};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use crate::clock::{Clock, MonotonicClock};
-use crate::decoded::Decoded;
-use crate::error::{ConfigError, FenceReason, FieldOutOfRange, GenerateError, TimeBoundsError};
+use crate::error::{ConfigError, FenceReason, GenerateError};
 use crate::generator::{Attach, Ceiling, Generator, GeneratorBuilder, IdBatch, Movable, Sealable};
 use crate::layout::BitLayout;
 use crate::node::{LeasedGenerator, sealed};
 use crate::policy::CeilingWait;
-use crate::source::{IdScheme, IdSource, NodeConfig};
+use crate::source::{NodeConfig, batch_source, scheme_of};
 
 /// The process-wide generator, returned by [`global::init`](crate::global::init)
 /// and used by every `#[flake_id]` type: a [`Generator`] of a
@@ -407,45 +405,8 @@ impl sealed::Sealed for ProcessGenerator {
 
 impl LeasedGenerator for ProcessGenerator {}
 
-impl IdScheme for ProcessGenerator {
-    fn max_id(&self) -> u64 {
-        self.layout().max_id()
-    }
-
-    fn check(&self, id: u64) -> Result<(), FieldOutOfRange> {
-        IdScheme::check(self.layout(), id)
-    }
-
-    fn decode(&self, id: u64) -> Decoded {
-        IdScheme::decode(self.layout(), id)
-    }
-
-    fn example_id(&self) -> Option<u64> {
-        IdScheme::example_id(self.layout())
-    }
-
-    fn time_bounds(
-        &self,
-        start: Bound<SystemTime>,
-        end: Bound<SystemTime>,
-    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
-        IdScheme::time_bounds(self.layout(), start, end)
-    }
-}
-
-impl IdSource for ProcessGenerator {
-    fn next_id(&self) -> Result<u64, GenerateError> {
-        ProcessGenerator::next_id(self)
-    }
-
-    fn try_next_id(&self) -> Result<u64, GenerateError> {
-        ProcessGenerator::try_next_id(self)
-    }
-
-    fn next_ids(&self, n: usize) -> Result<Vec<u64>, GenerateError> {
-        Ok(self.next_batch(n)?.collect())
-    }
-}
+scheme_of!(impl[] ProcessGenerator, |generator| generator.layout());
+batch_source!(impl[] ProcessGenerator);
 
 /// The process-wide generator's generator for one node: with the default
 /// clock (no indirection on the hot path) or any other.

@@ -253,51 +253,35 @@ impl IdFunction {
         }
     }
 
-    /// The function's name (default [`IdFunction::DEFAULT_FUNCTION`]). On PostgreSQL
-    /// the function, its state and the lease table are found through the
-    /// `search_path` in force when [`install`](Self::install) runs.
-    pub fn function_name(mut self, name: impl Into<String>) -> Self {
-        self.function = name.into();
-        self
-    }
+    setters! {
+        /// The function's name (default [`IdFunction::DEFAULT_FUNCTION`]). On PostgreSQL
+        /// the function, its state and the lease table are found through the
+        /// `search_path` in force when [`install`](Self::install) runs.
+        function_name(name: impl Into<String>) => function = name.into();
 
-    /// The name of the state: a sequence on PostgreSQL, a table on MariaDB
-    /// (default: the function's name followed by `_state`).
-    pub fn state_name(mut self, name: impl Into<String>) -> Self {
-        self.state = Some(name.into());
-        self
-    }
+        /// The name of the state: a sequence on PostgreSQL, a table on MariaDB
+        /// (default: the function's name followed by `_state`).
+        state_name(name: impl Into<String>) => state = Some(name.into());
 
-    /// The lease table (default [`LeaseOptions::DEFAULT_TABLE`]).
-    pub fn lease_table(mut self, name: impl Into<String>) -> Self {
-        self.lease_table = name.into();
-        self
-    }
+        /// The lease table (default [`LeaseOptions::DEFAULT_TABLE`]).
+        lease_table(name: impl Into<String>) => lease_table = name.into();
 
-    /// Reads the time from this function (no arguments, returning the Unix
-    /// time in milliseconds as `BIGINT`) instead of the database's clock:
-    /// for tests that set the clock, as [`ManualClock`](crate::ManualClock)
-    /// does for a generator.
-    pub fn clock_function(mut self, name: impl Into<String>) -> Self {
-        self.clock_function = Some(name.into());
-        self
-    }
+        /// Reads the time from this function (no arguments, returning the Unix
+        /// time in milliseconds as `BIGINT`) instead of the database's clock:
+        /// for tests that set the clock, as [`ManualClock`](crate::ManualClock)
+        /// does for a generator.
+        clock_function(name: impl Into<String>) => clock_function = Some(name.into());
 
-    /// How long a call waits for the next tick when the current tick's
-    /// sequence values are used up before it raises an error (default
-    /// [`IdFunction::DEFAULT_MAX_WAIT`], at most [`IdFunction::MAX_MAX_WAIT`]; zero raises at
-    /// once). Whole milliseconds.
-    pub fn max_wait(mut self, max: Duration) -> Self {
-        self.max_wait = max;
-        self
-    }
+        /// How long a call waits for the next tick when the current tick's
+        /// sequence values are used up before it raises an error (default
+        /// [`IdFunction::DEFAULT_MAX_WAIT`], at most [`IdFunction::MAX_MAX_WAIT`]; zero raises at
+        /// once). Whole milliseconds.
+        max_wait(max: Duration) => max_wait = max;
 
-    /// MariaDB: how long a call waits for another session's call to finish
-    /// before it raises an error (default [`IdFunction::DEFAULT_LOCK_TIMEOUT`],
-    /// rounded up to whole seconds, 1 s to 1 h).
-    pub fn lock_timeout(mut self, timeout: Duration) -> Self {
-        self.lock_timeout = timeout;
-        self
+        /// MariaDB: how long a call waits for another session's call to finish
+        /// before it raises an error (default [`IdFunction::DEFAULT_LOCK_TIMEOUT`],
+        /// rounded up to whole seconds, 1 s to 1 h).
+        lock_timeout(timeout: Duration) => lock_timeout = timeout;
     }
 
     /// The dialect.

@@ -15,9 +15,10 @@
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::impl_layout;
 use super::time::{TimeSettings, end_millis, time_setters};
 use crate::layout::LayoutError;
-use crate::layout::{Layout, Parts};
+use crate::layout::Parts;
 
 /// Order of the node and sequence fields below the time field.
 ///
@@ -573,31 +574,7 @@ fn check_part(part: &'static str, value: u64, max: u64) -> Result<(), LayoutErro
     }
 }
 
-impl Layout for BitLayout {
-    type Raw = u64;
-
-    fn tick_millis(&self) -> u64 {
-        self.tick_millis
-    }
-    fn epoch_millis(&self) -> u64 {
-        self.epoch_millis
-    }
-    fn max_tick(&self) -> u64 {
-        BitLayout::max_tick(self)
-    }
-    fn sequences_per_tick(&self) -> u64 {
-        self.capacity_per_tick()
-    }
-    fn max_node(&self) -> u64 {
-        BitLayout::max_node(self)
-    }
-    fn compose(&self, tick: u64, node: u64, sequence: u64) -> u64 {
-        BitLayout::compose(self, tick, node, sequence)
-    }
-    fn decompose(&self, id: u64) -> Parts {
-        BitLayout::decompose(self, id)
-    }
-}
+impl_layout!(BitLayout);
 
 /// Builder for [`BitLayout`].
 ///
@@ -634,18 +611,14 @@ pub struct BitLayoutBuilder {
 }
 
 impl BitLayoutBuilder {
-    /// Width of the time field in bits (required, at least 1).
-    pub fn time_bits(mut self, bits: u8) -> Self {
-        self.time_bits = Some(bits);
-        self
-    }
+    setters! {
+        /// Width of the time field in bits (required, at least 1).
+        time_bits(bits: u8) => time_bits = Some(bits);
 
-    /// Width of the node field in bits (default 0). When subfields are also
-    /// given with [`node_field`](Self::node_field), their widths must add up
-    /// to this; when they are not, the node field is one subfield named `"node"`.
-    pub fn node_bits(mut self, bits: u8) -> Self {
-        self.node_bits = Some(bits);
-        self
+        /// Width of the node field in bits (default 0). When subfields are also
+        /// given with [`node_field`](Self::node_field), their widths must add up
+        /// to this; when they are not, the node field is one subfield named `"node"`.
+        node_bits(bits: u8) => node_bits = Some(bits);
     }
 
     /// Appends a named node subfield below the ones already given (the first
@@ -656,30 +629,22 @@ impl BitLayoutBuilder {
         self
     }
 
-    /// Replaces the node subfields with `fields`, most significant first.
-    pub fn node_fields(mut self, fields: impl IntoIterator<Item = NodeField>) -> Self {
-        self.node_fields = fields.into_iter().collect();
-        self
-    }
+    setters! {
+        /// Replaces the node subfields with `fields`, most significant first.
+        node_fields(fields: impl IntoIterator<Item = NodeField>) => node_fields = fields.into_iter().collect();
 
-    /// Width of the sequence field in bits (required, at least 1).
-    pub fn sequence_bits(mut self, bits: u8) -> Self {
-        self.sequence_bits = Some(bits);
-        self
+        /// Width of the sequence field in bits (required, at least 1).
+        sequence_bits(bits: u8) => sequence_bits = Some(bits);
     }
 
     time_setters!();
 
-    /// Order of the node and sequence fields (default [`FieldOrder::NodeThenSequence`]).
-    pub fn order(mut self, order: FieldOrder) -> Self {
-        self.order = order;
-        self
-    }
+    setters! {
+        /// Order of the node and sequence fields (default [`FieldOrder::NodeThenSequence`]).
+        order(order: FieldOrder) => order = order;
 
-    /// The range IDs must stay in (default [`Domain::BigInt`]).
-    pub fn domain(mut self, domain: Domain) -> Self {
-        self.domain = domain;
-        self
+        /// The range IDs must stay in (default [`Domain::BigInt`]).
+        domain(domain: Domain) => domain = domain;
     }
 
     /// Validates the settings and builds the layout.
@@ -691,19 +656,11 @@ impl BitLayoutBuilder {
     /// assert!(matches!(err, Err(LayoutError::TooManyBits { total: 64, max: 63, .. })));
     /// ```
     pub fn build(self) -> Result<BitLayout, LayoutError> {
-        let time_bits = self.time_bits.ok_or(LayoutError::Missing {
-            setting: "time_bits",
-        })?;
-        let sequence_bits = self.sequence_bits.ok_or(LayoutError::Missing {
-            setting: "sequence_bits",
-        })?;
-        self.time.epoch()?;
-        if time_bits == 0 {
-            return Err(LayoutError::ZeroBits { field: "time" });
-        }
-        if sequence_bits == 0 {
-            return Err(LayoutError::ZeroBits { field: "sequence" });
-        }
+        let (time_bits, sequence_bits) = self.time.widths(
+            (self.time_bits, "time_bits"),
+            (self.sequence_bits, "sequence_bits"),
+            |field| LayoutError::ZeroBits { field },
+        )?;
 
         let mut fields = self.node_fields;
         for (index, f) in fields.iter().enumerate() {

@@ -2,9 +2,10 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::impl_layout;
 use super::time::{TimeSettings, end_millis, time_setters};
 use crate::layout::LayoutError;
-use crate::layout::{Domain, FieldOrder, Layout, Parts};
+use crate::layout::{Domain, FieldOrder, Parts};
 
 /// `10^exp` for `exp <= 19`.
 const fn pow10(exp: u32) -> u64 {
@@ -381,32 +382,7 @@ impl DecimalLayout {
     }
 }
 
-impl Layout for DecimalLayout {
-    type Raw = u64;
-
-    fn tick_millis(&self) -> u64 {
-        self.tick_millis
-    }
-    fn epoch_millis(&self) -> u64 {
-        self.epoch_millis
-    }
-    fn max_tick(&self) -> u64 {
-        self.max_tick
-    }
-    fn sequences_per_tick(&self) -> u64 {
-        self.capacity_per_tick()
-    }
-    fn max_node(&self) -> u64 {
-        DecimalLayout::max_node(self)
-    }
-    #[inline]
-    fn compose(&self, tick: u64, node: u64, sequence: u64) -> u64 {
-        DecimalLayout::compose(self, tick, node, sequence)
-    }
-    fn decompose(&self, id: u64) -> Parts {
-        DecimalLayout::decompose(self, id)
-    }
-}
+impl_layout!(DecimalLayout);
 
 /// Configures a [`DecimalLayout`].
 ///
@@ -425,36 +401,25 @@ pub struct DecimalLayoutBuilder {
 }
 
 impl DecimalLayoutBuilder {
-    /// Digits of the time field (at most 19).
-    pub fn time_digits(mut self, digits: u8) -> Self {
-        self.time_digits = Some(digits);
-        self
-    }
+    setters! {
+        /// Digits of the time field (at most 19).
+        time_digits(digits: u8) => time_digits = Some(digits);
 
-    /// Digits of the sequence field.
-    pub fn sequence_digits(mut self, digits: u8) -> Self {
-        self.sequence_digits = Some(digits);
-        self
-    }
+        /// Digits of the sequence field.
+        sequence_digits(digits: u8) => sequence_digits = Some(digits);
 
-    /// Digits of the node field (0 for none).
-    pub fn node_digits(mut self, digits: u8) -> Self {
-        self.node_digits = digits;
-        self
+        /// Digits of the node field (0 for none).
+        node_digits(digits: u8) => node_digits = digits;
     }
 
     time_setters!();
 
-    /// Order of the node and sequence fields.
-    pub fn order(mut self, order: FieldOrder) -> Self {
-        self.order = Some(order);
-        self
-    }
+    setters! {
+        /// Order of the node and sequence fields.
+        order(order: FieldOrder) => order = Some(order);
 
-    /// The range IDs stay in (default [`Domain::BigInt`]).
-    pub fn domain(mut self, domain: Domain) -> Self {
-        self.domain = domain;
-        self
+        /// The range IDs stay in (default [`Domain::BigInt`]).
+        domain(domain: Domain) => domain = domain;
     }
 
     /// Validates the settings and builds the layout.
@@ -478,19 +443,11 @@ impl DecimalLayoutBuilder {
     /// assert!(matches!(e, LayoutError::TooManyDigits { .. }));
     /// ```
     pub fn build(self) -> Result<DecimalLayout, LayoutError> {
-        let time_digits = self.time_digits.ok_or(LayoutError::Missing {
-            setting: "time_digits",
-        })?;
-        let sequence_digits = self.sequence_digits.ok_or(LayoutError::Missing {
-            setting: "sequence_digits",
-        })?;
-        self.time.epoch()?;
-        if time_digits == 0 {
-            return Err(LayoutError::ZeroDigits { field: "time" });
-        }
-        if sequence_digits == 0 {
-            return Err(LayoutError::ZeroDigits { field: "sequence" });
-        }
+        let (time_digits, sequence_digits) = self.time.widths(
+            (self.time_digits, "time_digits"),
+            (self.sequence_digits, "sequence_digits"),
+            |field| LayoutError::ZeroDigits { field },
+        )?;
         let tick_millis = self.time.tick_millis()?;
         let domain = self.domain;
         let too_many = || LayoutError::TooManyDigits {

@@ -101,6 +101,43 @@ pub trait Layout: Send + Sync + Debug + 'static {
     fn decompose(&self, id: Self::Raw) -> Parts;
 }
 
+/// [`Layout`] for a 64-bit layout whose own fields and methods say it:
+/// fields `tick_millis` and `epoch_millis`, methods `max_tick`,
+/// `capacity_per_tick` (the sequences of a tick), `max_node`, `compose`
+/// and `decompose`.
+macro_rules! impl_layout {
+    ($ty:ty) => {
+        impl $crate::layout::Layout for $ty {
+            type Raw = u64;
+
+            fn tick_millis(&self) -> u64 {
+                self.tick_millis
+            }
+            fn epoch_millis(&self) -> u64 {
+                self.epoch_millis
+            }
+            fn max_tick(&self) -> u64 {
+                <$ty>::max_tick(self)
+            }
+            fn sequences_per_tick(&self) -> u64 {
+                self.capacity_per_tick()
+            }
+            fn max_node(&self) -> u64 {
+                <$ty>::max_node(self)
+            }
+            #[inline]
+            fn compose(&self, tick: u64, node: u64, sequence: u64) -> u64 {
+                <$ty>::compose(self, tick, node, sequence)
+            }
+            fn decompose(&self, id: u64) -> $crate::layout::Parts {
+                <$ty>::decompose(self, id)
+            }
+        }
+    };
+}
+
+use impl_layout;
+
 /// 2025-01-01T00:00:00Z in Unix milliseconds: the instant of the
 /// [`IdScheme::example_id`](crate::IdScheme::example_id) of layouts.
 pub(crate) const EXAMPLE_UNIX_MILLIS: u64 = 1_735_689_600_000;

@@ -26,6 +26,28 @@ pub(super) enum Epoch {
 }
 
 impl TimeSettings {
+    /// The widths of the time and sequence fields (bits or digits), each
+    /// given with the name of its setting, and the epoch: every layout
+    /// needs them, and neither field may be empty (`zero` names it).
+    pub(super) fn widths(
+        &self,
+        time: (Option<u8>, &'static str),
+        sequence: (Option<u8>, &'static str),
+        zero: fn(&'static str) -> LayoutError,
+    ) -> Result<(u8, u8), LayoutError> {
+        let time = time.0.ok_or(LayoutError::Missing { setting: time.1 })?;
+        let sequence = sequence.0.ok_or(LayoutError::Missing {
+            setting: sequence.1,
+        })?;
+        self.epoch()?;
+        for (width, field) in [(time, "time"), (sequence, "sequence")] {
+            if width == 0 {
+                return Err(zero(field));
+            }
+        }
+        Ok((time, sequence))
+    }
+
     /// The epoch, which every layout needs.
     pub(super) fn epoch(&self) -> Result<&Epoch, LayoutError> {
         self.epoch
@@ -103,28 +125,18 @@ pub(super) fn end_millis(
 /// TimeSettings` field.
 macro_rules! time_setters {
     () => {
-        /// Length of one tick; a whole number of milliseconds, at least 1 ms (default 1 ms).
-        pub fn tick(mut self, tick: ::std::time::Duration) -> Self {
-            self.time.tick = Some($crate::layout::time::Tick::Duration(tick));
-            self
-        }
+        setters! {
+            /// Length of one tick; a whole number of milliseconds, at least 1 ms (default 1 ms).
+            tick(tick: ::std::time::Duration) => time.tick = Some($crate::layout::time::Tick::Duration(tick));
 
-        /// Length of one tick in milliseconds, at least 1 (default 1).
-        pub fn tick_millis(mut self, millis: u64) -> Self {
-            self.time.tick = Some($crate::layout::time::Tick::Millis(millis));
-            self
-        }
+            /// Length of one tick in milliseconds, at least 1 (default 1).
+            tick_millis(millis: u64) => time.tick = Some($crate::layout::time::Tick::Millis(millis));
 
-        /// The time of tick 0; a whole number of milliseconds, not before 1970.
-        pub fn epoch(mut self, epoch: ::std::time::SystemTime) -> Self {
-            self.time.epoch = Some($crate::layout::time::Epoch::Time(epoch));
-            self
-        }
+            /// The time of tick 0; a whole number of milliseconds, not before 1970.
+            epoch(epoch: ::std::time::SystemTime) => time.epoch = Some($crate::layout::time::Epoch::Time(epoch));
 
-        /// The time of tick 0, in milliseconds since the Unix epoch.
-        pub fn epoch_millis(mut self, millis: u64) -> Self {
-            self.time.epoch = Some($crate::layout::time::Epoch::Millis(millis));
-            self
+            /// The time of tick 0, in milliseconds since the Unix epoch.
+            epoch_millis(millis: u64) => time.epoch = Some($crate::layout::time::Epoch::Millis(millis));
         }
     };
 }

@@ -52,22 +52,15 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
         }
     }
 
-    /// How far ahead of the clock each write sets the ceiling.
-    pub fn lead(mut self, lead: Duration) -> Self {
-        self.lead = lead;
-        self
-    }
+    setters! {
+        /// How far ahead of the clock each write sets the ceiling.
+        lead(lead: Duration) => lead = lead;
 
-    /// How often the file is rewritten; shorter than the lead.
-    pub fn every(mut self, every: Duration) -> Self {
-        self.every = every;
-        self
-    }
+        /// How often the file is rewritten; shorter than the lead.
+        every(every: Duration) => every = every;
 
-    /// What the generator does at its ceiling.
-    pub fn at_ceiling(mut self, policy: CeilingWait) -> Self {
-        self.at_ceiling = policy;
-        self
+        /// What the generator does at its ceiling.
+        at_ceiling(policy: CeilingWait) => at_ceiling = policy;
     }
 
     /// Locks the file, reads its mark, persists the first ceiling and

@@ -366,12 +366,11 @@ impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
         self
     }
 
-    /// Takes a new generator ID after `max` IDs instead of 922,337,202
-    /// (`1..=922,337,202`). [`DecimalIdScheme::JS_SAFE_MAX_COUNTER`] keeps every ID at most
-    /// `2^53 − 1`; small values make the refill path testable.
-    pub fn max_counter(mut self, max: u64) -> Self {
-        self.max_counter = max;
-        self
+    setters! {
+        /// Takes a new generator ID after `max` IDs instead of 922,337,202
+        /// (`1..=922,337,202`). [`DecimalIdScheme::JS_SAFE_MAX_COUNTER`] keeps every ID at most
+        /// `2^53 − 1`; small values make the refill path testable.
+        max_counter(max: u64) => max_counter = max;
     }
 
     /// Checks the configuration, takes the first generator ID from the
@@ -544,11 +543,10 @@ impl Default for DecimalIdScheme {
 }
 
 impl DecimalIdScheme {
-    /// The same rules with counters up to `max` (clamped to
-    /// `1..=DecimalIdScheme::MAX_COUNTER`), e.g. [`DecimalIdScheme::JS_SAFE_MAX_COUNTER`].
-    pub fn max_counter(mut self, max: u64) -> Self {
-        self.max_counter = max.clamp(1, DecimalIdScheme::MAX_COUNTER);
-        self
+    setters! {
+        /// The same rules with counters up to `max` (clamped to
+        /// `1..=DecimalIdScheme::MAX_COUNTER`), e.g. [`DecimalIdScheme::JS_SAFE_MAX_COUNTER`].
+        max_counter(max: u64) => max_counter = max.clamp(1, DecimalIdScheme::MAX_COUNTER);
     }
 
     /// The same rules also accepting launch ID 0 (for tests).

@@ -112,11 +112,10 @@ impl<L: Layout, C: Clock> RandomKeyGeneratorBuilder<L, C> {
         }
     }
 
-    /// Seeds the random numbers (reproducible keys, for tests); by default
-    /// the seed comes from OS entropy.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
-        self
+    setters! {
+        /// Seeds the random numbers (reproducible keys, for tests); by default
+        /// the seed comes from OS entropy.
+        seed(seed: u64) => seed = Some(seed);
     }
 
     /// Checks the configuration and builds the generator.

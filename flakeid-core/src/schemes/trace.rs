@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use thiserror::Error;
 
-use crate::source::tick_span;
+use crate::source::{scheme_of, tick_span};
 use crate::{Clock, MonotonicClock, TimeBoundsError};
 
 /// TraceId: a periodically monotonic 63-bit ID for logs, traces and dumps,
@@ -399,11 +399,10 @@ impl TraceIdGenerator<MonotonicClock> {
 }
 
 impl<C: Clock> TraceIdGeneratorBuilder<C> {
-    /// The most threads that will use the generator at once (rounded up to
-    /// a power of two); fewer threads leave more counter values per thread.
-    pub fn threads(mut self, threads: u32) -> Self {
-        self.threads = threads;
-        self
+    setters! {
+        /// The most threads that will use the generator at once (rounded up to
+        /// a power of two); fewer threads leave more counter values per thread.
+        threads(threads: u32) => threads = threads;
     }
 
     /// Uses `clock` instead of the current one.
@@ -656,31 +655,7 @@ impl crate::source::BuildSource for TraceIdLayout {
     }
 }
 
-impl<C: Clock> crate::IdScheme for TraceIdGenerator<C> {
-    fn max_id(&self) -> u64 {
-        self.layout.max_id()
-    }
-
-    fn check(&self, id: u64) -> Result<(), crate::FieldOutOfRange> {
-        self.layout.check(id)
-    }
-
-    fn decode(&self, id: u64) -> crate::Decoded {
-        self.layout.decode(id)
-    }
-
-    fn example_id(&self) -> Option<u64> {
-        self.layout.example_id()
-    }
-
-    fn time_bounds(
-        &self,
-        start: Bound<SystemTime>,
-        end: Bound<SystemTime>,
-    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
-        crate::IdScheme::time_bounds(&self.layout, start, end)
-    }
-}
+scheme_of!(impl[C: Clock] TraceIdGenerator<C>, |generator| &generator.layout);
 
 /// Waits only once, in the generator's first second (see
 /// [`TraceIdGenerator`]); a thread whose counter ran out in the current

@@ -85,60 +85,41 @@ impl<C: Clock> SegmentOptions<C> {
         }
     }
 
-    /// The configured step (default [`SegmentOptions::DEFAULT_STEP`]): the first segments'
-    /// size, and the smallest the adaptive step shrinks to (1 to
-    /// [`SegmentOptions::MAX_STEP`]).
-    pub fn step(mut self, step: u64) -> Self {
-        self.step = step;
-        self
-    }
+    setters! {
+        /// The configured step (default [`SegmentOptions::DEFAULT_STEP`]): the first segments'
+        /// size, and the smallest the adaptive step shrinks to (1 to
+        /// [`SegmentOptions::MAX_STEP`]).
+        step(step: u64) => step = step;
 
-    /// The largest step the adaptive step grows to (default
-    /// [`StepPolicy::DEFAULT_MAX_STEP`], or the step if that is larger); the step
-    /// itself for a fixed step. See [`StepPolicy`].
-    pub fn max_step(mut self, max: u64) -> Self {
-        self.max_step = Some(max);
-        self
-    }
+        /// The largest step the adaptive step grows to (default
+        /// [`StepPolicy::DEFAULT_MAX_STEP`], or the step if that is larger); the step
+        /// itself for a fixed step. See [`StepPolicy`].
+        max_step(max: u64) => max_step = Some(max);
 
-    /// The share of a segment used before the next one is fetched (0 to 1,
-    /// default [`SegmentOptions::DEFAULT_PREFETCH_AT`]): the next segment is asked for when
-    /// the value at position `⌊share · len⌋` (at most the last) is taken.
-    pub fn prefetch_at(mut self, share: f64) -> Self {
-        self.prefetch_at = share;
-        self
-    }
+        /// The share of a segment used before the next one is fetched (0 to 1,
+        /// default [`SegmentOptions::DEFAULT_PREFETCH_AT`]): the next segment is asked for when
+        /// the value at position `⌊share · len⌋` (at most the last) is taken.
+        prefetch_at(share: f64) => prefetch_at = share;
 
-    /// How long [`SegmentIds::next_value`] waits for a segment when both
-    /// are used up before it fails with [`SegmentError::Unavailable`]
-    /// (default [`SegmentOptions::DEFAULT_WAIT`]; zero: fail at once).
-    pub fn wait(mut self, max: Duration) -> Self {
-        self.wait = max;
-        self
-    }
+        /// How long [`SegmentIds::next_value`] waits for a segment when both
+        /// are used up before it fails with [`SegmentError::Unavailable`]
+        /// (default [`SegmentOptions::DEFAULT_WAIT`]; zero: fail at once).
+        wait(max: Duration) => wait = max;
 
-    /// How long after a failed fetch the next attempt starts (default
-    /// [`SegmentOptions::DEFAULT_RETRY_EVERY`]).
-    pub fn retry_every(mut self, every: Duration) -> Self {
-        self.retry_every = every;
-        self
-    }
+        /// How long after a failed fetch the next attempt starts (default
+        /// [`SegmentOptions::DEFAULT_RETRY_EVERY`]).
+        retry_every(every: Duration) => retry_every = every;
 
-    /// How long a fetch of an async store may take before it is dropped
-    /// and counts as failed (default [`SegmentOptions::DEFAULT_FETCH_TIMEOUT`]). A dropped
-    /// fetch may still have advanced the row: its values are skipped,
-    /// never handed out twice. A blocking store's fetch runs until the
-    /// driver returns: bound it with the connection's own timeouts.
-    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
-        self.fetch_timeout = timeout;
-        self
-    }
+        /// How long a fetch of an async store may take before it is dropped
+        /// and counts as failed (default [`SegmentOptions::DEFAULT_FETCH_TIMEOUT`]). A dropped
+        /// fetch may still have advanced the row: its values are skipped,
+        /// never handed out twice. A blocking store's fetch runs until the
+        /// driver returns: bound it with the connection's own timeouts.
+        fetch_timeout(timeout: Duration) => fetch_timeout = timeout;
 
-    /// The first value of the row if this source creates it (default 1;
-    /// `1..=2^63 − 1`). A row that exists keeps its `max_id`.
-    pub fn first_value(mut self, first: u64) -> Self {
-        self.first = first;
-        self
+        /// The first value of the row if this source creates it (default 1;
+        /// `1..=2^63 − 1`). A row that exists keeps its `max_id`.
+        first_value(first: u64) => first = first;
     }
 
     fn plan(self) -> Result<Plan, SegmentError> {

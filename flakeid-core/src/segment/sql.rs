@@ -285,10 +285,8 @@ impl<X> SqlSegmentStore<X> {
 impl<X: SqlExecutor> SqlSegmentStore<X> {
     /// A store on the table [`SegmentOptions::DEFAULT_TABLE`].
     pub fn new(executor: X) -> Self {
-        SqlSegmentStore {
-            sql: SegmentSql::new(executor.dialect()),
-            executor,
-        }
+        let sql = SegmentSql::new(executor.dialect());
+        Self::with_sql(executor, sql)
     }
 
     fn advance(&mut self, name: &str, step: u64) -> Result<Option<i64>, X::Error> {
@@ -314,10 +312,8 @@ impl<X: SqlExecutor> SqlSegmentStore<X> {
 impl<X: AsyncSqlExecutor> SqlSegmentStore<X> {
     /// A store on the table [`SegmentOptions::DEFAULT_TABLE`].
     pub fn new_async(executor: X) -> Self {
-        SqlSegmentStore {
-            sql: SegmentSql::new(executor.dialect()),
-            executor,
-        }
+        let sql = SegmentSql::new(executor.dialect());
+        Self::with_sql(executor, sql)
     }
 
     async fn advance_async(&self, name: &str, step: u64) -> Result<Option<i64>, X::Error> {

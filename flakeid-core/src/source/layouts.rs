@@ -6,86 +6,56 @@ use std::borrow::Cow;
 use std::ops::{Bound, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{DecodeLayout, IdScheme, layout_bounds};
+use super::{DecodeLayout, IdScheme, layout_bounds, scheme_of};
 use crate::decoded::Decoded;
 use crate::error::TimeBoundsError;
 use crate::layout::{self, BitLayout, DecimalLayout, RandomStart};
 
-impl IdScheme for BitLayout {
-    fn max_id(&self) -> u64 {
-        BitLayout::max_id(self)
-    }
+/// The scheme of a bit or decimal layout: every ID of its domain, decoded
+/// by `decode`, and the key bounds of a range of times from node 0,
+/// sequence 0 of the range's first tick (at least 1) to the largest node
+/// and sequence of its last (for a decimal layout `tick · 10^(s+n)` to
+/// `tick · 10^(s+n) + 10^(s+n) − 1`).
+macro_rules! layout_scheme {
+    ($layout:ty, $decode:expr) => {
+        impl IdScheme for $layout {
+            fn max_id(&self) -> u64 {
+                <$layout>::max_id(self)
+            }
 
-    fn decode(&self, id: u64) -> Decoded {
-        Decoded::new(self, id)
-    }
+            fn decode(&self, id: u64) -> Decoded {
+                $decode(self, id)
+            }
 
-    fn example_id(&self) -> Option<u64> {
-        Some(layout::example_id(self, 0))
-    }
+            fn example_id(&self) -> Option<u64> {
+                Some(layout::example_id(self, 0))
+            }
 
-    /// From node 0, sequence 0 of the range's first tick (at least 1) to
-    /// the largest node and sequence of its last.
-    fn time_bounds(
-        &self,
-        start: Bound<SystemTime>,
-        end: Bound<SystemTime>,
-    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
-        layout_bounds(self, start, end, 0)
-    }
+            fn time_bounds(
+                &self,
+                start: Bound<SystemTime>,
+                end: Bound<SystemTime>,
+            ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+                layout_bounds(self, start, end, 0)
+            }
+        }
+    };
 }
 
-impl IdScheme for DecimalLayout {
-    fn max_id(&self) -> u64 {
-        DecimalLayout::max_id(self)
-    }
+layout_scheme!(BitLayout, Decoded::new);
+layout_scheme!(DecimalLayout, decode_decimal);
 
-    fn decode(&self, id: u64) -> Decoded {
-        let parts = self.decompose(id);
-        let time = UNIX_EPOCH.checked_add(Duration::from_millis(self.timestamp_millis(id)));
-        let node = (self.node_digits() > 0).then_some((Cow::Borrowed("node"), parts.node));
-        Decoded::from_layout_parts(id, time, parts, node)
-    }
+// Decodes with the inner layout: the `sequence` field is the stored value
+// (the tick's random start plus the count), because the start depends on
+// the seed of the process that issued the ID. Its key bounds hold the IDs
+// of every seed, whose ticks start anywhere in the stored sequence field.
+scheme_of!(impl[L: DecodeLayout] RandomStart<L>, |random_start| random_start.inner());
 
-    fn example_id(&self) -> Option<u64> {
-        Some(layout::example_id(self, 0))
-    }
-
-    /// From node 0, sequence 0 of the range's first tick (at least 1) to
-    /// the largest node and sequence of its last: `tick · 10^(s+n)` to
-    /// `tick · 10^(s+n) + 10^(s+n) − 1`.
-    fn time_bounds(
-        &self,
-        start: Bound<SystemTime>,
-        end: Bound<SystemTime>,
-    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
-        layout_bounds(self, start, end, 0)
-    }
-}
-
-/// Decodes with the inner layout: the `sequence` field is the stored
-/// value (the tick's random start plus the count), because the start
-/// depends on the seed of the process that issued the ID.
-impl<L: DecodeLayout> IdScheme for RandomStart<L> {
-    fn max_id(&self) -> u64 {
-        self.inner().max_id()
-    }
-
-    fn decode(&self, id: u64) -> Decoded {
-        self.inner().decode(id)
-    }
-
-    fn example_id(&self) -> Option<u64> {
-        self.inner().example_id()
-    }
-
-    /// The inner layout's bounds: they hold the IDs of every seed, whose
-    /// ticks start anywhere in the stored sequence field.
-    fn time_bounds(
-        &self,
-        start: Bound<SystemTime>,
-        end: Bound<SystemTime>,
-    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
-        self.inner().time_bounds(start, end)
-    }
+/// A decimal layout's ID: the start of its tick, and its fields (`node`
+/// only when the layout has node digits).
+fn decode_decimal(layout: &DecimalLayout, id: u64) -> Decoded {
+    let parts = layout.decompose(id);
+    let time = UNIX_EPOCH.checked_add(Duration::from_millis(layout.timestamp_millis(id)));
+    let node = (layout.node_digits() > 0).then_some((Cow::Borrowed("node"), parts.node));
+    Decoded::from_layout_parts(id, time, parts, node)
 }

@@ -332,6 +332,67 @@ pub(crate) mod sealed {
 pub(crate) use sealed::{BuildSource, NodeConfig};
 pub(crate) use time_bounds::{layout_bounds, tick_span};
 
+/// [`IdScheme`] for a type whose IDs are those of another scheme, the
+/// value of `$scheme` (an expression of `$this`, the type's `&self`):
+/// every rule is that scheme's. For generators (their layout's rules) and
+/// wrappers of a layout.
+macro_rules! scheme_of {
+    (impl[$($generics:tt)*] $ty:ty, |$this:ident| $scheme:expr) => {
+        impl<$($generics)*> $crate::IdScheme for $ty {
+            fn max_id(&self) -> u64 {
+                let $this = self;
+                $crate::IdScheme::max_id($scheme)
+            }
+
+            fn check(&self, id: u64) -> Result<(), $crate::FieldOutOfRange> {
+                let $this = self;
+                $crate::IdScheme::check($scheme, id)
+            }
+
+            fn decode(&self, id: u64) -> $crate::Decoded {
+                let $this = self;
+                $crate::IdScheme::decode($scheme, id)
+            }
+
+            fn example_id(&self) -> Option<u64> {
+                let $this = self;
+                $crate::IdScheme::example_id($scheme)
+            }
+
+            fn time_bounds(
+                &self,
+                start: ::std::ops::Bound<::std::time::SystemTime>,
+                end: ::std::ops::Bound<::std::time::SystemTime>,
+            ) -> Result<::std::ops::RangeInclusive<u64>, $crate::TimeBoundsError> {
+                let $this = self;
+                $crate::IdScheme::time_bounds($scheme, start, end)
+            }
+        }
+    };
+}
+
+/// [`IdSource`] for a generator with inherent `next_id`, `try_next_id`
+/// and `next_batch`: `next_ids` reserves its IDs in one batch.
+macro_rules! batch_source {
+    (impl[$($generics:tt)*] $ty:ty) => {
+        impl<$($generics)*> $crate::IdSource for $ty {
+            fn next_id(&self) -> Result<u64, $crate::GenerateError> {
+                <$ty>::next_id(self)
+            }
+
+            fn try_next_id(&self) -> Result<u64, $crate::GenerateError> {
+                <$ty>::try_next_id(self)
+            }
+
+            fn next_ids(&self, n: usize) -> Result<Vec<u64>, $crate::GenerateError> {
+                Ok(self.next_batch(n)?.collect())
+            }
+        }
+    };
+}
+
+pub(crate) use {batch_source, scheme_of};
+
 /// A 64-bit [`Layout`] that is also an [`IdScheme`], so that a
 /// [`Generator`] running it is an [`IdSource`].
 pub trait DecodeLayout: Layout<Raw = u64> + IdScheme {}

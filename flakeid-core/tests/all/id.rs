@@ -1,89 +1,28 @@
 //! The `FlakeId` trait's provided methods, on a hand-written ID type.
 
-use std::sync::{LazyLock, OnceLock};
 use std::time::{Duration, UNIX_EPOCH};
 
 use flakeid_core::encoding::DecodeError;
-use flakeid_core::layout::BitLayout;
 use flakeid_core::layout::presets;
-use flakeid_core::{ConfigError, FlakeId, Generator, IdError, IdScheme, IdSource};
+use flakeid_core::{ConfigError, FlakeId, IdError};
 
-static DISCORD: LazyLock<BitLayout> = LazyLock::new(presets::discord);
-static TWITTER: LazyLock<BitLayout> = LazyLock::new(presets::twitter);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-struct PostId(i64);
-
-impl FlakeId for PostId {
-    const NAME: &'static str = "PostId";
-    fn scheme() -> &'static dyn IdScheme {
-        &*DISCORD
-    }
-    fn source() -> Result<&'static dyn IdSource, ConfigError> {
-        static G: OnceLock<Result<Generator, ConfigError>> = OnceLock::new();
-        G.get_or_init(|| Generator::builder(presets::discord(), 0b00001_00000).build())
-            .as_ref()
-            .map(|g| g as &dyn IdSource)
-            .map_err(Clone::clone)
-    }
-    fn __from_valid(value: i64) -> Self {
-        PostId(value)
-    }
-    fn get(self) -> i64 {
-        self.0
-    }
-}
-
-impl std::fmt::Display for PostId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        flakeid_core::__private::display(self, f)
-    }
-}
-
-impl std::str::FromStr for PostId {
-    type Err = IdError;
-    fn from_str(s: &str) -> Result<Self, IdError> {
-        flakeid_core::__private::from_str(s)
-    }
-}
+hand_written_id!(
+    PostId,
+    layout = presets::discord,
+    source = generator_source!(presets::discord(), 0b00001_00000)
+);
 
 // What `#[flake_id]` emits for serde; expands to nothing without core's
 // `serde` feature, so this file compiles either way.
 flakeid_core::__private::impl_serde!(PostId);
 
-/// An ID type whose source cannot be configured: it still checks and
-/// decodes values with its scheme (Twitter's layout).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-struct Unconfigured(i64);
-
-impl FlakeId for Unconfigured {
-    const NAME: &'static str = "Unconfigured";
-    fn scheme() -> &'static dyn IdScheme {
-        &*TWITTER
-    }
-    fn source() -> Result<&'static dyn IdSource, ConfigError> {
-        Err(ConfigError::MissingNodeId)
-    }
-    fn __from_valid(value: i64) -> Self {
-        Unconfigured(value)
-    }
-    fn get(self) -> i64 {
-        self.0
-    }
-}
-
-impl std::fmt::Display for Unconfigured {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        flakeid_core::__private::display(self, f)
-    }
-}
-
-impl std::str::FromStr for Unconfigured {
-    type Err = IdError;
-    fn from_str(s: &str) -> Result<Self, IdError> {
-        flakeid_core::__private::from_str(s)
-    }
-}
+// An ID type whose source cannot be configured: it still checks and
+// decodes values with its scheme (Twitter's layout).
+hand_written_id!(
+    Unconfigured,
+    layout = presets::twitter,
+    source = Err(flakeid_core::ConfigError::MissingNodeId)
+);
 
 #[test]
 fn from_i64_rejects_zero_and_negatives_naming_value_and_type() {

@@ -62,12 +62,7 @@ where
         layout.tick_millis(),
         layout.max_tick(),
     );
-    let (max_node, max_seq) = (layout.max_node(), layout.sequences_per_tick() - 1);
     let l = layout.clone();
-    let extremes = move |t: u64| [l.compose(t, 0, 0).max(1), l.compose(t, max_node, max_seq)];
-    let l = layout.clone();
-    let tick_of = move |id: u64| l.decompose(id).tick;
-    let l = layout;
     let issue = move |ms: u64| {
         // A generator issues nothing in its build tick nor in tick 0: build
         // it one tick earlier.
@@ -77,7 +72,7 @@ where
         if tick == 0 || tick > max_tick {
             return Vec::new();
         }
-        [0, max_node]
+        [0, l.max_node()]
             .into_iter()
             .map(|node| {
                 let clock = Arc::new(ManualClock::new(ms - tick_ms));
@@ -92,16 +87,7 @@ where
             })
             .collect()
     };
-    Subject {
-        name: name.to_owned(),
-        scheme,
-        epoch_ms,
-        tick_ms,
-        max_tick,
-        extremes: Box::new(extremes),
-        tick_of: Box::new(tick_of),
-        issue: Box::new(issue),
-    }
+    layout_subject(name, layout, scheme, 0, issue)
 }
 
 /// A layout whose IDs a `RandomKeyGenerator` issues (random part ≥ 1).
@@ -114,11 +100,6 @@ where
         layout.tick_millis(),
         layout.max_tick(),
     );
-    let (max_node, max_seq) = (layout.max_node(), layout.sequences_per_tick() - 1);
-    let l = layout.clone();
-    let extremes = move |t: u64| [l.compose(t, 0, 1), l.compose(t, max_node, max_seq)];
-    let l = layout.clone();
-    let tick_of = move |id: u64| l.decompose(id).tick;
     let l = layout.clone();
     let issue = move |ms: u64| {
         let in_layout = ms
@@ -127,7 +108,7 @@ where
         if !in_layout {
             return Vec::new();
         }
-        [0, max_node]
+        [0, l.max_node()]
             .into_iter()
             .map(|node| {
                 let g = RandomKeyGenerator::builder(l.clone(), node)
@@ -139,12 +120,38 @@ where
             })
             .collect()
     };
+    let scheme = Box::new(RandomKeys(layout.clone()));
+    layout_subject(name, layout, scheme, 1, issue)
+}
+
+/// A subject of `layout`'s ticks, whose smallest ID of a tick has node 0
+/// and sequence `min_sequence` (at least 1) and whose generators `issue`.
+fn layout_subject<L>(
+    name: &str,
+    layout: L,
+    scheme: Box<dyn IdScheme>,
+    min_sequence: u64,
+    issue: impl Fn(u64) -> Vec<u64> + 'static,
+) -> Subject
+where
+    L: Layout<Raw = u64> + Clone,
+{
+    let (max_node, max_seq) = (layout.max_node(), layout.sequences_per_tick() - 1);
+    let l = layout.clone();
+    let extremes = move |t: u64| {
+        [
+            l.compose(t, 0, min_sequence).max(1),
+            l.compose(t, max_node, max_seq),
+        ]
+    };
+    let l = layout.clone();
+    let tick_of = move |id: u64| l.decompose(id).tick;
     Subject {
         name: name.to_owned(),
-        scheme: Box::new(RandomKeys(layout)),
-        epoch_ms,
-        tick_ms,
-        max_tick,
+        scheme,
+        epoch_ms: layout.epoch_millis(),
+        tick_ms: layout.tick_millis(),
+        max_tick: layout.max_tick(),
         extremes: Box::new(extremes),
         tick_of: Box::new(tick_of),
         issue: Box::new(issue),
@@ -153,20 +160,11 @@ where
 
 /// Every preset and scheme whose IDs record their full time.
 fn subjects() -> Vec<Subject> {
-    let mut all: Vec<Subject> = [
-        ("twitter", presets::twitter()),
-        ("discord", presets::discord()),
-        ("instagram", presets::instagram()),
-        ("sonyflake", presets::sonyflake()),
-        ("tsid", presets::tsid()),
-        ("lsid", presets::lsid()),
-        ("js_safe", presets::js_safe()),
-        ("js_safe_seconds", presets::js_safe_seconds()),
-        ("nonsequential (sequence)", presets::nonsequential()),
-    ]
-    .into_iter()
-    .map(|(name, l)| sequence_subject(name, l.clone(), Box::new(l)))
-    .collect();
+    // Every preset, nonsequential's IDs read as a plain sequence here.
+    let mut all: Vec<Subject> = presets::ALL
+        .iter()
+        .map(|(name, make)| sequence_subject(name, make(), Box::new(make())))
+        .collect();
     let decimal = DecimalLayout::time_sequence_server(EPOCH_2024).expect("13 + 6 + 1 digits");
     all.push(sequence_subject(
         "decimal 13+6+1",

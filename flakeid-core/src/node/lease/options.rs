@@ -216,137 +216,109 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
         }
     }
 
-    /// Leases only these node IDs (default: all of the layout's). The
-    /// space's rows are created at the first claim, one per node: 1,024
-    /// for Twitter's layout, 65,536 for Sonyflake's; restrict the range
-    /// for layouts with large node fields.
-    pub fn nodes(mut self, nodes: RangeInclusive<u64>) -> Self {
-        self.nodes = Some(nodes);
-        self
-    }
+    setters! {
+        /// Leases only these node IDs (default: all of the layout's). The
+        /// space's rows are created at the first claim, one per node: 1,024
+        /// for Twitter's layout, 65,536 for Sonyflake's; restrict the range
+        /// for layouts with large node fields.
+        nodes(nodes: RangeInclusive<u64>) => nodes = Some(nodes);
 
-    /// How long a lease lasts without renewal (default [`LeaseOptions::DEFAULT_TTL`]).
-    pub fn ttl(mut self, ttl: Duration) -> Self {
-        self.ttl = ttl;
-        self
-    }
+        /// How long a lease lasts without renewal (default [`LeaseOptions::DEFAULT_TTL`]).
+        ttl(ttl: Duration) => ttl = ttl;
 
-    /// How often the lease is renewed (default [`LeaseOptions::DEFAULT_RENEW_EVERY`]);
-    /// must be shorter than the ceiling lead.
-    pub fn renew_every(mut self, every: Duration) -> Self {
-        self.renew_every = every;
-        self
-    }
+        /// How often the lease is renewed (default [`LeaseOptions::DEFAULT_RENEW_EVERY`]);
+        /// must be shorter than the ceiling lead.
+        renew_every(every: Duration) => renew_every = every;
 
-    /// How far ahead of the clock each renewal sets the ceiling (default:
-    /// the TTL; at most the TTL). A holder paused past its lease then finds
-    /// its clock beyond its ceiling and stamps nothing later than its
-    /// pause, and a holder that cannot reach the store stamps nothing later
-    /// than this long after its last renewal.
-    pub fn ceiling_lead(mut self, lead: Duration) -> Self {
-        self.ceiling_lead = Some(lead);
-        self
-    }
+        /// How far ahead of the clock each renewal sets the ceiling (default:
+        /// the TTL; at most the TTL). A holder paused past its lease then finds
+        /// its clock beyond its ceiling and stamps nothing later than its
+        /// pause, and a holder that cannot reach the store stamps nothing later
+        /// than this long after its last renewal.
+        ceiling_lead(lead: Duration) => ceiling_lead = Some(lead);
 
-    /// The `holder` text operators see (default `hostname/pid`).
-    pub fn holder(mut self, holder: impl Into<String>) -> Self {
-        self.holder = Some(holder.into());
-        self
-    }
+        /// The `holder` text operators see (default `hostname/pid`).
+        holder(holder: impl Into<String>) => holder = Some(holder.into());
 
-    /// When every node is taken, keep trying for up to `max` (default 0:
-    /// fail at once with [`LeaseError::AllTaken`]).
-    pub fn wait_for_node(mut self, max: Duration) -> Self {
-        self.wait_for_node = max;
-        self
-    }
+        /// When every node is taken, keep trying for up to `max` (default 0:
+        /// fail at once with [`LeaseError::AllTaken`]).
+        wait_for_node(max: Duration) => wait_for_node = max;
 
-    /// What the generator does at its ceiling (default [`CeilingWait::default`]).
-    pub fn at_ceiling(mut self, policy: CeilingWait) -> Self {
-        self.at_ceiling = policy;
-        self
-    }
+        /// What the generator does at its ceiling (default [`CeilingWait::default`]).
+        at_ceiling(policy: CeilingWait) => at_ceiling = policy;
 
-    /// Whether claimants try the nodes from a random one on (`true`, the
-    /// default), so that processes starting together mostly try different
-    /// rows, or all from the first node up (`false`: the lowest free node
-    /// is taken, so node IDs in use stay dense, but claimants starting
-    /// together compete for the same rows; `BENCHMARKS.md` measures what
-    /// that costs).
-    pub fn spread_claims(mut self, spread: bool) -> Self {
-        self.spread = spread;
-        self
-    }
+        /// Whether claimants try the nodes from a random one on (`true`, the
+        /// default), so that processes starting together mostly try different
+        /// rows, or all from the first node up (`false`: the lowest free node
+        /// is taken, so node IDs in use stay dense, but claimants starting
+        /// together compete for the same rows; `BENCHMARKS.md` measures what
+        /// that costs).
+        spread_claims(spread: bool) => spread = spread;
 
-    /// How far this holder's clock may run ahead of the store's (default
-    /// [`LeaseOptions::DEFAULT_MAX_CLOCK_SKEW`], 5 s).
-    ///
-    /// A holder persists ceilings from its own clock (its clock plus the
-    /// [`ceiling_lead`](Self::ceiling_lead)); the next holder of the node
-    /// starts after them. A clock running a day ahead would leave a mark a
-    /// day ahead, and the node unusable for a day. So the store refuses a
-    /// ceiling further ahead of its own clock than the lead plus this skew:
-    /// the claim fails with [`LeaseError::ClockAhead`] naming both clocks,
-    /// and a renewal is refused (the generator then stops at its current
-    /// ceiling, and the refusal is logged) until the clock is back within
-    /// the skew. Claims also skip nodes whose mark lies further ahead than
-    /// that (left by a holder without this check), listing them in
-    /// [`LeaseError::AllTaken`] and in [`NodeTable`](crate::node::NodeTable)'s display.
-    ///
-    /// The SQL stores and [`MemoryLeaseStore`](super::MemoryLeaseStore)
-    /// check it against their clock; etcd offers a client no clock, so the
-    /// etcd store cannot.
-    ///
-    /// ```
-    /// use std::{sync::Arc, time::Duration};
-    /// use flakeid_core::layout::presets;
-    /// use flakeid_core::node::{LeaseError, LeaseOptions, MemoryLeaseStore};
-    /// use flakeid_core::{Clock, ManualClock, MonotonicClock};
-    ///
-    /// let store = MemoryLeaseStore::new();
-    /// // This holder's clock runs a day ahead of the store's.
-    /// let fast = Arc::new(ManualClock::new(MonotonicClock::new().now_millis() + 86_400_000));
-    /// let err = LeaseOptions::new("orders", presets::twitter())
-    ///     .clock(fast)
-    ///     .max_clock_skew(Duration::from_secs(5))
-    ///     .claim(store.clone())
-    ///     .unwrap_err();
-    /// assert!(matches!(err, LeaseError::ClockAhead { .. }), "{err}");
-    /// // Nothing was persisted ahead: the next holder is not held back.
-    /// let lease = LeaseOptions::new("orders", presets::twitter()).claim(store)?;
-    /// lease.release_unused()?;
-    /// # Ok::<(), LeaseError>(())
-    /// ```
-    pub fn max_clock_skew(mut self, skew: Duration) -> Self {
-        self.max_clock_skew = skew;
-        self
-    }
+        /// How far this holder's clock may run ahead of the store's (default
+        /// [`LeaseOptions::DEFAULT_MAX_CLOCK_SKEW`], 5 s).
+        ///
+        /// A holder persists ceilings from its own clock (its clock plus the
+        /// [`ceiling_lead`](Self::ceiling_lead)); the next holder of the node
+        /// starts after them. A clock running a day ahead would leave a mark a
+        /// day ahead, and the node unusable for a day. So the store refuses a
+        /// ceiling further ahead of its own clock than the lead plus this skew:
+        /// the claim fails with [`LeaseError::ClockAhead`] naming both clocks,
+        /// and a renewal is refused (the generator then stops at its current
+        /// ceiling, and the refusal is logged) until the clock is back within
+        /// the skew. Claims also skip nodes whose mark lies further ahead than
+        /// that (left by a holder without this check), listing them in
+        /// [`LeaseError::AllTaken`] and in [`NodeTable`](crate::node::NodeTable)'s display.
+        ///
+        /// The SQL stores and [`MemoryLeaseStore`](super::MemoryLeaseStore)
+        /// check it against their clock; etcd offers a client no clock, so the
+        /// etcd store cannot.
+        ///
+        /// ```
+        /// use std::{sync::Arc, time::Duration};
+        /// use flakeid_core::layout::presets;
+        /// use flakeid_core::node::{LeaseError, LeaseOptions, MemoryLeaseStore};
+        /// use flakeid_core::{Clock, ManualClock, MonotonicClock};
+        ///
+        /// let store = MemoryLeaseStore::new();
+        /// // This holder's clock runs a day ahead of the store's.
+        /// let fast = Arc::new(ManualClock::new(MonotonicClock::new().now_millis() + 86_400_000));
+        /// let err = LeaseOptions::new("orders", presets::twitter())
+        ///     .clock(fast)
+        ///     .max_clock_skew(Duration::from_secs(5))
+        ///     .claim(store.clone())
+        ///     .unwrap_err();
+        /// assert!(matches!(err, LeaseError::ClockAhead { .. }), "{err}");
+        /// // Nothing was persisted ahead: the next holder is not held back.
+        /// let lease = LeaseOptions::new("orders", presets::twitter()).claim(store)?;
+        /// lease.release_unused()?;
+        /// # Ok::<(), LeaseError>(())
+        /// ```
+        max_clock_skew(skew: Duration) => max_clock_skew = skew;
 
-    /// Whether a lease that was lost (another holder took the node while
-    /// this one was cut off from the store) claims a free node and moves the
-    /// process-wide generator to it (`true`, the default), or stays lost
-    /// (`false`: every later ID fails with
-    /// [`GenerateError::Fenced`](crate::GenerateError::Fenced), for
-    /// applications that prefer to exit and be restarted).
-    ///
-    /// Only the process-wide generator moves: the lease's builder must have
-    /// gone to [`global::init`](crate::global::init). A generator built
-    /// with [`GeneratorBuilder::build`](crate::GeneratorBuilder::build) stays on its node, and a lost lease
-    /// of one stays lost.
-    ///
-    /// The move: the renewal notices the loss at its next attempt that
-    /// reaches the store ([`renew_every`](Self::renew_every) after the last
-    /// one at most); the old node's generator stops; the lease claims a free
-    /// node as [`claim`](Self::claim) does (waiting for one as long as
-    /// needed) and the generator continues on it, after its high-water
-    /// mark. A call made meanwhile waits for the move as
-    /// [`at_ceiling`](Self::at_ceiling) allows (1 s by default), then fails
-    /// with [`Fenced`](crate::Fenced). The time without IDs is the
-    /// time the holder was cut off, plus at most `renew_every` and one
-    /// claim when a node is free.
-    pub fn heal(mut self, heal: bool) -> Self {
-        self.heal = heal;
-        self
+        /// Whether a lease that was lost (another holder took the node while
+        /// this one was cut off from the store) claims a free node and moves the
+        /// process-wide generator to it (`true`, the default), or stays lost
+        /// (`false`: every later ID fails with
+        /// [`GenerateError::Fenced`](crate::GenerateError::Fenced), for
+        /// applications that prefer to exit and be restarted).
+        ///
+        /// Only the process-wide generator moves: the lease's builder must have
+        /// gone to [`global::init`](crate::global::init). A generator built
+        /// with [`GeneratorBuilder::build`](crate::GeneratorBuilder::build) stays on its node, and a lost lease
+        /// of one stays lost.
+        ///
+        /// The move: the renewal notices the loss at its next attempt that
+        /// reaches the store ([`renew_every`](Self::renew_every) after the last
+        /// one at most); the old node's generator stops; the lease claims a free
+        /// node as [`claim`](Self::claim) does (waiting for one as long as
+        /// needed) and the generator continues on it, after its high-water
+        /// mark. A call made meanwhile waits for the move as
+        /// [`at_ceiling`](Self::at_ceiling) allows (1 s by default), then fails
+        /// with [`Fenced`](crate::Fenced). The time without IDs is the
+        /// time the holder was cut off, plus at most `renew_every` and one
+        /// claim when a node is free.
+        heal(heal: bool) => heal = heal;
     }
 
     /// How many holders can hold a node of the space at once: the number

@@ -504,39 +504,36 @@ impl Sim {
             if !self.issued.insert(id) {
                 return Err(format!("ID {id} issued twice (holder {i})"));
             }
-            let parts = self.layout.decompose(id);
-            let stamped = parts.tick + self.layout.epoch_millis();
-            let mark = table
-                .rows
-                .iter()
-                .find(|r| r.node == parts.node)
-                .map_or(0, |r| r.high_water_millis);
-            if stamped > mark {
+            if let Some((stamped, node, mark)) = self.past_mark(&table, id) {
                 return Err(format!(
-                    "holder {i} stamped ID {id} at {stamped} ms on node {}, past the node's \
-                     persisted high-water mark {mark} ms",
-                    parts.node
+                    "holder {i} stamped ID {id} at {stamped} ms on node {node}, past the node's \
+                     persisted high-water mark {mark} ms"
                 ));
             }
         }
         Ok(())
     }
 
+    /// When `id` was stamped, its node and the node's mark in `table`, if
+    /// the stamp lies past the mark.
+    fn past_mark(&self, table: &NodeTable, id: u64) -> Option<(u64, u64, u64)> {
+        let parts = self.layout.decompose(id);
+        let stamped = parts.tick + self.layout.epoch_millis();
+        let mark = table
+            .rows
+            .iter()
+            .find(|r| r.node == parts.node)
+            .map_or(0, |r| r.high_water_millis);
+        (stamped > mark).then_some((stamped, parts.node, mark))
+    }
+
     /// Every ID ever issued lies at or below its node's mark at the end.
     fn check_all_marks(&self) -> Result<(), String> {
         let table = self.store.table();
         for id in &self.issued {
-            let parts = self.layout.decompose(*id);
-            let stamped = parts.tick + self.layout.epoch_millis();
-            let mark = table
-                .rows
-                .iter()
-                .find(|r| r.node == parts.node)
-                .map_or(0, |r| r.high_water_millis);
-            if stamped > mark {
+            if let Some((stamped, node, mark)) = self.past_mark(&table, *id) {
                 return Err(format!(
-                    "ID {id} stamped {stamped} ms on node {} is past the node's final mark {mark} ms",
-                    parts.node
+                    "ID {id} stamped {stamped} ms on node {node} is past the node's final mark {mark} ms"
                 ));
             }
         }

@@ -570,10 +570,8 @@ impl<X> SqlLeaseStore<X> {
 impl<X: SqlExecutor> SqlLeaseStore<X> {
     /// A store on the table [`LeaseOptions::DEFAULT_TABLE`].
     pub fn new(executor: X) -> Self {
-        SqlLeaseStore {
-            sql: LeaseSql::new(executor.dialect()),
-            executor,
-        }
+        let sql = LeaseSql::new(executor.dialect());
+        SqlLeaseStore { sql, executor }
     }
 
     /// A store on the table `table`.
@@ -581,20 +579,16 @@ impl<X: SqlExecutor> SqlLeaseStore<X> {
     /// # Errors
     /// As [`LeaseSql::with_table`].
     pub fn with_table(executor: X, table: &str) -> Result<Self, SqlNameError> {
-        Ok(SqlLeaseStore {
-            sql: LeaseSql::with_table(executor.dialect(), table)?,
-            executor,
-        })
+        let sql = LeaseSql::with_table(executor.dialect(), table)?;
+        Ok(SqlLeaseStore { sql, executor })
     }
 }
 
 impl<X: AsyncSqlExecutor> SqlLeaseStore<X> {
     /// A store on the table [`LeaseOptions::DEFAULT_TABLE`].
     pub fn new_async(executor: X) -> Self {
-        SqlLeaseStore {
-            sql: LeaseSql::new(executor.dialect()),
-            executor,
-        }
+        let sql = LeaseSql::new(executor.dialect());
+        SqlLeaseStore { sql, executor }
     }
 
     /// A store on the table `table`.
@@ -602,10 +596,8 @@ impl<X: AsyncSqlExecutor> SqlLeaseStore<X> {
     /// # Errors
     /// As [`LeaseSql::with_table`].
     pub fn with_table_async(executor: X, table: &str) -> Result<Self, SqlNameError> {
-        Ok(SqlLeaseStore {
-            sql: LeaseSql::with_table(executor.dialect(), table)?,
-            executor,
-        })
+        let sql = LeaseSql::with_table(executor.dialect(), table)?;
+        Ok(SqlLeaseStore { sql, executor })
     }
 
     /// The spaces that have rows in the table, in order, for operators.

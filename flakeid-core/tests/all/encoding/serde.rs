@@ -1,50 +1,14 @@
 //! serde: IDs are written as decimal strings and read from strings or
 //! integers; every rejected input names the bad value.
 
-use std::sync::{LazyLock, OnceLock};
-
-use flakeid_core::layout::BitLayout;
 use flakeid_core::layout::presets;
-use flakeid_core::{ConfigError, FlakeId, Generator, IdError, IdScheme, IdSource};
 
-/// An ID type on the JavaScript-safe layout, so "too large" means above 2^53-1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-struct JsId(i64);
-
-static JS_SAFE: LazyLock<BitLayout> = LazyLock::new(presets::js_safe);
-
-impl FlakeId for JsId {
-    const NAME: &'static str = "JsId";
-    fn scheme() -> &'static dyn IdScheme {
-        &*JS_SAFE
-    }
-    fn source() -> Result<&'static dyn IdSource, ConfigError> {
-        static G: OnceLock<Result<Generator, ConfigError>> = OnceLock::new();
-        G.get_or_init(|| Generator::builder(presets::js_safe(), 3).build())
-            .as_ref()
-            .map(|g| g as &dyn IdSource)
-            .map_err(Clone::clone)
-    }
-    fn __from_valid(value: i64) -> Self {
-        JsId(value)
-    }
-    fn get(self) -> i64 {
-        self.0
-    }
-}
-
-impl std::fmt::Display for JsId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        flakeid_core::__private::display(self, f)
-    }
-}
-
-impl std::str::FromStr for JsId {
-    type Err = IdError;
-    fn from_str(s: &str) -> Result<Self, IdError> {
-        flakeid_core::__private::from_str(s)
-    }
-}
+// An ID type on the JavaScript-safe layout, so "too large" means above 2^53-1.
+hand_written_id!(
+    JsId,
+    layout = presets::js_safe,
+    source = generator_source!(presets::js_safe(), 3)
+);
 
 // The same impls `#[flake_id]` emits.
 flakeid_core::__private::impl_serde!(JsId);

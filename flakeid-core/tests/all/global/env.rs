@@ -30,17 +30,13 @@ fn node_id_with_default_layout() {
 
 #[test]
 fn every_preset_name_is_accepted() {
-    for (name, preset) in [
-        ("twitter", presets::twitter()),
-        ("discord", presets::discord()),
-        ("instagram", presets::instagram()),
-        ("sonyflake", presets::sonyflake()),
-        ("tsid", presets::tsid()),
-        ("lsid", presets::lsid()),
+    let named = presets::ALL.iter().map(|(name, make)| (*name, make()));
+    // `-` may stand for `_`, and case is ignored.
+    let spelled = [
         ("js-safe", presets::js_safe()),
-        ("js_safe", presets::js_safe()),
         ("Discord", presets::discord()),
-    ] {
+    ];
+    for (name, preset) in named.chain(spelled) {
         let b = from(&[("FLAKEID_NODE_ID", "1"), ("FLAKEID_LAYOUT", name)]).unwrap();
         assert_eq!(b.layout(), &preset, "{name}");
     }
