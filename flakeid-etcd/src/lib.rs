@@ -103,6 +103,8 @@
 //! [`AsyncLeaseStore`]: flakeid_core::node::AsyncLeaseStore
 //! [`NodeTable`]: flakeid_core::node::NodeTable
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod error;
 mod store;
 

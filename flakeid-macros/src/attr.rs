@@ -31,13 +31,16 @@ pub(crate) struct Args {
     pub(crate) krate: Option<syn::Path>,
     /// `behavior = manual` (SeaORM models), with its span.
     pub(crate) behavior_manual: Option<Span>,
+    /// `shared_key` (SeaORM models): another model marks the key type as a
+    /// key (`FlakeModelKey`), not this one.
+    pub(crate) shared_key: Option<Span>,
     /// Arguments that only fit one kind of item, for the checks in `valid`.
     pub(crate) id_type_only: Vec<(Span, &'static str)>,
     pub(crate) model_only: Vec<(Span, &'static str)>,
 }
 
 const KNOWN: &str = "`layout = ..`, `scheme = ..`, `source = ..` (ID types), `behavior = manual` \
-                     (SeaORM models), `seaorm`, `diesel` and `crate = ..`";
+                     and `shared_key` (SeaORM models), `seaorm`, `diesel` and `crate = ..`";
 
 /// Parses the arguments; which of them fit the item is checked in `valid`.
 pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
@@ -86,6 +89,9 @@ pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
                 }
             }
             args.model_only.push((span, "`behavior`"));
+        } else if meta.path.is_ident("shared_key") {
+            args.shared_key = Some(span);
+            args.model_only.push((span, "`shared_key`"));
         } else if meta.path.is_ident("constructor") {
             return Err(meta.error(
                 "`constructor = ..` is gone: #[flake_id] writes no constructor for Diesel \

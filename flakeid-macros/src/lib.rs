@@ -60,6 +60,7 @@
 //! | `source = path` | ID type, with `layout`/`scheme` | `path()` returns `Result<&'static G, ConfigError>` for an `IdSource` of your own |
 //! | `seaorm`, `diesel` | both | emit that ORM's impls (implied by `flakeid_seaorm::flake_id` / `flakeid_diesel::flake_id`) |
 //! | `behavior = manual` | SeaORM model | you write `ActiveModelBehavior` yourself |
+//! | `shared_key` | SeaORM model | another model with `#[flake_id]` has the same key type (or the ID type's crate marks it): this one does not mark it again (`flakeid_seaorm::FlakeModelKey`) |
 //! | `crate = path` | both | where the attribute's own crate is, if you renamed or re-exported it |
 //!
 //! Checking, parsing and decoding use only the scheme: they never read the
@@ -162,6 +163,7 @@
 //! `#[flake_id]` below `#[sea_orm::model]` or `#[derive(DeriveEntityModel)]`;
 //! a model without an ORM, or with two.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;

@@ -87,6 +87,49 @@ pub fn try_from_u64<I: FlakeId>(n: u64) -> Result<I, DbErr> {
     .into())
 }
 
+/// The mark of an ID type that a SeaORM model with `#[flake_id]` has as its
+/// key, implemented for `&UserId` by the attribute on that model.
+///
+/// SeaORM requires `TryFromU64` of every primary key type, and an ID type's
+/// `TryFromU64` requires this mark. So a model keyed by an ID type but
+/// written without `#[flake_id]` (SeaORM's usual
+/// `impl ActiveModelBehavior for ActiveModel {}`, whose `insert` would leave
+/// the key to the database: a rowid, an `IDENTITY` or `AUTO_INCREMENT`
+/// value, written before any error) does not compile. rustc reports it as
+/// ``the trait bound `UserId: TryFromU64` is not satisfied`` at the key,
+/// noting that the trait "is implemented for `UserId`" at the ID type's
+/// `#[flake_id]` (SeaORM's blanket `TryFromU64` for `ActiveEnum` types keeps
+/// it from reaching this trait's own message, which names the fix): put
+/// `#[flake_id]` above the model, or `#[flake_id(behavior = manual)]` to
+/// write `ActiveModelBehavior` yourself.
+///
+/// Two cases implement it by hand (it is marked `for<'a> &'a UserId` so
+/// that the ID type's own impl may ask for it):
+/// - a second model of the same crate keyed by the same ID type: give it
+///   `#[flake_id(shared_key)]` (the first model's attribute marks the type);
+/// - models in another crate than the ID type: the ID type's crate marks it
+///   (the other crate cannot), and the models take `#[flake_id(shared_key)]`:
+///
+/// ```
+/// #[flakeid_seaorm::flake_id]
+/// pub struct UserId(i64);
+///
+/// // The models keyed by `UserId` live in another crate.
+/// impl<'a> flakeid_seaorm::FlakeModelKey for &'a UserId {}
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a SeaORM model keyed by this ID type has no #[flake_id]: its inserts would leave \
+               the key to the database",
+    label = "the key of a model without #[flake_id]",
+    note = "put `#[flakeid_seaorm::flake_id]` above `#[sea_orm::model]` (or \
+            `#[derive(DeriveEntityModel)]`) and remove `impl ActiveModelBehavior`: it assigns \
+            the key before every insert; to write `ActiveModelBehavior` yourself, use \
+            `#[flake_id(behavior = manual)]` and end `before_save` with `FlakeActiveModel::before_save_key`",
+    note = "a second model with the same key type, or a model in another crate than the ID \
+            type: see `flakeid_seaorm::FlakeModelKey`"
+)]
+pub trait FlakeModelKey {}
+
 /// Implements SeaORM's column and key traits for an ID type declared with
 /// `#[flake_id]`, which invokes this macro when the crate depends on
 /// `flakeid-seaorm`. Not a public API.
@@ -136,7 +179,11 @@ macro_rules! impl_id {
             }
         }
 
-        impl $crate::__private::sea_orm::TryFromU64 for $ty {
+        // Only for the key of a model with `#[flake_id]` (see `FlakeModelKey`).
+        impl $crate::__private::sea_orm::TryFromU64 for $ty
+        where
+            for<'a> &'a $ty: $crate::FlakeModelKey,
+        {
             fn try_from_u64(
                 n: u64,
             ) -> ::core::result::Result<Self, $crate::__private::sea_orm::DbErr> {

@@ -73,7 +73,14 @@
 //!   fresh ID on insert when the key is not set (`insert`, `save`), and
 //!   makes `save` insert a row whose key [`FlakeActiveModel::assign_id`]
 //!   gave in memory, where SeaORM's own `save` would `UPDATE` a row that
-//!   does not exist (see [Graphs and `save`](#graphs-and-save)).
+//!   does not exist (see [Graphs and `save`](#graphs-and-save));
+//! * marks the key type as the key of a model with `#[flake_id]`
+//!   ([`FlakeModelKey`]): SeaORM requires `TryFromU64` of a primary key
+//!   type, and an ID type's requires this mark, so a model keyed by an ID
+//!   type without the attribute is a compile error (``the trait bound
+//!   `UserId: TryFromU64` is not satisfied``), not a model whose inserts
+//!   leave the key to the database. A second model with
+//!   the same key type takes `#[flake_id(shared_key)]`.
 //!
 //! `Entity::insert` and `Entity::insert_many` run no hooks: use
 //! [`FlakeEntity::insert_with_id`] / [`FlakeEntity::insert_many_with_ids`].
@@ -401,6 +408,7 @@ mod table;
 mod time_filter;
 
 pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
+pub use column::FlakeModelKey;
 #[cfg(feature = "lease")]
 pub use backend::SeaOrmExecutor;
 pub use error::Error;

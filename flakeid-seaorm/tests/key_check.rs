@@ -23,10 +23,11 @@ mod named {
     }
 }
 
+// `KeyId` keys three models here: `named` marks it, the others share it.
 mod renamed {
     use sea_orm::entity::prelude::*;
 
-    #[flakeid_seaorm::flake_id]
+    #[flakeid_seaorm::flake_id(shared_key)]
     #[sea_orm::model]
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
     #[sea_orm(table_name = "renamed", rename_all = "lowercase")]
@@ -40,7 +41,7 @@ mod renamed {
 mod own_extra {
     use sea_orm::entity::prelude::*;
 
-    #[flakeid_seaorm::flake_id]
+    #[flakeid_seaorm::flake_id(shared_key)]
     #[sea_orm::model]
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
     #[sea_orm(table_name = "own_extra")]

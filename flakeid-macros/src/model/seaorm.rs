@@ -14,7 +14,10 @@
 //!
 //! After the struct it emits `impl ActiveModelBehavior for ActiveModel` whose
 //! `before_save` assigns an ID on insert and lets `save` insert a row whose
-//! key `assign_id` gave, unless `behavior = manual` is given.
+//! key `assign_id` gave, unless `behavior = manual` is given; and it marks
+//! the key type as the key of a model with `#[flake_id]` (`FlakeModelKey`,
+//! which the ID type's `TryFromU64` requires: a model keyed by an ID type
+//! without this attribute does not compile), unless `shared_key` is given.
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
@@ -126,10 +129,19 @@ pub(super) fn expand(
     };
     mark_key(field, rename_all.as_ref())?;
 
+    let ty = &key.ty;
+    let marked = if args.shared_key.is_some() {
+        TokenStream::new()
+    } else {
+        quote! {
+            impl<'a> #orm::FlakeModelKey for &'a #ty {}
+        }
+    };
     if args.behavior_manual.is_some() {
-        return Ok(TokenStream::new());
+        return Ok(marked);
     }
     Ok(quote! {
+        #marked
         #[#orm::__private::async_trait::async_trait]
         impl #orm::__private::sea_orm::ActiveModelBehavior for ActiveModel {
             async fn before_save<C>(

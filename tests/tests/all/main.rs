@@ -3,9 +3,9 @@
 //! PostgreSQL and one MySQL-family server (a container each, started on
 //! first use and removed when the binary exits; see `flakeid_tests::db`).
 //!
-//! Run everything with `./scripts/test.sh -p flakeid-tests --test all`; one
+//! Run everything with `./scripts/test.sh --workspace --test all`; one
 //! module, or any test whose path contains a filter, with
-//! `./scripts/test.sh -p flakeid-tests --test all -- seaorm_postgres::`.
+//! `./scripts/test.sh --workspace --test all -- seaorm_postgres::`.
 
 // Items shared by the test modules (helpers, schemas, ID types, entities).
 mod diesel_common;
@@ -24,6 +24,7 @@ mod postgres18;
 
 // Keys through SeaORM, per database, and as JSON.
 mod seaorm_json;
+mod seaorm_model_key;
 mod seaorm_mysql;
 mod seaorm_postgres;
 mod seaorm_sqlite;

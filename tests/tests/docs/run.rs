@@ -64,6 +64,8 @@ pub struct Context {
     repo: PathBuf,
     /// The workspace's built binaries (`target/debug`).
     built: PathBuf,
+    /// `target/docs`: where the commands' own cargo builds go.
+    target: PathBuf,
     /// `CARGO_INSTALL_ROOT` of this file's commands.
     install_root: tempfile::TempDir,
     /// A `psqlrc` that makes `psql` stop at the first error.
@@ -82,12 +84,17 @@ impl Context {
             .and_then(Path::parent)
             .expect("the test binary lies in target/<profile>/deps")
             .to_owned();
+        let target = built
+            .parent()
+            .expect("target/<profile> lies in the target dir")
+            .join("docs");
         let install_root = tempfile::tempdir().expect("a temp dir");
         let psqlrc = install_root.path().join("psqlrc");
         std::fs::write(&psqlrc, "\\set ON_ERROR_STOP on\n").expect("write psqlrc");
         Context {
             repo: repo.to_owned(),
             built,
+            target,
             install_root,
             psqlrc,
             database: OnceLock::new(),
@@ -120,6 +127,11 @@ impl Context {
             .env("PATH", self.path())
             .env("CARGO_INSTALL_ROOT", self.install_root.path())
             .env("PSQLRC", &self.psqlrc)
+            // A target dir of their own: a command's build (each package
+            // resolves its own features, so it shares little with the
+            // workspace's) holds that dir's lock for minutes, and must not
+            // hold up the test command's other jobs.
+            .env("CARGO_TARGET_DIR", &self.target)
             // `cargo install` builds with the release profile: optimising is
             // the slow part, and what is checked is that the command
             // installs a working program, not how fast it runs.

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Packages every crate of the workspace that is published and builds each
+# from its packaged files, as crates.io will (`cargo package --workspace`
+# with its verification build). Crates with `publish = false` are left out:
+# cargo packages them too otherwise, and they are not meant to build alone
+# from a package (the tests' and benchmarks' path dependencies carry no
+# version). Run by .ci/run. The verification builds use the workspace's
+# target dir, so dependencies built before with the same features are reused.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+mapfile -t unpublished < <(cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["publish"] == []:
+        print(p["name"])')
+excludes=()
+for name in "${unpublished[@]}"; do excludes+=(--exclude "$name"); done
+echo "::: cargo package --workspace ${excludes[*]} --locked $*" >&2
+cargo package --workspace "${excludes[@]}" --locked "$@"
