@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use crate::error::{FenceReason, Fenced};
 use crate::policy::CeilingWait;
+use crate::runtime::Signal;
 
 #[derive(Debug)]
 struct State {
@@ -53,6 +54,8 @@ pub(crate) struct Ceiling {
     attached: AtomicBool,
     state: Mutex<State>,
     raised: Condvar,
+    /// Async callers waiting at the ceiling (see [`Ceiling::signal`]).
+    signal: Arc<Signal>,
 }
 
 impl Ceiling {
@@ -69,7 +72,14 @@ impl Ceiling {
                 last_error: None,
             }),
             raised: Condvar::new(),
+            signal: Arc::default(),
         }
+    }
+
+    /// Fires when the ceiling rises or closes: async callers at the ceiling
+    /// wait for it (read [`Signal::seen`] before checking the ceiling).
+    pub(crate) fn signal(&self) -> &Arc<Signal> {
+        &self.signal
     }
 
     /// The ceiling, Unix ms (0: nothing may be stamped).
@@ -102,6 +112,7 @@ impl Ceiling {
         state.last_error = None;
         drop(state);
         self.raised.notify_all();
+        self.signal.notify();
         true
     }
 
@@ -124,6 +135,7 @@ impl Ceiling {
         }
         drop(state);
         self.raised.notify_all();
+        self.signal.notify();
     }
 
     /// Why the generator may currently stamp nothing later than the

@@ -8,6 +8,7 @@ use crate::clock::Clock;
 use crate::decoded::Decoded;
 use crate::error::{ConfigError, FieldOutOfRange, GenerateError, TimeBoundsError};
 use crate::layout::{BitLayout, DecimalLayout, Layout, RandomStart};
+use crate::runtime::Attempt;
 use crate::source::{
     BuildSource, DecodeLayout, GlobalScheme, IdScheme, IdSource, NodeConfig, downcast,
 };
@@ -88,6 +89,14 @@ impl<L: DecodeLayout, C: Clock> IdSource for Generator<L, C> {
 
     fn next_ids(&self, n: usize) -> Result<Vec<u64>, GenerateError> {
         Ok(self.next_batch(n)?.collect())
+    }
+
+    fn attempt_next_id(&self) -> Result<Attempt<u64>, GenerateError> {
+        Generator::attempt_next_id(self)
+    }
+
+    fn attempt_next_ids(&self, n: usize) -> Result<Attempt<Vec<u64>>, GenerateError> {
+        Ok(self.attempt_next_batch(n)?.map(Iterator::collect))
     }
 }
 
