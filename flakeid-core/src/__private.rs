@@ -186,8 +186,9 @@ pub use crate::id::from_str;
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __flakeid_core_impl_async {
-    ($id:ty, $vis:vis) => {
-        #[automatically_derived]
+    ($id:ty, [$($vis:tt)*]) => {
+        // Like the other inherent methods: unused ones are no warning.
+        #[allow(dead_code)]
         impl $id {
             /// A fresh ID for async code: waits on the tokio runtime's
             /// timer where `generate` would block the thread (see
@@ -196,7 +197,7 @@ macro_rules! __flakeid_core_impl_async {
             /// # Errors
             /// As `generate`.
             #[inline]
-            $vis fn generate_async() -> impl ::core::future::Future<
+            $($vis)* fn generate_async() -> impl ::core::future::Future<
                 Output = ::core::result::Result<Self, $crate::IdGenerateError>,
             > + ::core::marker::Send {
                 <Self as $crate::FlakeId>::generate_async()
@@ -208,7 +209,7 @@ macro_rules! __flakeid_core_impl_async {
             /// # Errors
             /// As `generate`.
             #[inline]
-            $vis fn generate_many_async(
+            $($vis)* fn generate_many_async(
                 n: usize,
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<::std::vec::Vec<Self>, $crate::IdGenerateError>,
@@ -226,7 +227,7 @@ macro_rules! __flakeid_core_impl_async {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __flakeid_core_impl_async {
-    ($id:ty, $vis:vis) => {};
+    ($id:ty, [$($vis:tt)*]) => {};
 }
 
 #[doc(hidden)]

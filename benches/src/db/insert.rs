@@ -349,6 +349,7 @@ async fn seaorm_insert(
                 .collect::<Result<Vec<_>, DbBenchError>>()?;
             let insert = if with_ids {
                 so::flake_item::Entity::insert_many_with_ids(models)
+                    .await
                     .map_err(|e| DbBenchError::sql("insert_many_with_ids", e))?
             } else {
                 so::flake_item::Entity::insert_many(models)

@@ -335,6 +335,78 @@ mod tests {
         assert!(matches!(g.next_id(), Err(GenerateError::Fenced(_))));
     }
 
+    /// tokio's timers for the async tests.
+    struct Timers;
+
+    impl crate::runtime::Sleep for Timers {
+        fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send {
+            tokio::time::sleep(duration)
+        }
+    }
+
+    #[test]
+    fn at_the_ceiling_an_async_call_waits_for_the_raise_a_task_on_its_own_thread_makes() {
+        let clock = Arc::new(ManualClock::new(T0));
+        let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
+            max: Duration::from_secs(30),
+        }));
+        let g = Generator::builder(presets::twitter(), 1)
+            .clock(clock.clone())
+            .ceiling(ceiling.clone())
+            .build()
+            .unwrap();
+        clock.set(T0 + 5);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let id = runtime.block_on(async {
+            // The raise comes from a task on this very thread: a blocking
+            // wait would keep it from running until the 30 s are up.
+            let raiser = {
+                let ceiling = ceiling.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    ceiling.raise(T0 + 100, T0 + 5);
+                })
+            };
+            let id = g.next_id_async_on(&Timers).await.unwrap();
+            raiser.await.unwrap();
+            id
+        });
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(stamped(&g, id), T0 + 5);
+
+        // A ceiling that does not rise: `Fenced` after the wait, as `next_id`.
+        let short = Arc::new(Ceiling::new(CeilingWait::Wait {
+            max: Duration::from_millis(20),
+        }));
+        let g = Generator::builder(presets::twitter(), 1)
+            .clock(clock.clone())
+            .ceiling(short)
+            .build()
+            .unwrap();
+        clock.advance(Duration::from_millis(1));
+        let started = std::time::Instant::now();
+        let r = runtime.block_on(g.next_id_async_on(&Timers));
+        assert!(started.elapsed() >= Duration::from_millis(20));
+        assert!(matches!(fenced(r).reason, FenceReason::NotRenewed { .. }));
+        // A closed one: at once.
+        let closed = Arc::new(Ceiling::new(CeilingWait::Wait {
+            max: Duration::from_secs(3600),
+        }));
+        let g = Generator::builder(presets::twitter(), 1)
+            .clock(clock.clone())
+            .ceiling(closed.clone())
+            .build()
+            .unwrap();
+        closed.close(FenceReason::Dropped);
+        clock.advance(Duration::from_millis(1));
+        let r = runtime.block_on(g.next_id_async_on(&Timers));
+        assert_eq!(fenced(r).reason, FenceReason::Dropped);
+    }
+
     #[test]
     fn a_closed_ceiling_fails_at_once_whatever_the_policy() {
         let clock = Arc::new(ManualClock::new(T0));
