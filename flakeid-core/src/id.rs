@@ -24,7 +24,9 @@ use crate::source::{IdScheme, IdSource};
 ///
 /// Declare one with `#[flake_id]`, which also gives the type inherent
 /// `generate`, `try_generate`, `generate_many`, `get`, `decode`,
-/// `time_bounds` and `tick_bounds` (so no trait import is needed). By hand it looks like this:
+/// `time_bounds` and `tick_bounds`, and with the `tokio` feature
+/// `generate_async` and `generate_many_async` (so no trait import is
+/// needed). By hand it looks like this:
 ///
 /// ```
 /// use flakeid_core::layout::presets;
@@ -110,13 +112,15 @@ use crate::source::{IdScheme, IdSource};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// # Blocking and `try_`
+/// # Blocking, async and `try_`
 ///
 /// As everywhere in flakeid, a `try_` method never waits:
 /// [`generate`](FlakeId::generate) waits as the source's policies allow
-/// (for the next tick when a tick's sequence is used up, say) and
+/// (for the next tick when a tick's sequence is used up, say) by blocking
+/// its thread, [`generate_async`](FlakeId::generate_async) waits on the
+/// async runtime's timer (for async code: SeaORM, diesel-async, axum), and
 /// [`try_generate`](FlakeId::try_generate) returns
-/// [`GenerateError::WouldBlock`] instead. Both return errors rather than
+/// [`GenerateError::WouldBlock`] instead. All return errors rather than
 /// panic.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an ID type",

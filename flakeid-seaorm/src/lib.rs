@@ -289,9 +289,9 @@
 //!
 //! // Keys assigned first: the author's pinned post is one of its posts.
 //! let mut grace = author::ActiveModel::builder().set_name("Grace");
-//! let grace_id = grace.assign_id()?;
+//! let grace_id = grace.assign_id().await?;
 //! let mut compiler = post::ActiveModel::builder().set_title("Compilers");
-//! let compiler_id = compiler.assign_id()?;
+//! let compiler_id = compiler.assign_id().await?;
 //! let grace = grace.set_pinned_post_id(Some(compiler_id)).add_post(compiler).save(&db).await?;
 //! let stored = author::Entity::find_by_id(grace_id).one(&db).await?.expect("inserted by save");
 //! assert_eq!(stored.pinned_post_id, Some(compiler_id));

@@ -305,7 +305,7 @@ where
 }
 
 /// `Entity::insert_many(models).exec_without_returning(db)`, or
-/// `Entity::insert_many_with_ids(models)?` for `with_ids`.
+/// `Entity::insert_many_with_ids(models).await?` for `with_ids`.
 async fn seaorm_insert(
     db: &DatabaseConnection,
     key: Key,
