@@ -81,6 +81,14 @@
 //! `CHECK` on MySQL/MariaDB in non-strict mode) rather than storing `0` or a
 //! rowid as an ID.
 //!
+//! The hook and every helper take their IDs with `generate_async` /
+//! `generate_many_async`: where the generator has to wait (a tick's sequence
+//! used up, a batch's ticks, a leased node's ceiling while the lease renews
+//! late), the task waits on the runtime's timer and the thread serves other
+//! tasks, so the helpers are `async` (`insert_many_with_ids(models).await?`).
+//! Outside a tokio runtime (SeaORM on async-std) such a wait runs on a
+//! thread of its own, never on the executor's.
+//!
 //! ## Keys the database refuses
 //!
 //! The key column of a table made by `create_table_from_entity` reads
