@@ -1,7 +1,7 @@
 //! Benchmarks of flakeid's generator against its peers.
 //!
 //! The `compare` binary prints one table; `db` (the database benchmark),
-//! `lease_load` and `segments` print theirs; see `BENCHMARKS.md` at the
+//! `lease_load`, `segments` and `async_generation` print theirs; see `BENCHMARKS.md` at the
 //! repository root for what each column measures and for results.
 //!
 //! * [`measure`] — generic measurements over any ID source; each checks
@@ -13,7 +13,11 @@
 //!   primary-key size against database-assigned keys and UUIDs.
 //! * [`lease_load`] — many node-lease holders starting at once against one
 //!   store (the `lease_load` binary: 1,024 holders on PostgreSQL).
+//! * [`asynchronous`] — async against blocking generation (the
+//!   `async_generation` binary): the cost when no wait is needed, and how
+//!   long each holds up a current-thread runtime when waits are forced.
 
+pub mod asynchronous;
 pub mod db;
 pub mod lease_load;
 pub mod measure;
@@ -47,6 +51,9 @@ pub enum BenchError {
     /// flakeid failed to issue an ID.
     #[error("flakeid failed to issue an ID: {0}")]
     Generate(#[from] GenerateError),
+    /// An ID type failed to issue an ID.
+    #[error("{0}")]
+    IdGenerate(#[from] flakeid_core::IdGenerateError),
     /// flakeid rejected its configuration.
     #[error("flakeid rejected the configuration: {0}")]
     Config(#[from] ConfigError),

@@ -180,6 +180,59 @@ pub fn display<I: FlakeId>(id: &I, f: &mut core::fmt::Formatter<'_>) -> core::fm
 
 pub use crate::id::from_str;
 
+/// `generate_async` / `generate_many_async` as inherent methods of an ID
+/// type (feature `tokio`), so that no trait import is needed.
+#[cfg(feature = "tokio")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __flakeid_core_impl_async {
+    ($id:ty, [$($vis:tt)*]) => {
+        // Like the other inherent methods: unused ones are no warning.
+        #[allow(dead_code)]
+        impl $id {
+            /// A fresh ID for async code: waits on the tokio runtime's
+            /// timer where `generate` would block the thread (see
+            /// `FlakeId::generate_async`).
+            ///
+            /// # Errors
+            /// As `generate`.
+            #[inline]
+            $($vis)* fn generate_async() -> impl ::core::future::Future<
+                Output = ::core::result::Result<Self, $crate::IdGenerateError>,
+            > + ::core::marker::Send {
+                <Self as $crate::FlakeId>::generate_async()
+            }
+
+            /// `n` fresh IDs for async code, reserved in one step where the
+            /// source can (see `FlakeId::generate_many_async`).
+            ///
+            /// # Errors
+            /// As `generate`.
+            #[inline]
+            $($vis)* fn generate_many_async(
+                n: usize,
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<::std::vec::Vec<Self>, $crate::IdGenerateError>,
+            > + ::core::marker::Send {
+                <Self as $crate::FlakeId>::generate_many_async(n)
+            }
+        }
+    };
+}
+
+/// `generate_async` for an ID type. Expands to nothing because
+/// flakeid-core was built without its `tokio` feature
+/// (`FlakeId::generate_async_on` takes any runtime's timers).
+#[cfg(not(feature = "tokio"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __flakeid_core_impl_async {
+    ($id:ty, [$($vis:tt)*]) => {};
+}
+
+#[doc(hidden)]
+pub use crate::__flakeid_core_impl_async as impl_async;
+
 #[cfg(feature = "serde")]
 pub use ::serde;
 

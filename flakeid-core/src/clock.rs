@@ -85,6 +85,25 @@ pub trait Clock: Send + Sync + 'static {
             }
         }
     }
+
+    /// How long an async caller sleeps, on its runtime's timer, before
+    /// `now_millis() >= target_millis`: the async twin of
+    /// [`wait_until`](Self::wait_until), asked again after the sleep. The
+    /// default is the difference of the target and a reading (zero once
+    /// reached); [`ManualClock`] moves itself to the target and answers
+    /// zero, as its `wait_until` does.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use flakeid_core::{Clock, ManualClock};
+    ///
+    /// let clock = ManualClock::new(1_000);
+    /// assert_eq!(clock.sleep_before(1_005), Duration::ZERO); // it moved itself
+    /// assert_eq!(clock.now_millis(), 1_005);
+    /// ```
+    fn sleep_before(&self, target_millis: u64) -> Duration {
+        Duration::from_millis(target_millis.saturating_sub(self.now_millis()))
+    }
 }
 
 /// A shared clock is a clock: every call goes to the clock it points to.
@@ -100,6 +119,9 @@ macro_rules! clock_behind_pointer {
             }
             fn wait_until(&self, target_millis: u64) {
                 (**self).wait_until(target_millis)
+            }
+            fn sleep_before(&self, target_millis: u64) -> Duration {
+                (**self).sleep_before(target_millis)
             }
         }
     )+};
@@ -465,6 +487,11 @@ impl Clock for ManualClock {
 
     fn wait_until(&self, target_millis: u64) {
         self.millis.fetch_max(target_millis, Ordering::SeqCst);
+    }
+
+    fn sleep_before(&self, target_millis: u64) -> Duration {
+        self.wait_until(target_millis);
+        Duration::ZERO
     }
 }
 

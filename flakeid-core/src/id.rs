@@ -16,6 +16,7 @@ use crate::encoding::TextForm;
 use crate::error::{
     ConfigError, GenerateError, IdError, IdGenerateError, SchemeError, TimeBoundsError,
 };
+use crate::runtime::{Sleep, until_ready};
 use crate::source::{IdScheme, IdSource};
 
 /// An application-assigned 64-bit ID stored as a signed BIGINT in
@@ -23,7 +24,9 @@ use crate::source::{IdScheme, IdSource};
 ///
 /// Declare one with `#[flake_id]`, which also gives the type inherent
 /// `generate`, `try_generate`, `generate_many`, `get`, `decode`,
-/// `time_bounds` and `tick_bounds` (so no trait import is needed). By hand it looks like this:
+/// `time_bounds` and `tick_bounds`, and with the `tokio` feature
+/// `generate_async` and `generate_many_async` (so no trait import is
+/// needed). By hand it looks like this:
 ///
 /// ```
 /// use flakeid_core::layout::presets;
@@ -109,13 +112,15 @@ use crate::source::{IdScheme, IdSource};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// # Blocking and `try_`
+/// # Blocking, async and `try_`
 ///
 /// As everywhere in flakeid, a `try_` method never waits:
 /// [`generate`](FlakeId::generate) waits as the source's policies allow
-/// (for the next tick when a tick's sequence is used up, say) and
+/// (for the next tick when a tick's sequence is used up, say) by blocking
+/// its thread, [`generate_async`](FlakeId::generate_async) waits on the
+/// async runtime's timer (for async code: SeaORM, diesel-async, axum), and
 /// [`try_generate`](FlakeId::try_generate) returns
-/// [`GenerateError::WouldBlock`] instead. Both return errors rather than
+/// [`GenerateError::WouldBlock`] instead. All return errors rather than
 /// panic.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an ID type",
@@ -238,6 +243,110 @@ pub trait FlakeId:
             .map_err(GenerateError::from)
             .and_then(|s| s.next_ids(n)?.into_iter().map(issued).collect())
             .map_err(|e| IdGenerateError::new(Self::NAME, e))
+    }
+
+    /// A fresh ID from [`FlakeId::source`] for async code (feature
+    /// `tokio`): where [`generate`](FlakeId::generate) would block the
+    /// thread, the task waits on the tokio runtime's timer and the thread
+    /// runs other tasks meanwhile — for the next tick when a tick's
+    /// sequence is used up, for a lease's ceiling to rise while the lease
+    /// renews late (up to its [`CeilingWait`](crate::CeilingWait)), for a
+    /// segment to arrive. The same IDs, errors and guarantees as
+    /// `generate`. Use it in async handlers, SeaORM hooks and with
+    /// diesel-async; `generate` in synchronous code (see
+    /// [`runtime`](crate::runtime) for which to use where).
+    ///
+    /// Outside a tokio runtime (a future polled by another executor) the
+    /// waits run on a thread of their own (see
+    /// [`TokioSleep`](crate::runtime::TokioSleep)); with another runtime's
+    /// timers use [`generate_async_on`](FlakeId::generate_async_on).
+    ///
+    /// # Errors
+    /// As [`generate`](FlakeId::generate).
+    ///
+    /// ```
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_core::{flake_id, global, Generator};
+    ///
+    /// #[flake_id]
+    /// pub struct UserId(i64);
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// global::init(Generator::builder(presets::twitter(), 3))?;
+    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    /// runtime.block_on(async {
+    ///     let id = UserId::generate_async().await?;
+    ///     assert_eq!(id.decode().field("worker"), Some(3));
+    ///     let ids = UserId::generate_many_async(3).await?;
+    ///     assert!(ids[0] > id && ids[2] > ids[1] && ids[1] > ids[0]);
+    ///     Ok::<(), flakeid_core::IdGenerateError>(())
+    /// })?;
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "tokio")]
+    fn generate_async() -> impl Future<Output = Result<Self, IdGenerateError>> + Send {
+        Self::generate_async_on(&crate::runtime::TokioSleep)
+    }
+
+    /// [`generate_async`](FlakeId::generate_async) on any runtime's timers.
+    ///
+    /// # Errors
+    /// As [`generate`](FlakeId::generate).
+    fn generate_async_on<R: Sleep>(
+        timers: &R,
+    ) -> impl Future<Output = Result<Self, IdGenerateError>> + Send + '_ {
+        async move {
+            let source = Self::source().map_err(|e| IdGenerateError::new(Self::NAME, e.into()))?;
+            until_ready(timers, || source.attempt_next_id(), || source.try_next_id())
+                .await
+                .and_then(issued)
+                .map_err(|e| IdGenerateError::new(Self::NAME, e))
+        }
+    }
+
+    /// `n` fresh IDs for async code (feature `tokio`): as
+    /// [`generate_many`](FlakeId::generate_many), one contiguous run
+    /// reserved in one step for a [`Generator`](crate::Generator), waiting
+    /// on the tokio runtime's timer as [`generate_async`](FlakeId::generate_async)
+    /// does — also for a batch reserved ahead of the clock to become due.
+    ///
+    /// # Errors
+    /// As [`generate`](FlakeId::generate).
+    #[cfg(feature = "tokio")]
+    fn generate_many_async(
+        n: usize,
+    ) -> impl Future<Output = Result<Vec<Self>, IdGenerateError>> + Send {
+        Self::generate_many_async_on(n, &crate::runtime::TokioSleep)
+    }
+
+    /// [`generate_many_async`](FlakeId::generate_many_async) on any
+    /// runtime's timers.
+    ///
+    /// # Errors
+    /// As [`generate`](FlakeId::generate).
+    fn generate_many_async_on<R: Sleep>(
+        n: usize,
+        timers: &R,
+    ) -> impl Future<Output = Result<Vec<Self>, IdGenerateError>> + Send + '_ {
+        async move {
+            let failed = |e| IdGenerateError::new(Self::NAME, e);
+            let source = Self::source().map_err(|e| failed(e.into()))?;
+            let mut ids = Vec::new();
+            while ids.len() < n {
+                let want = n - ids.len();
+                let more = until_ready(
+                    timers,
+                    || source.attempt_next_ids(want),
+                    || source.try_next_id().map(|id| vec![id]),
+                )
+                .await
+                .map_err(failed)?;
+                for raw in more {
+                    ids.push(issued(raw).map_err(failed)?);
+                }
+            }
+            Ok(ids)
+        }
     }
 
     /// The ID's time (when the scheme records one) and fields, decoded by

@@ -24,8 +24,9 @@
 //!   a local high-water file, a Kubernetes ordinal; [`segment`] — ranges of
 //!   values handed out by a database row; [`sql`] — the dialects and
 //!   statements both run (through what [`store`] asks of an ORM), and the
-//!   lock that makes migrations at start-up safe; [`runtime`] — the async
-//!   runtime's timers their async tasks wait on; [`id_function`] — IDs
+//!   lock that makes migrations at start-up safe; [`runtime`] — what
+//!   async code waits on: the runtime's timers, and the non-blocking core
+//!   ([`runtime::Attempt`]) of the `*_async` twins of the blocking calls; [`id_function`] — IDs
 //!   issued by the database itself, on a node of the lease table.
 //! * [`global`] — the process's node ID and the process-wide generators
 //!   that `UserId::generate()` uses; [`interop`] — ID types as values of
@@ -80,6 +81,7 @@
 //! | `diesel-postgres`, `diesel-mysql`, `diesel-sqlite` | no | [`Flake128`](flake128::Flake128) as a Diesel column: PostgreSQL `uuid` / `bytea`, MySQL `BINARY(16)`, SQLite `BLOB` (enabled for you by `flakeid-diesel`'s backend features) |
 //! | `sea-orm` | no | [`Flake128`](flake128::Flake128) as a SeaORM column and key (enabled for you by `flakeid-seaorm`) |
 //! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | no | ID types as sqlx values of `BIGINT` / `BIGINT UNSIGNED` / `INTEGER` columns, read with the same checks as the ORM impls (see `interop::sqlx`); [`Flake128`](flake128::Flake128) as `uuid` / `BINARY(16)` / `BLOB` |
+//! | `tokio` | no | async generation on tokio's timer (`UserId::generate_async()`, [`Generator::next_id_async`], …; see [`runtime`]), leases renewed and segments fetched by tokio tasks (`claim_on_tokio`, `start_on_tokio`); turned on by `flakeid-seaorm` and `flakeid-diesel`'s `async` |
 //! | `utoipa`, `schemars` | no | ID types as OpenAPI / JSON Schema schemas: strings of decimal digits ([`interop`]); [`Flake128`](flake128::Flake128) as its canonical string |
 //!
 //! The column impls for [`Flake128`](flake128::Flake128) live here, behind features, because it

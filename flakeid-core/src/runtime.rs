@@ -1,13 +1,47 @@
-//! What flakeid needs from an async runtime: timers. The async renewal of
-//! node leases ([`LeaseOptions::claim_async`](crate::node::LeaseOptions::claim_async))
-//! and the async prefetch of segments
-//! ([`SegmentOptions::start_async`](crate::segment::SegmentOptions::start_async))
-//! wait on the application runtime's timers, never on a blocking sleep.
+//! What flakeid needs from an async runtime: timers, and a way to wait for
+//! IDs without blocking one of its threads.
+//!
+//! * The async renewal of node leases
+//!   ([`LeaseOptions::claim_async`](crate::node::LeaseOptions::claim_async))
+//!   and the async prefetch of segments
+//!   ([`SegmentOptions::start_async`](crate::segment::SegmentOptions::start_async))
+//!   wait on the application runtime's timers ([`Sleep`]), never on a
+//!   blocking sleep.
+//! * Async generation (`UserId::generate_async()`,
+//!   [`Generator::next_id_async`](crate::Generator::next_id_async), …)
+//!   shares the non-blocking core of the `try_` methods: an [`Attempt`]
+//!   gives an ID at once or says what to [`Wait`] for — time passing (the
+//!   next tick, a clock that went back), or an event (a lease's ceiling
+//!   raised, a segment fetched, a lost node replaced) — and the async
+//!   caller waits for it on the runtime's timer, then asks again.
+//!
+//! # Which call where
+//!
+//! | code | call | when no ID is at hand |
+//! |---|---|---|
+//! | async (axum handlers, SeaORM, diesel-async) | `generate_async().await`, `next_id_async().await` | the task waits on the runtime's timer; the thread runs other tasks |
+//! | synchronous (threads, Diesel, scripts) | `generate()`, `next_id()` | the thread sleeps or waits on a condition variable |
+//! | either, never waiting | `try_generate()`, `try_next_id()` | [`GenerateError::WouldBlock`](crate::GenerateError::WouldBlock) (or `Fenced` at a lease's ceiling) |
+//!
+//! A blocking `generate()` inside an async task holds up the whole thread
+//! while it waits: every task queued on that thread with it, for up to one
+//! tick when a tick's sequence is used up, for a batch's whole span, and
+//! for up to the lease's [`CeilingWait`](crate::CeilingWait) (1 s by
+//! default) while a lease renews late. On a current-thread runtime that
+//! thread is also the one the lease's renewal task needs, so such a
+//! call cannot be ended by the renewal it waits for and fails with
+//! [`GenerateError::Fenced`](crate::GenerateError::Fenced) after its wait.
+//! Debug builds with the `tokio` feature log a warning (once per process)
+//! the first time a blocking call waits inside a tokio runtime; code in
+//! `spawn_blocking` may ignore it.
 
 use core::future::Future;
 use core::pin::pin;
-use core::task::Poll;
+use core::task::{Poll, Waker};
 use core::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
 /// Timers for the async renewal and prefetch tasks, from the application's
 /// runtime (the ORM crates supply tokio's).
@@ -81,11 +115,227 @@ pub trait Sleep: Send + Sync + 'static {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TokioSleep;
 
+/// Inside a tokio runtime (with its time driver) tokio's timer; outside
+/// one (a future polled by another executor) a thread of its own per wait,
+/// so that nothing panics and no executor thread blocks.
 #[cfg(feature = "tokio")]
 impl Sleep for TokioSleep {
     fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send {
-        tokio::time::sleep(duration)
+        let on_tokio = tokio::runtime::Handle::try_current().is_ok();
+        let mut tokio_sleep = on_tokio.then(|| Box::pin(tokio::time::sleep(duration)));
+        let mut thread_sleep = (!on_tokio).then(|| ThreadSleep::new(duration));
+        core::future::poll_fn(move |cx| match (&mut tokio_sleep, &mut thread_sleep) {
+            (Some(sleep), _) => sleep.as_mut().poll(cx),
+            (None, Some(sleep)) => sleep.poll(cx),
+            (None, None) => Poll::Ready(()),
+        })
     }
+}
+
+/// What an async caller waits for before it asks a source again: time
+/// passing (a new tick, a clock that went back, a batch reserved ahead of
+/// the clock) or an event the source is waiting for (a lease's ceiling
+/// raised, a segment fetched, a lost node replaced), up to the source's
+/// own bound. See [`Attempt`].
+///
+/// A source of your own makes one with [`Wait::sleep`]:
+///
+/// ```
+/// use std::time::Duration;
+/// use flakeid_core::runtime::Wait;
+///
+/// let wait = Wait::sleep(Duration::from_millis(3));
+/// assert_eq!(wait.duration(), Some(Duration::from_millis(3)));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Wait(WaitKind);
+
+#[derive(Debug, Clone)]
+enum WaitKind {
+    Sleep(Duration),
+    Signal {
+        signal: Arc<Signal>,
+        seen: u64,
+        max: Duration,
+    },
+}
+
+impl Wait {
+    /// Ask again after `duration`.
+    pub fn sleep(duration: Duration) -> Wait {
+        Wait(WaitKind::Sleep(duration))
+    }
+
+    /// Ask again once `signal` fired after it read `seen`, or `max` after
+    /// the call's first such wait (the call then gives up).
+    pub(crate) fn signal(signal: &Arc<Signal>, seen: u64, max: Duration) -> Wait {
+        Wait(WaitKind::Signal {
+            signal: signal.clone(),
+            seen,
+            max,
+        })
+    }
+
+    /// How long to sleep, for a wait for time passing; `None` for a wait
+    /// for an event.
+    pub fn duration(&self) -> Option<Duration> {
+        match self.0 {
+            WaitKind::Sleep(d) => Some(d),
+            WaitKind::Signal { .. } => None,
+        }
+    }
+}
+
+/// One non-blocking attempt of an async caller: the value, the value once
+/// some time has passed, or what to wait for before asking again.
+///
+/// [`IdSource::attempt_next_id`](crate::IdSource::attempt_next_id) answers
+/// with one; `generate_async` and the other `*_async` methods wait as it
+/// says on the runtime's timer and ask again:
+///
+/// ```
+/// use std::sync::Arc;
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::runtime::Attempt;
+/// use flakeid_core::{Generator, IdSource, ManualClock};
+///
+/// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+/// let generator = Generator::builder(presets::twitter(), 1).clock(clock.clone()).build()?;
+/// // No ID in the millisecond the generator was built in: wait for the next.
+/// let Attempt::Wait(wait) = generator.attempt_next_id()? else { panic!("no ID yet") };
+/// // A manual clock moves itself forward rather than have the caller sleep.
+/// assert_eq!(wait.duration(), Some(std::time::Duration::ZERO));
+/// assert!(matches!(generator.attempt_next_id()?, Attempt::Ready(_)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub enum Attempt<T> {
+    /// The value.
+    Ready(T),
+    /// The value, reserved now, to be handed out after the duration: the
+    /// IDs of a batch reserved ahead of the clock are due when the clock
+    /// reaches the batch's last tick.
+    ReadyAfter(T, Duration),
+    /// Nothing yet: ask again after the wait.
+    Wait(Wait),
+}
+
+impl<T> Attempt<T> {
+    /// The value, changed by `f`.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Attempt<U> {
+        match self {
+            Attempt::Ready(v) => Attempt::Ready(f(v)),
+            Attempt::ReadyAfter(v, d) => Attempt::ReadyAfter(f(v), d),
+            Attempt::Wait(w) => Attempt::Wait(w),
+        }
+    }
+}
+
+/// Asks `attempt` until it gives a value, waiting as it says on `timers`.
+/// Once an event wait has lasted its bound, `give_up` gives the answer (the
+/// non-blocking call's: the value if it has just become available, else
+/// the error that says why not).
+pub(crate) async fn until_ready<T, E, R: Sleep>(
+    timers: &R,
+    mut attempt: impl FnMut() -> Result<Attempt<T>, E>,
+    give_up: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    let mut waiting_since: Option<Instant> = None;
+    loop {
+        match attempt()? {
+            Attempt::Ready(v) => return Ok(v),
+            Attempt::ReadyAfter(v, d) => {
+                if !d.is_zero() {
+                    timers.sleep(d).await;
+                }
+                return Ok(v);
+            }
+            Attempt::Wait(Wait(WaitKind::Sleep(d))) => {
+                if d.is_zero() {
+                    yield_now().await;
+                } else {
+                    timers.sleep(d).await;
+                }
+            }
+            Attempt::Wait(Wait(WaitKind::Signal { signal, seen, max })) => {
+                let since = *waiting_since.get_or_insert_with(Instant::now);
+                let left = max.saturating_sub(since.elapsed());
+                if left.is_zero() {
+                    return give_up();
+                }
+                // Woken by the event, or by the bound passing.
+                let _ = timeout(timers, left, signal.changed(seen)).await;
+            }
+        }
+    }
+}
+
+/// An event async callers wait for: a counter moved by [`notify`](Self::notify)
+/// and the wakers of the tasks waiting for it to move.
+#[derive(Debug, Default)]
+pub(crate) struct Signal {
+    generation: AtomicU64,
+    wakers: Mutex<Vec<Waker>>,
+}
+
+impl Signal {
+    /// The counter now: read it before checking the condition waited for,
+    /// and wait with [`changed`](Self::changed) from it, so that no event
+    /// between the check and the wait is missed.
+    pub(crate) fn seen(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Moves the counter and wakes every task waiting for it. Call it after
+    /// the change the waiters are waiting for.
+    pub(crate) fn notify(&self) {
+        let mut wakers = self.wakers.lock().unwrap_or_else(PoisonError::into_inner);
+        self.generation.fetch_add(1, Ordering::Release);
+        let woken = core::mem::take(&mut *wakers);
+        drop(wakers);
+        for waker in woken {
+            waker.wake();
+        }
+    }
+
+    /// Completes once the counter is no longer `seen`.
+    pub(crate) fn changed(&self, seen: u64) -> impl Future<Output = ()> + Send + '_ {
+        core::future::poll_fn(move |cx| {
+            if self.seen() != seen {
+                return Poll::Ready(());
+            }
+            let mut wakers = self.wakers.lock().unwrap_or_else(PoisonError::into_inner);
+            // Under the lock `notify` moves the counter in: no event is lost.
+            if self.generation.load(Ordering::Relaxed) != seen {
+                return Poll::Ready(());
+            }
+            if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
+                wakers.push(cx.waker().clone());
+            }
+            Poll::Pending
+        })
+    }
+}
+
+/// Warns once per process (debug builds with the `tokio` feature) that a
+/// blocking call is about to wait on a thread that runs a tokio runtime.
+#[inline]
+pub(crate) fn note_blocking_wait(call: &'static str) {
+    #[cfg(all(feature = "tokio", debug_assertions))]
+    {
+        use std::sync::atomic::AtomicBool;
+        static WARNED: AtomicBool = AtomicBool::new(false);
+        if tokio::runtime::Handle::try_current().is_ok() && !WARNED.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                call,
+                "a blocking flakeid call waits inside a tokio runtime and holds up its thread; \
+                 in async code use the `*_async` twin (`generate_async`, `next_id_async`, …); \
+                 inside `spawn_blocking` this is fine"
+            );
+        }
+    }
+    #[cfg(not(all(feature = "tokio", debug_assertions)))]
+    let _ = call;
 }
 
 /// `fut`'s output, or `None` if `d` passes first.
@@ -103,4 +353,68 @@ pub(crate) async fn timeout<T, R: Sleep>(
         sleep.as_mut().poll(cx).map(|()| None)
     })
     .await
+}
+
+/// Completes on its second poll, letting the executor run other tasks first.
+async fn yield_now() {
+    let mut yielded = false;
+    core::future::poll_fn(|cx| {
+        if yielded {
+            return Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    })
+    .await
+}
+
+/// A sleep without a runtime's timer: a thread that sleeps and then wakes
+/// the task (what [`TokioSleep`] does outside a tokio runtime).
+#[cfg(feature = "tokio")]
+struct ThreadSleep {
+    deadline: Instant,
+    started: Option<Arc<Mutex<Option<Waker>>>>,
+}
+
+#[cfg(feature = "tokio")]
+impl ThreadSleep {
+    fn new(duration: Duration) -> Self {
+        let now = Instant::now();
+        ThreadSleep {
+            deadline: now.checked_add(duration).unwrap_or(now),
+            started: None,
+        }
+    }
+
+    fn poll(&mut self, cx: &mut core::task::Context<'_>) -> Poll<()> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Poll::Ready(());
+        }
+        match &self.started {
+            Some(waker) => {
+                *waker.lock().unwrap_or_else(PoisonError::into_inner) = Some(cx.waker().clone());
+            }
+            None => {
+                let waker = Arc::new(Mutex::new(Some(cx.waker().clone())));
+                let shared = waker.clone();
+                let spawned = std::thread::Builder::new()
+                    .name("flakeid-sleep".into())
+                    .spawn(move || {
+                        std::thread::sleep(left);
+                        let waker = shared.lock().unwrap_or_else(PoisonError::into_inner).take();
+                        if let Some(w) = waker {
+                            w.wake();
+                        }
+                    });
+                if spawned.is_err() {
+                    // No thread to be had: poll again soon rather than never.
+                    cx.waker().wake_by_ref();
+                }
+                self.started = Some(waker);
+            }
+        }
+        Poll::Pending
+    }
 }

@@ -74,6 +74,13 @@
 //! `#[serde(default)]` or `..Default::default()` would then mint IDs
 //! silently, e.g. for a request that forgot to send one.
 //!
+//! With diesel-async, take IDs with the async twins,
+//! `UserId::generate_async().await?` and
+//! `UserId::generate_many_async(n).await?` (flakeid-core's `tokio` feature,
+//! which this crate's `async` feature turns on): where the generator has
+//! to wait, the task waits on tokio's timer instead of holding the
+//! runtime's thread.
+//!
 //! For many rows, take IDs from the generator's batch API
 //! ([`FlakeId::generate_many`], which reserves them from a
 //! [`Generator`](flakeid_core::Generator) in one atomic step) and insert with

@@ -233,6 +233,7 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
         }
 
         // Each expands to nothing unless flakeid-core's feature is on.
+        #core::__private::impl_async!(#name, [#vis]);
         #core::__private::impl_serde!(#name);
         #core::__private::impl_sqlx!(#name);
         #core::__private::impl_utoipa!(#name);

@@ -34,7 +34,9 @@
 //!   `Eq`, `PartialOrd`, `Ord`, `Hash` (IDs order by creation time);
 //! * `impl FlakeId`, and inherent `generate()`, `try_generate()`,
 //!   `generate_many(n)`, `get()`, `decode()`, `time_bounds(range)` and
-//!   `tick_bounds(time)` (no trait import needed);
+//!   `tick_bounds(time)`, and with flakeid-core's `tokio` feature
+//!   `generate_async()` and `generate_many_async(n)` (no trait import
+//!   needed);
 //! * `Debug` (`UserId(1234567)`), `Display` and `FromStr` (decimal),
 //!   `TryFrom<i64>`, `TryFrom<u64>` (rejecting `0`, negatives and values the
 //!   scheme does not hold) and `From<UserId> for i64`;

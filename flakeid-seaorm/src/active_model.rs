@@ -47,10 +47,16 @@ pub trait FlakeActiveModel: ActiveModelTrait + Sized {
     /// `save` inserts the row instead of updating a row that does not
     /// exist (see [`FlakeActiveModel::before_save_key`]).
     ///
+    /// The ID is taken with `generate_async`: where the generator has to
+    /// wait (the next tick, a lease renewing late), the task waits on the
+    /// runtime's timer, never blocking its thread.
+    ///
     /// # Errors
     /// [`Error::Generate`] if no ID can be generated,
     /// [`Error::InvalidKeyValue`] if the key holds a value that is not an ID.
-    fn assign_id(&mut self) -> Result<Self::Id, DbErr>;
+    fn assign_id(&mut self) -> impl Future<Output = Result<Self::Id, DbErr>> + Send
+    where
+        Self: Send;
 
     /// The key, if it is set.
     ///
@@ -68,9 +74,14 @@ pub trait FlakeActiveModel: ActiveModelTrait + Sized {
     ///
     /// # Errors
     /// As [`FlakeActiveModel::assign_id`].
-    fn with_id(mut self) -> Result<Self, DbErr> {
-        self.assign_id()?;
-        Ok(self)
+    fn with_id(mut self) -> impl Future<Output = Result<Self, DbErr>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            self.assign_id().await?;
+            Ok(self)
+        }
     }
 
     /// What the `before_save` hook `#[flake_id]` generates does, for
@@ -140,11 +151,14 @@ where
 {
     type Id = KeyOf<A>;
 
-    fn assign_id(&mut self) -> Result<Self::Id, DbErr> {
+    async fn assign_id(&mut self) -> Result<Self::Id, DbErr>
+    where
+        Self: Send,
+    {
         if let Some(id) = self.key()? {
             return Ok(id);
         }
-        let id = assign_fresh(self)?;
+        let id = assign_fresh(self).await?;
         crate::save::remember::<A>(id);
         Ok(id)
     }
@@ -164,7 +178,7 @@ where
 }
 
 /// Sets the key of every model in `models` that has none, with IDs reserved
-/// in one step ([`FlakeId::generate_many`]: for a
+/// in one step ([`FlakeId::generate_many_async`]: for a
 /// [`Generator`](flakeid_core::Generator), one contiguous ascending run),
 /// in the order of `models`; keys already set are checked and kept. As
 /// with [`FlakeActiveModel::assign_id`], `save` inserts these rows.
@@ -174,11 +188,14 @@ where
 /// writers' IDs in the key's index (page splits in its middle, a larger
 /// index); a run reserved at write time lands at its right edge.
 ///
+/// Where the generator has to wait (a batch takes its IDs' ticks to be
+/// due), the task waits on the runtime's timer.
+///
 /// # Errors
 /// [`Error::Generate`] if no IDs can be generated, [`Error::InvalidKeyValue`]
 /// if a key holds a value that is not an ID. On error no key is changed.
-pub fn assign_ids<A: FlakeActiveModel>(models: &mut [A]) -> Result<(), DbErr> {
-    for id in assign_missing(models)? {
+pub async fn assign_ids<A: FlakeActiveModel + Send>(models: &mut [A]) -> Result<(), DbErr> {
+    for id in assign_missing(models).await? {
         crate::save::remember::<A>(id);
     }
     Ok(())
@@ -193,20 +210,27 @@ pub fn assign_ids<A: FlakeActiveModel>(models: &mut [A]) -> Result<(), DbErr> {
 ///
 /// Implemented for every entity whose primary key type is an ID type.
 pub trait FlakeEntity: EntityTrait {
-    /// [`EntityTrait::insert`] with the key set to a fresh ID if it is not set.
+    /// [`EntityTrait::insert`] with the key set to a fresh ID if it is not
+    /// set (taken as [`FlakeActiveModel::assign_id`] does, without blocking
+    /// the runtime's thread).
     ///
     /// # Errors
     /// As [`FlakeActiveModel::assign_id`].
-    fn insert_with_id<M>(model: M) -> Result<Insert<Self::ActiveModel>, DbErr>
+    fn insert_with_id<M>(
+        model: M,
+    ) -> impl Future<Output = Result<Insert<Self::ActiveModel>, DbErr>> + Send
     where
         M: IntoActiveModel<Self::ActiveModel>,
-        Self::ActiveModel: FlakeActiveModel,
+        Self::ActiveModel: FlakeActiveModel + Send,
     {
-        let mut am = model.into_active_model();
-        if am.key()?.is_none() {
-            assign_fresh(&mut am)?;
+        let am = model.into_active_model();
+        async move {
+            let mut am = am;
+            if am.key()?.is_none() {
+                assign_fresh(&mut am).await?;
+            }
+            Ok(Self::insert(am))
         }
-        Ok(Self::insert(am))
     }
 
     /// [`EntityTrait::insert_many`] after [`assign_ids`]: the models without
@@ -217,18 +241,23 @@ pub trait FlakeEntity: EntityTrait {
     ///
     /// # Errors
     /// As [`assign_ids`].
-    fn insert_many_with_ids<M, I>(models: I) -> Result<InsertMany<Self::ActiveModel>, DbErr>
+    fn insert_many_with_ids<M, I>(
+        models: I,
+    ) -> impl Future<Output = Result<InsertMany<Self::ActiveModel>, DbErr>> + Send
     where
         M: IntoActiveModel<Self::ActiveModel>,
         I: IntoIterator<Item = M>,
-        Self::ActiveModel: FlakeActiveModel,
+        Self::ActiveModel: FlakeActiveModel + Send,
     {
-        let mut ams: Vec<Self::ActiveModel> = models
+        let ams: Vec<Self::ActiveModel> = models
             .into_iter()
             .map(IntoActiveModel::into_active_model)
             .collect();
-        assign_missing(&mut ams)?;
-        Ok(Self::insert_many(ams))
+        async move {
+            let mut ams = ams;
+            assign_missing(&mut ams).await?;
+            Ok(Self::insert_many(ams))
+        }
     }
 }
 
@@ -236,8 +265,8 @@ impl<E: EntityTrait> FlakeEntity for E {}
 
 /// Sets `am`'s key, which is not set, to a fresh ID: for a row about to be
 /// inserted (no `save` needs to recognise it later).
-pub(crate) fn assign_fresh<A: FlakeActiveModel>(am: &mut A) -> Result<A::Id, DbErr> {
-    let id = A::Id::generate().map_err(|e| Error::Generate {
+pub(crate) async fn assign_fresh<A: FlakeActiveModel>(am: &mut A) -> Result<A::Id, DbErr> {
+    let id = A::Id::generate_async().await.map_err(|e| Error::Generate {
         id_type: e.id_type,
         table: table_name::<A>(),
         source: e.error,
@@ -247,7 +276,7 @@ pub(crate) fn assign_fresh<A: FlakeActiveModel>(am: &mut A) -> Result<A::Id, DbE
 }
 
 /// [`assign_ids`] without remembering the keys; the keys it set.
-fn assign_missing<A: FlakeActiveModel>(models: &mut [A]) -> Result<Vec<A::Id>, DbErr> {
+async fn assign_missing<A: FlakeActiveModel>(models: &mut [A]) -> Result<Vec<A::Id>, DbErr> {
     let mut missing = Vec::new();
     for (i, am) in models.iter().enumerate() {
         if am.key()?.is_none() {
@@ -257,11 +286,13 @@ fn assign_missing<A: FlakeActiveModel>(models: &mut [A]) -> Result<Vec<A::Id>, D
     if missing.is_empty() {
         return Ok(Vec::new());
     }
-    let ids = A::Id::generate_many(missing.len()).map_err(|e| Error::Generate {
-        id_type: e.id_type,
-        table: table_name::<A>(),
-        source: e.error,
-    })?;
+    let ids = A::Id::generate_many_async(missing.len())
+        .await
+        .map_err(|e| Error::Generate {
+            id_type: e.id_type,
+            table: table_name::<A>(),
+            source: e.error,
+        })?;
     for (&i, &id) in missing.iter().zip(&ids) {
         models[i].set_key(id)?;
     }

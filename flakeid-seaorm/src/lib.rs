@@ -88,6 +88,14 @@
 //! `CHECK` on MySQL/MariaDB in non-strict mode) rather than storing `0` or a
 //! rowid as an ID.
 //!
+//! The hook and every helper take their IDs with `generate_async` /
+//! `generate_many_async`: where the generator has to wait (a tick's sequence
+//! used up, a batch's ticks, a leased node's ceiling while the lease renews
+//! late), the task waits on the runtime's timer and the thread serves other
+//! tasks, so the helpers are `async` (`insert_many_with_ids(models).await?`).
+//! Outside a tokio runtime (SeaORM on async-std) such a wait runs on a
+//! thread of its own, never on the executor's.
+//!
 //! ## Keys the database refuses
 //!
 //! The key column of a table made by `create_table_from_entity` reads
@@ -296,9 +304,9 @@
 //!
 //! // Keys assigned first: the author's pinned post is one of its posts.
 //! let mut grace = author::ActiveModel::builder().set_name("Grace");
-//! let grace_id = grace.assign_id()?;
+//! let grace_id = grace.assign_id().await?;
 //! let mut compiler = post::ActiveModel::builder().set_title("Compilers");
-//! let compiler_id = compiler.assign_id()?;
+//! let compiler_id = compiler.assign_id().await?;
 //! let grace = grace.set_pinned_post_id(Some(compiler_id)).add_post(compiler).save(&db).await?;
 //! let stored = author::Entity::find_by_id(grace_id).one(&db).await?.expect("inserted by save");
 //! assert_eq!(stored.pinned_post_id, Some(compiler_id));
@@ -408,9 +416,9 @@ mod table;
 mod time_filter;
 
 pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
-pub use column::FlakeModelKey;
 #[cfg(feature = "lease")]
 pub use backend::SeaOrmExecutor;
+pub use column::FlakeModelKey;
 pub use error::Error;
 pub use flakeid_core;
 pub use flakeid_core::FlakeId;

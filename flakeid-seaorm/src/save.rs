@@ -48,7 +48,7 @@ where
                 forget::<A>(id);
             }
             None => {
-                crate::active_model::assign_fresh(&mut am)?;
+                crate::active_model::assign_fresh(&mut am).await?;
             }
         }
         return Ok(am);

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use flakeid_seaorm::flakeid_core::layout::{Layout, presets};
+use flakeid_seaorm::flakeid_core::runtime::Attempt;
 use flakeid_seaorm::flakeid_core::{
     ConfigError, Decoded, FieldOutOfRange, GenerateError, Generator, IdScheme, IdSource, global,
 };
@@ -43,6 +44,14 @@ impl IdSource for Busy {
     }
     fn next_ids(&self, n: usize) -> Result<Vec<u64>, GenerateError> {
         self.0.next_ids(n)
+    }
+    // What async callers (the SeaORM helpers) call.
+    fn attempt_next_id(&self) -> Result<Attempt<u64>, GenerateError> {
+        self.0.next_id()?; // the other caller's
+        self.0.attempt_next_id()
+    }
+    fn attempt_next_ids(&self, n: usize) -> Result<Attempt<Vec<u64>>, GenerateError> {
+        IdSource::attempt_next_ids(&self.0, n)
     }
 }
 
@@ -138,7 +147,8 @@ async fn a_statements_keys_are_one_run_even_when_every_single_call_is_interleave
                 n: Set(round * 1_000 + n),
             })
             .collect();
-        busy_event::Entity::insert_many_with_ids(models)?
+        busy_event::Entity::insert_many_with_ids(models)
+            .await?
             .exec(&db)
             .await?;
     }
@@ -184,7 +194,8 @@ async fn a_statements_keys_are_one_contiguous_run_while_other_callers_generate()
                 n: Set(round * 1_000 + n),
             })
             .collect();
-        event::Entity::insert_many_with_ids(models)?
+        event::Entity::insert_many_with_ids(models)
+            .await?
             .exec(&db)
             .await?;
     }

@@ -42,12 +42,12 @@ async fn the_oldest_remembered_key_is_forgotten_first() -> Result<(), Box<dyn st
         .await?;
 
     let mut oldest = note("oldest");
-    let oldest_id = oldest.assign_id()?;
+    let oldest_id = oldest.assign_id().await?;
     let mut second = note("second");
-    second.assign_id()?;
+    second.assign_id().await?;
     // One key more than the limit after `oldest`: it is forgotten, `second` is not.
     for _ in 1..REMEMBERED_KEYS {
-        note("dropped unsaved").assign_id()?;
+        note("dropped unsaved").assign_id().await?;
     }
 
     let err = oldest.clone().save(&db).await.expect_err("forgotten");

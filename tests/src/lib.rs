@@ -3,6 +3,8 @@
 //! [`db`] hands every test its own fresh database on a PostgreSQL or
 //! MySQL-family server, started in a container once per test binary (or taken
 //! from `FLAKEID_TEST_POSTGRES_URL` / `FLAKEID_TEST_MYSQL_URL`).
+//! [`ticker`] tells how long the other tasks of an async runtime held up
+//! its thread.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), sqlx::Error> {
@@ -15,4 +17,5 @@
 
 pub mod db;
 pub mod process;
+pub mod ticker;
 pub mod worker;

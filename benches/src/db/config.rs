@@ -203,7 +203,7 @@ pub enum Path {
     /// SeaORM: `Entity::insert_many(models).exec_without_returning(db)`,
     /// keys set by the benchmark (or left to the server).
     SeaOrm,
-    /// SeaORM through flakeid-seaorm: `Entity::insert_many_with_ids(models)?`,
+    /// SeaORM through flakeid-seaorm: `Entity::insert_many_with_ids(models).await?`,
     /// which assigns each row an ID from the process-wide generator as the
     /// statement is built (so, like [`Key::FlakeBatch`], at write time).
     SeaOrmWithIds,

@@ -305,7 +305,7 @@ where
 }
 
 /// `Entity::insert_many(models).exec_without_returning(db)`, or
-/// `Entity::insert_many_with_ids(models)?` for `with_ids`.
+/// `Entity::insert_many_with_ids(models).await?` for `with_ids`.
 async fn seaorm_insert(
     db: &DatabaseConnection,
     key: Key,
@@ -349,6 +349,7 @@ async fn seaorm_insert(
                 .collect::<Result<Vec<_>, DbBenchError>>()?;
             let insert = if with_ids {
                 so::flake_item::Entity::insert_many_with_ids(models)
+                    .await
                     .map_err(|e| DbBenchError::sql("insert_many_with_ids", e))?
             } else {
                 so::flake_item::Entity::insert_many(models)

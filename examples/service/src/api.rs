@@ -214,28 +214,6 @@ fn check_count(field: &str, n: usize) -> Result<(), ApiError> {
     }
 }
 
-/// Runs `f`, which takes IDs from the generator, on tokio's blocking
-/// pool: generating may wait (for the next millisecond when one's sequence
-/// is used up, or up to a second at the lease's ceiling), which must not
-/// hold up a thread that serves requests.
-async fn taking_ids<T, E>(f: impl FnOnce() -> Result<T, E> + Send + 'static) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    E: Send + 'static,
-    ApiError: From<E>,
-{
-    match tokio::task::spawn_blocking(f).await {
-        Ok(result) => result.map_err(ApiError::from),
-        Err(e) => {
-            tracing::error!(error = %e, "ID generation task failed");
-            Err(ApiError::whole(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal error",
-            ))
-        }
-    }
-}
-
 /// Creates a team, its players and its captain in one transaction.
 #[utoipa::path(
     post,
@@ -277,10 +255,11 @@ async fn create_team(
     // rows can reference each other from the start; taken together, right
     // before the transaction, so that they sit together in the indexes.
     let n = names.len();
-    let (team_id, player_ids) = taking_ids(move || {
-        Ok::<_, flakeid_core::IdGenerateError>((TeamId::generate()?, PlayerId::generate_many(n)?))
-    })
-    .await?;
+    // Taken with `*_async`: where the generator has to wait (the next
+    // millisecond, the lease's ceiling), this task waits on tokio's timer
+    // and the thread serves other requests meanwhile.
+    let team_id = TeamId::generate_async().await?;
+    let player_ids = PlayerId::generate_many_async(n).await?;
     let players: Vec<Player> = player_ids
         .iter()
         .zip(names)
@@ -370,8 +349,7 @@ async fn create_players(
     // What `insert_many_with_ids` does (one contiguous run of IDs for the
     // statement, taken as it is built), in two steps because the response
     // lists the new IDs.
-    let models =
-        taking_ids(move || flakeid_seaorm::assign_ids(&mut models).map(|()| models)).await?;
+    flakeid_seaorm::assign_ids(&mut models).await?;
     let players = models
         .iter()
         .zip(names)

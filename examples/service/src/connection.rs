@@ -244,7 +244,11 @@ mod tests {
 
         let uri = json_refusal(b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n\r\n")
             .expect("a refusal");
-        assert!(String::from_utf8(uri).unwrap().contains("\"field\":\"uri\""));
+        assert!(
+            String::from_utf8(uri)
+                .unwrap()
+                .contains("\"field\":\"uri\"")
+        );
     }
 
     #[test]

@@ -85,7 +85,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         author_id: Set(ada.id),
         title: Set((*title).to_owned()),
         ..Default::default()
-    }))?
+    }))
+    .await?
     .exec(&db)
     .await?;
 

@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use crate::error::{FenceReason, Fenced};
 use crate::policy::CeilingWait;
+use crate::runtime::Signal;
 
 #[derive(Debug)]
 struct State {
@@ -53,6 +54,8 @@ pub(crate) struct Ceiling {
     attached: AtomicBool,
     state: Mutex<State>,
     raised: Condvar,
+    /// Async callers waiting at the ceiling (see [`Ceiling::signal`]).
+    signal: Arc<Signal>,
 }
 
 impl Ceiling {
@@ -69,7 +72,14 @@ impl Ceiling {
                 last_error: None,
             }),
             raised: Condvar::new(),
+            signal: Arc::default(),
         }
+    }
+
+    /// Fires when the ceiling rises or closes: async callers at the ceiling
+    /// wait for it (read [`Signal::seen`] before checking the ceiling).
+    pub(crate) fn signal(&self) -> &Arc<Signal> {
+        &self.signal
     }
 
     /// The ceiling, Unix ms (0: nothing may be stamped).
@@ -102,6 +112,7 @@ impl Ceiling {
         state.last_error = None;
         drop(state);
         self.raised.notify_all();
+        self.signal.notify();
         true
     }
 
@@ -124,6 +135,7 @@ impl Ceiling {
         }
         drop(state);
         self.raised.notify_all();
+        self.signal.notify();
     }
 
     /// Why the generator may currently stamp nothing later than the
@@ -321,6 +333,78 @@ mod tests {
             .unwrap();
         clock.advance(Duration::from_millis(1));
         assert!(matches!(g.next_id(), Err(GenerateError::Fenced(_))));
+    }
+
+    /// tokio's timers for the async tests.
+    struct Timers;
+
+    impl crate::runtime::Sleep for Timers {
+        fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send {
+            tokio::time::sleep(duration)
+        }
+    }
+
+    #[test]
+    fn at_the_ceiling_an_async_call_waits_for_the_raise_a_task_on_its_own_thread_makes() {
+        let clock = Arc::new(ManualClock::new(T0));
+        let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
+            max: Duration::from_secs(30),
+        }));
+        let g = Generator::builder(presets::twitter(), 1)
+            .clock(clock.clone())
+            .ceiling(ceiling.clone())
+            .build()
+            .unwrap();
+        clock.set(T0 + 5);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let id = runtime.block_on(async {
+            // The raise comes from a task on this very thread: a blocking
+            // wait would keep it from running until the 30 s are up.
+            let raiser = {
+                let ceiling = ceiling.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    ceiling.raise(T0 + 100, T0 + 5);
+                })
+            };
+            let id = g.next_id_async_on(&Timers).await.unwrap();
+            raiser.await.unwrap();
+            id
+        });
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(stamped(&g, id), T0 + 5);
+
+        // A ceiling that does not rise: `Fenced` after the wait, as `next_id`.
+        let short = Arc::new(Ceiling::new(CeilingWait::Wait {
+            max: Duration::from_millis(20),
+        }));
+        let g = Generator::builder(presets::twitter(), 1)
+            .clock(clock.clone())
+            .ceiling(short)
+            .build()
+            .unwrap();
+        clock.advance(Duration::from_millis(1));
+        let started = std::time::Instant::now();
+        let r = runtime.block_on(g.next_id_async_on(&Timers));
+        assert!(started.elapsed() >= Duration::from_millis(20));
+        assert!(matches!(fenced(r).reason, FenceReason::NotRenewed { .. }));
+        // A closed one: at once.
+        let closed = Arc::new(Ceiling::new(CeilingWait::Wait {
+            max: Duration::from_secs(3600),
+        }));
+        let g = Generator::builder(presets::twitter(), 1)
+            .clock(clock.clone())
+            .ceiling(closed.clone())
+            .build()
+            .unwrap();
+        closed.close(FenceReason::Dropped);
+        clock.advance(Duration::from_millis(1));
+        let r = runtime.block_on(g.next_id_async_on(&Timers));
+        assert_eq!(fenced(r).reason, FenceReason::Dropped);
     }
 
     #[test]

@@ -27,6 +27,7 @@ use crate::clock::{Clock, MonotonicClock};
 use crate::error::GenerateError;
 use crate::layout::{BitLayout, Layout};
 use crate::policy::{CeilingWait, ClockRegression, SequenceExhaustion};
+use crate::runtime::{Attempt, Sleep, Wait, note_blocking_wait, until_ready};
 
 /// The catch-up window used unless [`GeneratorBuilder::catch_up_window`] says otherwise.
 pub(crate) const DEFAULT_CATCH_UP_WINDOW: Duration = Duration::from_millis(10);
@@ -332,6 +333,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     fn wait(&self, outcome: Outcome, deadline: &mut CeilingDeadline) -> Result<(), GenerateError> {
         match outcome {
             Outcome::Wait { until_millis, .. } => {
+                note_blocking_wait("Generator::next_id");
                 self.clock.wait_until(until_millis);
                 Ok(())
             }
@@ -339,12 +341,106 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                 ceiling_millis,
                 max,
             } => match &self.ceiling {
-                Some(c) if c.wait_above(ceiling_millis, deadline.get(max)) => Ok(()),
+                Some(c)
+                    if c.wait_above(ceiling_millis, {
+                        note_blocking_wait("Generator::next_id");
+                        deadline.get(max)
+                    }) =>
+                {
+                    Ok(())
+                }
                 Some(c) => Err(GenerateError::Fenced(c.fenced(self.node, c.millis()))),
                 None => Ok(()),
             },
             Outcome::Fail(e) => Err(e),
         }
+    }
+
+    /// A fresh ID, waiting as the policies allow on the tokio runtime's
+    /// timer instead of blocking the thread (feature `tokio`): for async
+    /// code. Where [`next_id`](Self::next_id) would block the thread, the
+    /// task waits for the next tick (a tick's sequence used up, the tick
+    /// the generator was built in, a clock that went back) or, at a node
+    /// source's ceiling, for the ceiling to rise (up to its
+    /// [`CeilingWait`]), and the thread runs other tasks meanwhile. The
+    /// same IDs, errors and guarantees as `next_id`. Outside a tokio
+    /// runtime see [`TokioSleep`](crate::runtime::TokioSleep); on another
+    /// runtime's timers use [`next_id_async_on`](Self::next_id_async_on).
+    ///
+    /// # Errors
+    /// As [`next_id`](Self::next_id).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use flakeid_core::layout::{presets, Layout};
+    /// use flakeid_core::{Generator, ManualClock};
+    ///
+    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    /// let generator = Generator::builder(presets::twitter(), 5).build()?;
+    /// let (a, b) = runtime.block_on(async {
+    ///     Ok::<_, flakeid_core::GenerateError>((generator.next_id_async().await?, generator.next_id_async().await?))
+    /// })?;
+    /// assert!(b > a);
+    /// assert_eq!(generator.layout().decompose(a).node, 5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "tokio")]
+    pub async fn next_id_async(&self) -> Result<L::Raw, GenerateError> {
+        self.next_id_async_on(&crate::runtime::TokioSleep).await
+    }
+
+    /// [`next_id_async`](Self::next_id_async) on any runtime's timers.
+    ///
+    /// # Errors
+    /// As [`next_id`](Self::next_id).
+    pub async fn next_id_async_on<R: Sleep>(&self, timers: &R) -> Result<L::Raw, GenerateError> {
+        until_ready(timers, || self.attempt_next_id(), || self.try_next_id()).await
+    }
+
+    /// One non-blocking attempt of an async caller: the ID, or what to
+    /// wait for where [`next_id`](Self::next_id) would block (see
+    /// [`Attempt`]). The core of [`next_id_async`](Self::next_id_async).
+    ///
+    /// # Errors
+    /// As [`next_id`](Self::next_id).
+    #[inline]
+    pub fn attempt_next_id(&self) -> Result<Attempt<L::Raw>, GenerateError> {
+        match self.reserve_same_tick() {
+            Some((next, tick, seq)) => Ok(Attempt::Ready(self.compose_next(next, tick, seq))),
+            None => self.attempt_next_id_slow(),
+        }
+    }
+
+    #[inline(never)]
+    fn attempt_next_id_slow(&self) -> Result<Attempt<L::Raw>, GenerateError> {
+        let seen = self.ceiling_seen();
+        match self.reserve_one() {
+            Ok(state) => Ok(Attempt::Ready(self.compose_state(state))),
+            Err(o) => self.wait_for(o, seen).map(Attempt::Wait),
+        }
+    }
+
+    /// What an async caller waits for where a blocking call would wait as
+    /// `outcome` says; `seen` is the ceiling's signal read before the
+    /// reservation.
+    #[cold]
+    fn wait_for(&self, outcome: Outcome, seen: u64) -> Result<Wait, GenerateError> {
+        match outcome {
+            Outcome::Wait { until_millis, .. } => {
+                Ok(Wait::sleep(self.clock.sleep_before(until_millis)))
+            }
+            Outcome::WaitCeiling { max, .. } => match &self.ceiling {
+                Some(c) => Ok(Wait::signal(c.signal(), seen, max)),
+                None => Ok(Wait::sleep(Duration::ZERO)),
+            },
+            Outcome::Fail(e) => Err(e),
+        }
+    }
+
+    /// The ceiling's signal, read before a reservation that may stop at it.
+    #[inline]
+    fn ceiling_seen(&self) -> u64 {
+        self.ceiling.as_ref().map_or(0, |c| c.signal().seen())
     }
 
     /// A fresh ID if one can be issued without waiting.
@@ -485,10 +581,89 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         };
         if r.ahead {
             // Reserved beyond the clock: hand the IDs out once they are due.
-            let due = r.end_tick.saturating_sub(self.params.lead);
-            self.clock.wait_until(self.tick_start(due));
+            note_blocking_wait("Generator::next_batch");
+            self.clock.wait_until(self.due_millis(&r));
         }
         Ok(self.batch_of(&r, n))
+    }
+
+    /// [`next_batch`](Self::next_batch) for async code (feature `tokio`):
+    /// where it would block the thread, the task waits on the tokio
+    /// runtime's timer, also for a batch reserved ahead of the clock to
+    /// become due (after the time the clock said was left when the batch
+    /// was reserved). The same IDs, errors and guarantees otherwise.
+    /// Dropping the future after the batch was reserved loses its IDs (a
+    /// gap, never a repeat).
+    ///
+    /// # Errors
+    /// As [`next_batch`](Self::next_batch).
+    ///
+    /// ```
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_core::Generator;
+    ///
+    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    /// let generator = Generator::builder(presets::twitter(), 1).build()?;
+    /// // 10,000 IDs take three milliseconds of sequence numbers: the task waits for them.
+    /// let ids: Vec<u64> = runtime.block_on(generator.next_batch_async(10_000))?.collect();
+    /// assert_eq!(ids.len(), 10_000);
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "tokio")]
+    pub async fn next_batch_async(&self, n: usize) -> Result<IdBatch<'_, L>, GenerateError> {
+        self.next_batch_async_on(n, &crate::runtime::TokioSleep)
+            .await
+    }
+
+    /// [`next_batch_async`](Self::next_batch_async) on any runtime's timers.
+    ///
+    /// # Errors
+    /// As [`next_batch`](Self::next_batch).
+    pub async fn next_batch_async_on<R: Sleep>(
+        &self,
+        n: usize,
+        timers: &R,
+    ) -> Result<IdBatch<'_, L>, GenerateError> {
+        until_ready(
+            timers,
+            || self.attempt_next_batch(n),
+            || self.try_next_batch(n),
+        )
+        .await
+    }
+
+    /// One non-blocking attempt at a batch for an async caller (see
+    /// [`Attempt`]): the batch; the batch reserved ahead of the clock and
+    /// due after a while ([`Attempt::ReadyAfter`]); or what to wait for
+    /// before asking again (nothing is reserved then).
+    ///
+    /// # Errors
+    /// As [`next_batch`](Self::next_batch).
+    pub fn attempt_next_batch(&self, n: usize) -> Result<Attempt<IdBatch<'_, L>>, GenerateError> {
+        if n == 0 {
+            return Ok(Attempt::Ready(self.empty_batch()));
+        }
+        let n = self.batch_len(n)?;
+        let reserve_ahead = self.exhaustion != SequenceExhaustion::Fail;
+        let seen = self.ceiling_seen();
+        match self.reserve(n, reserve_ahead) {
+            Ok(r) if r.ahead => {
+                let due = self.clock.sleep_before(self.due_millis(&r));
+                Ok(Attempt::ReadyAfter(self.batch_of(&r, n), due))
+            }
+            Ok(r) => Ok(Attempt::Ready(self.batch_of(&r, n))),
+            Err(o) => self
+                .wait_for(o, seen)
+                .map(Attempt::Wait)
+                .map_err(|e| self.batch_error(e, n)),
+        }
+    }
+
+    /// When a batch reserved ahead of the clock is due: the start of its
+    /// last tick, less the run-ahead lead.
+    fn due_millis(&self, r: &Reservation) -> u64 {
+        self.tick_start(r.end_tick.saturating_sub(self.params.lead))
     }
 
     /// Reserves `n` consecutive IDs if that is possible without waiting.

@@ -13,6 +13,7 @@ use crate::generator::{Attach, Ceiling, Generator, GeneratorBuilder, IdBatch, Mo
 use crate::layout::BitLayout;
 use crate::node::{LeasedGenerator, sealed};
 use crate::policy::CeilingWait;
+use crate::runtime::{Attempt, Signal, Sleep, Wait, note_blocking_wait, until_ready};
 use crate::source::{NodeConfig, batch_source, scheme_of};
 
 /// The process-wide generator, returned by [`global::init`](crate::global::init)
@@ -60,6 +61,8 @@ pub struct ProcessGenerator {
     generators: Mutex<Vec<AtomicPtr<Current>>>,
     moves: Mutex<Moves>,
     moved: Condvar,
+    /// Async callers waiting for a move (fires with `moved`).
+    moved_signal: Arc<Signal>,
     /// The node source to tell once the generator is installed.
     attach: Mutex<Option<Arc<dyn Attach>>>,
 }
@@ -104,6 +107,7 @@ impl ProcessGenerator {
             generators: Mutex::new(Vec::new()),
             moves: Mutex::new(Moves::default()),
             moved: Condvar::new(),
+            moved_signal: Arc::default(),
             attach: Mutex::new(attach),
         }
     }
@@ -199,6 +203,130 @@ impl ProcessGenerator {
         self.issue(false, |g| g.try_next_batch(n))
     }
 
+    /// [`next_id`](Self::next_id) for async code (feature `tokio`): where
+    /// it would block the thread, the task waits on the tokio runtime's
+    /// timer — for the next tick, for the lease's ceiling to rise, for the
+    /// move to a new node after a lost lease (as long as the lease's
+    /// [`CeilingWait`] allows) — and the thread runs other tasks meanwhile.
+    ///
+    /// # Errors
+    /// As [`Generator::next_id`].
+    ///
+    /// ```
+    /// use flakeid_core::layout::{presets, Layout};
+    /// use flakeid_core::{global, Generator};
+    ///
+    /// let generator = global::init(Generator::builder(presets::twitter(), 7))?;
+    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    /// let id = runtime.block_on(generator.next_id_async())?;
+    /// assert_eq!(generator.layout().decompose(id).node, 7);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "tokio")]
+    pub async fn next_id_async(&self) -> Result<u64, GenerateError> {
+        self.next_id_async_on(&crate::runtime::TokioSleep).await
+    }
+
+    /// [`next_id_async`](Self::next_id_async) on any runtime's timers.
+    ///
+    /// # Errors
+    /// As [`Generator::next_id`].
+    pub async fn next_id_async_on<R: Sleep>(&self, timers: &R) -> Result<u64, GenerateError> {
+        until_ready(timers, || self.attempt_next_id(), || self.try_next_id()).await
+    }
+
+    /// [`next_batch`](Self::next_batch) for async code (feature `tokio`),
+    /// waiting as [`next_id_async`](Self::next_id_async) does; see
+    /// [`Generator::next_batch_async`].
+    ///
+    /// # Errors
+    /// As [`Generator::next_batch`].
+    #[cfg(feature = "tokio")]
+    pub async fn next_batch_async(
+        &self,
+        n: usize,
+    ) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
+        self.next_batch_async_on(n, &crate::runtime::TokioSleep)
+            .await
+    }
+
+    /// [`next_batch_async`](Self::next_batch_async) on any runtime's timers.
+    ///
+    /// # Errors
+    /// As [`Generator::next_batch`].
+    pub async fn next_batch_async_on<R: Sleep>(
+        &self,
+        n: usize,
+        timers: &R,
+    ) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
+        until_ready(
+            timers,
+            || self.attempt_next_batch(n),
+            || self.try_next_batch(n),
+        )
+        .await
+    }
+
+    /// One non-blocking attempt of an async caller; see
+    /// [`Generator::attempt_next_id`]. After a lost lease, the wait for the
+    /// move to a new node.
+    ///
+    /// # Errors
+    /// As [`Generator::next_id`].
+    #[inline]
+    pub fn attempt_next_id(&self) -> Result<Attempt<u64>, GenerateError> {
+        match self.same_tick() {
+            Some(id) => Ok(Attempt::Ready(id)),
+            None => self.attempt(AnyGenerator::attempt_next_id),
+        }
+    }
+
+    /// One non-blocking attempt at a batch; see
+    /// [`Generator::attempt_next_batch`].
+    ///
+    /// # Errors
+    /// As [`Generator::next_batch`].
+    pub fn attempt_next_batch(
+        &self,
+        n: usize,
+    ) -> Result<Attempt<IdBatch<'_, BitLayout>>, GenerateError> {
+        self.attempt(|g| g.attempt_next_batch(n))
+    }
+
+    /// `call` on the generator of the node held now; after a lost lease, on
+    /// the one it moved to, or the wait for the move while one is under way.
+    #[inline(never)]
+    fn attempt<'a, T>(
+        &'a self,
+        call: impl Fn(&'a Current) -> Result<Attempt<T>, GenerateError>,
+    ) -> Result<Attempt<T>, GenerateError> {
+        // Read before the generator is: a move after it wakes the waiter.
+        let seen = self.moved_signal.seen();
+        let mut generator = self.current();
+        loop {
+            let error = match call(generator) {
+                Err(e) if is_lost(&e) => e,
+                other => return other,
+            };
+            // Under the lock a move is either done (a new current) or not.
+            let moves = self.lock();
+            let next = self.current();
+            if !core::ptr::eq(next, generator) {
+                drop(moves);
+                generator = next;
+                continue;
+            }
+            if !moves.moving || moves.sealed {
+                return Err(error);
+            }
+            let max = match generator.ceiling_wait() {
+                Some(CeilingWait::Wait { max }) => max,
+                _ => Duration::ZERO,
+            };
+            return Ok(Attempt::Wait(Wait::signal(&self.moved_signal, seen, max)));
+        }
+    }
+
     /// The layout IDs are composed with (the same on every node).
     pub fn layout(&self) -> &BitLayout {
         self.current().layout()
@@ -264,10 +392,7 @@ impl ProcessGenerator {
         let (mut failed, mut error) = (failed, error);
         let mut deadline = None;
         loop {
-            // Only a generator whose lease was lost is ever moved away from.
-            let lost = matches!(&error, GenerateError::Fenced(f)
-                if matches!(f.reason, FenceReason::Lost { .. }));
-            if !lost {
+            if !is_lost(&error) {
                 return Err(error);
             }
             let max = match failed.ceiling_wait() {
@@ -301,6 +426,7 @@ impl ProcessGenerator {
             if left.is_zero() {
                 return current;
             }
+            note_blocking_wait("ProcessGenerator::next_id");
             moves = self
                 .moved
                 .wait_timeout(moves, left)
@@ -350,6 +476,7 @@ impl Sealable for ProcessGenerator {
         moves.moving = false;
         drop(moves);
         self.moved.notify_all();
+        self.moved_signal.notify();
         self.current().seal()
     }
 }
@@ -367,6 +494,7 @@ impl Movable for ProcessGenerator {
     fn abandon_move(&self) {
         self.lock().moving = false;
         self.moved.notify_all();
+        self.moved_signal.notify();
     }
 
     fn move_to(
@@ -393,6 +521,7 @@ impl Movable for ProcessGenerator {
         moves.count += 1;
         drop(moves);
         self.moved.notify_all();
+        self.moved_signal.notify();
         Ok(())
     }
 }
@@ -407,6 +536,12 @@ impl LeasedGenerator for ProcessGenerator {}
 
 scheme_of!(impl[] ProcessGenerator, |generator| generator.layout());
 batch_source!(impl[] ProcessGenerator);
+
+/// Whether `error` says the generator's lease was lost: only such a
+/// generator is ever moved away from.
+fn is_lost(error: &GenerateError) -> bool {
+    matches!(error, GenerateError::Fenced(f) if matches!(f.reason, FenceReason::Lost { .. }))
+}
 
 /// The process-wide generator's generator for one node: with the default
 /// clock (no indirection on the hot path) or any other.
@@ -448,6 +583,18 @@ impl AnyGenerator {
 
     fn try_next_batch(&self, n: usize) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
         each!(self, g => g.try_next_batch(n))
+    }
+
+    #[inline]
+    fn attempt_next_id(&self) -> Result<Attempt<u64>, GenerateError> {
+        each!(self, g => g.attempt_next_id())
+    }
+
+    fn attempt_next_batch(
+        &self,
+        n: usize,
+    ) -> Result<Attempt<IdBatch<'_, BitLayout>>, GenerateError> {
+        each!(self, g => g.attempt_next_batch(n))
     }
 
     fn layout(&self) -> &BitLayout {

@@ -662,9 +662,24 @@ scheme_of!(impl[C: Clock] TraceIdGenerator<C>, |generator| &generator.layout);
 /// second gets [`GenerateError::Scheme`](crate::GenerateError::Scheme)
 /// wrapping [`TraceIdError::CounterExhausted`] (with the time to retry
 /// after).
+///
+/// An async caller ([`attempt_next_id`](crate::IdSource::attempt_next_id))
+/// waits out that first second on its runtime's timer.
 impl<C: Clock> crate::IdSource for TraceIdGenerator<C> {
     fn next_id(&self) -> Result<u64, crate::GenerateError> {
         TraceIdGenerator::next_id(self).map_err(|e| crate::SchemeError::new("TraceId", e).into())
+    }
+
+    fn attempt_next_id(&self) -> Result<crate::runtime::Attempt<u64>, crate::GenerateError> {
+        if self.clock.now_millis() / 1000 + 1 == self.floor_second {
+            let wait = self
+                .clock
+                .sleep_before(self.floor_second.saturating_mul(1000));
+            return Ok(crate::runtime::Attempt::Wait(crate::runtime::Wait::sleep(
+                wait,
+            )));
+        }
+        crate::IdSource::next_id(self).map(crate::runtime::Attempt::Ready)
     }
 }
 

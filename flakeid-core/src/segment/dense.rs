@@ -9,6 +9,7 @@ use super::source::SegmentIds;
 use crate::decoded::Decoded;
 use crate::error::{ConfigError, FieldOutOfRange, GenerateError, SchemeError};
 use crate::public_id::short_keys::{AllocError, IndexSource, ShortKeyError};
+use crate::runtime::Attempt;
 use crate::schemes::decimal_id::GeneratorIdSource;
 use crate::source::{GlobalScheme, IdScheme, IdSource, NodeConfig, downcast};
 
@@ -110,6 +111,10 @@ impl IdSource for SegmentIds {
 
     fn try_next_id(&self) -> Result<u64, GenerateError> {
         self.try_next_value().map_err(segment_failed)
+    }
+
+    fn attempt_next_id(&self) -> Result<Attempt<u64>, GenerateError> {
+        self.attempt_next_value().map_err(segment_failed)
     }
 }
 

@@ -14,7 +14,7 @@ use super::step::{StepPolicy, StepState};
 use super::store::{AsyncSegmentStore, FetchRequest, Fetched, Segment, SegmentStore};
 use crate::clock::{Clock, MonotonicClock};
 use crate::cursor::{Cursor, MAX_RANGE_LEN, Take};
-use crate::runtime::{Sleep, timeout};
+use crate::runtime::{Attempt, Signal, Sleep, Wait, note_blocking_wait, timeout, until_ready};
 use crate::store::StoreError;
 
 /// How to start a segment source on one row. See the [module
@@ -207,6 +207,7 @@ impl<C: Clock> SegmentOptions<C> {
                     waker: None,
                 }),
                 arrived: Condvar::new(),
+                arrived_signal: Arc::default(),
                 work: Condvar::new(),
                 clock: Box::new(self.clock),
                 prefetch_at: self.prefetch_at,
@@ -329,6 +330,8 @@ struct Shared {
     inner: Mutex<Inner>,
     /// Callers waiting for a segment.
     arrived: Condvar,
+    /// Async callers waiting for a segment (fires with `arrived`).
+    arrived_signal: Arc<Signal>,
     /// The blocking fetcher waiting for a request (or its retry pause).
     work: Condvar,
     clock: Box<dyn Clock>,
@@ -445,51 +448,82 @@ impl Shared {
     fn refill(&self, seen: u64, deadline: Option<Instant>) -> Result<(), SegmentError> {
         let mut inner = self.lock();
         loop {
-            if self.cursor.state() != seen {
-                return Ok(()); // another caller served the next segment
-            }
-            if let Some(segment) = inner.next.take() {
-                inner.empty_since_millis = None;
-                self.cursor
-                    .install(segment.first, segment.len(), self.trigger(segment.len()));
+            if self.serve_next(&mut inner, seen)? {
                 return Ok(());
-            }
-            if let Some((max_id, step)) = inner.exhausted {
-                return Err(SegmentError::Exhausted {
-                    name: self.name.clone(),
-                    max_id,
-                    step,
-                });
-            }
-            if inner.stopped && inner.fetch != FetchState::InFlight {
-                return Err(SegmentError::Stopped {
-                    name: self.name.clone(),
-                });
-            }
-            let now = self.clock.now_millis();
-            let empty_since = *inner.empty_since_millis.get_or_insert(now);
-            self.want(&mut inner);
-            if let Some(w) = inner.waker.take() {
-                w.wake();
             }
             // No deadline: a wait too long for `Instant` to express.
             let left = deadline.map_or(Duration::MAX, |d| {
                 d.saturating_duration_since(Instant::now())
             });
             if left.is_zero() {
-                return Err(SegmentError::Unavailable {
-                    name: self.name.clone(),
-                    empty_since_millis: empty_since,
-                    requested_since_millis: inner.requested_millis,
-                    failed_fetches: inner.failed,
-                    last_error: inner.last_error.clone(),
-                });
+                return Err(self.unavailable(&inner));
             }
+            note_blocking_wait("SegmentIds::next_value");
             inner = self
                 .arrived
                 .wait_timeout(inner, left)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
+        }
+    }
+
+    /// [`refill`](Self::refill) for an async caller: `None` once a segment
+    /// is served, else what to wait for (a fetch is asked for).
+    #[cold]
+    fn refill_or_wait(&self, seen: u64) -> Result<Option<Wait>, SegmentError> {
+        // Read before the check: a segment arriving after it wakes the waiter.
+        let arrived = self.arrived_signal.seen();
+        let mut inner = self.lock();
+        if self.serve_next(&mut inner, seen)? {
+            return Ok(None);
+        }
+        Ok(Some(Wait::signal(&self.arrived_signal, arrived, self.wait)))
+    }
+
+    /// With the lock held, after the cursor found its segment (state
+    /// `seen`) used up: whether a segment is served now (by another caller,
+    /// or the next one here); else a fetch is asked for. Errors say why no
+    /// segment can come.
+    fn serve_next(&self, inner: &mut Inner, seen: u64) -> Result<bool, SegmentError> {
+        if self.cursor.state() != seen {
+            return Ok(true); // another caller served the next segment
+        }
+        if let Some(segment) = inner.next.take() {
+            inner.empty_since_millis = None;
+            self.cursor
+                .install(segment.first, segment.len(), self.trigger(segment.len()));
+            return Ok(true);
+        }
+        if let Some((max_id, step)) = inner.exhausted {
+            return Err(SegmentError::Exhausted {
+                name: self.name.clone(),
+                max_id,
+                step,
+            });
+        }
+        if inner.stopped && inner.fetch != FetchState::InFlight {
+            return Err(SegmentError::Stopped {
+                name: self.name.clone(),
+            });
+        }
+        let now = self.clock.now_millis();
+        inner.empty_since_millis.get_or_insert(now);
+        self.want(inner);
+        if let Some(w) = inner.waker.take() {
+            w.wake();
+        }
+        Ok(false)
+    }
+
+    /// Why no value can be served now: both segments are used up and the
+    /// fetch has not delivered.
+    fn unavailable(&self, inner: &Inner) -> SegmentError {
+        SegmentError::Unavailable {
+            name: self.name.clone(),
+            empty_since_millis: inner.empty_since_millis.unwrap_or(inner.requested_millis),
+            requested_since_millis: inner.requested_millis,
+            failed_fetches: inner.failed,
+            last_error: inner.last_error.clone(),
         }
     }
 
@@ -544,6 +578,7 @@ impl Shared {
         };
         drop(inner);
         self.arrived.notify_all();
+        self.arrived_signal.notify();
         failed
     }
 
@@ -578,6 +613,7 @@ impl Shared {
         drop(inner);
         self.work.notify_all();
         self.arrived.notify_all();
+        self.arrived_signal.notify();
         if let Some(w) = waker {
             w.wake();
         }
@@ -799,13 +835,86 @@ impl SegmentIds {
         self.take(Duration::ZERO)
     }
 
+    /// [`next_value`](Self::next_value) for async code (feature `tokio`):
+    /// when both segments are used up, the task waits on the tokio
+    /// runtime's timer for the fetch in flight (up to
+    /// [`SegmentOptions::wait`]) instead of blocking the thread. The same
+    /// values and errors otherwise.
+    ///
+    /// # Errors
+    /// As [`next_value`](Self::next_value).
+    ///
+    /// ```
+    /// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
+    ///
+    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    /// runtime.block_on(async {
+    ///     // Segments of 2: the third value waits for a fetch the fetcher task makes.
+    ///     let ids = SegmentOptions::new("orders").step(2).max_step(2)
+    ///         .start_on_tokio(MemorySegmentStore::new()).await?;
+    ///     for expected in 1..=5 {
+    ///         assert_eq!(ids.next_value_async().await?, expected);
+    ///     }
+    ///     Ok::<(), flakeid_core::segment::SegmentError>(())
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "tokio")]
+    pub async fn next_value_async(&self) -> Result<u64, SegmentError> {
+        self.next_value_async_on(&crate::runtime::TokioSleep).await
+    }
+
+    /// [`next_value_async`](Self::next_value_async) on any runtime's timers.
+    ///
+    /// # Errors
+    /// As [`next_value`](Self::next_value).
+    pub async fn next_value_async_on<R: Sleep>(&self, timers: &R) -> Result<u64, SegmentError> {
+        until_ready(
+            timers,
+            || self.attempt_next_value(),
+            || self.try_next_value(),
+        )
+        .await
+    }
+
+    /// One non-blocking attempt of an async caller: the value, or the wait
+    /// for the segment being fetched (see [`Attempt`]).
+    ///
+    /// # Errors
+    /// As [`next_value`](Self::next_value).
+    #[inline]
+    pub fn attempt_next_value(&self) -> Result<Attempt<u64>, SegmentError> {
+        self.check_fork()?;
+        loop {
+            match self.shared.cursor.take() {
+                Take::Value { value, triggered } => {
+                    if triggered {
+                        self.shared.prefetch();
+                    }
+                    return Ok(Attempt::Ready(value));
+                }
+                Take::Empty(seen) => {
+                    if let Some(wait) = self.shared.refill_or_wait(seen)? {
+                        return Ok(Attempt::Wait(wait));
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_fork(&self) -> Result<(), SegmentError> {
+        if crate::fork::current_tag() == self.fork_tag {
+            Ok(())
+        } else {
+            Err(SegmentError::Forked {
+                name: self.shared.name.clone(),
+            })
+        }
+    }
+
     #[inline]
     fn take(&self, wait: Duration) -> Result<u64, SegmentError> {
-        if crate::fork::current_tag() != self.fork_tag {
-            return Err(SegmentError::Forked {
-                name: self.shared.name.clone(),
-            });
-        }
+        self.check_fork()?;
         let mut deadline = None;
         loop {
             match self.shared.cursor.take() {

@@ -13,6 +13,7 @@ use std::time::SystemTime;
 use crate::decoded::Decoded;
 use crate::error::{FieldOutOfRange, GenerateError, TimeBoundsError};
 use crate::layout::Layout;
+use crate::runtime::{Attempt, Wait};
 
 /// The rules of an ID scheme: its largest ID, which values are IDs, and
 /// their fields. What an ID *is*, beside where it *comes from*
@@ -237,6 +238,89 @@ pub trait IdSource: IdScheme {
     fn next_ids(&self, n: usize) -> Result<Vec<u64>, GenerateError> {
         (0..n).map(|_| self.next_id()).collect()
     }
+
+    /// One non-blocking attempt of an async caller: the ID, or what to
+    /// wait for before asking again (see [`Attempt`]); the core of
+    /// `UserId::generate_async()`. By default
+    /// [`try_next_id`](IdSource::try_next_id), with
+    /// [`GenerateError::WouldBlock`] as a sleep of its `retry_after`: a
+    /// source that waits only for time needs nothing more.
+    /// [`Generator`](crate::Generator)s also wait for their node's
+    /// ceiling to rise, segment sources for a segment to arrive, without
+    /// blocking a thread.
+    ///
+    /// # Errors
+    /// As [`next_id`](IdSource::next_id).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use flakeid_core::runtime::Attempt;
+    /// use flakeid_core::segment::DenseIds;
+    /// use flakeid_core::{Decoded, GenerateError, IdScheme, IdSource};
+    ///
+    /// /// Hands out one ID, then asks callers to come back in 5 ms.
+    /// #[derive(Debug, Default)]
+    /// struct Slow(std::sync::atomic::AtomicBool);
+    ///
+    /// impl IdScheme for Slow {
+    ///     fn max_id(&self) -> u64 { DenseIds.max_id() }
+    ///     fn decode(&self, id: u64) -> Decoded { DenseIds.decode(id) }
+    /// }
+    ///
+    /// impl IdSource for Slow {
+    ///     fn next_id(&self) -> Result<u64, GenerateError> { self.try_next_id() }
+    ///     fn try_next_id(&self) -> Result<u64, GenerateError> {
+    ///         if self.0.swap(true, std::sync::atomic::Ordering::Relaxed) {
+    ///             Err(GenerateError::WouldBlock { retry_after: Duration::from_millis(5), until_millis: 0 })
+    ///         } else {
+    ///             Ok(7)
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let source = Slow::default();
+    /// assert!(matches!(source.attempt_next_id()?, Attempt::Ready(7)));
+    /// let Attempt::Wait(wait) = source.attempt_next_id()? else { panic!("no second ID") };
+    /// assert_eq!(wait.duration(), Some(Duration::from_millis(5)));
+    /// # Ok::<(), GenerateError>(())
+    /// ```
+    fn attempt_next_id(&self) -> Result<Attempt<u64>, GenerateError> {
+        match self.try_next_id() {
+            Ok(id) => Ok(Attempt::Ready(id)),
+            Err(GenerateError::WouldBlock { retry_after, .. }) => {
+                Ok(Attempt::Wait(Wait::sleep(retry_after)))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// One non-blocking attempt at up to `n` IDs for an async caller: 1 to
+    /// `n` new IDs in the order issued (none for `n == 0`), or what to wait
+    /// for before asking again; the core of `UserId::generate_many_async(n)`,
+    /// which asks until it has `n`. A [`Generator`](crate::Generator)
+    /// reserves all `n` in one step, as [`next_batch`](crate::Generator::next_batch)
+    /// does, and answers [`Attempt::ReadyAfter`] for a batch reserved ahead
+    /// of its clock. By default as many IDs as
+    /// [`attempt_next_id`](IdSource::attempt_next_id) gives before it
+    /// would wait.
+    ///
+    /// # Errors
+    /// As [`next_ids`](IdSource::next_ids).
+    fn attempt_next_ids(&self, n: usize) -> Result<Attempt<Vec<u64>>, GenerateError> {
+        let mut ids = Vec::new();
+        while ids.len() < n {
+            match self.attempt_next_id()? {
+                Attempt::Ready(id) => ids.push(id),
+                Attempt::ReadyAfter(id, after) => {
+                    ids.push(id);
+                    return Ok(Attempt::ReadyAfter(ids, after));
+                }
+                Attempt::Wait(wait) if ids.is_empty() => return Ok(Attempt::Wait(wait)),
+                Attempt::Wait(_) => break,
+            }
+        }
+        Ok(Attempt::Ready(ids))
+    }
 }
 
 /// A scheme whose source the process-wide configuration can build: the
@@ -386,6 +470,19 @@ macro_rules! batch_source {
 
             fn next_ids(&self, n: usize) -> Result<Vec<u64>, $crate::GenerateError> {
                 Ok(self.next_batch(n)?.collect())
+            }
+
+            fn attempt_next_id(
+                &self,
+            ) -> Result<$crate::runtime::Attempt<u64>, $crate::GenerateError> {
+                <$ty>::attempt_next_id(self)
+            }
+
+            fn attempt_next_ids(
+                &self,
+                n: usize,
+            ) -> Result<$crate::runtime::Attempt<Vec<u64>>, $crate::GenerateError> {
+                Ok(self.attempt_next_batch(n)?.map(Iterator::collect))
             }
         }
     };

@@ -87,6 +87,7 @@ mod node {
     mod fleet;
     mod lease;
 }
+mod runtime;
 mod public_id {
     mod permute;
     mod short_keys;

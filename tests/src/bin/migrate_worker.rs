@@ -272,6 +272,7 @@ async fn run(a: Args) -> Result<i32, String> {
             n: Set(n),
         });
         event::Entity::insert_many_with_ids(models)
+            .await
             .map_err(|e| e.to_string())?
             .exec_without_returning(&db)
             .await

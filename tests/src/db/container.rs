@@ -80,7 +80,9 @@ impl Container {
 
     /// Removes the container and its anonymous volumes.
     pub(crate) async fn rm(self) -> Result<(), String> {
-        docker_async(vec!["rm".into(), "-fv".into(), self.id]).await.map(drop)
+        docker_async(vec!["rm".into(), "-fv".into(), self.id])
+            .await
+            .map(drop)
     }
 }
 
@@ -164,7 +166,9 @@ pub(crate) async fn host_port(id: &str, port: u16) -> Result<u16, String> {
     mapped
         .lines()
         .find_map(|l| l.rsplit(':').next().and_then(|p| p.trim().parse().ok()))
-        .ok_or_else(|| format!("container {id}: no host port for {port} in `docker port`: {mapped:?}"))
+        .ok_or_else(|| {
+            format!("container {id}: no host port for {port} in `docker port`: {mapped:?}")
+        })
 }
 
 /// Where published ports are reached: the engine's host for a remote

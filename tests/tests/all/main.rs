@@ -67,6 +67,10 @@ mod lease_stores;
 // applications running their migrations at the same moment.
 mod migrations_at_startup;
 
+// Generation that never holds up the async runtime it runs on: a ticker
+// beside 100,000 inserts through SeaORM and diesel-async, with waits forced.
+mod async_generation;
+
 // Segments: one row handing out ranges to processes, one killed; short
 // keys and DecimalId generator IDs from it; the database paused.
 mod segments;

@@ -30,12 +30,14 @@ async fn integer_primary_key_table_stores_flake_ids_not_rowids() {
     let saved = am("save").save(&db).await.expect("save");
     expected.push(saved.id.clone().unwrap().get());
     let one = department::Entity::insert_with_id(am("insert_with_id"))
+        .await
         .expect("build")
         .exec(&db)
         .await
         .expect("insert");
     expected.push(one.last_insert_id.get());
     department::Entity::insert_many_with_ids([am("many 1"), am("many 2")])
+        .await
         .expect("build")
         .exec(&db)
         .await

@@ -41,33 +41,52 @@ pub(crate) static PAUSE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(
 /// thread's IDs. The other thread has taken IDs before `reserve` starts and
 /// goes on until it returns.
 pub(crate) fn with_a_concurrent_caller<R>(reserve: impl FnOnce() -> R) -> (R, Vec<i64>) {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::{Arc, Barrier};
-
-    init_generator();
-    let generator = global::generator().expect("the process-wide generator is configured");
-    let stop = Arc::new(AtomicBool::new(false));
-    let started = Arc::new(Barrier::new(2));
-    let other = std::thread::spawn({
-        let (stop, started) = (Arc::clone(&stop), Arc::clone(&started));
-        move || {
-            let next = || {
-                let id = generator.next_id().expect("the other caller gets an ID");
-                i64::try_from(id).expect("a Twitter-layout ID fits an i64")
-            };
-            let mut ids = vec![next()];
-            started.wait();
-            while !stop.load(Ordering::Acquire) {
-                ids.push(next());
-            }
-            ids
-        }
-    });
-    started.wait();
+    let other = ConcurrentCaller::start();
     let result = reserve();
-    stop.store(true, Ordering::Release);
-    let others = other.join().expect("the other caller does not panic");
-    (result, others)
+    (result, other.stop())
+}
+
+/// Another thread taking IDs one by one from the process-wide generator
+/// (see [`with_a_concurrent_caller`]), for callers that await in between.
+pub(crate) struct ConcurrentCaller {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<Vec<i64>>,
+}
+
+impl ConcurrentCaller {
+    /// Starts it; returns once it has taken its first ID.
+    pub(crate) fn start() -> Self {
+        use std::sync::atomic::AtomicBool;
+        use std::sync::{Arc, Barrier};
+
+        init_generator();
+        let generator = global::generator().expect("the process-wide generator is configured");
+        let stop = Arc::new(AtomicBool::new(false));
+        let started = Arc::new(Barrier::new(2));
+        let thread = std::thread::spawn({
+            let (stop, started) = (Arc::clone(&stop), Arc::clone(&started));
+            move || {
+                let next = || {
+                    let id = generator.next_id().expect("the other caller gets an ID");
+                    i64::try_from(id).expect("a Twitter-layout ID fits an i64")
+                };
+                let mut ids = vec![next()];
+                started.wait();
+                while !stop.load(std::sync::atomic::Ordering::Acquire) {
+                    ids.push(next());
+                }
+                ids
+            }
+        });
+        started.wait();
+        ConcurrentCaller { stop, thread }
+    }
+
+    /// Stops it; the IDs it took.
+    pub(crate) fn stop(self) -> Vec<i64> {
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
+        self.thread.join().expect("the other caller does not panic")
+    }
 }
 
 /// `ids` (as stored) form one contiguous run of the generator: consecutive

@@ -96,8 +96,8 @@ fn public_api_matches_the_snapshots() {
     let mut changed = Vec::new();
     for krate in CRATES {
         let json = docs.join(format!("{}.json", krate.replace('-', "_")));
-        let text = std::fs::read_to_string(&json)
-            .unwrap_or_else(|e| panic!("{}: {e}", json.display()));
+        let text =
+            std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{}: {e}", json.display()));
         let doc: Value = serde_json::from_str(&text).expect("rustdoc JSON");
         let api = render::render(&doc).unwrap_or_else(|e| panic!("{krate}: {e}"));
         assert!(!api.is_empty(), "{krate}: no public items");
@@ -165,7 +165,14 @@ pub use std::time::Duration;
     let out = dir.path().join("doc");
     let status = Command::new("rustdoc")
         .args(["-Z", "unstable-options", "--output-format", "json"])
-        .args(["--crate-name", "sample", "--edition", "2024", "--cap-lints", "allow"])
+        .args([
+            "--crate-name",
+            "sample",
+            "--edition",
+            "2024",
+            "--cap-lints",
+            "allow",
+        ])
         .arg(&src)
         .arg("-o")
         .arg(&out)
@@ -200,8 +207,14 @@ pub use std::time::Duration;
             api.join("\n")
         );
     }
-    assert!(!api.iter().any(|l| l.contains("hidden") || l.contains("Hidden")));
-    assert!(!api.iter().any(|l| l.contains("Send for")), "no auto-trait impls");
+    assert!(
+        !api.iter()
+            .any(|l| l.contains("hidden") || l.contains("Hidden"))
+    );
+    assert!(
+        !api.iter().any(|l| l.contains("Send for")),
+        "no auto-trait impls"
+    );
     // Members once, under the shortest public path.
     assert!(!api.iter().any(|l| l.starts_with("pub fn sample::m::S::")));
 }

@@ -122,18 +122,26 @@ impl Renderer<'_> {
                     if t["inner"].get("module").is_some() {
                         // The module's items, as if listed here.
                         let _ = self.visited.insert((target.clone(), format!("{path}::*")));
-                        for child in t["inner"]["module"]["items"].as_array().into_iter().flatten()
+                        for child in t["inner"]["module"]["items"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
                         {
                             self.child(&id_key(child), path);
                         }
                     } else {
-                        self.push(format!("pub use {path}::* (enum variants of {})", u["source"]));
+                        self.push(format!(
+                            "pub use {path}::* (enum variants of {})",
+                            u["source"]
+                        ));
                     }
                 }
                 Some(t) => self.named(&target, &t, &format!("{path}::{name}")),
                 None => {
                     let source = u["source"].as_str().unwrap_or_default();
-                    let target_path = self.known_path(&target).unwrap_or_else(|| source.to_owned());
+                    let target_path = self
+                        .known_path(&target)
+                        .unwrap_or_else(|| source.to_owned());
                     if glob {
                         self.push(format!("pub use {target_path}::* at {path}"));
                     } else {
@@ -171,7 +179,11 @@ impl Renderer<'_> {
                 } else {
                     format!(": {bounds}")
                 };
-                let unsafety = if body["is_unsafe"] == true { "unsafe " } else { "" };
+                let unsafety = if body["is_unsafe"] == true {
+                    "unsafe "
+                } else {
+                    ""
+                };
                 self.push(format!(
                     "pub {unsafety}trait {path}{}{supertraits}{}",
                     g.params, g.where_clause
@@ -185,7 +197,10 @@ impl Renderer<'_> {
             "type_alias" => {
                 let g = self.generics(&body["generics"]);
                 let ty = self.ty(&body["type"]);
-                self.push(format!("pub type {path}{}{} = {ty}", g.params, g.where_clause));
+                self.push(format!(
+                    "pub type {path}{}{} = {ty}",
+                    g.params, g.where_clause
+                ));
             }
             "constant" => {
                 let ty = self.ty(&body["type"]);
@@ -193,7 +208,11 @@ impl Renderer<'_> {
             }
             "static" => {
                 let ty = self.ty(&body["type"]);
-                let m = if body["is_mutable"] == true { "mut " } else { "" };
+                let m = if body["is_mutable"] == true {
+                    "mut "
+                } else {
+                    ""
+                };
                 self.push(format!("pub static {m}{path}: {ty}"));
             }
             "macro" => self.push(format!("pub macro {path}!")),
@@ -306,7 +325,11 @@ impl Renderer<'_> {
                 }
             } else {
                 let negative = if imp["is_negative"] == true { "!" } else { "" };
-                let unsafety = if imp["is_unsafe"] == true { "unsafe " } else { "" };
+                let unsafety = if imp["is_unsafe"] == true {
+                    "unsafe "
+                } else {
+                    ""
+                };
                 let tr = self.path_ty(&imp["trait"]);
                 self.push(format!(
                     "{unsafety}impl{} {negative}{tr} for {for_ty}{}",
@@ -488,9 +511,7 @@ impl Renderer<'_> {
                     };
                     Some(format!("{modifier}{}", self.path_ty(&t["trait"])))
                 } else {
-                    b.get("outlives")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
+                    b.get("outlives").and_then(Value::as_str).map(str::to_owned)
                 }
             })
             .collect();
@@ -581,7 +602,11 @@ impl Renderer<'_> {
                 format!("&{l}{m}{}", self.ty(&v["type"]))
             }
             "raw_pointer" => {
-                let m = if v["is_mutable"] == true { "mut" } else { "const" };
+                let m = if v["is_mutable"] == true {
+                    "mut"
+                } else {
+                    "const"
+                };
                 format!("*{m} {}", self.ty(&v["type"]))
             }
             "tuple" => {

@@ -37,7 +37,10 @@ fn markdown_files() -> BTreeSet<String> {
     let root = repo();
     let mut files = BTreeSet::from(["README.md".to_owned()]);
     for parent in [root.clone(), root.join("examples")] {
-        for entry in std::fs::read_dir(&parent).expect("read the repository").flatten() {
+        for entry in std::fs::read_dir(&parent)
+            .expect("read the repository")
+            .flatten()
+        {
             let dir = entry.path();
             if dir.join("Cargo.toml").is_file() && dir.join("README.md").is_file() {
                 files.insert(relative(&root, &dir.join("README.md")));
@@ -84,7 +87,10 @@ fn check_commands(file: &str) {
             Ok(done) => println!("    ok: {done}"),
             Err(why) => {
                 println!("    FAILED: {why}");
-                failures.push(format!("{file}:{}: `{}`: {why}", command.line, command.text));
+                failures.push(format!(
+                    "{file}:{}: `{}`: {why}",
+                    command.line, command.text
+                ));
             }
         }
     }
@@ -161,7 +167,11 @@ fn blocks_and_inline_code_follow_the_rules() {
         .collect();
     let mut problems = Vec::new();
     for (file, doc) in &docs {
-        problems.extend(doc.violations(&shown).into_iter().map(|v| format!("{file}:{v}")));
+        problems.extend(
+            doc.violations(&shown)
+                .into_iter()
+                .map(|v| format!("{file}:{v}")),
+        );
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -174,7 +184,10 @@ fn rust_blocks_run_as_doctests() {
     let mut included = BTreeSet::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read the repository").flatten() {
+        for entry in std::fs::read_dir(&dir)
+            .expect("read the repository")
+            .flatten()
+        {
             let path = entry.path();
             let name = entry.file_name();
             if path.is_dir() {
@@ -238,7 +251,10 @@ mod rules {
     fn a_block_without_a_tag_or_with_an_unknown_one_fails() {
         let v = violations("a\n```\nls\n```\n");
         assert_eq!(v.len(), 1, "{v:?}");
-        assert!(v[0].starts_with("line 2: a fenced block without a tag"), "{v:?}");
+        assert!(
+            v[0].starts_with("line 2: a fenced block without a tag"),
+            "{v:?}"
+        );
         let v = violations("```shell\nls\n```\n");
         assert_eq!(v.len(), 1, "{v:?}");
         assert!(v[0].contains("unknown block tag \"shell\""), "{v:?}");
@@ -302,7 +318,10 @@ mod rules {
             ]
         );
         assert_eq!(commands[0].line, 3);
-        assert_eq!(commands[2].expected_output, Some(vec!["id 5".into(), String::new()]));
+        assert_eq!(
+            commands[2].expected_output,
+            Some(vec!["id 5".into(), String::new()])
+        );
         assert_eq!(commands[3].expected_output, Some(vec![]));
     }
 

@@ -4,7 +4,9 @@
 use std::fmt;
 
 /// The tags a fenced block may carry (the first word of its info string).
-pub const KNOWN_TAGS: [&str; 8] = ["rust", "sh", "bash", "console", "text", "toml", "sql", "json"];
+pub const KNOWN_TAGS: [&str; 8] = [
+    "rust", "sh", "bash", "console", "text", "toml", "sql", "json",
+];
 
 /// How a `text` line may not start: a command belongs in `sh` or `console`.
 const COMMAND_STARTS: [&str; 3] = ["$ ", "cargo ", "./"];
@@ -289,4 +291,3 @@ fn console_commands(block: &Block) -> Vec<Command> {
     }
     commands
 }
-

@@ -401,7 +401,10 @@ fn find_descendant(root: u32, name: &str) -> Option<u32> {
             parents.push((pid, ppid, comm));
         }
     }
-    if parents.iter().any(|(pid, _, comm)| *pid == root && comm == name) {
+    if parents
+        .iter()
+        .any(|(pid, _, comm)| *pid == root && comm == name)
+    {
         return Some(root);
     }
     let mut frontier = vec![root];

@@ -43,7 +43,8 @@ fn raw(service: &Service, request: Vec<u8>) -> (u16, String, String) {
 /// A JSON error body `{error, field, value}` whose `error` holds `limit`.
 fn json_error(status: u16, head: &str, body: &str, field: &str, limit: &str) -> Value {
     assert!(
-        head.to_lowercase().contains("content-type: application/json"),
+        head.to_lowercase()
+            .contains("content-type: application/json"),
         "{status}: {head}"
     );
     let json: Value = serde_json::from_str(body)
@@ -51,7 +52,10 @@ fn json_error(status: u16, head: &str, body: &str, field: &str, limit: &str) -> 
     assert_eq!(json.as_object().map(|o| o.len()), Some(3), "{json}");
     assert_eq!(json["field"], json!(field), "{json}");
     let error = json["error"].as_str().expect("an error text");
-    assert!(error.contains(limit), "{status}: {error:?} names the limit {limit}");
+    assert!(
+        error.contains(limit),
+        "{status}: {error:?} names the limit {limit}"
+    );
     json
 }
 
@@ -74,7 +78,13 @@ fn oversized_requests_get_json_errors_naming_the_limit() {
     request.extend(&body);
     let (status, head, body) = raw(&service, request);
     assert_eq!(status, 413, "{head}\n{body}");
-    let json = json_error(status, &head, &body, "content-length", &MAX_BODY_BYTES.to_string());
+    let json = json_error(
+        status,
+        &head,
+        &body,
+        "content-length",
+        &MAX_BODY_BYTES.to_string(),
+    );
     assert_eq!(json["value"], json!((MAX_BODY_BYTES + 1).to_string()));
 
     let path = format!("/teams/{}", "1".repeat(65_536));

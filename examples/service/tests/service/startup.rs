@@ -28,7 +28,11 @@ pub fn port_in_use_stops_before_claiming_a_node(db: Db) {
             .any(|l| l.contains("cannot listen on") && l.contains(&port)),
         "the reason, naming the address: {logged:#?}"
     );
-    for never in ["node leased", "node lease claimed", "dropped without release"] {
+    for never in [
+        "node leased",
+        "node lease claimed",
+        "dropped without release",
+    ] {
         assert!(
             !logged.iter().any(|l| l.contains(never)),
             "{never:?}: {logged:#?}"

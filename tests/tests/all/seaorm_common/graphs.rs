@@ -92,7 +92,7 @@ pub async fn save_after_assign_id_inserts_a_model(db: &DatabaseConnection) {
         name: Set("Grace".to_owned()),
         ..Default::default()
     };
-    let id: AuthorId = am.assign_id().expect("a fresh ID");
+    let id: AuthorId = am.assign_id().await.expect("a fresh ID");
     let mut saved = am.save(db).await.expect("save inserts");
     assert_eq!(key(&saved.id), id);
     assert_eq!(stored_ids(db, "authors").await, vec![id.get()]);
@@ -112,15 +112,15 @@ pub async fn save_after_assign_id_inserts_a_model(db: &DatabaseConnection) {
 pub async fn save_after_assign_id_inserts_a_graph(db: &DatabaseConnection) {
     create_schema(db).await.expect("schema");
     let mut author = author::ActiveModel::builder().set_name("Edsger");
-    let author_id: AuthorId = author.assign_id().expect("a fresh ID");
+    let author_id: AuthorId = author.assign_id().await.expect("a fresh ID");
     let mut tag = tag::ActiveModel::builder().set_label("structured");
-    let tag_id: TagId = tag.assign_id().expect("a fresh ID");
+    let tag_id: TagId = tag.assign_id().await.expect("a fresh ID");
     let mut post_ids: Vec<PostId> = Vec::new();
     for title in ["goto", "shortest paths"] {
         let mut post = post::ActiveModel::builder()
             .set_title(title)
             .add_tag(tag.clone());
-        post_ids.push(post.assign_id().expect("a fresh ID"));
+        post_ids.push(post.assign_id().await.expect("a fresh ID"));
         author = author.add_post(post);
     }
 
@@ -166,7 +166,7 @@ pub async fn append_to_a_loaded_parent(db: &DatabaseConnection) {
         .expect("found");
     let mut author = loaded.into_active_model();
     let mut assigned = post::ActiveModel::builder().set_title("assigned");
-    let assigned_id: PostId = assigned.assign_id().expect("a fresh ID");
+    let assigned_id: PostId = assigned.assign_id().await.expect("a fresh ID");
     author.posts.push(assigned);
     author
         .posts
@@ -202,6 +202,7 @@ pub async fn many_to_many_through_a_junction_table(db: &DatabaseConnection) {
         label: Set("stored".to_owned()),
         ..Default::default()
     })
+    .await
     .expect("build")
     .exec(db)
     .await
@@ -213,7 +214,7 @@ pub async fn many_to_many_through_a_junction_table(db: &DatabaseConnection) {
         .expect("select")
         .expect("found");
     let mut assigned = tag::ActiveModel::builder().set_label("assigned");
-    let assigned_id: TagId = assigned.assign_id().expect("a fresh ID");
+    let assigned_id: TagId = assigned.assign_id().await.expect("a fresh ID");
 
     let saved = post::ActiveModel::builder()
         .set_title("machines")
@@ -276,7 +277,7 @@ pub async fn save_updates_a_row_stored_without_hooks(db: &DatabaseConnection) {
         name: Set("Hedy".to_owned()),
         ..Default::default()
     };
-    let id: AuthorId = am.assign_id().expect("a fresh ID");
+    let id: AuthorId = am.assign_id().await.expect("a fresh ID");
     author::Entity::insert(am.clone())
         .exec(db)
         .await
@@ -337,9 +338,9 @@ pub async fn cyclic_references_in_a_graph(db: &DatabaseConnection) {
     }
 
     let mut author = author::ActiveModel::builder().set_name("Margaret");
-    let author_id: AuthorId = author.assign_id().expect("a fresh ID");
+    let author_id: AuthorId = author.assign_id().await.expect("a fresh ID");
     let mut post = post::ActiveModel::builder().set_title("Apollo");
-    let post_id: PostId = post.assign_id().expect("a fresh ID");
+    let post_id: PostId = post.assign_id().await.expect("a fresh ID");
     let graph = author.add_post(post);
     if backend == DatabaseBackend::MySql {
         let txn = db.begin().await.expect("begin");

@@ -128,6 +128,7 @@ pub async fn explicit_id_is_kept(db: &DatabaseConnection) {
     let mut am2 = new_department("chosen by insert_with_id");
     am2.id = Set(chosen2);
     department::Entity::insert_with_id(am2)
+        .await
         .expect("build")
         .exec(db)
         .await
@@ -141,6 +142,7 @@ pub async fn explicit_id_is_kept(db: &DatabaseConnection) {
 pub async fn entity_insert_with_id_assigns_before_insert(db: &DatabaseConnection) {
     create_schema(db).await.expect("schema");
     let result = department::Entity::insert_with_id(new_department("ops"))
+        .await
         .expect("build")
         .exec(db)
         .await
@@ -161,6 +163,7 @@ pub async fn insert_many_with_ids_assigns_every_key(db: &DatabaseConnection) {
         ..Default::default()
     });
     employee::Entity::insert_many_with_ids(employees)
+        .await
         .expect("build")
         .exec(db)
         .await
@@ -187,9 +190,11 @@ pub async fn insert_many_with_ids_reserves_one_contiguous_run(db: &DatabaseConne
         ..Default::default()
     });
     // The IDs are assigned as the statement is built.
-    let (insert, others) = crate::support::with_a_concurrent_caller(|| {
-        employee::Entity::insert_many_with_ids(employees).expect("build")
-    });
+    let other = crate::support::ConcurrentCaller::start();
+    let insert = employee::Entity::insert_many_with_ids(employees)
+        .await
+        .expect("build");
+    let others = other.stop();
     insert.exec_without_returning(db).await.expect("insert");
     let ids = stored_ids(db, "employees").await;
     assert_eq!(ids.len(), ROWS);
@@ -354,10 +359,12 @@ pub async fn write_cycle(
     match db.get_database_backend() {
         // Constraints are DEFERRABLE INITIALLY DEFERRED: checked at COMMIT.
         DatabaseBackend::Postgres | DatabaseBackend::Sqlite => {
-            department::Entity::insert_many_with_ids(departments)?
+            department::Entity::insert_many_with_ids(departments)
+                .await?
                 .exec(&txn)
                 .await?;
-            employee::Entity::insert_many_with_ids(employees)?
+            employee::Entity::insert_many_with_ids(employees)
+                .await?
                 .exec(&txn)
                 .await?;
         }
@@ -372,10 +379,12 @@ pub async fn write_cycle(
                 d.head_id = Set(None);
                 d
             });
-            department::Entity::insert_many_with_ids(headless)?
+            department::Entity::insert_many_with_ids(headless)
+                .await?
                 .exec(&txn)
                 .await?;
-            employee::Entity::insert_many_with_ids(employees)?
+            employee::Entity::insert_many_with_ids(employees)
+                .await?
                 .exec(&txn)
                 .await?;
             for (id, head) in heads {

@@ -1,0 +1,301 @@
+//! Async generation on a current-thread tokio runtime: where a blocking
+//! call would hold the thread, an async one lets the runtime's other tasks
+//! run — the ticker beside it keeps ticking, and the task that ends the
+//! wait (a renewal raising the ceiling, a segment fetcher) gets to run on
+//! the same thread.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use flakeid_core::layout::BitLayout;
+use flakeid_core::runtime::{Attempt, Sleep};
+use flakeid_core::schemes::TraceIdGenerator;
+use flakeid_core::segment::{
+    AsyncSegmentStore, FetchRequest, Fetched, MemorySegmentStore, SegmentError, SegmentOptions,
+};
+use flakeid_core::store::StoreError;
+use flakeid_core::{Clock, GenerateError, Generator, IdSource, ManualClock, SequenceExhaustion};
+
+/// tokio's timers, as any runtime's would be given (works with or without
+/// the crate's `tokio` feature).
+struct Timers;
+
+impl Sleep for Timers {
+    fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send {
+        tokio::time::sleep(duration)
+    }
+}
+
+fn current_thread() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a current-thread runtime")
+}
+
+/// Twitter's field widths with 2 sequence bits: 4 IDs per millisecond.
+fn four_per_tick() -> BitLayout {
+    BitLayout::builder()
+        .time_bits(51)
+        .node_bits(10)
+        .sequence_bits(2)
+        .epoch_millis(1_288_834_974_657) // Twitter's
+        .build()
+        .expect("a layout")
+}
+
+/// Counts how often a task beside the tested one ran while it waited.
+fn ticker(stop: Arc<AtomicBool>) -> (Arc<AtomicU64>, impl Future<Output = ()>) {
+    let ticks = Arc::new(AtomicU64::new(0));
+    let counted = ticks.clone();
+    let task = async move {
+        while !stop.load(Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            counted.fetch_add(1, Ordering::Relaxed);
+        }
+    };
+    (ticks, task)
+}
+
+#[test]
+fn a_used_up_tick_is_waited_for_on_the_timer_while_other_tasks_run() {
+    let generator = Generator::builder(four_per_tick(), 3).build().unwrap();
+    let runtime = current_thread();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (ticks, tick_task) = ticker(stop.clone());
+    let ids = runtime.block_on(async {
+        let ticking = tokio::spawn(tick_task);
+        let mut ids = Vec::new();
+        for _ in 0..200 {
+            ids.push(generator.next_id_async_on(&Timers).await.unwrap());
+        }
+        stop.store(true, Ordering::Relaxed);
+        ticking.await.unwrap();
+        ids
+    });
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing");
+    // 200 IDs at 4 per tick take at least 50 ticks, waited on the timer.
+    let first = generator.layout().decompose(ids[0]).tick;
+    let last = generator.layout().decompose(ids[199]).tick;
+    assert!(last - first >= 49, "{first}..{last}");
+    assert!(
+        ticks.load(Ordering::Relaxed) >= 10,
+        "the ticker ran only {} times while 200 IDs took {} ticks",
+        ticks.load(Ordering::Relaxed),
+        last - first
+    );
+}
+
+#[test]
+fn an_attempt_says_how_long_to_wait_and_a_manual_clock_moves_itself() {
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let generator = Generator::builder(four_per_tick(), 1)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    // The build tick: wait for the next one; the manual clock jumps there.
+    let Attempt::Wait(wait) = generator.attempt_next_id().unwrap() else {
+        panic!("no ID in the build tick")
+    };
+    assert_eq!(wait.duration(), Some(Duration::ZERO));
+    assert_eq!(clock.now_millis(), 1_700_000_000_001);
+    for _ in 0..4 {
+        assert!(matches!(generator.attempt_next_id(), Ok(Attempt::Ready(_))));
+    }
+    assert!(matches!(generator.attempt_next_id(), Ok(Attempt::Wait(_))));
+    // With the clock's own time, the wait is what is left of the tick.
+    let real = Generator::builder(four_per_tick(), 1).build().unwrap();
+    match real.attempt_next_id().unwrap() {
+        Attempt::Wait(w) => assert!(w.duration().unwrap() <= Duration::from_millis(1)),
+        Attempt::Ready(_) => {} // the build tick ended between the two calls
+        other => panic!("{other:?}"),
+    }
+    // Under SequenceExhaustion::Fail an attempt fails as next_id does.
+    let failing = Generator::builder(four_per_tick(), 1)
+        .clock(clock.clone())
+        .sequence_exhaustion(SequenceExhaustion::Fail)
+        .build()
+        .unwrap();
+    clock.advance(Duration::from_millis(1));
+    for _ in 0..4 {
+        failing.attempt_next_id().unwrap();
+    }
+    assert!(matches!(
+        failing.attempt_next_id(),
+        Err(GenerateError::SequenceExhausted { .. })
+    ));
+}
+
+#[test]
+fn an_async_batch_reserved_ahead_is_due_when_its_last_tick_is() {
+    let generator = Generator::builder(four_per_tick(), 2).build().unwrap();
+    let runtime = current_thread();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (ticks, tick_task) = ticker(stop.clone());
+    let (ids, elapsed) = runtime.block_on(async {
+        let ticking = tokio::spawn(tick_task);
+        let started = Instant::now();
+        let ids: Vec<u64> = generator
+            .next_batch_async_on(100, &Timers)
+            .await
+            .unwrap()
+            .collect();
+        let elapsed = started.elapsed();
+        stop.store(true, Ordering::Relaxed);
+        ticking.await.unwrap();
+        (ids, elapsed)
+    });
+    assert_eq!(ids.len(), 100);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    let layout = generator.layout();
+    let span = layout.decompose(ids[99]).tick - layout.decompose(ids[0]).tick;
+    assert!(
+        span >= 24,
+        "100 IDs at 4 per tick span 25 ticks, not {span}"
+    );
+    // Returned no earlier than the last tick is due (less the catch-up the first IDs may use).
+    assert!(
+        elapsed >= Duration::from_millis(span - 11),
+        "{elapsed:?} for {span} ticks"
+    );
+    assert!(
+        ticks.load(Ordering::Relaxed) >= 5,
+        "the ticker ran while the batch was due"
+    );
+    // An empty batch and a too large one answer at once.
+    assert_eq!(
+        runtime
+            .block_on(generator.next_batch_async_on(0, &Timers))
+            .unwrap()
+            .count(),
+        0
+    );
+    assert!(matches!(
+        runtime.block_on(generator.next_batch_async_on(usize::MAX, &Timers)),
+        Err(GenerateError::BatchTooLarge { .. })
+    ));
+}
+
+#[test]
+fn a_source_of_ids_gives_batches_to_async_callers_in_parts() {
+    // A TraceId generator reserves no batches: the default asks ID by ID.
+    let traces = TraceIdGenerator::builder(7).threads(4).build().unwrap();
+    let source: &dyn IdSource = &traces;
+    let runtime = current_thread();
+    let ids = runtime.block_on(async {
+        let mut ids = Vec::new();
+        while ids.len() < 5 {
+            match source.attempt_next_ids(5 - ids.len()).unwrap() {
+                Attempt::Ready(more) => ids.extend(more),
+                Attempt::Wait(w) => {
+                    // Its first second: it waits for the next one.
+                    tokio::time::sleep(w.duration().expect("a wait for time")).await;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        ids
+    });
+    assert_eq!(ids.len(), 5);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+}
+
+/// A segment store that is down until told otherwise, then advances a
+/// memory row.
+#[derive(Clone, Default)]
+struct Outage {
+    rows: MemorySegmentStore,
+    down: Arc<AtomicBool>,
+}
+
+impl AsyncSegmentStore for Outage {
+    fn fetch(
+        &self,
+        request: &FetchRequest<'_>,
+    ) -> impl Future<Output = Result<Fetched, StoreError>> + Send {
+        let result = if self.down.load(Ordering::Relaxed) {
+            Err(StoreError::from("connection refused"))
+        } else {
+            AsyncSegmentStore::fetch(&self.rows, request).now_or_never()
+        };
+        std::future::ready(result)
+    }
+}
+
+/// The output of a future that is ready at once.
+trait NowOrNever: Future + Sized {
+    fn now_or_never(self) -> Self::Output {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match std::pin::pin!(self).poll(&mut cx) {
+            std::task::Poll::Ready(v) => v,
+            std::task::Poll::Pending => panic!("the memory store answers at once"),
+        }
+    }
+}
+
+impl<F: Future> NowOrNever for F {}
+
+#[test]
+fn an_async_caller_waits_for_the_segment_in_flight_while_the_fetcher_runs() {
+    let store = Outage::default();
+    let runtime = current_thread();
+    let values = runtime.block_on(async {
+        let options = SegmentOptions::new("orders")
+            .step(2)
+            .max_step(2)
+            .retry_every(Duration::from_millis(5))
+            .wait(Duration::from_secs(10));
+        let (ids, fetcher) = options.start_async(store.clone(), Timers).await.unwrap();
+        tokio::spawn(fetcher);
+        let mut values = vec![ids.next_value_async_on(&Timers).await.unwrap()];
+        // The store goes down: the prefetch fails and is retried.
+        store.down.store(true, Ordering::Relaxed);
+        values.push(ids.next_value_async_on(&Timers).await.unwrap());
+        let back = {
+            let down = store.down.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                down.store(false, Ordering::Relaxed);
+            })
+        };
+        // Both segments used up: this waits for the fetcher, on this thread.
+        let started = Instant::now();
+        values.push(ids.next_value_async_on(&Timers).await.unwrap());
+        assert!(started.elapsed() >= Duration::from_millis(40));
+        back.await.unwrap();
+        values
+    });
+    assert_eq!(values, [1, 2, 3]);
+}
+
+#[test]
+fn an_async_caller_gives_up_on_segments_after_the_wait_as_next_value_does() {
+    let store = Outage::default();
+    let runtime = current_thread();
+    runtime.block_on(async {
+        let options = SegmentOptions::new("orders")
+            .step(1)
+            .max_step(1)
+            .retry_every(Duration::from_millis(5))
+            .wait(Duration::from_millis(30));
+        let (ids, fetcher) = options.start_async(store.clone(), Timers).await.unwrap();
+        tokio::spawn(fetcher);
+        store.down.store(true, Ordering::Relaxed);
+        assert_eq!(ids.next_value_async_on(&Timers).await.unwrap(), 1);
+        let started = Instant::now();
+        let e = ids.next_value_async_on(&Timers).await.unwrap_err();
+        assert!(started.elapsed() >= Duration::from_millis(30));
+        match e {
+            SegmentError::Unavailable {
+                failed_fetches,
+                last_error,
+                ..
+            } => {
+                assert!(failed_fetches >= 1);
+                assert_eq!(last_error.as_deref(), Some("connection refused"));
+            }
+            other => panic!("{other:?}"),
+        }
+    });
+}

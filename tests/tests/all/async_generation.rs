@@ -1,0 +1,746 @@
+//! Generation never holds up the async runtime it runs on: a
+//! current-thread tokio runtime runs a ticker task (every millisecond)
+//! while the same runtime inserts 100,000 rows with flake keys, through
+//! SeaORM and through diesel-async on PostgreSQL, with the generator forced
+//! to wait:
+//!
+//! * (a) a layout of 4 IDs per millisecond (2 sequence bits), so that every
+//!   tick's sequence is used up and batches of IDs span many ticks;
+//! * (b) a leased node whose lease store fails for a second at a time
+//!   (shorter than the TTL), so that the generator reaches its ceiling and
+//!   waits for the renewal — a task on the same runtime — to raise it.
+//!
+//! The ticker never misses more than 2 ticks in a row. The same workload
+//! with the blocking calls (`generate()`, `generate_many()`) makes it miss
+//! dozens to thousands: the harness can tell.
+//!
+//! Missed ticks are counted from the ticker's own wake-ups, less the time
+//! the operating system kept the runtime's thread from running although it
+//! was ready to (its run-queue delay, `/proc/thread-self/schedstat`): the
+//! machine running the tests is shared, and a runnable thread waiting for a
+//! CPU is not one blocked by a call. A thread blocked in a sleep or a
+//! condition variable is not runnable, so a blocking call is never excused.
+//! What the stored rows say is checked with plain SQL.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use flakeid_core::layout::{BitLayout, presets};
+use flakeid_core::node::{AsyncLeaseStore, ClaimRequest, LeaseOptions, NodeRow, NodeTable};
+use flakeid_core::node::{ReleaseRequest, RenewRequest, Renewal};
+use flakeid_core::store::StoreError;
+use flakeid_core::{CeilingWait, ConfigError, Generator, flake_id};
+use flakeid_tests::ticker::{Stalls, Ticker};
+
+/// Rows each workload inserts.
+const ROWS: usize = 100_000;
+/// Rows per multi-row statement: 25 ticks of IDs in layout (a).
+const BATCH: usize = 100;
+/// Every `SINGLE_EVERY`-th statement inserts one row (the ID taken for that
+/// row alone, as SeaORM's `before_save` hook does).
+const SINGLE_EVERY: usize = 10;
+/// The most ticks the ticker may miss in a row.
+const MAX_MISSED: u64 = 2;
+
+/// Twitter's field widths with 2 sequence bits: 4 IDs per millisecond, so
+/// that the inserts use up every tick.
+fn four_per_tick() -> BitLayout {
+    BitLayout::builder()
+        .time_bits(51)
+        .node_bits(10)
+        .sequence_bits(2)
+        .epoch_millis(1_288_834_974_657) // Twitter's
+        .build()
+        .expect("a layout of 4 IDs per tick")
+}
+
+fn four_per_tick_ids() -> Result<&'static Generator, ConfigError> {
+    static G: OnceLock<Generator> = OnceLock::new();
+    Ok(G.get_or_init(|| {
+        Generator::builder(four_per_tick(), 1)
+            .build()
+            .expect("a generator of 4 IDs per tick")
+    }))
+}
+
+/// Keys of layout (a).
+#[flake_id(seaorm, diesel, layout = four_per_tick, source = four_per_tick_ids)]
+pub struct TickId(i64);
+
+/// A generator on a node leased for one test, set when its lease is claimed.
+macro_rules! leased_id {
+    ($id:ident, $cell:ident, $source:ident) => {
+        static $cell: OnceLock<Generator> = OnceLock::new();
+
+        fn $source() -> Result<&'static Generator, ConfigError> {
+            $cell.get().ok_or(ConfigError::MissingNodeId)
+        }
+
+        /// Keys of scenario (b): Twitter's layout on a leased node.
+        #[flake_id(seaorm, diesel, layout = presets::twitter, source = $source)]
+        pub struct $id(i64);
+    };
+}
+
+leased_id!(SeaLeasedId, SEA_LEASED, sea_leased_ids);
+leased_id!(DieselLeasedId, DIESEL_LEASED, diesel_leased_ids);
+leased_id!(BlockingLeasedId, BLOCKING_LEASED, blocking_leased_ids);
+
+/// How the workload takes its IDs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// `generate_async` / `generate_many_async` and the SeaORM helpers.
+    Async,
+    /// `generate()` / `generate_many()`, as before async generation.
+    Blocking,
+}
+
+/// How a scenario ends: every row inserted, or (blocking runs) once the
+/// ticker has been seen to stall.
+#[derive(Debug, Clone, Copy)]
+struct Until {
+    rows: usize,
+    stop_after_stall: bool,
+}
+
+// ---------------------------------------------------------------------------
+// What the ticker must see
+// ---------------------------------------------------------------------------
+
+/// Asserts that the async workload left the ticker ticking.
+fn assert_never_stalled(what: &str, stalls: &Stalls, elapsed: Duration) {
+    eprintln!("{what}: {stalls:?} in {elapsed:?}");
+    assert!(
+        stalls.os_delay_known,
+        "{what}: /proc/thread-self/schedstat is needed to tell the OS's delays from the runtime's"
+    );
+    // At least a tick per 4 ms of the run: the ticker really ran alongside.
+    let expected = elapsed.as_millis() as u64 / 4;
+    assert!(
+        stalls.ticks >= expected,
+        "{what}: the ticker ran {} times in {elapsed:?}",
+        stalls.ticks
+    );
+    assert!(
+        stalls.worst_missed <= MAX_MISSED,
+        "{what}: the ticker missed {} ticks in a row (a gap of {:?}, {:?} of it the OS's): \
+         generation held up the runtime",
+        stalls.worst_missed,
+        stalls.worst_gap,
+        stalls.worst_os_delay
+    );
+}
+
+/// Asserts that the blocking workload stalled the ticker: the harness
+/// detects a blocking call.
+fn assert_stalled(what: &str, stalls: &Stalls, at_least: u64) {
+    eprintln!("{what} (blocking): {stalls:?}");
+    assert!(
+        stalls.worst_missed >= at_least,
+        "{what}: the blocking calls should have stalled the ticker for {at_least} ticks, \
+         it missed at most {} in a row",
+        stalls.worst_missed
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Scenario (b): a lease store with outages
+// ---------------------------------------------------------------------------
+
+/// A lease store that refuses every call while `down` is set.
+#[derive(Clone)]
+struct Outages<S> {
+    store: S,
+    down: Arc<AtomicBool>,
+}
+
+impl<S> Outages<S> {
+    fn check(&self) -> Result<(), StoreError> {
+        if self.down.load(Ordering::Relaxed) {
+            Err("the lease store is unreachable (an outage the test makes)".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl<S: AsyncLeaseStore> AsyncLeaseStore for Outages<S> {
+    fn ensure_nodes(
+        &self,
+        space: &str,
+        nodes: std::ops::RangeInclusive<u64>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        let up = self.check();
+        let call = self.store.ensure_nodes(space, nodes);
+        async move {
+            up?;
+            call.await
+        }
+    }
+
+    fn try_claim(
+        &self,
+        request: &ClaimRequest<'_>,
+    ) -> impl Future<Output = Result<Option<NodeRow>, StoreError>> + Send {
+        let up = self.check();
+        let call = self.store.try_claim(request);
+        async move {
+            up?;
+            call.await
+        }
+    }
+
+    fn renew(
+        &self,
+        request: &RenewRequest<'_>,
+    ) -> impl Future<Output = Result<Renewal, StoreError>> + Send {
+        let up = self.check();
+        let call = self.store.renew(request);
+        async move {
+            up?;
+            call.await
+        }
+    }
+
+    fn release(
+        &self,
+        request: &ReleaseRequest<'_>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        let up = self.check();
+        let call = self.store.release(request);
+        async move {
+            up?;
+            call.await
+        }
+    }
+
+    fn list(&self, space: &str) -> impl Future<Output = Result<NodeTable, StoreError>> + Send {
+        let up = self.check();
+        let call = self.store.list(space);
+        async move {
+            up?;
+            call.await
+        }
+    }
+}
+
+/// The lease of scenario (b): renewed every 100 ms with a ceiling 250 ms
+/// ahead, so that an outage of a second leaves the generator at its ceiling
+/// for most of it; a TTL of 5 s, longer than any outage; at the ceiling,
+/// callers wait up to 3 s.
+fn lease_options(space: &str) -> LeaseOptions {
+    LeaseOptions::new(space, presets::twitter())
+        .ttl(Duration::from_secs(5))
+        .renew_every(Duration::from_millis(100))
+        .ceiling_lead(Duration::from_millis(250))
+        .at_ceiling(CeilingWait::Wait {
+            max: Duration::from_secs(3),
+        })
+}
+
+/// An outage of [`OUTAGE`] every [`OUTAGE_EVERY`] until stopped.
+const OUTAGE: Duration = Duration::from_secs(1);
+const OUTAGE_EVERY: Duration = Duration::from_millis(2_500);
+
+/// Spawns the task that takes the store down for [`OUTAGE`] at a time.
+fn outages(down: Arc<AtomicBool>, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<u32> {
+    tokio::spawn(async move {
+        let mut count = 0;
+        loop {
+            tokio::time::sleep(OUTAGE_EVERY - OUTAGE).await;
+            if stop.load(Ordering::Relaxed) {
+                return count;
+            }
+            down.store(true, Ordering::Relaxed);
+            count += 1;
+            tokio::time::sleep(OUTAGE).await;
+            down.store(false, Ordering::Relaxed);
+        }
+    })
+}
+
+/// The largest gap between the times of two consecutive keys: where the
+/// generator stood at its ceiling, no key was issued.
+fn largest_gap_ms(ids: &[i64]) -> u64 {
+    let layout = presets::twitter();
+    ids.windows(2)
+        .map(|w| {
+            let t = |id: i64| layout.decompose(id.unsigned_abs()).tick;
+            t(w[1]) - t(w[0])
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Checks the keys of scenario (a): all of the generator's node, and the
+/// ticks' sequences used up.
+fn check_tick_ids(ids: &[i64], rows: usize) {
+    assert_eq!(ids.len(), rows, "every row stored once");
+    let layout = four_per_tick();
+    let mut per_tick = std::collections::BTreeMap::<u64, u64>::new();
+    for &id in ids {
+        let parts = layout.decompose(id.unsigned_abs());
+        assert_eq!(parts.node, 1, "{id} is node 1's");
+        *per_tick.entry(parts.tick).or_default() += 1;
+    }
+    let full = per_tick.values().filter(|&&n| n == 4).count();
+    assert!(
+        full * 10 >= per_tick.len() * 9,
+        "the sequence was used up in {full} of {} ticks: the generator was not made to wait",
+        per_tick.len()
+    );
+}
+
+// ---------------------------------------------------------------------------
+// SeaORM
+// ---------------------------------------------------------------------------
+
+mod seaorm {
+    use sea_orm::{ConnectionTrait, DatabaseConnection, EntityTrait, NotSet, Set, Statement};
+
+    use flakeid_seaorm::{FlakeEntity, SeaOrmExecutor};
+
+    use super::*;
+
+    /// One entity per key type: `(id BIGINT PRIMARY KEY, n BIGINT)`.
+    macro_rules! row_entity {
+        ($m:ident, $id:ty, $table:literal) => {
+            #[allow(dead_code, unreachable_pub)]
+            pub mod $m {
+                use sea_orm::entity::prelude::*;
+
+                #[flakeid_seaorm::flake_id]
+                #[sea_orm::model]
+                #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+                #[sea_orm(table_name = $table)]
+                pub struct Model {
+                    #[sea_orm(primary_key)]
+                    pub id: $id,
+                    pub n: i64,
+                }
+            }
+        };
+    }
+
+    row_entity!(tick_row, super::TickId, "tick_rows");
+    row_entity!(sea_leased_row, super::SeaLeasedId, "leased_rows");
+    row_entity!(blocking_leased_row, super::BlockingLeasedId, "leased_rows");
+
+    async fn create(db: &DatabaseConnection, table: &str) {
+        db.execute_unprepared(&format!(
+            "CREATE TABLE {table} (id BIGINT PRIMARY KEY, n BIGINT NOT NULL)"
+        ))
+        .await
+        .unwrap_or_else(|e| panic!("create {table}: {e}"));
+    }
+
+    /// The keys stored, in order, by plain SQL.
+    async fn stored(db: &DatabaseConnection, table: &str) -> Vec<i64> {
+        let rows = db
+            .query_all_raw(Statement::from_string(
+                db.get_database_backend(),
+                format!("SELECT id FROM {table} ORDER BY id"),
+            ))
+            .await
+            .unwrap_or_else(|e| panic!("select from {table}: {e}"));
+        rows.iter()
+            .map(|r| r.try_get_by_index::<i64>(0).expect("a BIGINT key"))
+            .collect()
+    }
+
+    /// Inserts rows into the entity `$m` (key type `$id`) until `until`
+    /// says, its IDs taken along `path`: one row alone every
+    /// [`SINGLE_EVERY`] statements (`ActiveModel::insert`, whose
+    /// `before_save` hook takes the ID), else [`BATCH`] rows in one
+    /// `insert_many_with_ids`. Returns how many rows went in.
+    macro_rules! insert_rows {
+        ($m:ident, $id:ty, $db:expr, $path:expr, $until:expr, $ticker:expr) => {{
+            use sea_orm::ActiveModelTrait as _;
+            let (db, path, until, ticker): (&DatabaseConnection, Path, Until, &Ticker) =
+                ($db, $path, $until, $ticker);
+            let mut n = 0usize;
+            let mut statement = 0usize;
+            while n < until.rows && !(until.stop_after_stall && ticker.has_stalled()) {
+                statement += 1;
+                let row = |n: usize, id| $m::ActiveModel {
+                    id,
+                    n: Set(n as i64),
+                };
+                if statement % SINGLE_EVERY == 0 {
+                    let id = match path {
+                        Path::Async => NotSet,
+                        Path::Blocking => Set(<$id>::generate().expect("an ID")),
+                    };
+                    row(n, id).insert(db).await.expect("insert one row");
+                    n += 1;
+                } else {
+                    let len = BATCH.min(until.rows - n);
+                    let insert = match path {
+                        Path::Async => {
+                            $m::Entity::insert_many_with_ids((n..n + len).map(|n| row(n, NotSet)))
+                                .await
+                                .expect("IDs for a statement")
+                        }
+                        Path::Blocking => {
+                            let ids = <$id>::generate_many(len).expect("IDs for a statement");
+                            $m::Entity::insert_many(
+                                (n..n + len).zip(ids).map(|(n, id)| row(n, Set(id))),
+                            )
+                        }
+                    };
+                    insert
+                        .exec_without_returning(db)
+                        .await
+                        .expect("insert a statement's rows");
+                    n += len;
+                }
+            }
+            n
+        }};
+    }
+
+    #[tokio::test]
+    async fn a_used_up_sequence_never_holds_up_the_runtime() {
+        let (_db, db) = crate::seaorm_connect::postgres().await;
+        create(&db, "tick_rows").await;
+        let ticker = Ticker::start(MAX_MISSED);
+        let started = Instant::now();
+        let until = Until {
+            rows: ROWS,
+            stop_after_stall: false,
+        };
+        let inserted = insert_rows!(tick_row, TickId, &db, Path::Async, until, &ticker);
+        let elapsed = started.elapsed();
+        let stalls = ticker.stop().await;
+        assert_eq!(inserted, ROWS);
+        check_tick_ids(&stored(&db, "tick_rows").await, ROWS);
+        assert_never_stalled("SeaORM, 4 IDs per tick", &stalls, elapsed);
+    }
+
+    #[tokio::test]
+    async fn a_used_up_sequence_taken_with_blocking_calls_stalls_the_runtime() {
+        let (_db, db) = crate::seaorm_connect::postgres().await;
+        create(&db, "tick_rows").await;
+        let ticker = Ticker::start(MAX_MISSED);
+        let until = Until {
+            rows: 20 * BATCH,
+            stop_after_stall: true,
+        };
+        insert_rows!(tick_row, TickId, &db, Path::Blocking, until, &ticker);
+        let stalls = ticker.stop().await;
+        // A statement's 100 IDs span 25 ticks, waited for on the thread.
+        assert_stalled("SeaORM, 4 IDs per tick", &stalls, 10);
+    }
+
+    /// Claims the node of scenario (b) on `db` behind an outage switch.
+    async fn claim(
+        db: &DatabaseConnection,
+        down: &Arc<AtomicBool>,
+    ) -> flakeid_core::node::AsyncNodeLease<
+        Outages<flakeid_core::node::SqlLeaseStore<SeaOrmExecutor>>,
+    > {
+        flakeid_seaorm::lease::create_table(db)
+            .await
+            .expect("lease table");
+        let store = Outages {
+            store: flakeid_core::node::SqlLeaseStore::new_async(SeaOrmExecutor::new(db.clone())),
+            down: down.clone(),
+        };
+        lease_options("async-generation")
+            .claim_on_tokio(store)
+            .await
+            .expect("a node")
+    }
+
+    #[tokio::test]
+    async fn a_lease_at_its_ceiling_during_an_outage_never_holds_up_the_runtime() {
+        let (_db, db) = crate::seaorm_connect::postgres().await;
+        create(&db, "leased_rows").await;
+        let down = Arc::new(AtomicBool::new(false));
+        let lease = claim(&db, &down).await;
+        let generator = SEA_LEASED.get_or_init(|| {
+            lease
+                .generator_builder()
+                .build()
+                .expect("the leased generator")
+        });
+        let ticker = Ticker::start(MAX_MISSED);
+        let stop = Arc::new(AtomicBool::new(false));
+        let outages = outages(down.clone(), stop.clone());
+        let started = Instant::now();
+        let until = Until {
+            rows: ROWS,
+            stop_after_stall: false,
+        };
+        let inserted = insert_rows!(
+            sea_leased_row,
+            SeaLeasedId,
+            &db,
+            Path::Async,
+            until,
+            &ticker
+        );
+        let elapsed = started.elapsed();
+        stop.store(true, Ordering::Relaxed);
+        let outages = outages.await.expect("the outage task");
+        let stalls = ticker.stop().await;
+        down.store(false, Ordering::Relaxed);
+        lease.release(generator).await.expect("release");
+
+        assert_eq!(inserted, ROWS);
+        let ids = stored(&db, "leased_rows").await;
+        assert_eq!(ids.len(), ROWS);
+        assert!(outages >= 1, "no outage happened in {elapsed:?}");
+        let gap = largest_gap_ms(&ids);
+        assert!(
+            gap >= 500,
+            "no key time gap of the ceiling (largest {gap} ms): the generator never waited at it"
+        );
+        assert_never_stalled("SeaORM, lease at its ceiling", &stalls, elapsed);
+    }
+
+    #[tokio::test]
+    async fn a_lease_at_its_ceiling_waited_for_with_blocking_calls_stalls_the_runtime() {
+        let (_db, db) = crate::seaorm_connect::postgres().await;
+        create(&db, "leased_rows").await;
+        let down = Arc::new(AtomicBool::new(false));
+        let lease = claim(&db, &down).await;
+        let generator = BLOCKING_LEASED.get_or_init(|| {
+            lease
+                .generator_builder()
+                .build()
+                .expect("the leased generator")
+        });
+        let ticker = Ticker::start(MAX_MISSED);
+        // The outage starts at once and lasts past the ceiling.
+        down.store(true, Ordering::Relaxed);
+        let back = tokio::spawn({
+            let down = down.clone();
+            async move {
+                tokio::time::sleep(OUTAGE).await;
+                down.store(false, Ordering::Relaxed);
+            }
+        });
+        let started = Instant::now();
+        // At the ceiling the blocking call holds the thread the renewal
+        // needs: it waits its 3 s and fails, the ticker standing still.
+        let mut failed = None;
+        while started.elapsed() < OUTAGE * 2 && failed.is_none() {
+            failed = BlockingLeasedId::generate_many(BATCH).err();
+            tokio::task::yield_now().await;
+        }
+        back.await.expect("the outage task");
+        let stalls = ticker.stop().await;
+        let _ = lease.release(generator).await;
+        let e = failed.expect("the blocking call at the ceiling failed");
+        assert!(e.to_string().contains("ceiling"), "{e}");
+        assert_stalled("SeaORM, lease at its ceiling", &stalls, 1_000);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// diesel-async
+// ---------------------------------------------------------------------------
+
+mod diesel_async_rows {
+    use diesel::prelude::*;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+
+    use super::*;
+
+    diesel::table! {
+        tick_rows (id) {
+            id -> BigInt,
+            n -> BigInt,
+        }
+    }
+
+    diesel::table! {
+        leased_rows (id) {
+            id -> BigInt,
+            n -> BigInt,
+        }
+    }
+
+    #[derive(Insertable)]
+    #[diesel(table_name = tick_rows)]
+    struct TickRow {
+        id: TickId,
+        n: i64,
+    }
+
+    #[derive(Insertable)]
+    #[diesel(table_name = leased_rows)]
+    struct LeasedRow {
+        id: DieselLeasedId,
+        n: i64,
+    }
+
+    async fn connect(table: &str) -> (flakeid_tests::db::TestDb, AsyncPgConnection) {
+        let db = flakeid_tests::db::postgres().await;
+        let mut conn = AsyncPgConnection::establish(db.url())
+            .await
+            .expect("connect to PostgreSQL");
+        conn.batch_execute(&format!(
+            "CREATE TABLE {table} (id BIGINT PRIMARY KEY, n BIGINT NOT NULL)"
+        ))
+        .await
+        .unwrap_or_else(|e| panic!("create {table}: {e}"));
+        (db, conn)
+    }
+
+    async fn stored(conn: &mut AsyncPgConnection, table: &str) -> Vec<i64> {
+        #[derive(QueryableByName)]
+        struct Key {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            id: i64,
+        }
+        let keys: Vec<Key> = diesel::sql_query(format!("SELECT id FROM {table} ORDER BY id"))
+            .load(conn)
+            .await
+            .unwrap_or_else(|e| panic!("select from {table}: {e}"));
+        keys.into_iter().map(|k| k.id).collect()
+    }
+
+    /// Inserts rows into `$table` (rows `$row`, keys `$id`) as the SeaORM
+    /// workload does: one row alone every [`SINGLE_EVERY`] statements, else
+    /// [`BATCH`] rows in one statement, IDs taken along `path`.
+    macro_rules! insert_rows {
+        ($table:ident, $row:ident, $id:ty, $conn:expr, $path:expr, $until:expr, $ticker:expr) => {{
+            let (conn, path, until, ticker): (&mut AsyncPgConnection, Path, Until, &Ticker) =
+                ($conn, $path, $until, $ticker);
+            let mut n = 0usize;
+            let mut statement = 0usize;
+            while n < until.rows && !(until.stop_after_stall && ticker.has_stalled()) {
+                statement += 1;
+                let len = if statement % SINGLE_EVERY == 0 {
+                    1
+                } else {
+                    BATCH.min(until.rows - n)
+                };
+                let ids = match (path, len) {
+                    (Path::Async, 1) => vec![<$id>::generate_async().await.expect("an ID")],
+                    (Path::Async, _) => <$id>::generate_many_async(len).await.expect("IDs"),
+                    (Path::Blocking, 1) => vec![<$id>::generate().expect("an ID")],
+                    (Path::Blocking, _) => <$id>::generate_many(len).expect("IDs"),
+                };
+                let rows: Vec<$row> = ids
+                    .into_iter()
+                    .zip(n..)
+                    .map(|(id, n)| $row { id, n: n as i64 })
+                    .collect();
+                diesel::insert_into($table::table)
+                    .values(&rows)
+                    .execute(conn)
+                    .await
+                    .expect("insert a statement's rows");
+                n += len;
+            }
+            n
+        }};
+    }
+
+    #[tokio::test]
+    async fn a_used_up_sequence_never_holds_up_the_runtime() {
+        let (_db, mut conn) = connect("tick_rows").await;
+        let ticker = Ticker::start(MAX_MISSED);
+        let started = Instant::now();
+        let until = Until {
+            rows: ROWS,
+            stop_after_stall: false,
+        };
+        let inserted = insert_rows!(
+            tick_rows,
+            TickRow,
+            TickId,
+            &mut conn,
+            Path::Async,
+            until,
+            &ticker
+        );
+        let elapsed = started.elapsed();
+        let stalls = ticker.stop().await;
+        assert_eq!(inserted, ROWS);
+        check_tick_ids(&stored(&mut conn, "tick_rows").await, ROWS);
+        assert_never_stalled("diesel-async, 4 IDs per tick", &stalls, elapsed);
+    }
+
+    #[tokio::test]
+    async fn a_used_up_sequence_taken_with_blocking_calls_stalls_the_runtime() {
+        let (_db, mut conn) = connect("tick_rows").await;
+        let ticker = Ticker::start(MAX_MISSED);
+        let until = Until {
+            rows: 20 * BATCH,
+            stop_after_stall: true,
+        };
+        insert_rows!(
+            tick_rows,
+            TickRow,
+            TickId,
+            &mut conn,
+            Path::Blocking,
+            until,
+            &ticker
+        );
+        let stalls = ticker.stop().await;
+        assert_stalled("diesel-async, 4 IDs per tick", &stalls, 10);
+    }
+
+    #[tokio::test]
+    async fn a_lease_at_its_ceiling_during_an_outage_never_holds_up_the_runtime() {
+        let (db, mut conn) = connect("leased_rows").await;
+        flakeid_diesel::lease_async::create_table(&mut conn)
+            .await
+            .expect("lease table");
+        let down = Arc::new(AtomicBool::new(false));
+        let store = Outages {
+            store: flakeid_diesel::lease_async::store::<AsyncPgConnection>(db.url()),
+            down: down.clone(),
+        };
+        let lease = lease_options("async-generation")
+            .claim_on_tokio(store)
+            .await
+            .expect("a node");
+        let generator = DIESEL_LEASED.get_or_init(|| {
+            lease
+                .generator_builder()
+                .build()
+                .expect("the leased generator")
+        });
+        let ticker = Ticker::start(MAX_MISSED);
+        let stop = Arc::new(AtomicBool::new(false));
+        let outages = outages(down.clone(), stop.clone());
+        let started = Instant::now();
+        let until = Until {
+            rows: ROWS,
+            stop_after_stall: false,
+        };
+        let inserted = insert_rows!(
+            leased_rows,
+            LeasedRow,
+            DieselLeasedId,
+            &mut conn,
+            Path::Async,
+            until,
+            &ticker
+        );
+        let elapsed = started.elapsed();
+        stop.store(true, Ordering::Relaxed);
+        let outages = outages.await.expect("the outage task");
+        let stalls = ticker.stop().await;
+        down.store(false, Ordering::Relaxed);
+        lease.release(generator).await.expect("release");
+
+        assert_eq!(inserted, ROWS);
+        let ids = stored(&mut conn, "leased_rows").await;
+        assert_eq!(ids.len(), ROWS);
+        assert!(outages >= 1, "no outage happened in {elapsed:?}");
+        let gap = largest_gap_ms(&ids);
+        assert!(
+            gap >= 500,
+            "no key time gap of the ceiling (largest {gap} ms): the generator never waited at it"
+        );
+        assert_never_stalled("diesel-async, lease at its ceiling", &stalls, elapsed);
+    }
+}
