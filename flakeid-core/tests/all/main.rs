@@ -5,6 +5,9 @@
 //! `generator_process.rs` and `flake128_host_lock.rs`. The loom model check
 //! of the generator is in the workspace's `loom-tests/` crate.
 
+mod adopt {
+    mod cut_over;
+}
 mod encoding {
     #[cfg(feature = "serde")]
     mod serde;
