@@ -17,6 +17,7 @@ use crate::layout::{BitLayout, Parts};
 /// | a [`Layout`](crate::layout::Layout) run by a [`Generator`](crate::Generator) or [`RandomKeyGenerator`](crate::schemes::RandomKeyGenerator) | start of the ID's tick | tick, node, sequence | `tick`, the node subfields (or `node`), `sequence` |
 /// | [`DecimalIdGenerator`](crate::schemes::DecimalIdGenerator) | `None` (no time) | `None` | `counter`, `generator_id`, `launch_id` |
 /// | [`TraceIdGenerator`](crate::schemes::TraceIdGenerator) | `None` (seconds wrap; see [`TraceIdLayout`](crate::schemes::TraceIdLayout)) | `None` | `timestamp` (Unix seconds mod 2^25), `node`, `thread`, `counter` |
+/// | a key below its ID type's cut-over ([`FlakeId::CUT_OVER`](crate::FlakeId::CUT_OVER)): issued before the table switched to flake keys | `None` | `None` | none; [`before_cut_over`](Decoded::before_cut_over) holds the cut-over |
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
@@ -44,6 +45,12 @@ pub struct Decoded {
     pub parts: Option<Parts>,
     /// The ID's fields by name, time first.
     pub fields: Vec<(Cow<'static, str>, u64)>,
+    /// `Some(cut_over)` for a key below its ID type's cut-over
+    /// ([`FlakeId::CUT_OVER`](crate::FlakeId::CUT_OVER)): a key the table's
+    /// auto-increment issued before the table switched to flake keys
+    /// ([`adopt`](crate::adopt)). Such a key records no time and no fields;
+    /// it is older than every flake key of the type.
+    pub before_cut_over: Option<u64>,
 }
 
 impl Decoded {
@@ -81,6 +88,7 @@ impl Decoded {
             timestamp,
             parts: Some(parts),
             fields,
+            before_cut_over: None,
         }
     }
 
@@ -95,14 +103,34 @@ impl Decoded {
             timestamp,
             parts: None,
             fields,
+            before_cut_over: None,
+        }
+    }
+
+    /// A key below the cut-over `cut_over`: issued before flake keys.
+    pub(crate) fn before_cut_over(id: u64, cut_over: u64) -> Self {
+        Decoded {
+            id,
+            timestamp: None,
+            parts: None,
+            fields: Vec::new(),
+            before_cut_over: Some(cut_over),
         }
     }
 }
 
 impl Display for Decoded {
     /// `ID (RFC 3339 UTC time, name value, …)`, the time only when the
-    /// scheme records one.
+    /// scheme records one; `ID (issued before flake keys: below the cut-over
+    /// K)` for a key from before the switch.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(cut_over) = self.before_cut_over {
+            return write!(
+                f,
+                "{} (issued before flake keys: below the cut-over {cut_over})",
+                self.id
+            );
+        }
         write!(f, "{} (", self.id)?;
         let mut first = true;
         if let Some(t) = self.timestamp {
@@ -139,5 +167,10 @@ mod tests {
         );
         let untimed = Decoded::from_fields(7, None, vec![(Cow::Borrowed("counter"), 7)]);
         assert_eq!(untimed.to_string(), "7 (counter 7)");
+        let old = Decoded::before_cut_over(42, 1_000);
+        assert_eq!(
+            old.to_string(),
+            "42 (issued before flake keys: below the cut-over 1000)"
+        );
     }
 }

@@ -8,7 +8,7 @@
 use core::fmt::{Debug, Display};
 use core::hash::Hash;
 use core::str::FromStr;
-use std::ops::{RangeBounds, RangeInclusive};
+use std::ops::{Bound, RangeBounds, RangeInclusive};
 use std::time::SystemTime;
 
 use crate::decoded::Decoded;
@@ -133,6 +133,42 @@ pub trait FlakeId:
     /// The type's name (`"UserId"`), used in error messages.
     const NAME: &'static str;
 
+    /// The cut-over of a table that switched from auto-increment keys to
+    /// flake keys ([`adopt`](crate::adopt)): every key below it was issued by
+    /// the old auto-increment, every key from it on is a flake key. `None`
+    /// (the default) for a type whose every key is a flake key.
+    ///
+    /// Declare it with `#[flake_id(cut_over = N)]`, `N` the cut-over the
+    /// migration printed (the smallest key the layout could issue when the
+    /// migration was written). Keys below it
+    ///
+    /// * are valid values of the type without the scheme's checks (an
+    ///   auto-increment key need not follow the scheme's field rules);
+    /// * decode as "issued before flake keys" ([`Decoded::before_cut_over`])
+    ///   instead of a time near the epoch;
+    /// * count as older than every flake key in
+    ///   [`time_bounds`](FlakeId::time_bounds): a range that reaches back to
+    ///   the epoch holds all of them, any other range none.
+    ///
+    /// ```
+    /// use flakeid_core::{flake_id, FlakeId};
+    ///
+    /// // `users` kept its keys 1..=100_000 from before the switch.
+    /// #[flake_id(cut_over = 2_124_913_425_938_116_608)]
+    /// pub struct UserId(i64);
+    ///
+    /// let old = UserId::from_i64(42)?;
+    /// assert_eq!(old.decode().timestamp, None);
+    /// assert_eq!(
+    ///     old.decode().to_string(),
+    ///     "42 (issued before flake keys: below the cut-over 2124913425938116608)"
+    /// );
+    /// let new = UserId::from_i64(2_124_913_425_938_116_609)?;
+    /// assert!(new.decode().timestamp.is_some());
+    /// # Ok::<(), flakeid_core::IdError>(())
+    /// ```
+    const CUT_OVER: Option<u64> = None;
+
     /// The rules of this type's IDs: which values are IDs and what their
     /// fields mean. Pure: no environment, no generator.
     fn scheme() -> &'static dyn IdScheme;
@@ -190,11 +226,13 @@ pub trait FlakeId:
                 });
             }
         };
-        scheme.check(value).map_err(|source| IdError::Field {
-            type_name: Self::NAME,
-            value,
-            source,
-        })?;
+        if Self::CUT_OVER.is_none_or(|cut_over| value >= cut_over) {
+            scheme.check(value).map_err(|source| IdError::Field {
+                type_name: Self::NAME,
+                value,
+                source,
+            })?;
+        }
         Ok(Self::__from_valid(v))
     }
 
@@ -350,9 +388,14 @@ pub trait FlakeId:
     }
 
     /// The ID's time (when the scheme records one) and fields, decoded by
-    /// the type's scheme.
+    /// the type's scheme; for a key below the type's
+    /// [`CUT_OVER`](FlakeId::CUT_OVER), "issued before flake keys".
     fn decode(self) -> Decoded {
-        Self::scheme().decode(self.get().unsigned_abs())
+        let id = self.get().unsigned_abs();
+        match Self::CUT_OVER {
+            Some(cut_over) if id < cut_over => Decoded::before_cut_over(id, cut_over),
+            _ => Self::scheme().decode(id),
+        }
     }
 
     /// The smallest and largest ID of this type whose time lies in `range`:
@@ -370,6 +413,13 @@ pub trait FlakeId:
     /// auto-increment) count as older than any flake key. See
     /// [`IdScheme::time_bounds`] for the rules, and for TraceId's wrapping
     /// seconds.
+    ///
+    /// With a [`CUT_OVER`](FlakeId::CUT_OVER) `K`, the keys below `K` are
+    /// older than every flake key and record no time: a range that reaches
+    /// back to the epoch holds all of them (its bounds start at 1 and end at
+    /// `K − 1` or later), any other range none (its lower bound is at least
+    /// `K`; a range that ends before the first flake key then holds no key,
+    /// an empty `K..=hi` with `hi < K`).
     ///
     /// # Errors
     /// [`TimeBoundsError`]: the type's scheme records no time (DecimalId);
@@ -400,7 +450,22 @@ pub trait FlakeId:
     ) -> Result<RangeInclusive<Self>, TimeBoundsError> {
         let start = range.start_bound().cloned();
         let end = range.end_bound().cloned();
-        let (lo, hi) = Self::scheme().time_bounds(start, end)?.into_inner();
+        let scheme = Self::scheme();
+        let (lo, hi) = scheme.time_bounds(start, end)?.into_inner();
+        let (lo, hi) = match Self::CUT_OVER {
+            Some(cut_over) if cut_over > 1 => {
+                // Whether the range starts in the scheme's first tick.
+                let reaches_back = scheme
+                    .time_bounds(Bound::Unbounded, end)
+                    .is_ok_and(|all| *all.start() == lo);
+                if reaches_back {
+                    (1, hi.max(cut_over - 1))
+                } else {
+                    (lo.max(cut_over), hi)
+                }
+            }
+            _ => (lo, hi),
+        };
         let id = |value| {
             Self::from_u64(value).map_err(|source| TimeBoundsError::InvalidBound { value, source })
         };

@@ -26,8 +26,10 @@
 //!   statements both run (through what [`store`] asks of an ORM), and the
 //!   lock that makes migrations at start-up safe; [`runtime`] — what
 //!   async code waits on: the runtime's timers, and the non-blocking core
-//!   ([`runtime::Attempt`]) of the `*_async` twins of the blocking calls; [`id_function`] — IDs
-//!   issued by the database itself, on a node of the lease table.
+//!   ([`runtime::Attempt`]) of the `*_async` twins of the blocking calls;
+//!   [`id_function`] — IDs issued by the database itself, on a node of the lease table, and read
+//!   in SQL; [`adopt`] — existing tables switched from auto-increment keys
+//!   to flake keys.
 //! * [`global`] — the process's node ID and the process-wide generators
 //!   that `UserId::generate()` uses; [`interop`] — ID types as values of
 //!   other crates (serde, sqlx, utoipa, schemars).
@@ -52,8 +54,9 @@
 //! 7. `schemes`, `flake128`, `public_id` — schemes beyond bit layouts; 128-bit flakes; public IDs
 //! 8. `node`, `segment` — node sources (leases, high-water files, ordinals); segments
 //! 9. `id_function` — IDs issued by the database on a leased node
-//! 10. `global`, `interop` — the process-wide generators; other crates' traits
-//! 11. `__private` — what `#[flake_id]` expands to
+//! 10. `adopt` — existing tables switched from auto-increment keys to flake keys
+//! 11. `global`, `interop` — the process-wide generators; other crates' traits
+//! 12. `__private` — what `#[flake_id]` expands to
 //!
 //! # Generation guarantees
 //!
@@ -110,6 +113,7 @@ macro_rules! setters {
     };
 }
 
+pub mod adopt;
 mod clock;
 mod cursor;
 mod decoded;

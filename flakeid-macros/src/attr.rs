@@ -23,6 +23,8 @@ pub(crate) struct Args {
     pub(crate) scheme: Option<syn::Path>,
     /// `source = path` (ID types).
     pub(crate) source: Option<syn::Path>,
+    /// `cut_over = expr` (ID types): keys below it are from before flake keys.
+    pub(crate) cut_over: Option<syn::Expr>,
     /// `seaorm`: emit SeaORM impls (implied by `flakeid_seaorm::flake_id`).
     pub(crate) seaorm: Option<Span>,
     /// `diesel`: emit Diesel impls (implied by `flakeid_diesel::flake_id`).
@@ -39,8 +41,9 @@ pub(crate) struct Args {
     pub(crate) model_only: Vec<(Span, &'static str)>,
 }
 
-const KNOWN: &str = "`layout = ..`, `scheme = ..`, `source = ..` (ID types), `behavior = manual` \
-                     and `shared_key` (SeaORM models), `seaorm`, `diesel` and `crate = ..`";
+const KNOWN: &str = "`layout = ..`, `scheme = ..`, `source = ..`, `cut_over = ..` (ID types), \
+                     `behavior = manual` and `shared_key` (SeaORM models), `seaorm`, `diesel` and \
+                     `crate = ..`";
 
 /// Parses the arguments; which of them fit the item is checked in `valid`.
 pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
@@ -59,6 +62,12 @@ pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
             }
             args.source = Some(meta.value()?.parse()?);
             args.id_type_only.push((span, "`source`"));
+        } else if meta.path.is_ident("cut_over") {
+            if args.cut_over.is_some() {
+                return Err(meta.error("`cut_over` is given twice"));
+            }
+            args.cut_over = Some(meta.value()?.parse()?);
+            args.id_type_only.push((span, "`cut_over`"));
         } else if meta.path.is_ident("generator") {
             return Err(meta.error(
                 "`generator = ..` is replaced by `scheme = ..` (or `layout = ..`): the type's \

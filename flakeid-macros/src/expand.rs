@@ -72,6 +72,10 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
             )
         }
     };
+    let cut_over = args.cut_over.as_ref().map(|value| {
+        let value = quote_spanned!(value.span()=> { let cut_over: u64 = #value; cut_over });
+        quote!(const CUT_OVER: ::core::option::Option<u64> = ::core::option::Option::Some(#value);)
+    });
     let error = quote!(#core::IdError);
     let result = quote!(::core::result::Result);
 
@@ -81,6 +85,7 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
         #[automatically_derived]
         impl #core::FlakeId for #name {
             const NAME: &'static str = #name_str;
+            #cut_over
 
             #[inline]
             fn scheme() -> &'static dyn #core::IdScheme {

@@ -1,15 +1,19 @@
-//! IDs issued by the database itself: a PostgreSQL or MariaDB function
-//! that composes IDs of the application's layout as the key column's
-//! default, on a node it reserves in the lease table; see [`IdFunction`].
-//! One file per dialect (`postgres.rs`, `mysql.rs`).
+//! The database's own functions of IDs: [`IdFunction`] issues IDs (a
+//! PostgreSQL or MariaDB function that composes IDs of the application's
+//! layout as the key column's default, on a node it reserves in the lease
+//! table; one file per dialect, `postgres.rs`, `mysql.rs`), and
+//! [`DecodeFunctions`] reads them (an ID's time, node and sequence in SQL;
+//! `decode.rs`).
 
-use core::fmt::Write as _;
 use core::time::Duration;
 
 use thiserror::Error;
 
+mod decode;
 mod mysql;
 mod postgres;
+
+pub use decode::{DecodeFunctions, IdPart};
 
 use crate::layout::{BitLayout, FieldOrder, Layout};
 use crate::node::LeaseOptions;
@@ -82,6 +86,15 @@ pub enum IdFunctionError {
     /// A name the database would not keep exactly.
     #[error(transparent)]
     Name(#[from] SqlNameError),
+    /// [`DecodeFunctions::expression`] was asked for a field the layout
+    /// does not have.
+    #[error("the layout has no field {field:?}; its fields are {}", fields.join(", "))]
+    UnknownField {
+        /// The field asked for.
+        field: String,
+        /// The fields the layout has.
+        fields: Vec<String>,
+    },
 }
 
 /// IDs issued by the database itself, in the application's layout: a
@@ -474,28 +487,7 @@ impl IdFunction {
     /// # Ok::<(), flakeid_core::id_function::IdFunctionError>(())
     /// ```
     pub fn script(&self, statements: &[String]) -> String {
-        let mut out = String::new();
-        if self.dialect != Dialect::MySql {
-            for s in statements {
-                out.push_str(s);
-                out.push_str(";\n");
-            }
-            return out;
-        }
-        // A delimiter that occurs in no statement.
-        let mut delimiter = "$$".to_owned();
-        while statements.iter().any(|s| s.contains(&delimiter)) {
-            delimiter.push('$');
-        }
-        for s in statements {
-            if s.contains(';') {
-                let _ = write!(out, "DELIMITER {delimiter}\n{s}{delimiter}\nDELIMITER ;\n");
-            } else {
-                out.push_str(s);
-                out.push_str(";\n");
-            }
-        }
-        out
+        self.dialect.script(statements)
     }
 
     /// Checks every setting and works out the numbers the SQL uses.

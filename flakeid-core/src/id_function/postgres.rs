@@ -154,7 +154,7 @@ END
 }
 
 /// `body` between PostgreSQL dollar quotes whose tag occurs nowhere in it.
-fn dollar_quote(body: &str) -> String {
+pub(super) fn dollar_quote(body: &str) -> String {
     let mut tag = "$flakeid$".to_owned();
     let mut n = 0u32;
     while body.contains(&tag) {

@@ -137,6 +137,66 @@ impl Dialect {
         }
     }
 
+    /// `statements` (each one statement without its `;`) as a script for
+    /// the database's command-line client (`psql`, `mariadb`, `sqlite3`):
+    /// each ends with `;`, and on MySQL/MariaDB the statements holding a
+    /// `;` (bodies of functions, triggers and `BEGIN NOT ATOMIC` blocks)
+    /// are wrapped in `DELIMITER` lines with a delimiter no statement
+    /// contains.
+    ///
+    /// ```
+    /// use flakeid_core::sql::Dialect;
+    ///
+    /// let statements = ["SELECT 1".to_owned(), "BEGIN NOT ATOMIC SELECT 2; END".to_owned()];
+    /// assert_eq!(Dialect::Postgres.script(&statements[..1]), "SELECT 1;\n");
+    /// assert_eq!(
+    ///     Dialect::MySql.script(&statements),
+    ///     "SELECT 1;\nDELIMITER $$\nBEGIN NOT ATOMIC SELECT 2; END$$\nDELIMITER ;\n"
+    /// );
+    /// ```
+    pub fn script(self, statements: &[String]) -> String {
+        if self != Dialect::MySql {
+            return self.batch(statements);
+        }
+        // A delimiter that occurs in no statement.
+        let mut delimiter = "$$".to_owned();
+        while statements.iter().any(|s| s.contains(&delimiter)) {
+            delimiter.push('$');
+        }
+        let mut out = String::new();
+        for s in statements {
+            if s.contains(';') {
+                out.push_str(&format!("DELIMITER {delimiter}\n{s}{delimiter}\nDELIMITER ;\n"));
+            } else {
+                out.push_str(s);
+                out.push_str(";\n");
+            }
+        }
+        out
+    }
+
+    /// `statements` as one batch for a program that sends it to the server
+    /// at once: Diesel's migration files (`up.sql`, run by
+    /// `batch_execute`), `sqlx::raw_sql`, SeaORM's `execute_unprepared`.
+    /// Each statement ends with `;`; no client directive (`DELIMITER`) is
+    /// written, since the server reads a body's `;` as part of its
+    /// statement.
+    ///
+    /// ```
+    /// use flakeid_core::sql::Dialect;
+    ///
+    /// let statements = ["SELECT 1".to_owned(), "BEGIN NOT ATOMIC SELECT 2; END".to_owned()];
+    /// assert_eq!(Dialect::MySql.batch(&statements), "SELECT 1;\nBEGIN NOT ATOMIC SELECT 2; END;\n");
+    /// ```
+    pub fn batch(self, statements: &[String]) -> String {
+        let mut out = String::new();
+        for s in statements {
+            out.push_str(s);
+            out.push_str(";\n");
+        }
+        out
+    }
+
     /// The database's name, for messages.
     const fn label(self) -> &'static str {
         match self {

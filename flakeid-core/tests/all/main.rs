@@ -60,6 +60,9 @@ macro_rules! generator_source {
     }};
 }
 
+mod adopt {
+    mod cut_over;
+}
 mod encoding {
     #[cfg(feature = "serde")]
     mod serde;

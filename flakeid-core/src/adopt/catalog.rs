@@ -1,0 +1,253 @@
+//! What the database holds before the switch: each key column, how it is
+//! auto-incremented, the largest key it issued, and every column that
+//! references it. Read from the catalog, one file per dialect.
+
+use crate::sql::{SqlStatement, SqlType, SqlValue, SqlWriter};
+use crate::store::{AsyncSqlExecutor, SqlRow};
+
+use super::error::AdoptError;
+use super::{Adoption, mysql, postgres, sqlite};
+use crate::sql::Dialect;
+
+/// The tables of an [`Adoption`] as the database held them when
+/// [`Adoption::read_catalog`] read it: what
+/// [`Adoption::plan`] writes the migration (and its down script) from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Catalog {
+    /// The database.
+    pub dialect: Dialect,
+    /// The key tables, in the order the adoption names them.
+    pub tables: Vec<KeyTable>,
+}
+
+/// A table whose key switches to flake keys, as the catalog describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KeyTable {
+    /// The table.
+    pub table: String,
+    /// Its key column (the table's primary key, one column).
+    pub column: String,
+    /// The key column's type as the database writes it (`integer`,
+    /// `int(11) unsigned`, `INTEGER`).
+    pub column_type: String,
+    /// How the database issues its keys today.
+    pub increment: Increment,
+    /// The largest key stored (`None` for an empty table).
+    pub largest_key: Option<i64>,
+    /// The smallest key stored (`None` for an empty table).
+    pub smallest_key: Option<i64>,
+    /// The largest value the table's auto-increment has handed out, stored
+    /// or not (a PostgreSQL sequence's last value, SQLite's
+    /// `sqlite_sequence`); `None` where the database keeps none or none was
+    /// handed out.
+    pub issued_up_to: Option<i64>,
+    /// Every column that holds keys of this table: the columns of foreign
+    /// keys that reference it, and the columns named with
+    /// [`Adoption::reference`].
+    pub references: Vec<Reference>,
+    /// What rewriting the column needs beyond its type.
+    pub(crate) details: ColumnDetails,
+    /// SQLite: what the table rebuild needs.
+    pub(crate) sqlite: Option<SqliteTable>,
+}
+
+/// How a key column is auto-incremented before the switch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Increment {
+    /// PostgreSQL `GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY`.
+    Identity {
+        /// `ALWAYS` (true) or `BY DEFAULT`.
+        always: bool,
+        /// The identity's sequence (dropped with the identity).
+        sequence: String,
+    },
+    /// PostgreSQL `serial` / `bigserial`, or any `DEFAULT nextval(…)`:
+    /// the sequence stays (owned by the column) so that the down script
+    /// can restore the default.
+    Sequence {
+        /// The sequence, as `pg_get_serial_sequence` names it.
+        sequence: String,
+        /// The column's default expression.
+        default: String,
+    },
+    /// MySQL/MariaDB `AUTO_INCREMENT`, SQLite `AUTOINCREMENT`.
+    AutoIncrement,
+    /// SQLite `INTEGER PRIMARY KEY` without `AUTOINCREMENT`: an alias of
+    /// the rowid, which an insert without a key fills with the largest
+    /// rowid + 1.
+    RowId,
+    /// No auto-increment: the application already assigns keys.
+    None,
+}
+
+/// A column holding keys of a key table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Reference {
+    /// The table's schema (PostgreSQL) or database (MySQL/MariaDB) when it
+    /// is not the connection's current one.
+    pub schema: Option<String>,
+    /// The referencing table.
+    pub table: String,
+    /// The referencing column.
+    pub column: String,
+    /// The column's type as the database writes it.
+    pub column_type: String,
+    /// The foreign key constraint; `None` for a column named with
+    /// [`Adoption::reference`] that no foreign key declares.
+    pub constraint: Option<String>,
+    /// SQLite: the foreign key's `ON DELETE` action (`NO ACTION`,
+    /// `CASCADE` …).
+    pub on_delete: Option<String>,
+    /// What rewriting the column needs beyond its type.
+    pub(crate) details: ColumnDetails,
+}
+
+/// MySQL/MariaDB: what `MODIFY COLUMN` must state again, since it replaces
+/// the whole column definition.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct ColumnDetails {
+    pub(crate) nullable: bool,
+    /// The default as `information_schema.COLUMNS` writes it.
+    pub(crate) default: Option<String>,
+    pub(crate) comment: Option<String>,
+}
+
+/// SQLite: the table's definition, columns, indexes and triggers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SqliteTable {
+    /// `CREATE TABLE …` as `sqlite_master` keeps it.
+    pub(crate) create: String,
+    /// The stored columns (not generated ones), in order.
+    pub(crate) columns: Vec<String>,
+    /// `CREATE INDEX` / `CREATE TRIGGER` statements of the table, indexes
+    /// first.
+    pub(crate) indexes_and_triggers: Vec<String>,
+}
+
+impl Catalog {
+    /// Reads the adoption's tables through `db`.
+    pub(crate) async fn read<E: AsyncSqlExecutor>(
+        adoption: &Adoption,
+        db: &E,
+    ) -> Result<Catalog, AdoptError> {
+        let dialect = db.dialect();
+        if dialect != adoption.dialect {
+            return Err(AdoptError::DialectMismatch {
+                adoption: adoption.dialect,
+                database: dialect,
+            });
+        }
+        let mut tables = Vec::new();
+        for key in &adoption.tables {
+            let named: Vec<(&str, &str)> = adoption
+                .references
+                .iter()
+                .filter(|r| r.key_table == key.table)
+                .map(|r| (r.table.as_str(), r.column.as_str()))
+                .collect();
+            let q = Queries {
+                dialect,
+                db,
+                table: &key.table,
+            };
+            tables.push(match dialect {
+                Dialect::Postgres => postgres::read_table(&q, &key.column, &named).await?,
+                Dialect::MySql => mysql::read_table(&q, &key.column, &named).await?,
+                Dialect::Sqlite => sqlite::read_table(&q, &key.column, &named).await?,
+            });
+        }
+        Ok(Catalog { dialect, tables })
+    }
+}
+
+/// Runs the catalog's queries for one key table.
+pub(crate) struct Queries<'a, E> {
+    pub(crate) dialect: Dialect,
+    pub(crate) db: &'a E,
+    pub(crate) table: &'a str,
+}
+
+impl<E: AsyncSqlExecutor> Queries<'_, E> {
+    /// Rows of `sql` with `columns`, `texts` bound to its placeholders
+    /// (written `?` and numbered for PostgreSQL).
+    pub(crate) async fn rows(
+        &self,
+        sql: &str,
+        texts: &[&str],
+        columns: &'static [(&'static str, SqlType)],
+    ) -> Result<Vec<SqlRow>, AdoptError> {
+        let statement = self.statement(sql, texts, columns);
+        self.db
+            .query(&statement)
+            .await
+            .map_err(|e| AdoptError::Database {
+                table: self.table.to_owned(),
+                source: Box::new(e),
+            })
+    }
+
+    fn statement(
+        &self,
+        sql: &str,
+        texts: &[&str],
+        columns: &'static [(&'static str, SqlType)],
+    ) -> SqlStatement {
+        let mut w = SqlWriter::new(self.dialect);
+        let mut parts = sql.split('?');
+        if let Some(first) = parts.next() {
+            w.push(first);
+        }
+        for (i, part) in parts.enumerate() {
+            let text = texts.get(i).copied().unwrap_or_default();
+            w.bind(SqlValue::Text(text.to_owned()));
+            w.push(part);
+        }
+        w.returns(columns);
+        w.finish()
+    }
+}
+
+/// The text column `name` of `row`, or an empty string.
+pub(crate) fn text(row: &SqlRow, name: &str) -> String {
+    row.text(name).unwrap_or_default().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Nothing;
+
+    impl AsyncSqlExecutor for Nothing {
+        type Error = std::convert::Infallible;
+        fn dialect(&self) -> Dialect {
+            Dialect::Postgres
+        }
+        async fn execute(
+            &self,
+            _: &SqlStatement,
+        ) -> Result<crate::store::Executed, Self::Error> {
+            Ok(crate::store::Executed::default())
+        }
+        async fn query(&self, _: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {
+            Ok(Vec::new())
+        }
+    }
+
+    #[test]
+    fn placeholders_are_numbered_for_postgres() {
+        static COLUMNS: [(&str, SqlType); 1] = [("x", SqlType::Text)];
+        let q = Queries {
+            dialect: Dialect::Postgres,
+            db: &Nothing,
+            table: "t",
+        };
+        let s = q.statement("SELECT ? AS x WHERE ? = ?", &["a", "b", "c"], &COLUMNS);
+        assert_eq!(s.sql, "SELECT $1 AS x WHERE $2 = $3");
+        assert_eq!(s.values.len(), 3);
+    }
+}
