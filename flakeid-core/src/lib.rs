@@ -30,6 +30,8 @@
 //!   [`id_function`] — IDs issued by the database itself, on a node of the lease table, and read
 //!   in SQL; [`adopt`] — existing tables switched from auto-increment keys
 //!   to flake keys.
+//! * [`telemetry`] — what operators are told: metrics (feature `metrics`)
+//!   and the generator's `tracing` events.
 //! * [`global`] — the process's node ID and the process-wide generators
 //!   that `UserId::generate()` uses; [`interop`] — ID types as values of
 //!   other crates (serde, sqlx, utoipa, schemars).
@@ -45,7 +47,7 @@
 //! module both import. A test (`tests/all/layers.rs`) reads this list and
 //! checks every import of the crate against it.
 //!
-//! 1. `fork`, `rng`, `clock`, `runtime`, `cursor` — the process, randomness, time, timers, a lock-free range of values
+//! 1. `fork`, `rng`, `clock`, `runtime`, `cursor`, `telemetry` — the process, randomness, time, timers, a lock-free range of values, metrics and events for operators
 //! 2. `encoding`, `layout` — text forms; how an ID is split into fields
 //! 3. `error`, `decoded`, `policy` — shared errors, decoded IDs, a generator's policies
 //! 4. `source`, `id` — schemes and sources of IDs (layouts among them, with the key bounds of a time range); ID types
@@ -137,6 +139,7 @@ pub mod segment;
 mod source;
 pub mod sql;
 pub mod store;
+pub mod telemetry;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use decoded::Decoded;

@@ -14,6 +14,7 @@ use crate::clock::{Clock, MonotonicClock};
 use crate::error::ConfigError;
 use crate::layout::{BitLayout, FieldOrder, Layout};
 use crate::policy::{ClockRegression, SequenceExhaustion};
+use crate::telemetry::GeneratorTelemetry;
 
 impl<L: Layout> Generator<L, MonotonicClock> {
     /// Starts configuring a generator for `node` of `layout`.
@@ -342,6 +343,7 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             ahead_until: AtomicU64::new(0),
             ahead_span: AtomicU64::new(0),
             ceiling: self.ceiling,
+            telemetry: GeneratorTelemetry::new(self.node),
         };
         let now = generator.clock.now_millis();
         if now < epoch_millis {
@@ -370,7 +372,12 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
             return Err(ConfigError::CeilingInUse);
         }
         generator.params.floor = floor;
-        generator.state = PaddedState(AtomicU64::new(generator.params.initial_state()));
+        let initial = generator.params.initial_state();
+        generator.state = PaddedState(AtomicU64::new(initial));
+        let (tick, seq, _) = generator.params.unpack(initial);
+        generator
+            .telemetry
+            .start(tick.wrapping_mul(seqs).wrapping_add(seq), now);
         Ok(generator)
     }
 }

@@ -28,6 +28,7 @@ use crate::error::GenerateError;
 use crate::layout::{BitLayout, Layout};
 use crate::policy::{CeilingWait, ClockRegression, SequenceExhaustion};
 use crate::runtime::{Attempt, Sleep, Wait, note_blocking_wait, until_ready};
+use crate::telemetry::{GeneratorTelemetry, WaitCause};
 
 /// The catch-up window used unless [`GeneratorBuilder::catch_up_window`] says otherwise.
 pub(crate) const DEFAULT_CATCH_UP_WINDOW: Duration = Duration::from_millis(10);
@@ -160,6 +161,9 @@ pub struct Generator<L = BitLayout, C = MonotonicClock> {
     /// (see [`crate::node`]); checked when a reservation enters a new
     /// tick, never on the same-tick shortcut.
     ceiling: Option<Arc<Ceiling>>,
+    /// Metrics and `tracing` events (see [`crate::telemetry`]); touched
+    /// only on the out-of-line paths.
+    telemetry: GeneratorTelemetry,
 }
 
 /// How much time a batch may need at the layout's full rate: larger
@@ -188,6 +192,7 @@ enum Outcome {
     Wait {
         until_millis: u64,
         now_millis: u64,
+        cause: WaitCause,
     },
     /// At the ceiling, which may still rise: wait for it (up to `max`).
     WaitCeiling {
@@ -332,7 +337,12 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     #[cold]
     fn wait(&self, outcome: Outcome, deadline: &mut CeilingDeadline) -> Result<(), GenerateError> {
         match outcome {
-            Outcome::Wait { until_millis, .. } => {
+            Outcome::Wait {
+                until_millis,
+                now_millis,
+                cause,
+            } => {
+                self.note_wait(cause, until_millis, now_millis);
                 note_blocking_wait("Generator::next_id");
                 self.clock.wait_until(until_millis);
                 Ok(())
@@ -343,6 +353,8 @@ impl<L: Layout, C: Clock> Generator<L, C> {
             } => match &self.ceiling {
                 Some(c)
                     if c.wait_above(ceiling_millis, {
+                        self.telemetry
+                            .waiting(WaitCause::LeaseCeiling, max, ceiling_millis);
                         note_blocking_wait("Generator::next_id");
                         deadline.get(max)
                     }) =>
@@ -426,15 +438,34 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     #[cold]
     fn wait_for(&self, outcome: Outcome, seen: u64) -> Result<Wait, GenerateError> {
         match outcome {
-            Outcome::Wait { until_millis, .. } => {
+            Outcome::Wait {
+                until_millis,
+                now_millis,
+                cause,
+            } => {
+                self.note_wait(cause, until_millis, now_millis);
                 Ok(Wait::sleep(self.clock.sleep_before(until_millis)))
             }
-            Outcome::WaitCeiling { max, .. } => match &self.ceiling {
-                Some(c) => Ok(Wait::signal(c.signal(), seen, max)),
+            Outcome::WaitCeiling {
+                ceiling_millis,
+                max,
+            } => match &self.ceiling {
+                Some(c) => {
+                    self.telemetry
+                        .waiting(WaitCause::LeaseCeiling, max, ceiling_millis);
+                    Ok(Wait::signal(c.signal(), seen, max))
+                }
                 None => Ok(Wait::sleep(Duration::ZERO)),
             },
             Outcome::Fail(e) => Err(e),
         }
+    }
+
+    /// Records a wait for the clock to reach `until_millis`.
+    #[cold]
+    fn note_wait(&self, cause: WaitCause, until_millis: u64, now_millis: u64) {
+        let wait = Duration::from_millis(until_millis.saturating_sub(now_millis));
+        self.telemetry.waiting(cause, wait, until_millis);
     }
 
     /// The ceiling's signal, read before a reservation that may stop at it.
@@ -581,6 +612,11 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         };
         if r.ahead {
             // Reserved beyond the clock: hand the IDs out once they are due.
+            self.note_wait(
+                WaitCause::Sequence,
+                self.due_millis(&r),
+                self.clock.now_millis(),
+            );
             note_blocking_wait("Generator::next_batch");
             self.clock.wait_until(self.due_millis(&r));
         }
@@ -649,6 +685,11 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         let seen = self.ceiling_seen();
         match self.reserve(n, reserve_ahead) {
             Ok(r) if r.ahead => {
+                self.note_wait(
+                    WaitCause::Sequence,
+                    self.due_millis(&r),
+                    self.clock.now_millis(),
+                );
                 let due = self.clock.sleep_before(self.due_millis(&r));
                 Ok(Attempt::ReadyAfter(self.batch_of(&r, n), due))
             }
@@ -764,6 +805,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
             Outcome::Wait {
                 until_millis,
                 now_millis,
+                ..
             } => GenerateError::WouldBlock {
                 retry_after: Duration::from_millis(until_millis.saturating_sub(now_millis)),
                 until_millis,
@@ -913,7 +955,10 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                         Ordering::Release,
                         Ordering::Acquire,
                     ) {
-                        Ok(_) => return Ok(new_state),
+                        Ok(_) => {
+                            self.note_reservation(last, new_state, now);
+                            return Ok(new_state);
+                        }
                         Err(actual) => {
                             // Another thread won; backing off briefly lets it
                             // (or an SMT sibling) finish, fewer CAS collisions.
@@ -959,7 +1004,14 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                         Ordering::Release,
                         Ordering::Acquire,
                     ) {
-                        Ok(_) => return Ok(r),
+                        Ok(_) => {
+                            self.note_reservation(
+                                last,
+                                self.params.pack(r.tick, r.seq, false),
+                                now,
+                            );
+                            return Ok(r);
+                        }
                         Err(actual) => {
                             core::hint::spin_loop();
                             last = actual;
@@ -968,6 +1020,19 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                 }
                 Err(blocked) => return Err(self.blocked(blocked, now)),
             }
+        }
+    }
+
+    /// Counts the IDs of the ticks left behind when a reservation from the
+    /// state `last` enters a new tick at the state `first` (the first ID it
+    /// reserved), clock at `now`.
+    #[inline]
+    fn note_reservation(&self, last: u64, first: u64, now: u64) {
+        let (lt, ls, _) = self.params.unpack(last);
+        let (ft, fs, _) = self.params.unpack(first);
+        if ft != lt {
+            let lin = |t: u64, q: u64| t.wrapping_mul(self.params.seqs).wrapping_add(q);
+            self.telemetry.entered_tick(lin(lt, ls), lin(ft, fs), now);
         }
     }
 
@@ -997,6 +1062,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                         Outcome::Wait {
                             until_millis,
                             now_millis: now,
+                            cause: WaitCause::Sequence,
                         }
                     }
                 }
@@ -1009,6 +1075,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
             } => Outcome::Wait {
                 until_millis: self.tick_start(until_tick),
                 now_millis: now,
+                cause: WaitCause::FirstTick,
             },
             Blocked::Regressed {
                 until_tick,
@@ -1020,6 +1087,11 @@ impl<L: Layout, C: Clock> Generator<L, C> {
             } => {
                 let until_millis = self.tick_start(until_tick);
                 let behind = Duration::from_millis(behind_ticks.saturating_mul(self.tick_millis));
+                self.telemetry.regressed(
+                    until_tick,
+                    u64::try_from(behind.as_millis()).unwrap_or(u64::MAX),
+                    now,
+                );
                 match self.regression {
                     ClockRegression::Wait { max }
                         if Duration::from_millis(until_millis.saturating_sub(now)) <= max =>
@@ -1027,6 +1099,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                         Outcome::Wait {
                             until_millis,
                             now_millis: now,
+                            cause: WaitCause::ClockRegression,
                         }
                     }
                     ClockRegression::Wait { max } => Outcome::Fail(GenerateError::ClockRegressed {

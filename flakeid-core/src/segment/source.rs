@@ -16,6 +16,7 @@ use crate::clock::{Clock, MonotonicClock};
 use crate::cursor::{Cursor, MAX_RANGE_LEN, Take};
 use crate::runtime::{Attempt, Signal, Sleep, Wait, note_blocking_wait, timeout, until_ready};
 use crate::store::StoreError;
+use crate::telemetry::SegmentMetrics;
 
 /// How to start a segment source on one row. See the [module
 /// documentation](super).
@@ -190,6 +191,7 @@ impl<C: Clock> SegmentOptions<C> {
         let now = self.clock.now_millis();
         Ok(Plan {
             shared: Arc::new(Shared {
+                metrics: SegmentMetrics::new(&self.name),
                 name: self.name,
                 cursor: Cursor::new(),
                 inner: Mutex::new(Inner {
@@ -340,6 +342,7 @@ struct Shared {
     retry_every: Duration,
     fetch_timeout: Duration,
     first: u64,
+    metrics: SegmentMetrics,
 }
 
 impl Shared {
@@ -381,6 +384,7 @@ impl Shared {
         let segment = match fetched {
             Ok(f) => self.segment_of(step, f)?,
             Err(e) => {
+                self.metrics.failed.increment(1);
                 return Err(SegmentError::Start {
                     name: self.name.clone(),
                     error: e.to_string(),
@@ -394,6 +398,8 @@ impl Shared {
         inner.steps.fetched(step, at);
         self.cursor
             .install(segment.first, segment.len(), self.trigger(segment.len()));
+        self.metrics.fetched.increment(1);
+        self.note_left(&inner);
         Ok(())
     }
 
@@ -414,6 +420,17 @@ impl Shared {
         }
     }
 
+    /// Sets the gauge of values left: in the segment served and the next.
+    fn note_left(&self, inner: &Inner) {
+        let served = self
+            .cursor
+            .current()
+            .map_or(0, |(_, len, taken)| len - taken);
+        self.metrics
+            .left
+            .set(served + inner.next.as_ref().map_or(0, Segment::len));
+    }
+
     /// Asks for the next segment (the taker of the trigger position).
     #[cold]
     fn prefetch(&self) {
@@ -421,6 +438,7 @@ impl Shared {
         if inner.next.is_none() && inner.fetch == FetchState::Idle {
             self.want(&mut inner);
         }
+        self.note_left(&inner);
         let waker = inner.waker.take();
         drop(inner);
         if let Some(w) = waker {
@@ -492,6 +510,7 @@ impl Shared {
             inner.empty_since_millis = None;
             self.cursor
                 .install(segment.first, segment.len(), self.trigger(segment.len()));
+            self.note_left(inner);
             return Ok(true);
         }
         if let Some((max_id, step)) = inner.exhausted {
@@ -507,7 +526,11 @@ impl Shared {
             });
         }
         let now = self.clock.now_millis();
-        inner.empty_since_millis.get_or_insert(now);
+        if inner.empty_since_millis.is_none() {
+            inner.empty_since_millis = Some(now);
+            self.metrics.waits.increment(1);
+            self.metrics.left.set(0);
+        }
         self.want(inner);
         if let Some(w) = inner.waker.take() {
             w.wake();
@@ -556,6 +579,8 @@ impl Shared {
         let failed = match outcome {
             Ok(Ok(segment)) => {
                 inner.next = Some(segment);
+                self.metrics.fetched.increment(1);
+                self.note_left(&inner);
                 inner.fetches += 1;
                 let at = inner.attempt_millis;
                 inner.steps.fetched(step, at);
@@ -565,11 +590,13 @@ impl Shared {
                 false
             }
             Ok(Err(exhausted)) => {
+                self.metrics.exhausted.increment(1);
                 inner.exhausted = Some(exhausted);
                 inner.fetch = FetchState::Idle;
                 false
             }
             Err(e) => {
+                self.metrics.failed.increment(1);
                 inner.failed += 1;
                 inner.last_error = Some(e);
                 inner.fetch = FetchState::Wanted;

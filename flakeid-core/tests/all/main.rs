@@ -88,7 +88,7 @@ mod layout {
 mod node {
     mod capacity;
     mod fleet;
-    mod lease;
+    pub(crate) mod lease;
 }
 mod runtime;
 mod public_id {
@@ -103,4 +103,6 @@ mod schemes {
 mod segment;
 mod source;
 mod sql;
+#[cfg(feature = "metrics")]
+mod telemetry;
 mod time_bounds;

@@ -14,7 +14,7 @@ use flakeid_core::segment::{
 use flakeid_core::store::StoreError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(crate) enum Mode {
     Up,
     /// Every fetch fails at once.
     Down,
@@ -24,20 +24,20 @@ enum Mode {
 
 /// A [`MemorySegmentStore`] behind a switch, counting fetches.
 #[derive(Clone)]
-struct Switched {
+pub(crate) struct Switched {
     rows: MemorySegmentStore,
     state: Arc<(Mutex<(Mode, u64)>, Condvar)>,
 }
 
 impl Switched {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Switched {
             rows: MemorySegmentStore::new(),
             state: Arc::new((Mutex::new((Mode::Up, 0)), Condvar::new())),
         }
     }
 
-    fn set(&self, mode: Mode) {
+    pub(crate) fn set(&self, mode: Mode) {
         self.state.0.lock().unwrap().0 = mode;
         self.state.1.notify_all();
     }

@@ -7,7 +7,7 @@
 //! to these steps, and the protocol simulation drives the same steps.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::claim::Won;
 use super::error::LeaseError;
@@ -20,6 +20,7 @@ use crate::error::FenceReason;
 use crate::generator::{Attach, Ceiling, Generator, GeneratorBuilder, Movable, Sealable};
 use crate::layout::Layout;
 use crate::store::StoreError;
+use crate::telemetry::LeaseMetrics;
 
 /// The node a lease holds now (a new one after a move).
 #[derive(Debug)]
@@ -60,6 +61,8 @@ struct State {
     /// Events already emitted for this run of failures.
     warned_ceiling: bool,
     logged_fenced: bool,
+    /// When the renewal in flight was asked for (its latency's start).
+    renewal_started: Option<Instant>,
 }
 
 /// What the renewal does after a step.
@@ -83,6 +86,7 @@ pub(super) struct Core<L, C> {
     /// The process-wide generator, once the lease's builder went to
     /// [`global::init`](crate::global::init).
     process: OnceLock<Arc<dyn Movable>>,
+    metrics: LeaseMetrics,
 }
 
 impl<L, C> core::fmt::Debug for Core<L, C> {
@@ -209,6 +213,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
             ceiling_millis = won.ceiling_millis,
             "node lease claimed"
         );
+        let metrics = LeaseMetrics::new(&plan.options.space);
         Arc::new(Core {
             plan,
             state: Mutex::new(State {
@@ -219,9 +224,11 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                 last_error: None,
                 warned_ceiling: false,
                 logged_fenced: false,
+                renewal_started: None,
             }),
             stopped: Condvar::new(),
             process: OnceLock::new(),
+            metrics,
         })
     }
 
@@ -251,10 +258,11 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
     /// ceiling (the lead ahead of the clock, never lower than the current
     /// one). `None` once the lease stopped.
     pub(super) fn renewal(&self) -> Option<(Arc<Holding>, u64)> {
-        let state = self.lock();
+        let mut state = self.lock();
         if state.stopped || !matches!(state.phase, Phase::Held) {
             return None;
         }
+        state.renewal_started = Some(Instant::now());
         let ceiling = self
             .now()
             .saturating_add(self.plan.lead_millis)
@@ -286,6 +294,9 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
             return Next::Renew;
         }
         let now = self.now();
+        if let Some(started) = state.renewal_started.take() {
+            self.metrics.renewal.record(started.elapsed());
+        }
         match result {
             Ok(Renewal::Renewed) => {
                 // Persisted: the generator may use it.
@@ -331,6 +342,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
             }
             Ok(_) => {
                 // Lost (`Renewal` is non-exhaustive; nothing else means the row is ours).
+                self.metrics.lost.increment(1);
                 holding.ceiling.close(FenceReason::Lost {
                     fence: holding.fence,
                     detected_millis: now,
@@ -372,6 +384,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         let now = self.now();
         let holding = state.holding.clone();
         holding.ceiling.record_failure(error.clone());
+        self.metrics.failures.increment(1);
         let since = *state.failing_since.get_or_insert(now);
         let ceiling = holding.ceiling.millis();
         let ceiling_in_ms = ceiling.saturating_sub(now);
@@ -388,6 +401,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         if now >= ceiling {
             if !state.logged_fenced {
                 state.logged_fenced = true;
+                self.metrics.fenced.increment(1);
                 lease_event!(
                     ERROR,
                     self.plan,
@@ -457,6 +471,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
             moving_for_ms = now.saturating_sub(since_millis),
             "node lease re-claimed: the process-wide generator moved to a new node"
         );
+        self.metrics.moves.increment(1);
         state.holding = holding;
         state.phase = Phase::Held;
         state.failing_since = None;

@@ -67,7 +67,9 @@ fn resume_after_a_mark_ahead_of_the_clock_is_a_clock_regression() {
     assert_eq!(stamped(&g, g.next_id().unwrap()), T0 + 40_001);
 }
 
-fn quick(space: &str) -> LeaseOptions<flakeid_core::layout::BitLayout, Arc<ManualClock>> {
+pub(crate) fn quick(
+    space: &str,
+) -> LeaseOptions<flakeid_core::layout::BitLayout, Arc<ManualClock>> {
     LeaseOptions::new(space, presets::twitter())
         .clock(Arc::new(ManualClock::new(T0)))
         .nodes(0..=0)
@@ -149,7 +151,7 @@ fn invalid_options_name_the_option() {
 }
 
 /// Waits (without a time limit the test asserts) until `cond` holds.
-fn eventually(what: &str, cond: impl Fn() -> bool) {
+pub(crate) fn eventually(what: &str, cond: impl Fn() -> bool) {
     for _ in 0..20_000 {
         if cond() {
             return;
@@ -161,9 +163,9 @@ fn eventually(what: &str, cond: impl Fn() -> bool) {
 
 /// A store that can be cut off, as a holder partitioned from its database.
 #[derive(Clone)]
-struct Partitionable {
-    store: MemoryLeaseStore,
-    down: Arc<AtomicBool>,
+pub(crate) struct Partitionable {
+    pub(crate) store: MemoryLeaseStore,
+    pub(crate) down: Arc<AtomicBool>,
 }
 
 impl Partitionable {

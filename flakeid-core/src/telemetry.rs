@@ -1,0 +1,406 @@
+//! What flakeid tells operators: metrics through the [`metrics`] facade
+//! (feature `metrics`) and `tracing` events of the generator.
+//!
+//! # Metrics
+//!
+//! With the feature `metrics`, the generator, node leases and segments
+//! record through the `metrics` facade; install a recorder (an exporter such
+//! as `metrics-exporter-prometheus`) in the application. flakeid installs
+//! none, and with no recorder installed nothing is recorded. Handles are
+//! registered when a generator, lease or segment source is built, so
+//! install the recorder before building them (before the first
+//! `UserId::generate()` for the process-wide generators).
+//!
+//! | name | kind | labels | meaning |
+//! |---|---|---|---|
+//! | `flakeid_ids_issued_total` | counter | `node` | IDs a generator issued; counted per tick, when the generator enters its next tick (so it lags by the IDs of the current tick) |
+//! | `flakeid_waits_total` | counter | `node`, `cause` | times a generator waited (blocking, or an async task's timer/signal) before it could issue; `cause`: `sequence` (a tick's sequence used up, or a batch reserved ahead of the clock), `first_tick` (the tick the generator was built in), `clock_regression`, `lease_ceiling` |
+//! | `flakeid_clock_regressions_total` | counter | `node` | the clock found behind the last issued tick (counted once per regression, not per caller) |
+//! | `flakeid_lease_renewal_duration_seconds` | histogram | `space` | how long an answered lease renewal took |
+//! | `flakeid_lease_renewal_failures_total` | counter | `space` | renewals that failed or were not answered within the renewal interval |
+//! | `flakeid_lease_fenced_total` | counter | `space` | times a lease's generator reached its ceiling while renewals failed (it issues nothing until one gets through) |
+//! | `flakeid_lease_lost_total` | counter | `space` | leases whose node another holder took |
+//! | `flakeid_node_moves_total` | counter | `space` | times the process-wide generator moved to a newly claimed node after its lease was lost |
+//! | `flakeid_segment_fetches_total` | counter | `segment`, `outcome` | segment fetches; `outcome`: `ok`, `failed`, `exhausted` |
+//! | `flakeid_segment_waits_total` | counter | `segment` | times a caller found both segments used up and waited for a fetch |
+//! | `flakeid_segment_values_left` | gauge | `segment` | values left in the segment being served and the fetched next one; set when a segment is installed or fetched and when the prefetch point is passed |
+//!
+//! Labels are chosen for few series: `node` is the node IDs a process
+//! held (one, or a few after moves), `space` a lease table's node space,
+//! `segment` a segment's name.
+//!
+//! The hot path records nothing: issued IDs are counted when a tick is
+//! entered, and waits, regressions, renewals and fetches are rare. See
+//! BENCHMARKS.md for the cost measured by `--bin compare`.
+//!
+//! # `tracing` events of the generator
+//!
+//! On the target [`GENERATOR_TARGET`] (`flakeid::generator`), at `WARN`:
+//! * a wait longer than [`wait_event_threshold`] (default
+//!   [`DEFAULT_WAIT_EVENT_THRESHOLD`], 50 ms), with `node`, `cause` and
+//!   `wait_ms` (the wait foreseen; for the lease ceiling, the longest wait
+//!   the policy allows, once per ceiling value);
+//! * the clock stepped back (`behind_ms`, once per regression);
+//! * the clock stepped forward: between two ticks the generator entered,
+//!   the clock advanced more than [`CLOCK_JUMP_THRESHOLD`] beyond the time
+//!   that passed on the monotonic clock (`jump_ms`).
+//!
+//! ```
+//! use std::time::Duration;
+//! use flakeid_core::telemetry;
+//!
+//! telemetry::set_wait_event_threshold(Duration::from_millis(200));
+//! assert_eq!(telemetry::wait_event_threshold(), Duration::from_millis(200));
+//! ```
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Where the generator's `tracing` events go.
+pub const GENERATOR_TARGET: &str = "flakeid::generator";
+
+/// The wait above which the generator logs an event, unless set with
+/// [`set_wait_event_threshold`].
+pub const DEFAULT_WAIT_EVENT_THRESHOLD: Duration = Duration::from_millis(50);
+
+/// How far the clock may move ahead of the monotonic clock between two
+/// ticks a generator entered before it logs a forward step.
+pub const CLOCK_JUMP_THRESHOLD: Duration = Duration::from_secs(1);
+
+/// Sets, for the whole process, the wait above which a generator logs an
+/// event (see the [module](self) docs).
+///
+/// ```
+/// use std::time::Duration;
+/// flakeid_core::telemetry::set_wait_event_threshold(Duration::from_millis(20));
+/// ```
+pub fn set_wait_event_threshold(threshold: Duration) {
+    WAIT_EVENT_THRESHOLD_MS.store(
+        u64::try_from(threshold.as_millis()).unwrap_or(u64::MAX),
+        Ordering::Relaxed,
+    );
+}
+
+/// The wait above which a generator logs an event.
+///
+/// ```
+/// use flakeid_core::telemetry;
+/// assert!(telemetry::wait_event_threshold() > std::time::Duration::ZERO);
+/// ```
+pub fn wait_event_threshold() -> Duration {
+    Duration::from_millis(WAIT_EVENT_THRESHOLD_MS.load(Ordering::Relaxed))
+}
+
+static WAIT_EVENT_THRESHOLD_MS: AtomicU64 = AtomicU64::new(50);
+
+/// Why a generator or segment waited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WaitCause {
+    Sequence,
+    FirstTick,
+    ClockRegression,
+    LeaseCeiling,
+}
+
+impl WaitCause {
+    const ALL: [WaitCause; 4] = [
+        WaitCause::Sequence,
+        WaitCause::FirstTick,
+        WaitCause::ClockRegression,
+        WaitCause::LeaseCeiling,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            WaitCause::Sequence => "sequence",
+            WaitCause::FirstTick => "first_tick",
+            WaitCause::ClockRegression => "clock_regression",
+            WaitCause::LeaseCeiling => "lease_ceiling",
+        }
+    }
+}
+
+/// A counter handle; does nothing without the feature `metrics`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Counter(#[cfg(feature = "metrics")] Option<metrics::Counter>);
+
+impl Counter {
+    pub(crate) fn new(name: &'static str, labels: &[(&'static str, &str)]) -> Self {
+        #[cfg(feature = "metrics")]
+        {
+            Counter(Some(metrics::counter!(name, to_labels(labels))))
+        }
+        #[cfg(not(feature = "metrics"))]
+        {
+            let _ = (name, labels);
+            Counter()
+        }
+    }
+
+    #[inline]
+    pub(crate) fn increment(&self, n: u64) {
+        #[cfg(feature = "metrics")]
+        if let Some(c) = &self.0 {
+            c.increment(n);
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = n;
+    }
+}
+
+/// A gauge handle; does nothing without the feature `metrics`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Gauge(#[cfg(feature = "metrics")] Option<metrics::Gauge>);
+
+impl Gauge {
+    pub(crate) fn new(name: &'static str, labels: &[(&'static str, &str)]) -> Self {
+        #[cfg(feature = "metrics")]
+        {
+            Gauge(Some(metrics::gauge!(name, to_labels(labels))))
+        }
+        #[cfg(not(feature = "metrics"))]
+        {
+            let _ = (name, labels);
+            Gauge()
+        }
+    }
+
+    pub(crate) fn set(&self, value: u64) {
+        #[cfg(feature = "metrics")]
+        if let Some(g) = &self.0 {
+            #[allow(clippy::cast_precision_loss)]
+            g.set(value as f64);
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = value;
+    }
+}
+
+/// A histogram handle; does nothing without the feature `metrics`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Histogram(#[cfg(feature = "metrics")] Option<metrics::Histogram>);
+
+impl Histogram {
+    pub(crate) fn new(name: &'static str, labels: &[(&'static str, &str)]) -> Self {
+        #[cfg(feature = "metrics")]
+        {
+            Histogram(Some(metrics::histogram!(name, to_labels(labels))))
+        }
+        #[cfg(not(feature = "metrics"))]
+        {
+            let _ = (name, labels);
+            Histogram()
+        }
+    }
+
+    pub(crate) fn record(&self, d: Duration) {
+        #[cfg(feature = "metrics")]
+        if let Some(h) = &self.0 {
+            h.record(d.as_secs_f64());
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = d;
+    }
+}
+
+/// The metrics of a node lease (labelled with its space).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LeaseMetrics {
+    pub(crate) renewal: Histogram,
+    pub(crate) failures: Counter,
+    pub(crate) fenced: Counter,
+    pub(crate) lost: Counter,
+    pub(crate) moves: Counter,
+}
+
+impl LeaseMetrics {
+    pub(crate) fn new(space: &str) -> Self {
+        let l = [("space", space)];
+        LeaseMetrics {
+            renewal: Histogram::new("flakeid_lease_renewal_duration_seconds", &l),
+            failures: Counter::new("flakeid_lease_renewal_failures_total", &l),
+            fenced: Counter::new("flakeid_lease_fenced_total", &l),
+            lost: Counter::new("flakeid_lease_lost_total", &l),
+            moves: Counter::new("flakeid_node_moves_total", &l),
+        }
+    }
+}
+
+/// The metrics of a segment source (labelled with its name).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SegmentMetrics {
+    pub(crate) fetched: Counter,
+    pub(crate) failed: Counter,
+    pub(crate) exhausted: Counter,
+    pub(crate) waits: Counter,
+    pub(crate) left: Gauge,
+}
+
+impl SegmentMetrics {
+    pub(crate) fn new(name: &str) -> Self {
+        let fetches = |outcome| {
+            Counter::new(
+                "flakeid_segment_fetches_total",
+                &[("segment", name), ("outcome", outcome)],
+            )
+        };
+        SegmentMetrics {
+            fetched: fetches("ok"),
+            failed: fetches("failed"),
+            exhausted: fetches("exhausted"),
+            waits: Counter::new("flakeid_segment_waits_total", &[("segment", name)]),
+            left: Gauge::new("flakeid_segment_values_left", &[("segment", name)]),
+        }
+    }
+}
+
+/// What a generator records: its metrics, and what it needs to notice
+/// clock steps and to count issued IDs per tick.
+#[derive(Debug)]
+pub(crate) struct GeneratorTelemetry {
+    node: u64,
+    /// The linear position (`tick * sequences + sequence`) of the initial
+    /// state: IDs issued = position of the state − `base` − `skipped`.
+    base: u64,
+    /// Positions passed over when entering ticks (never issued).
+    skipped: AtomicU64,
+    /// IDs counted so far.
+    reported: AtomicU64,
+    /// 1 + the tick a regression was last reported for (0: none).
+    regression: AtomicU64,
+    /// The ceiling a wait was last reported for.
+    ceiling_reported: AtomicU64,
+    /// Clock reading and monotonic milliseconds since `origin` when a tick
+    /// was last entered.
+    wall: AtomicU64,
+    mono: AtomicU64,
+    origin: Instant,
+    issued: Counter,
+    waits: [Counter; 4],
+    regressions: Counter,
+}
+
+impl GeneratorTelemetry {
+    pub(crate) fn new(node: u64) -> Self {
+        let node_label = node.to_string();
+        let l = [("node", node_label.as_str())];
+        GeneratorTelemetry {
+            node,
+            base: 0,
+            skipped: AtomicU64::new(0),
+            reported: AtomicU64::new(0),
+            regression: AtomicU64::new(0),
+            ceiling_reported: AtomicU64::new(0),
+            wall: AtomicU64::new(0),
+            mono: AtomicU64::new(0),
+            origin: Instant::now(),
+            issued: Counter::new("flakeid_ids_issued_total", &l),
+            waits: WaitCause::ALL.map(|c| {
+                Counter::new(
+                    "flakeid_waits_total",
+                    &[("node", node_label.as_str()), ("cause", c.label())],
+                )
+            }),
+            regressions: Counter::new("flakeid_clock_regressions_total", &l),
+        }
+    }
+
+    /// Starts counting from the generator's initial state (its linear
+    /// position `base`), the clock at `now_millis`.
+    pub(crate) fn start(&mut self, base: u64, now_millis: u64) {
+        self.base = base;
+        self.wall = AtomicU64::new(now_millis);
+        self.origin = Instant::now();
+    }
+
+    /// A reservation moved the state from position `last` to a new tick,
+    /// its first ID at position `start`, with the clock at `now_millis`.
+    #[cold]
+    pub(crate) fn entered_tick(&self, last: u64, start: u64, now_millis: u64) {
+        let skipped = self.skipped.load(Ordering::Relaxed);
+        let issued = last.saturating_sub(self.base).saturating_sub(skipped);
+        self.skipped.fetch_add(
+            start.saturating_sub(last).saturating_sub(1),
+            Ordering::Relaxed,
+        );
+        let before = self.reported.fetch_max(issued, Ordering::Relaxed);
+        if issued > before {
+            self.issued.increment(issued - before);
+        }
+        self.check_step(now_millis);
+    }
+
+    fn check_step(&self, now_millis: u64) {
+        let mono = u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let last_wall = self.wall.swap(now_millis, Ordering::Relaxed);
+        let last_mono = self.mono.swap(mono, Ordering::Relaxed);
+        let wall_passed = now_millis.saturating_sub(last_wall);
+        let mono_passed = mono.saturating_sub(last_mono);
+        let jump = wall_passed.saturating_sub(mono_passed);
+        if jump > u64::try_from(CLOCK_JUMP_THRESHOLD.as_millis()).unwrap_or(u64::MAX) {
+            tracing::warn!(
+                target: GENERATOR_TARGET,
+                node = self.node,
+                jump_ms = jump,
+                now_millis,
+                "clock stepped forward: IDs are stamped with the new time"
+            );
+        }
+    }
+
+    /// The clock was found `behind_ms` behind the last issued tick, which
+    /// ends at `until_tick`.
+    #[cold]
+    pub(crate) fn regressed(&self, until_tick: u64, behind_ms: u64, now_millis: u64) {
+        let key = until_tick.saturating_add(1);
+        if self.regression.swap(key, Ordering::Relaxed) != key {
+            self.regressions.increment(1);
+            tracing::warn!(
+                target: GENERATOR_TARGET,
+                node = self.node,
+                behind_ms,
+                now_millis,
+                "clock stepped back: the generator waits for it or fails, as its clock regression policy says"
+            );
+        }
+        // The monotonic reference restarts from the stepped clock.
+        self.wall.store(now_millis, Ordering::Relaxed);
+        self.mono.store(
+            u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// A caller waits for `cause`, for `wait` (for the lease ceiling: at
+    /// most `wait`, for the ceiling `ceiling_millis`).
+    #[cold]
+    pub(crate) fn waiting(&self, cause: WaitCause, wait: Duration, ceiling_millis: u64) {
+        self.waits[cause as usize].increment(1);
+        if wait <= wait_event_threshold() {
+            return;
+        }
+        if cause == WaitCause::LeaseCeiling
+            && self
+                .ceiling_reported
+                .swap(ceiling_millis, Ordering::Relaxed)
+                == ceiling_millis
+        {
+            return;
+        }
+        tracing::warn!(
+            target: GENERATOR_TARGET,
+            node = self.node,
+            cause = cause.label(),
+            wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+            "generator waiting before it can issue"
+        );
+    }
+}
+
+#[cfg(feature = "metrics")]
+fn to_labels(labels: &[(&'static str, &str)]) -> Vec<metrics::Label> {
+    labels
+        .iter()
+        .map(|&(k, v)| metrics::Label::new(k, v.to_owned()))
+        .collect()
+}

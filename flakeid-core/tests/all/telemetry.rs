@@ -1,0 +1,272 @@
+//! The metrics of the feature `metrics`, read back from a test recorder
+//! (metrics-util's `DebuggingRecorder`, installed for the building thread
+//! only, so that the other tests of this binary record nothing into it).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use flakeid_core::node::{LeaseStatus, MemoryLeaseStore};
+use flakeid_core::segment::SegmentOptions;
+use flakeid_core::{ClockRegression, FenceReason, Generator, ManualClock, layout::presets};
+use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
+
+use crate::node::lease::{Partitionable, eventually, quick};
+use crate::segment::{Mode, Switched};
+
+const T0: u64 = 1_700_000_000_000;
+
+/// A recorder for what `build` builds, and a reader of its values.
+fn recorded<T>(build: impl FnOnce() -> T) -> (T, Recorded) {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let built = metrics::with_local_recorder(&recorder, build);
+    (
+        built,
+        Recorded {
+            snapshotter,
+            totals: Mutex::default(),
+        },
+    )
+}
+
+/// What a recorder saw so far (its snapshots drain it: counters and
+/// histograms are added up here, a gauge keeps its last value set).
+struct Recorded {
+    snapshotter: Snapshotter,
+    totals: Mutex<HashMap<String, f64>>,
+}
+
+impl Recorded {
+    /// The value of the metric `name` with exactly `labels` (0 if it was
+    /// never registered): a counter's or gauge's value, a histogram's count.
+    fn value(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
+        let mut totals = self.totals.lock().unwrap();
+        for (k, .., v) in self.snapshotter.snapshot().into_vec() {
+            let mut key = k.key().name().to_owned();
+            let mut ls: Vec<_> = k
+                .key()
+                .labels()
+                .map(|l| format!("{}={}", l.key(), l.value()))
+                .collect();
+            ls.sort();
+            key.push_str(&ls.join(","));
+            let total = totals.entry(key).or_default();
+            match v {
+                DebugValue::Counter(c) => *total += c as f64,
+                DebugValue::Histogram(h) => *total += h.len() as f64,
+                DebugValue::Gauge(g) if g.into_inner() != 0.0 => *total = g.into_inner(),
+                DebugValue::Gauge(_) => {}
+            }
+        }
+        let mut ls: Vec<_> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        ls.sort();
+        let key = format!("{name}{}", ls.join(","));
+        totals.get(&key).copied().unwrap_or(0.0)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.snapshotter.snapshot().into_vec().is_empty()
+    }
+}
+
+#[test]
+fn issued_ids_and_waits_are_counted_per_tick_and_per_cause() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let (g, s) = recorded(|| {
+        Generator::builder(presets::twitter(), 7)
+            .clock(clock.clone())
+            .build()
+            .unwrap()
+    });
+    let node = [("node", "7")];
+    // The first ID waits for the tick after the build tick (the manual
+    // clock advances itself while the generator waits).
+    g.next_id().unwrap();
+    assert_eq!(
+        s.value(
+            "flakeid_waits_total",
+            &[("node", "7"), ("cause", "first_tick")]
+        ),
+        1.0
+    );
+    assert_eq!(s.value("flakeid_ids_issued_total", &node), 0.0);
+    // The rest of the tick's 4,096 IDs, then the next tick after a wait.
+    for _ in 1..4_096 {
+        g.next_id().unwrap();
+    }
+    assert_eq!(
+        s.value(
+            "flakeid_waits_total",
+            &[("node", "7"), ("cause", "sequence")]
+        ),
+        0.0
+    );
+    for _ in 0..10 {
+        g.next_id().unwrap();
+    }
+    assert_eq!(
+        s.value(
+            "flakeid_waits_total",
+            &[("node", "7"), ("cause", "sequence")]
+        ),
+        1.0
+    );
+    // Counted once the generator entered its next tick.
+    assert_eq!(s.value("flakeid_ids_issued_total", &node), 4_096.0);
+    // Ticks skipped while idle are not counted as issued.
+    clock.advance(Duration::from_millis(50));
+    g.next_id().unwrap();
+    assert_eq!(s.value("flakeid_ids_issued_total", &node), 4_106.0);
+    // A batch spanning ticks.
+    clock.advance(Duration::from_millis(5));
+    assert_eq!(g.next_batch(5_000).unwrap().count(), 5_000);
+    clock.advance(Duration::from_millis(5));
+    g.next_id().unwrap();
+    assert_eq!(s.value("flakeid_ids_issued_total", &node), 9_107.0);
+}
+
+#[test]
+fn a_clock_step_back_is_counted_once_and_its_wait_by_cause() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let (g, s) = recorded(|| {
+        Generator::builder(presets::twitter(), 3)
+            .clock(clock.clone())
+            .clock_regression(ClockRegression::Wait {
+                max: Duration::from_secs(10),
+            })
+            .build()
+            .unwrap()
+    });
+    clock.advance(Duration::from_millis(1));
+    g.next_id().unwrap();
+    assert_eq!(
+        s.value("flakeid_clock_regressions_total", &[("node", "3")]),
+        0.0
+    );
+    clock.set(T0 - 5_000);
+    g.next_id().unwrap();
+    g.next_id().unwrap();
+    assert_eq!(
+        s.value("flakeid_clock_regressions_total", &[("node", "3")]),
+        1.0
+    );
+    assert_eq!(
+        s.value(
+            "flakeid_waits_total",
+            &[("node", "3"), ("cause", "clock_regression")]
+        ),
+        1.0
+    );
+}
+
+#[test]
+fn a_lost_lease_counts_failed_renewals_a_fence_and_the_loss() {
+    let db = Arc::new(ManualClock::new(T0));
+    let store = MemoryLeaseStore::with_clock(db.clone());
+    let link = Partitionable {
+        store: store.clone(),
+        down: Arc::new(AtomicBool::new(false)),
+    };
+    let ((a, ga), s) = recorded(|| {
+        let a = quick("metrics").claim(link.clone()).unwrap();
+        let ga = a.generator_builder().build().unwrap();
+        (a, ga)
+    });
+    let space = [("space", "metrics")];
+    eventually("a renewal is answered", || {
+        s.value("flakeid_lease_renewal_duration_seconds", &space) >= 1.0
+    });
+    assert_eq!(s.value("flakeid_lease_renewal_failures_total", &space), 0.0);
+    link.down.store(true, Ordering::SeqCst);
+    eventually("a failed renewal is counted", || {
+        s.value("flakeid_lease_renewal_failures_total", &space) >= 1.0
+    });
+    // The holder's clock passes the ceiling while renewals fail.
+    ga.clock().advance(Duration::from_secs(5));
+    eventually("the fence is counted", || {
+        s.value("flakeid_lease_fenced_total", &space) == 1.0
+    });
+    db.advance(Duration::from_secs(1));
+    let b = quick("metrics").claim(store.clone()).unwrap();
+    assert_eq!(s.value("flakeid_lease_lost_total", &space), 0.0);
+    link.down.store(false, Ordering::SeqCst);
+    eventually("the loss is counted", || {
+        matches!(
+            a.status(),
+            LeaseStatus::Fenced {
+                reason: FenceReason::Lost { .. },
+                ..
+            }
+        )
+    });
+    assert_eq!(s.value("flakeid_lease_lost_total", &space), 1.0);
+    assert_eq!(s.value("flakeid_lease_fenced_total", &space), 1.0);
+    assert_eq!(s.value("flakeid_node_moves_total", &space), 0.0);
+    drop(a);
+    drop(b);
+}
+
+#[test]
+fn segment_fetches_waits_and_values_left_are_recorded() {
+    let store = Switched::new();
+    let (ids, s) = recorded(|| {
+        SegmentOptions::new("orders")
+            .step(100)
+            .max_step(100)
+            .prefetch_at(0.5)
+            .retry_every(Duration::from_millis(5))
+            .wait(Duration::from_secs(30))
+            .start(store.clone())
+            .unwrap()
+    });
+    let ok = [("segment", "orders"), ("outcome", "ok")];
+    assert_eq!(s.value("flakeid_segment_fetches_total", &ok), 1.0);
+    assert_eq!(
+        s.value("flakeid_segment_values_left", &[("segment", "orders")]),
+        100.0
+    );
+    for _ in 0..51 {
+        ids.next_value().unwrap();
+    }
+    eventually("the prefetch is counted", || {
+        s.value("flakeid_segment_fetches_total", &ok) == 2.0
+    });
+    // Both segments used up while the database is down: a wait, failed
+    // fetches, then the fetch that ends the wait.
+    store.set(Mode::Down);
+    for _ in 51..200 {
+        ids.next_value().unwrap();
+    }
+    let failed = [("segment", "orders"), ("outcome", "failed")];
+    let waiter = std::thread::spawn(move || ids.next_value().map(|_| ids));
+    eventually("a wait and a failed fetch are counted", || {
+        s.value("flakeid_segment_waits_total", &[("segment", "orders")]) == 1.0
+            && s.value("flakeid_segment_fetches_total", &failed) >= 1.0
+    });
+    store.set(Mode::Up);
+    let ids = waiter.join().unwrap().unwrap();
+    assert_eq!(s.value("flakeid_segment_fetches_total", &ok), 3.0);
+    // The third segment is served, one of its values taken.
+    let left = s.value("flakeid_segment_values_left", &[("segment", "orders")]);
+    assert!((99.0..=100.0).contains(&left), "{left}");
+    drop(ids);
+}
+
+#[test]
+fn nothing_is_recorded_without_a_recorder() {
+    // Built with no recorder installed: the handles are no-ops, and a
+    // recorder installed later for this thread sees nothing of them.
+    let clock = Arc::new(ManualClock::new(T0));
+    let g = Generator::builder(presets::twitter(), 9)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let (_, s) = recorded(|| {
+        for _ in 0..5_000 {
+            g.next_id().unwrap();
+        }
+    });
+    assert!(s.is_empty());
+}
