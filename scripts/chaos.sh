@@ -18,8 +18,10 @@
 # Afterwards, with plain SQL: no key stored twice, every acknowledged write
 # stored, and every key's node held by the replica that returned it when
 # the key was stamped (from the replicas' lease events); per phase:
-# requests/s, p50/p99 latency and outcomes by status. Exit status 1 if a
-# check fails.
+# requests/s, p50/p99 latency and outcomes by status; from every replica's
+# /metrics, saved before it is stopped: the totals of flakeid's counters,
+# which must show IDs issued and lease renewals. Exit status 1 if a check
+# fails.
 #
 # Environment:
 #   CARGO_TARGET_DIR           as for cargo (binaries are built there)
@@ -133,8 +135,16 @@ end_run() {
         "${started_at[$k]}" "$(now_ms)" >>"$runs"
 }
 
+# Saves replica $1's /metrics page (its counters end with the process).
+save_metrics() {
+    local k=$1
+    curl -fsS -m 5 -o "$out/metrics-$k-run-${runs_of[$k]}.txt" \
+        "http://127.0.0.1:$((base_port + k))/metrics" 2>/dev/null || true
+}
+
 stop_replica() { # $1 replica, $2 signal; waits for the exit
     local k=$1 sig=$2 i
+    save_metrics "$k"
     kill "-$sig" "${pids[$k]}"
     for i in $(seq 1 600); do
         kill -0 "${pids[$k]}" 2>/dev/null || break
@@ -256,4 +266,4 @@ for k in $(seq 0 $((replicas - 1))); do stop_replica "$k" TERM; done
 
 log "checking with plain SQL"
 "$bin_dir/flakeid-service-load" verify --database-url "$db_url" --journal "$out/journal.tsv" \
-    --runs "$runs" --phases "$phases" | tee "$out/report.md"
+    --runs "$runs" --phases "$phases" --metrics "$out" | tee "$out/report.md"

@@ -329,6 +329,36 @@ pub fn table(rounds: &[Vec<Cells>], cfg: &Config) -> String {
     out
 }
 
+/// The cost of the generator's metrics: the medians of the recorded row
+/// over those of the row without a recorder, per column (ns/ID: higher is
+/// costlier; IDs/s: lower is costlier). Empty unless both rows ran.
+pub fn metrics_cost(rounds: &[Vec<Cells>]) -> String {
+    let Some(first) = rounds.first() else {
+        return String::new();
+    };
+    let row = |s: Subject| first.iter().position(|c| c.subject == s);
+    let (Some(plain), Some(recorded)) = (row(Subject::Flakeid), row(Subject::FlakeidRecorded))
+    else {
+        return String::new();
+    };
+    let a = |c: &Cells| c.fast_path.as_ref().map(|f| f.median_ns);
+    let b = |c: &Cells| c.saturated.map(|r| r.ids_per_sec());
+    let c_rate = |c: &Cells| c.shared.as_ref().map(|r| r.run.ids_per_sec());
+    let ratio = |f: &dyn Fn(&Cells) -> Option<f64>| match (
+        stat_of(rounds, recorded, f),
+        stat_of(rounds, plain, f),
+    ) {
+        (Some(r), Some(p)) if p.median > 0.0 => format!("{:.3}×", r.median / p.median),
+        _ => "—".to_owned(),
+    };
+    format!(
+        "- Metrics recorded / no recorder (medians): (a) ns/ID {}, (b) IDs/s {}, (c) IDs/s {}.\n",
+        ratio(&a),
+        ratio(&b),
+        ratio(&c_rate)
+    )
+}
+
 /// Notes under the table: how much each run checked, flakeid's lead.
 pub fn notes(rounds: &[Vec<Cells>]) -> String {
     let mut out = String::new();

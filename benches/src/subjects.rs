@@ -32,6 +32,10 @@ pub enum Subject {
     /// flakeid `Generator`, Twitter layout, default policies (wait when a
     /// tick is used up, 10 ms catch-up window).
     Flakeid,
+    /// The same generator with its metrics (feature `metrics`) registered
+    /// in a Prometheus recorder (metrics-exporter-prometheus), as a service
+    /// exporting `/metrics` has it; the row above has no recorder.
+    FlakeidRecorded,
     /// The same generator on a node leased from a lease store (in memory
     /// here: the store's cost is the renewal thread's, every 3 s), its IDs
     /// capped by the lease's ceiling.
@@ -60,8 +64,9 @@ pub enum Subject {
 
 impl Subject {
     /// Every subject, in table order.
-    pub const ALL: [Subject; 10] = [
+    pub const ALL: [Subject; 11] = [
         Subject::Flakeid,
+        Subject::FlakeidRecorded,
         Subject::FlakeidLeased,
         Subject::FlakeidProcessWide,
         Subject::FlakeidRunAhead,
@@ -80,6 +85,7 @@ impl Subject {
     pub fn label(self) -> &'static str {
         match self {
             Subject::Flakeid => "flakeid Generator (Wait)",
+            Subject::FlakeidRecorded => "flakeid Generator, metrics recorded",
             Subject::FlakeidLeased => "flakeid leased node (Wait)",
             Subject::FlakeidProcessWide => "flakeid leased, process-wide",
             Subject::FlakeidRunAhead => "flakeid RunAhead next_id",
@@ -153,6 +159,15 @@ pub fn flakeid(policy: SequenceExhaustion) -> Result<Generator, BenchError> {
         .build()?)
 }
 
+/// A flakeid generator like [`flakeid`] whose metrics go to a Prometheus
+/// recorder (one per process, never rendered: recording is what costs).
+pub fn flakeid_recorded(policy: SequenceExhaustion) -> Result<Generator, BenchError> {
+    static RECORDER: OnceLock<metrics_exporter_prometheus::PrometheusRecorder> = OnceLock::new();
+    let recorder = RECORDER
+        .get_or_init(|| metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder());
+    metrics::with_local_recorder(recorder, || flakeid(policy))
+}
+
 /// A flakeid generator like [`flakeid`], on a node leased from an
 /// in-memory lease store, and its lease (keep it while the generator runs).
 pub fn flakeid_leased(policy: SequenceExhaustion) -> Result<(NodeLease, Generator), BenchError> {
@@ -208,6 +223,10 @@ impl Subject {
                 let g = flakeid(policy)?;
                 v.visit(|| g.next_id().map_err(BenchError::from))
             }
+            Subject::FlakeidRecorded => {
+                let g = flakeid_recorded(policy)?;
+                v.visit(|| g.next_id().map_err(BenchError::from))
+            }
             Subject::FlakeidLeased => {
                 let (lease, g) = flakeid_leased(policy)?;
                 let out = v.visit(|| g.next_id().map_err(BenchError::from))?;
@@ -250,6 +269,10 @@ impl Subject {
         Ok(Some(match self {
             Subject::Flakeid => {
                 let g = flakeid(SequenceExhaustion::Wait)?;
+                v.visit(&|| g.next_id().map_err(BenchError::from))?
+            }
+            Subject::FlakeidRecorded => {
+                let g = flakeid_recorded(SequenceExhaustion::Wait)?;
                 v.visit(&|| g.next_id().map_err(BenchError::from))?
             }
             Subject::FlakeidLeased => {

@@ -120,6 +120,7 @@ fn run() -> Result<(), BenchError> {
         "Median over rounds [min–max]; (×) = ratio of medians to ferroid AtomicSnowflakeGen (for ns/ID lower is better)."
     );
     print!("{}", report::notes(&rounds));
+    print!("{}", report::metrics_cost(&rounds));
     Ok(())
 }
 

@@ -68,6 +68,7 @@ pub fn router(state: AppState) -> axum::Router {
     let api = Arc::new(api);
     router
         .route("/openapi.json", get(move || async move { Json(api) }))
+        .route("/metrics", get(crate::metrics::render))
         .route("/", get(index))
         .route("/favicon.ico", get(no_icon))
         .fallback(no_route)

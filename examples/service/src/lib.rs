@@ -24,12 +24,17 @@
 //! claim releases the node. On SIGTERM or SIGINT: stop accepting
 //! connections, finish the requests in flight, release the node (the next
 //! holder starts right after this process's last ID), exit 0.
+//!
+//! `GET /metrics` serves flakeid's metrics (IDs issued, generator waits by
+//! cause, lease renewals and their failures, fences, node moves) in
+//! Prometheus's text format ([`metrics`]).
 
 pub mod api;
 pub mod config;
 pub mod connection;
 pub mod error;
 pub mod extract;
+pub mod metrics;
 pub mod schema;
 
 use std::net::SocketAddr;
@@ -78,6 +83,8 @@ pub enum ServiceError {
         #[source]
         source: LeaseError,
     },
+    #[error("cannot install the metrics recorder: {0}")]
+    Metrics(#[from] metrics_exporter_prometheus::BuildError),
     #[error("cannot install the ID generator: {0}")]
     Generator(#[from] GeneratorConfigError),
     #[error("cannot listen on {addr}: {source}")]
@@ -112,6 +119,8 @@ pub async fn run() -> Result<(), ServiceError> {
         .local_addr()
         .map_err(|source| ServiceError::Listen { addr, source })?;
 
+    // Before the lease and the generator: they register their metrics when built.
+    metrics::install()?;
     check_reachable(&config.database_url).await?;
     let db = connect(&config.database_url, POOL_SIZE).await?;
     // The lease is renewed on a pool of its own: behind a pool busy with

@@ -5,7 +5,7 @@
 //! ```text
 //! flakeid-service-load wait-db DATABASE_URL
 //! flakeid-service-load run --targets URL,URL… --journal FILE --stop-file FILE [--threads N]
-//! flakeid-service-load verify --database-url URL --journal FILE --runs FILE --phases FILE
+//! flakeid-service-load verify --database-url URL --journal FILE --runs FILE --phases FILE [--metrics DIR]
 //! ```
 //!
 //! `run` writes one journal line per request (tab-separated: start ms, end
@@ -16,8 +16,11 @@
 //! start_ms end_ms`), prints requests per second, p50/p99 latency and
 //! errors by status per phase, then checks with plain SQL: no key twice,
 //! every acknowledged write stored, and every key's node held by the
-//! replica that returned it at the time the key was stamped. Exit status 1
-//! if a check fails.
+//! replica that returned it at the time the key was stamped. With
+//! `--metrics`, it adds up the replicas' saved `/metrics` pages
+//! (`metrics-*.txt` in DIR), prints every counter's total and checks that
+//! IDs were counted and lease renewals timed. Exit status 1 if a check
+//! fails.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
@@ -423,6 +426,56 @@ fn holdings(log: &Path, end_ms: i64) -> Result<Vec<(u64, i64, i64)>, LoadError> 
     Ok(out)
 }
 
+/// The totals over every replica's saved `/metrics` page (`metrics-*.txt`
+/// in `dir`) of flakeid's counters and histogram counts, summed over their
+/// labels: printed, then checked to have moved. The number of failed checks.
+fn check_metrics(dir: &Path) -> Result<usize, LoadError> {
+    let file_error = |source| LoadError::File {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut totals: BTreeMap<String, f64> = BTreeMap::new();
+    let mut pages = 0;
+    for entry in std::fs::read_dir(dir).map_err(file_error)? {
+        let path = entry.map_err(file_error)?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if !(name.starts_with("metrics-") && name.ends_with(".txt")) {
+            continue;
+        }
+        pages += 1;
+        for (i, line) in read_lines(&path)?.iter().enumerate() {
+            if line.starts_with('#') || line.is_empty() {
+                continue;
+            }
+            let metric = line.split(['{', ' ']).next().unwrap_or("");
+            if !(metric.starts_with("flakeid_")
+                && (metric.ends_with("_total") || metric.ends_with("_count")))
+            {
+                continue;
+            }
+            let value = line.rsplit(' ').next().unwrap_or("");
+            *totals.entry(metric.to_owned()).or_default() += parse::<f64>(&path, i + 1, value)?;
+        }
+    }
+    println!();
+    println!("metrics over {pages} saved /metrics page(s):");
+    for (name, total) in &totals {
+        println!("  {name}: {total}");
+    }
+    let mut failed = 0;
+    for must_move in [
+        "flakeid_ids_issued_total",
+        "flakeid_lease_renewal_duration_seconds_count",
+    ] {
+        let total = totals.get(must_move).copied().unwrap_or(0.0);
+        if total <= 0.0 {
+            println!("metric {must_move} never moved");
+            failed += 1;
+        }
+    }
+    Ok(failed)
+}
+
 fn percentile(sorted: &[u128], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -714,6 +767,10 @@ fn verify(args: &[String]) -> Result<(), LoadError> {
         println!("  {o}");
     }
     failed += usize::from(!overlaps.is_empty());
+
+    if let Some(dir) = opts.get("metrics") {
+        failed += check_metrics(Path::new(dir))?;
+    }
 
     if failed > 0 {
         return Err(LoadError::Failed(failed));

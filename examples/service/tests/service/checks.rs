@@ -621,3 +621,41 @@ pub fn id_above_2_pow_53_round_trips_as_a_string(db: Db) {
     assert_eq!(odd.status, 404);
     assert_eq!(odd.json["value"], json!("9007199254740993"));
 }
+
+/// `/metrics` counts the IDs the service issued (under its node) and its
+/// lease's renewals (under its space), in Prometheus's text format.
+pub fn metrics_count_issued_ids_and_renewals(db: Db) {
+    let (service, _sql) = start(&db);
+    let node = service.node();
+    let answer = service.get("/metrics");
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    // A team and its player: two IDs. The generator counts a tick's IDs
+    // when it enters its next tick, so the second team moves the count.
+    create_team(&service, "Reds", &["Ann"], 0);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    create_team(&service, "Blues", &["Bo"], 0);
+    let issued = format!("flakeid_ids_issued_total{{node=\"{node}\"}} ");
+    let renewed = "flakeid_lease_renewal_duration_seconds_count{space=\"service\"} ";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let text = service.get("/metrics").text;
+        let (ids, renewals) = (sample(&text, &issued), sample(&text, renewed));
+        if ids >= 2.0 && renewals >= 1.0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "/metrics never showed 2 IDs issued and a renewal:\n{text}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
+/// The value of the sample line of a Prometheus text that starts with
+/// `prefix` (name and labels), 0 if there is none.
+fn sample(text: &str, prefix: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0)
+}

@@ -76,4 +76,5 @@ on_each_database!(
     checks::health_reports_the_held_lease,
     checks::sigterm_releases_the_lease,
     checks::id_above_2_pow_53_round_trips_as_a_string,
+    checks::metrics_count_issued_ids_and_renewals,
 );
