@@ -70,6 +70,7 @@ mod encoding {
 }
 mod flake128;
 mod generator {
+    mod events;
     mod guarantees;
     mod manual_clock;
     mod threads;
