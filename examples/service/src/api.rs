@@ -47,15 +47,6 @@ pub struct AppState {
     pub lease: Arc<RwLock<Option<NodeLease>>>,
 }
 
-/// The OpenAPI document's header; the paths come from the routes.
-#[derive(OpenApi)]
-#[openapi(info(
-    title = "flakeid-service",
-    description = "Teams and players with flake ID keys. IDs are decimal strings: \
-                   JavaScript numbers lose integers above 2^53."
-))]
-struct ApiDoc;
-
 /// The router with every route, and the OpenAPI document at `/openapi.json`.
 pub fn router(state: AppState) -> axum::Router {
     let (router, api) = OpenApiRouter::with_openapi(ApiDoc::openapi())
@@ -596,3 +587,12 @@ async fn log_request(req: Request, next: Next) -> Response {
     }
     response
 }
+
+/// The OpenAPI document's header; the paths come from the routes.
+#[derive(OpenApi)]
+#[openapi(info(
+    title = "flakeid-service",
+    description = "Teams and players with flake ID keys. IDs are decimal strings: \
+                   JavaScript numbers lose integers above 2^53."
+))]
+struct ApiDoc;

@@ -204,21 +204,6 @@ pub struct Adoption {
     clock_skew: Duration,
 }
 
-/// A key table and column, as named.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct KeyColumn {
-    table: String,
-    column: String,
-}
-
-/// A column named as holding keys of `key_table`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct NamedReference {
-    key_table: String,
-    table: String,
-    column: String,
-}
-
 impl Adoption {
     /// How far behind the planning clock the cut-over is taken unless
     /// [`clock_skew`](Self::clock_skew) says otherwise: one minute.
@@ -618,6 +603,21 @@ async fn read_tables<E: AsyncSqlExecutor>(
         });
     }
     Ok(Catalog { dialect, tables })
+}
+
+/// A key table and column, as named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct KeyColumn {
+    table: String,
+    column: String,
+}
+
+/// A column named as holding keys of `key_table`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct NamedReference {
+    key_table: String,
+    table: String,
+    column: String,
 }
 
 #[cfg(test)]
