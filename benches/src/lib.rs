@@ -4,6 +4,7 @@
 //! `lease_load`, `segments` and `async_generation` print theirs; see `BENCHMARKS.md` at the
 //! repository root for what each column measures and for results.
 //!
+//! * [`args`] — the binaries' flag values.
 //! * [`measure`] — generic measurements over any ID source; each checks
 //!   that what it measured is unique and increasing.
 //! * [`subjects`] — the compared generators (flakeid, ferroid, snowflaked,
@@ -17,6 +18,7 @@
 //!   `async_generation` binary): the cost when no wait is needed, and how
 //!   long each holds up a current-thread runtime when waits are forced.
 
+pub mod args;
 pub mod asynchronous;
 pub mod db;
 pub mod lease_load;
