@@ -331,8 +331,9 @@ run_job() {
 # pauses its database container), the slower test targets (`docs`, the
 # documentation's commands, which compile the examples, the service and the
 # CLI with their own features while the database jobs wait on servers;
-# `api`, the public-API snapshots from rustdoc's JSON; `db_quick`,
-# `generator_process`, `ui`), the doc tests, the loom model check of the
+# `api`, the public-API snapshots from rustdoc's JSON; `db_quick` and
+# `time_range_quick`, the database benchmarks' quick modes, which start
+# servers of their own; `generator_process`, `ui`), the doc tests, the loom model check of the
 # generator (`--cfg loom`, the `loom` profile, a target dir of its own), every other
 # test target name and the binaries' tests.
 # Each line: job name, then its cargo arguments.
@@ -381,7 +382,7 @@ if idle:
              + "; ".join(idle))
 names = {t["name"] for p in packages for t in p["targets"] if "test" in t["kind"]}
 print("\n".join(sorted(names)))') || return 1
-    local slow=(docs api db_quick generator_process ui) name
+    local slow=(docs api db_quick time_range_quick generator_process ui) name
     # The `all` binaries in two processes: the lease and segment tests
     # (which wait on leases' clocks and servers) and the rest; the second
     # skips exactly what the first selects, so together they run every test.
