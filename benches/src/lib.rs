@@ -17,6 +17,8 @@
 //! * [`asynchronous`] — async against blocking generation (the
 //!   `async_generation` binary): the cost when no wait is needed, and how
 //!   long each holds up a current-thread runtime when waits are forced.
+//! * [`time_range`] — rows of a time range by a range of the primary key
+//!   against a `created_at` index (the `time_range` binary).
 
 pub mod args;
 pub mod asynchronous;
@@ -25,6 +27,7 @@ pub mod lease_load;
 pub mod measure;
 pub mod report;
 pub mod subjects;
+pub mod time_range;
 
 use core::fmt::Display;
 use std::process::ExitCode;
