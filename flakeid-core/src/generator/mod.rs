@@ -1048,6 +1048,11 @@ impl<L: Layout, C: Clock> Sealable for Generator<L, C> {
     }
 }
 
+/// Keeps the state word alone in its cache line so that a hot generator
+/// does not slow down unrelated data next to it.
+#[repr(align(128))]
+struct PaddedState(AtomicU64);
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use std::sync::Arc;
@@ -1133,8 +1138,3 @@ mod tests {
         }
     }
 }
-
-/// Keeps the state word alone in its cache line so that a hot generator
-/// does not slow down unrelated data next to it.
-#[repr(align(128))]
-struct PaddedState(AtomicU64);
