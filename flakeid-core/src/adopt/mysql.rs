@@ -329,11 +329,12 @@ pub(crate) fn plan(
         "SET FOREIGN_KEY_CHECKS = 0".to_owned(),
     ];
     let checks_back = format!("SET FOREIGN_KEY_CHECKS = {SAVED_CHECKS}");
-    let mut up = Vec::new();
+    // The proof once before anything changes (so that a refusal leaves no
+    // ID function behind), then again under the lock.
+    let mut up = vec![proof.clone()];
     if let Some(f) = f {
         up.extend(f.install()?);
     }
-    up.push(proof.clone());
     up.push(lock.clone());
     up.push(proof);
     up.extend(checks_off.iter().cloned());
