@@ -91,13 +91,16 @@
 //!
 //! Statements on one connection: the proof, the ID function (if asked
 //! for), `LOCK TABLES … WRITE` on every table, the proof again under the
-//! lock, `SET FOREIGN_KEY_CHECKS = 0` (MariaDB refuses to change a column
-//! a foreign key uses otherwise), one `ALTER TABLE … MODIFY COLUMN` per
-//! table (the key: `BIGINT`, `UNSIGNED` kept, without `AUTO_INCREMENT`,
-//! with its `CHECK`; each reference: `BIGINT`, with its nullability,
-//! default and comment stated again, since `MODIFY` replaces the whole
-//! definition), the ID function's trigger, the foreign key checks as they
-//! were, `UNLOCK TABLES`. `ALTER TABLE` copies the table (`ALGORITHM=COPY`
+//! lock, `SET FOREIGN_KEY_CHECKS = 0`, `DROP FOREIGN KEY` for every
+//! foreign key that references a key (MariaDB refuses to change the type
+//! of a column under a foreign key, even with the checks off: MDEV-31086),
+//! one `ALTER TABLE … MODIFY COLUMN` per table (the key: `BIGINT`,
+//! `UNSIGNED` kept, without `AUTO_INCREMENT`, with its `CHECK`; each
+//! reference: `BIGINT`, with its nullability, default and comment stated
+//! again, since `MODIFY` replaces the whole definition), the foreign keys
+//! added again with their actions (not checked: the checks are off, and
+//! no key changed), the ID function's trigger, the foreign key checks as
+//! they were, `UNLOCK TABLES`. `ALTER TABLE` copies the table (`ALGORITHM=COPY`
 //! for a type change), under the table lock. DDL is not transactional: a
 //! failure after the first `ALTER` (a full disk) leaves the earlier tables
 //! changed; the proof runs before any of them.
