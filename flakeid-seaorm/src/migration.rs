@@ -223,7 +223,9 @@ impl SqlMigration {
 
 impl std::fmt::Debug for SqlMigration {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqlMigration").field("name", &self.name).finish_non_exhaustive()
+        f.debug_struct("SqlMigration")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }
 

@@ -232,10 +232,7 @@ mod tests {
         fn dialect(&self) -> Dialect {
             Dialect::Postgres
         }
-        async fn execute(
-            &self,
-            _: &SqlStatement,
-        ) -> Result<crate::store::Executed, Self::Error> {
+        async fn execute(&self, _: &SqlStatement) -> Result<crate::store::Executed, Self::Error> {
             Ok(crate::store::Executed::default())
         }
         async fn query(&self, _: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {

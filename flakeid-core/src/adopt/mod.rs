@@ -699,12 +699,18 @@ mod tests {
         let skewed = (1_780_000_000_000 - 60_000 - 1_288_834_974_657) << 22;
         assert_eq!(a.cut_over_at(now).unwrap(), skewed);
         let exact = a.clone().clock_skew(Duration::ZERO);
-        assert_eq!(exact.cut_over_at(now).unwrap(), exact.first_key(now).unwrap());
+        assert_eq!(
+            exact.cut_over_at(now).unwrap(),
+            exact.first_key(now).unwrap()
+        );
         assert!(matches!(
             a.clone().cut_over(skewed + (1 << 40)).cut_over_at(now),
             Err(AdoptError::CutOverInFuture { .. })
         ));
         let ended = UNIX_EPOCH + Duration::from_secs(4_000_000_000);
-        assert!(matches!(a.first_key(ended), Err(AdoptError::LayoutEnded { .. })));
+        assert!(matches!(
+            a.first_key(ended),
+            Err(AdoptError::LayoutEnded { .. })
+        ));
     }
 }

@@ -240,7 +240,10 @@ fn details(row: &SqlRow) -> ColumnDetails {
             .text("column_default")
             .filter(|v| !v.eq_ignore_ascii_case("null"))
             .map(str::to_owned),
-        comment: row.text("column_comment").filter(|c| !c.is_empty()).map(str::to_owned),
+        comment: row
+            .text("column_comment")
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned),
         foreign_key: None,
     }
 }
@@ -277,14 +280,15 @@ pub(crate) fn plan(
     // MDEV-31086): the foreign keys go first and come back last, unchecked.
     let mut drop_fks = Vec::new();
     let mut add_fks = Vec::new();
-    let mut change = |table: &str, up: String, down: String| {
-        match alters.iter_mut().find(|(t, ..)| t == table) {
-            Some((_, u, d)) => {
-                u.push(up);
-                d.push(down);
-            }
-            None => alters.push((table.to_owned(), vec![up], vec![down])),
+    let mut change = |table: &str, up: String, down: String| match alters
+        .iter_mut()
+        .find(|(t, ..)| t == table)
+    {
+        Some((_, u, d)) => {
+            u.push(up);
+            d.push(down);
         }
+        None => alters.push((table.to_owned(), vec![up], vec![down])),
     };
     for t in &catalog.tables {
         let name = d.identifier("table", &t.table)?;
@@ -323,7 +327,11 @@ pub(crate) fn plan(
         let mut referencing = Vec::new();
         for r in &t.references {
             let rt = match &r.schema {
-                Some(s) => format!("{}.{}", d.identifier("database", s)?, d.identifier("table", &r.table)?),
+                Some(s) => format!(
+                    "{}.{}",
+                    d.identifier("database", s)?,
+                    d.identifier("table", &r.table)?
+                ),
                 None => d.identifier("table", &r.table)?,
             };
             let rc = d.identifier("column", &r.column)?;

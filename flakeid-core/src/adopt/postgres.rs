@@ -11,7 +11,6 @@ use crate::id_function::IdFunction;
 use crate::sql::{Dialect, SqlType};
 use crate::store::AsyncSqlExecutor;
 
-
 static KEY_COLUMNS: [(&str, SqlType); 5] = [
     ("column_type", SqlType::Text),
     ("identity", SqlType::Text),
@@ -237,11 +236,15 @@ pub(crate) fn plan(
         if integer_width(&t.column_type) == Some(false) {
             key_change.up.push(format!("ALTER COLUMN {k} TYPE bigint"));
             key_change.rewrite = true;
-            key_change.narrow.push((k.clone(), t.column_type.clone(), max_of(&t.column_type)));
+            key_change
+                .narrow
+                .push((k.clone(), t.column_type.clone(), max_of(&t.column_type)));
         }
         match &t.increment {
             Increment::Identity { always, .. } => {
-                key_change.up.push(format!("ALTER COLUMN {k} DROP IDENTITY"));
+                key_change
+                    .up
+                    .push(format!("ALTER COLUMN {k} DROP IDENTITY"));
                 let kind = if *always { "ALWAYS" } else { "BY DEFAULT" };
                 restore.push(format!(
                     "ALTER TABLE {name} ALTER COLUMN {k} ADD GENERATED {kind} AS IDENTITY"
@@ -255,7 +258,9 @@ pub(crate) fn plan(
             }
             Increment::Sequence { sequence, default } => {
                 key_change.up.push(format!("ALTER COLUMN {k} DROP DEFAULT"));
-                restore.push(format!("ALTER TABLE {name} ALTER COLUMN {k} SET DEFAULT {default}"));
+                restore.push(format!(
+                    "ALTER TABLE {name} ALTER COLUMN {k} SET DEFAULT {default}"
+                ));
                 restore.push(format!(
                     "PERFORM setval({}, GREATEST((SELECT COALESCE(max({k}), 1) FROM {name}), \
                      (SELECT last_value FROM {sequence})), true)",
@@ -269,9 +274,18 @@ pub(crate) fn plan(
                 .up
                 .push(format!("ALTER COLUMN {k} SET DEFAULT {}", f.call()?));
         }
-        key_change.down.push(format!("DROP CONSTRAINT IF EXISTS {}", d.quote(CHECK)));
-        if f.is_some() || matches!(t.increment, Increment::Identity { .. } | Increment::Sequence { .. }) {
-            key_change.down.push(format!("ALTER COLUMN {k} DROP DEFAULT"));
+        key_change
+            .down
+            .push(format!("DROP CONSTRAINT IF EXISTS {}", d.quote(CHECK)));
+        if f.is_some()
+            || matches!(
+                t.increment,
+                Increment::Identity { .. } | Increment::Sequence { .. }
+            )
+        {
+            key_change
+                .down
+                .push(format!("ALTER COLUMN {k} DROP DEFAULT"));
         }
         if let Some(seq) = match &t.increment {
             Increment::Identity { sequence, .. } | Increment::Sequence { sequence, .. } => {
@@ -302,7 +316,11 @@ pub(crate) fn plan(
         let mut referencing = Vec::new();
         for r in &t.references {
             let rt = match &r.schema {
-                Some(s) => format!("{}.{}", d.identifier("schema", s)?, d.identifier("table", &r.table)?),
+                Some(s) => format!(
+                    "{}.{}",
+                    d.identifier("schema", s)?,
+                    d.identifier("table", &r.table)?
+                ),
                 None => d.identifier("table", &r.table)?,
             };
             let rc = d.identifier("column", &r.column)?;
@@ -331,7 +349,10 @@ pub(crate) fn plan(
         }
     }
     let locked = lock_order(&order);
-    let lock = format!("  LOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\n", locked.join(", "));
+    let lock = format!(
+        "  LOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\n",
+        locked.join(", ")
+    );
     proof.push_str(&format!(
         "  IF {cut_over} > {first} THEN\n    RAISE EXCEPTION '%', {message};\n  END IF;\n",
         cut_over = guard.cut_over,
@@ -376,7 +397,9 @@ pub(crate) fn plan(
     for s in &restore {
         restore_text.push_str(&format!("  {s};\n"));
     }
-    let mut down = vec![do_block(&format!("{lock}{narrow}{down_alters}{restore_text}"))];
+    let mut down = vec![do_block(&format!(
+        "{lock}{narrow}{down_alters}{restore_text}"
+    ))];
     if let Some(f) = f {
         down.extend(f.uninstall()?);
     }

@@ -208,7 +208,10 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
 }
 
 /// The up and down statements.
-pub(crate) fn plan(catalog: &Catalog, guard: &Guard) -> Result<(Vec<String>, Vec<String>), AdoptError> {
+pub(crate) fn plan(
+    catalog: &Catalog,
+    guard: &Guard,
+) -> Result<(Vec<String>, Vec<String>), AdoptError> {
     let d = Dialect::Sqlite;
     let mut checks: Vec<(String, String)> = Vec::new();
     let mut rebuilds = Vec::new();
@@ -228,7 +231,10 @@ pub(crate) fn plan(catalog: &Catalog, guard: &Guard) -> Result<(Vec<String>, Vec
                 d.literal(&t.table)
             );
         }
-        checks.push((format!("{largest} < {}", guard.cut_over), guard.too_large(&t.table, &t.column)));
+        checks.push((
+            format!("{largest} < {}", guard.cut_over),
+            guard.too_large(&t.table, &t.column),
+        ));
         let rewritten = rewrite(&s.create, &t.column, &t.table)?.sql;
         let helpers = helper_indexes(t, &mut helper_names)?;
         rebuilds.extend(helpers.iter().cloned());
@@ -474,7 +480,9 @@ pub(crate) fn rewrite(create: &str, column: &str, table: &str) -> Result<Rewritt
     let mut not_null = false;
     let mut previous_not = false;
     for t in &item[type_end..] {
-        if t.word().is_some_and(|w| w.eq_ignore_ascii_case("autoincrement")) {
+        if t.word()
+            .is_some_and(|w| w.eq_ignore_ascii_case("autoincrement"))
+        {
             autoincrement = true;
             continue;
         }
@@ -535,7 +543,9 @@ fn without_rowid(create: &str) -> bool {
         .iter()
         .filter_map(|t| t.word().map(str::to_ascii_lowercase))
         .collect();
-    words.windows(2).any(|w| w[0] == "without" && w[1] == "rowid")
+    words
+        .windows(2)
+        .any(|w| w[0] == "without" && w[1] == "rowid")
 }
 
 /// A token of SQLite's SQL: a word, a quoted name or string, a punctuation
@@ -681,6 +691,8 @@ mod tests {
              CHECK (\"id\" > 0), v ANY) STRICT"
         );
         assert!(rewrite("CREATE TABLE t (a INTEGER)", "id", "t").is_err());
-        assert!(without_rowid("CREATE TABLE t (id INT PRIMARY KEY) WITHOUT ROWID"));
+        assert!(without_rowid(
+            "CREATE TABLE t (id INT PRIMARY KEY) WITHOUT ROWID"
+        ));
     }
 }
