@@ -3,9 +3,10 @@
 //! `ALTER TABLE … MODIFY COLUMN` under `LOCK TABLES`, with foreign key
 //! checks off.
 
-use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, text};
+use super::catalog::{Catalog, Increment};
+use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, integer_width, integers, text};
 use super::error::AdoptError;
-use super::{CHECK, Catalog, Guard, Increment, integer_width, lock_order};
+use super::plan::{CHECK, Guard, lock_order};
 use crate::id_function::IdFunction;
 use crate::sql::{Dialect, SqlType};
 use crate::store::{AsyncSqlExecutor, SqlRow};
@@ -140,19 +141,8 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
         .await?
     {
         let constraint = text(&r, "constraint_name");
-        let columns = r.i64("columns").unwrap_or(1);
-        if columns != 1 {
-            return Err(AdoptError::CompositeReference {
-                table: text(&r, "table_name"),
-                constraint,
-                key_table: table.to_owned(),
-                key_column: column.to_owned(),
-                columns,
-            });
-        }
-        let schema = r.text("schema_name").map(str::to_owned);
         // The key table as the referencing table's foreign key names it.
-        let parent = match &schema {
+        let parent = match r.text("schema_name") {
             Some(_) => format!(
                 "{}.{t}",
                 d.identifier("database", &text(&r, "referenced_schema"))?
@@ -165,18 +155,16 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             rule(&r, "delete_rule")?,
             rule(&r, "update_rule")?,
         );
-        references.push(Reference {
-            schema,
-            table: text(&r, "table_name"),
-            column: text(&r, "column_name"),
-            column_type: text(&r, "column_type"),
-            constraint: Some(constraint),
-            on_delete: None,
-            details: ColumnDetails {
+        references.push(Reference::foreign_key(
+            &r,
+            (table, column),
+            constraint,
+            None,
+            ColumnDetails {
                 foreign_key: Some(foreign_key),
                 ..details(&r)
             },
-        });
+        )?);
     }
     for &(ref_table, ref_column) in named {
         if references
@@ -199,25 +187,14 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             table: ref_table.to_owned(),
             column: ref_column.to_owned(),
         })?;
-        references.push(Reference {
-            schema: None,
-            table: ref_table.to_owned(),
-            column: ref_column.to_owned(),
-            column_type: text(row, "column_type"),
-            constraint: None,
-            on_delete: None,
-            details: details(row),
-        });
+        references.push(Reference::named(
+            ref_table,
+            ref_column.to_owned(),
+            row,
+            details(row),
+        ));
     }
-    for r in &references {
-        if integer_width(&r.column_type).is_none() {
-            return Err(AdoptError::NotAnInteger {
-                table: r.table.clone(),
-                column: r.column.clone(),
-                column_type: r.column_type.clone(),
-            });
-        }
-    }
+    integers(&references)?;
     let keys = keys.first();
     Ok(KeyTable {
         table: table.to_owned(),

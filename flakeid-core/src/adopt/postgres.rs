@@ -4,9 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, text};
+use super::catalog::{Catalog, Increment};
+use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, integer_width, integers, text};
 use super::error::AdoptError;
-use super::{CHECK, Catalog, Guard, Increment, integer_width, lock_order};
+use super::plan::{CHECK, Guard, lock_order};
 use crate::id_function::IdFunction;
 use crate::sql::{Dialect, SqlType};
 use crate::store::AsyncSqlExecutor;
@@ -129,25 +130,13 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
         .await?
     {
         let constraint = text(&r, "constraint_name");
-        let columns = r.i64("columns").unwrap_or(1);
-        if columns != 1 {
-            return Err(AdoptError::CompositeReference {
-                table: text(&r, "table_name"),
-                constraint,
-                key_table: table.to_owned(),
-                key_column: column.to_owned(),
-                columns,
-            });
-        }
-        references.push(Reference {
-            schema: r.text("schema_name").map(str::to_owned),
-            table: text(&r, "table_name"),
-            column: text(&r, "column_name"),
-            column_type: text(&r, "column_type"),
-            constraint: Some(constraint),
-            on_delete: None,
-            details: ColumnDetails::default(),
-        });
+        references.push(Reference::foreign_key(
+            &r,
+            (table, column),
+            constraint,
+            None,
+            ColumnDetails::default(),
+        )?);
     }
     for &(ref_table, ref_column) in named {
         if references
@@ -170,25 +159,14 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             table: ref_table.to_owned(),
             column: ref_column.to_owned(),
         })?;
-        references.push(Reference {
-            schema: None,
-            table: ref_table.to_owned(),
-            column: ref_column.to_owned(),
-            column_type: text(row, "column_type"),
-            constraint: None,
-            on_delete: None,
-            details: ColumnDetails::default(),
-        });
+        references.push(Reference::named(
+            ref_table,
+            ref_column.to_owned(),
+            row,
+            ColumnDetails::default(),
+        ));
     }
-    for r in &references {
-        if integer_width(&r.column_type).is_none() {
-            return Err(AdoptError::NotAnInteger {
-                table: r.table.clone(),
-                column: r.column.clone(),
-                column_type: r.column_type.clone(),
-            });
-        }
-    }
+    integers(&references)?;
     let keys = keys.first();
     Ok(KeyTable {
         table: table.to_owned(),

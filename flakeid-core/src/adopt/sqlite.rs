@@ -3,9 +3,10 @@
 //! (its `CREATE TABLE` text with the key's definition rewritten) in one
 //! savepoint.
 
+use super::catalog::{Catalog, Increment};
 use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, SqliteTable, text};
 use super::error::AdoptError;
-use super::{CHECK, Catalog, Guard, Increment};
+use super::plan::{CHECK, Guard};
 use crate::sql::{Dialect, SqlType};
 use crate::store::AsyncSqlExecutor;
 
@@ -128,25 +129,18 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
         )
         .await?
     {
-        let columns = r.i64("columns").unwrap_or(1);
-        if columns != 1 {
-            return Err(AdoptError::CompositeReference {
-                table: text(&r, "table_name"),
-                constraint: format!("({} columns)", columns),
-                key_table: table.clone(),
-                key_column: column.clone(),
-                columns,
-            });
-        }
-        references.push(Reference {
-            schema: None,
-            table: text(&r, "table_name"),
-            column: text(&r, "column_name"),
-            column_type: text(&r, "column_type"),
-            constraint: Some(format!("{}.{} → {table}", text(&r, "table_name"), text(&r, "column_name"))),
-            on_delete: r.text("on_delete").map(str::to_owned),
-            details: ColumnDetails::default(),
-        });
+        let constraint = match r.i64("columns").unwrap_or(1) {
+            1 => format!("{}.{} → {table}", text(&r, "table_name"), text(&r, "column_name")),
+            columns => format!("({columns} columns)"),
+        };
+        let on_delete = r.text("on_delete").map(str::to_owned);
+        references.push(Reference::foreign_key(
+            &r,
+            (&table, &column),
+            constraint,
+            on_delete,
+            ColumnDetails::default(),
+        )?);
     }
     for &(ref_table, ref_column) in named {
         if references.iter().any(|r| {
@@ -166,15 +160,12 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             table: ref_table.to_owned(),
             column: ref_column.to_owned(),
         })?;
-        references.push(Reference {
-            schema: None,
-            table: ref_table.to_owned(),
-            column: text(row, "column_name"),
-            column_type: text(row, "column_type"),
-            constraint: None,
-            on_delete: None,
-            details: ColumnDetails::default(),
-        });
+        references.push(Reference::named(
+            ref_table,
+            text(row, "column_name"),
+            row,
+            ColumnDetails::default(),
+        ));
     }
     let indexes_and_triggers = q
         .rows(
