@@ -29,6 +29,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
+use flakeid_benches::args::parse;
 use flakeid_core::adopt::Adoption;
 use flakeid_core::id_function::IdFunction;
 use flakeid_core::layout::presets;
@@ -53,9 +54,10 @@ async fn main() -> ExitCode {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => rows = 3_000,
-            "--rows" => match args.next().and_then(|v| v.parse().ok()) {
-                Some(n) if n >= 10 => rows = n,
-                _ => return usage("--rows takes a number of rows, at least 10"),
+            "--rows" => match parse::<u64>("--rows", args.next()) {
+                Ok(n) if n >= 10 => rows = n,
+                Ok(n) => return usage(&format!("--rows: {n} rows, fewer than 10")),
+                Err(e) => return usage(&e.to_string()),
             },
             other => return usage(&format!("unknown argument {other:?}")),
         }
