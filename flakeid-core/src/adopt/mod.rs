@@ -111,7 +111,8 @@
 //! columns need no change (their type is an affinity). What matters is the
 //! key's behaviour: as an alias of the rowid (with or without
 //! `AUTOINCREMENT`) an insert without a key silently gets the largest key
-//! + 1 — after the switch a flake-like key that a generator may issue too.
+//! plus one — after the switch a flake-like key that a generator may issue
+//! too.
 //! So the key becomes `BIGINT NOT NULL PRIMARY KEY CHECK (key > 0)` (`INT`
 //! in a `STRICT` table), **not** an alias of the rowid, as the crate's own
 //! tables are: an insert without a key fails. The cost: the key gets an
