@@ -30,6 +30,9 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per run: the size of the largest variant (`sql`'s options)
+// costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Split an ID into its time, node fields and sequence.
