@@ -340,7 +340,9 @@ run_job() {
 plan_jobs() {
     local names
     # The test target names; and no unit test in a target whose harness is
-    # not built (`test = false`), where it would never run.
+    # not built (`test = false`), where it would never run, nor a harness
+    # built for a library or binary without unit tests (a compile and a
+    # link of that target for nothing).
     names=$(cargo metadata --no-deps --format-version 1 | python3 -c '
 import json, os, re, sys
 
@@ -368,6 +370,16 @@ untested = [
 ]
 if untested:
     sys.exit("unit tests in targets with `test = false` (they would never run): " + "; ".join(untested))
+idle = [
+    "{} target {}".format(p["name"], t["name"])
+    for p in packages for t in p["targets"]
+    if t["test"] and set(t["kind"]) & {"lib", "bin", "proc-macro"}
+    and not any(re.search(r"#\[(test|cfg\(test\))\]", open(path, encoding="utf-8").read())
+                for path in sources(t["src_path"], set()))
+]
+if idle:
+    sys.exit("targets without unit tests that build a test harness anyway (give them `test = false`): "
+             + "; ".join(idle))
 names = {t["name"] for p in packages for t in p["targets"] if "test" in t["kind"]}
 print("\n".join(sorted(names)))') || return 1
     local slow=(docs api db_quick time_range_quick generator_process ui) name

@@ -68,6 +68,10 @@ fn document() -> PathBuf {
         .arg(&target)
         .current_dir(repo())
         .env("RUSTC_BOOTSTRAP", "1")
+        // No lint wrapper (`FLAKEID_TEST_LINT=1`'s clippy-driver) for the
+        // crates this documents: the test command's own build lints them.
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("CLIPPY_ARGS")
         .env(
             "RUSTDOCFLAGS",
             "-Z unstable-options --output-format json --cfg docsrs",

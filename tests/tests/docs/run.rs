@@ -132,6 +132,11 @@ impl Context {
             // workspace's) holds that dir's lock for minutes, and must not
             // hold up the test command's other jobs.
             .env("CARGO_TARGET_DIR", &self.target)
+            // Built as a reader's cargo builds them, without the lint
+            // wrapper of `FLAKEID_TEST_LINT=1` (clippy-driver): the test
+            // command's own build lints every target already.
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env_remove("CLIPPY_ARGS")
             // `cargo install` builds with the release profile: optimising is
             // the slow part, and what is checked is that the command
             // installs a working program, not how fast it runs.
