@@ -36,6 +36,8 @@ mod guide {
     mod service {}
     #[doc = include_str!("../../docs/database-ids.md")]
     mod database_ids {}
+    #[doc = include_str!("../../docs/adopt.md")]
+    mod adopt {}
     #[doc = include_str!("../../docs/segments.md")]
     mod segments {}
     #[doc = include_str!("../../docs/cli.md")]

@@ -8,6 +8,7 @@
 //! `./scripts/test.sh --workspace --test all -- seaorm_postgres::`.
 
 // Items shared by the test modules (helpers, schemas, ID types, entities).
+mod adopt_common;
 mod diesel_common;
 mod diesel_flakes;
 mod lease_common;
@@ -51,7 +52,9 @@ mod key_check;
 mod seaorm_sequences;
 mod sql_names;
 
-// IDs issued by the database itself, next to the application's.
+// IDs issued by the database itself, next to the application's; IDs read
+// in SQL; existing tables switched from auto-increment to flake keys.
+mod adopt;
 mod sql_id_function;
 
 // Node leases: the table through both ORMs, real processes competing,

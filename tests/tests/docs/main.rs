@@ -130,6 +130,7 @@ checked_files!(
     guide_openapi => "docs/openapi.md",
     guide_service => "docs/service.md",
     guide_database_ids => "docs/database-ids.md",
+    guide_adopt => "docs/adopt.md",
     guide_segments => "docs/segments.md",
     guide_cli => "docs/cli.md",
     guide_schemes => "docs/schemes.md",
