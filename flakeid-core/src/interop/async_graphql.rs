@@ -71,7 +71,7 @@
 //! let res = schema.execute(r#"{ user(id: "0") }"#).await;
 //! assert_eq!(
 //!     res.errors[0].message,
-//!     r#"Invalid value for argument "id", Failed to parse "UserId": 0 is not a valid UserId: IDs start at 1"#
+//!     r#"Failed to parse "UserId": 0 is not a valid UserId: IDs start at 1"#
 //! );
 //!
 //! let res = schema.execute(r#"{ users(after: "1099511627776", first: 1) { edges { cursor node } pageInfo { hasNextPage } } }"#).await;

@@ -14,8 +14,8 @@
 //! `i64`, `u64` and `String` with the standard traits (see
 //! [`FlakeId`](crate::FlakeId)'s conversions and `examples/protobuf.rs`).
 //!
-//! [`Flake128`](crate::flake128::Flake128) gets the same impls from these
-//! features, as 16 bytes (`uuid`, `BINARY(16)`, `BLOB`) and as its
+//! [`Flake128`](crate::flake128::Flake128) gets the same impls from the
+//! sqlx, utoipa and schemars features, as 16 bytes (`uuid`, `BINARY(16)`, `BLOB`) and as its
 //! canonical string.
 //!
 //! The orphan rule allows these impls only in the crate that declares the
