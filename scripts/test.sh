@@ -42,6 +42,7 @@
 #                       half of it for the lease and segment tests, which
 #                       start several processes each).
 #   FLAKEID_TEST_JOBS   jobs of the full run at once (default 3).
+#   CARGO_INCREMENTAL   as for cargo; default 0 here (see below).
 #   FLAKEID_TEST_LINT=1 build the tests through clippy, warnings denied
 #                       (clippy-driver as the workspace's rustc wrapper): the
 #                       tests' build is then also the lint of every target,
@@ -73,6 +74,12 @@ export FLAKEID_TEST_RUN_ID="${FLAKEID_TEST_RUN_ID:-$(date +%s)-$$}"
 # the CPU: twelve at a time, whatever the core count (libtest's default is
 # one per core).
 export RUST_TEST_THREADS="${RUST_TEST_THREADS:-12}"
+# The test command builds everything once rather than edit by edit:
+# incremental compilation's caches cost the workspace's crates about a fifth
+# more CPU on a cold build. Cargo keeps non-incremental artifacts apart from
+# incremental ones (`cargo test`'s), so neither rebuilds the other;
+# CARGO_INCREMENTAL=1 keeps the caches (rerunning a part after small edits).
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 if [ "${FLAKEID_TEST_LINT:-0}" = 1 ]; then
     clippy_driver="$(rustc --print sysroot)/bin/clippy-driver"
@@ -324,8 +331,9 @@ run_job() {
 # pauses its database container), the slower test targets (`docs`, the
 # documentation's commands, which compile the examples, the service and the
 # CLI with their own features while the database jobs wait on servers;
-# `api`, the public-API snapshots from rustdoc's JSON; `db_quick`,
-# `generator_process`, `ui`), the doc tests, the loom model check of the
+# `api`, the public-API snapshots from rustdoc's JSON; `db_quick` and
+# `time_range_quick`, the database benchmarks' quick modes, which start
+# servers of their own; `generator_process`, `ui`), the doc tests, the loom model check of the
 # generator (`--cfg loom`, the `loom` profile, a target dir of its own), every other
 # test target name and the binaries' tests.
 # Each line: job name, then its cargo arguments.
@@ -362,7 +370,7 @@ if untested:
     sys.exit("unit tests in targets with `test = false` (they would never run): " + "; ".join(untested))
 names = {t["name"] for p in packages for t in p["targets"] if "test" in t["kind"]}
 print("\n".join(sorted(names)))') || return 1
-    local slow=(docs api db_quick generator_process ui) name
+    local slow=(docs api db_quick time_range_quick generator_process ui) name
     # The `all` binaries in two processes: the lease and segment tests
     # (which wait on leases' clocks and servers) and the rest; the second
     # skips exactly what the first selects, so together they run every test.

@@ -3,29 +3,14 @@
 //! the full mode once with small tables, and its output must be complete,
 //! well-formed and exact in every row count. Speed is not checked.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::process::Command;
 
+use common::{fields, number};
+
 use flakeid_benches::db::config::{Config, RunSpec};
-
-/// `key=value` fields of a `RESULT` line.
-fn fields(line: &str) -> BTreeMap<&str, &str> {
-    line.split_whitespace()
-        .skip(1)
-        .filter_map(|kv| kv.split_once('='))
-        .collect()
-}
-
-fn number(fields: &BTreeMap<&str, &str>, name: &str, line: &str) -> f64 {
-    let value = fields
-        .get(name)
-        .unwrap_or_else(|| panic!("no {name} in {line}"));
-    let n: f64 = value
-        .parse()
-        .unwrap_or_else(|_| panic!("{name}={value} is not a number in {line}"));
-    assert!(n.is_finite(), "{name}={value} in {line}");
-    n
-}
 
 fn spec_name(spec: &RunSpec) -> String {
     format!(

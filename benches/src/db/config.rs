@@ -73,7 +73,11 @@ impl Server {
         }
     }
 
-    fn parse(name: &str) -> Result<Server, DbBenchError> {
+    /// The server named `name` (`pg`, `pg18`, `mysql`).
+    ///
+    /// # Errors
+    /// An unknown name.
+    pub fn parse(name: &str) -> Result<Server, DbBenchError> {
         Server::ALL
             .into_iter()
             .find(|s| s.name() == name)

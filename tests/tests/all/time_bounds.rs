@@ -186,19 +186,28 @@ fn queries() -> Vec<Query> {
     out
 }
 
-/// Rows as `INSERT INTO events (id, t_ms) VALUES …` statements.
-fn insert_statements() -> impl Iterator<Item = String> {
-    rows().chunks(ROWS_PER_INSERT).map(|chunk| {
-        let mut sql = String::with_capacity(chunk.len() * 40 + 40);
-        sql.push_str("INSERT INTO events (id, t_ms) VALUES ");
-        for (i, (id, t)) in chunk.iter().enumerate() {
-            if i > 0 {
-                sql.push(',');
-            }
-            sql.push_str(&format!("({id},{t})"));
-        }
-        sql
-    })
+/// Creates `events` with `create`, inserts the rows as multi-row `INSERT`s
+/// in one transaction (MySQL/MariaDB, SQLite) and runs `analyze`.
+async fn load_by_inserts<DB>(pool: &sqlx::Pool<DB>, create: &'static str, analyze: &'static str)
+where
+    DB: sqlx::Database,
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+{
+    sqlx::raw_sql(create)
+        .execute(pool)
+        .await
+        .expect("create table");
+    let mut tx = pool.begin().await.expect("a transaction");
+    for chunk in rows().chunks(ROWS_PER_INSERT) {
+        let values: Vec<String> = chunk.iter().map(|(id, t)| format!("({id},{t})")).collect();
+        let sql = format!("INSERT INTO events (id, t_ms) VALUES {}", values.join(","));
+        sqlx::raw_sql(AssertSqlSafe(sql))
+            .execute(&mut *tx)
+            .await
+            .expect("insert rows");
+    }
+    tx.commit().await.expect("commit");
+    sqlx::raw_sql(analyze).execute(pool).await.expect("ANALYZE");
 }
 
 /// The keys of the rows whose decoded time is inside `q`, from the rows in memory.
@@ -451,25 +460,13 @@ mod mysql {
         let pool = MySqlPool::connect(db.url())
             .await
             .expect("connect to MySQL/MariaDB");
-        sqlx::query(
+        load_by_inserts(
+            &pool,
             "CREATE TABLE events (id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0), \
              t_ms BIGINT NOT NULL) ENGINE=InnoDB",
+            "ANALYZE TABLE events",
         )
-        .execute(&pool)
-        .await
-        .expect("create table");
-        let mut tx = pool.begin().await.expect("a transaction");
-        for sql in insert_statements() {
-            sqlx::raw_sql(AssertSqlSafe(sql))
-                .execute(&mut *tx)
-                .await
-                .expect("insert rows");
-        }
-        tx.commit().await.expect("commit");
-        sqlx::query("ANALYZE TABLE events")
-            .execute(&pool)
-            .await
-            .expect("ANALYZE");
+        .await;
         let seaorm = Database::connect(db.url()).await.expect("SeaORM connects");
         let mut diesel_conn = tokio::task::block_in_place(|| {
             diesel::MysqlConnection::establish(db.url()).expect("Diesel connects")
@@ -531,24 +528,12 @@ mod sqlite {
         let pool = SqlitePool::connect_with(options)
             .await
             .expect("open SQLite");
-        sqlx::query(
+        load_by_inserts(
+            &pool,
             "CREATE TABLE events (id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0), t_ms BIGINT NOT NULL)",
+            "ANALYZE",
         )
-        .execute(&pool)
-        .await
-        .expect("create table");
-        let mut tx = pool.begin().await.expect("a transaction");
-        for sql in insert_statements() {
-            sqlx::raw_sql(AssertSqlSafe(sql))
-                .execute(&mut *tx)
-                .await
-                .expect("insert rows");
-        }
-        tx.commit().await.expect("commit");
-        sqlx::query("ANALYZE")
-            .execute(&pool)
-            .await
-            .expect("ANALYZE");
+        .await;
         let seaorm = Database::connect(format!("sqlite://{path}"))
             .await
             .expect("SeaORM opens");
