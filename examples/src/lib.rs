@@ -32,6 +32,8 @@ mod guide {
     mod index_size {}
     #[doc = include_str!("../../docs/openapi.md")]
     mod openapi {}
+    #[doc = include_str!("../../docs/api-layers.md")]
+    mod api_layers {}
     #[doc = include_str!("../../docs/service.md")]
     mod service {}
     #[doc = include_str!("../../docs/database-ids.md")]

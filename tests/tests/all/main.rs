@@ -42,9 +42,13 @@ mod schemes_seaorm;
 // Rows by the time their key records: each ORM's filter on a million rows.
 mod time_bounds;
 
-// ID types as plain sqlx values on each database, and in API schemas.
+// ID types as plain sqlx values on each database, in API schemas, in a
+// GraphQL server and in TypeScript.
+mod graphql;
 mod openapi_schema;
+mod protobuf;
 mod sqlx_types;
+mod typescript;
 
 // Keys the database counts out or refuses, and the names in its SQL.
 mod diesel_sequences;

@@ -128,6 +128,7 @@ checked_files!(
     guide_sqlx => "docs/sqlx.md",
     guide_index_size => "docs/index-size.md",
     guide_openapi => "docs/openapi.md",
+    guide_api_layers => "docs/api-layers.md",
     guide_service => "docs/service.md",
     guide_database_ids => "docs/database-ids.md",
     guide_adopt => "docs/adopt.md",
