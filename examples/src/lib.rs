@@ -32,10 +32,14 @@ mod guide {
     mod index_size {}
     #[doc = include_str!("../../docs/openapi.md")]
     mod openapi {}
+    #[doc = include_str!("../../docs/api-layers.md")]
+    mod api_layers {}
     #[doc = include_str!("../../docs/service.md")]
     mod service {}
     #[doc = include_str!("../../docs/database-ids.md")]
     mod database_ids {}
+    #[doc = include_str!("../../docs/adopt.md")]
+    mod adopt {}
     #[doc = include_str!("../../docs/segments.md")]
     mod segments {}
     #[doc = include_str!("../../docs/cli.md")]

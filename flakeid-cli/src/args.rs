@@ -2,9 +2,10 @@
 //! and errors that name the argument they are about.
 
 use std::fmt::Display;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use flakeid_core::encoding::TextForm as Encoding;
 use flakeid_core::layout::{BitLayout, Domain, FieldOrder, presets};
 use flakeid_core::sql::Dialect;
@@ -229,6 +230,8 @@ pub(crate) enum DialectArg {
     /// MariaDB 10.3 and later (MySQL 8: see the docs of flakeid_core::sql).
     #[value(alias = "mysql")]
     Mariadb,
+    /// SQLite (no stored functions: `decode-functions` prints expressions).
+    Sqlite,
 }
 
 impl DialectArg {
@@ -236,6 +239,135 @@ impl DialectArg {
         match self {
             DialectArg::Postgres => Dialect::Postgres,
             DialectArg::Mariadb => Dialect::MySql,
+            DialectArg::Sqlite => Dialect::Sqlite,
         }
     }
+}
+
+/// `flakeid sql`'s options for the database ID function.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct FunctionArgs {
+    /// The database.
+    #[arg(long, value_enum, required = true)]
+    pub(crate) dialect: Option<DialectArg>,
+    /// The lease space whose node the function uses (as the application's `LeaseOptions::new(space, …)`).
+    #[arg(long, required = true)]
+    pub(crate) space: Option<String>,
+    /// The node the function issues IDs for; no application process may use it.
+    #[arg(long, required = true)]
+    pub(crate) node: Option<u64>,
+    #[command(flatten)]
+    pub(crate) layout: LayoutArgs,
+    /// The function's name.
+    #[arg(long, default_value = flakeid_core::id_function::IdFunction::DEFAULT_FUNCTION)]
+    pub(crate) function: String,
+    /// The name of the function's state (default: the function's name followed by `_state`).
+    #[arg(long)]
+    pub(crate) state: Option<String>,
+    /// The lease table.
+    #[arg(long, default_value = flakeid_core::node::LeaseOptions::DEFAULT_TABLE)]
+    pub(crate) lease_table: String,
+    /// A table whose key column the function fills (with --column).
+    #[arg(long, requires = "column")]
+    pub(crate) table: Option<String>,
+    /// The key column of --table.
+    #[arg(long, requires = "table")]
+    pub(crate) column: Option<String>,
+    /// How long a call waits for the next tick when a tick's IDs are used up, in ms.
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) max_wait_ms: u64,
+    /// Print the SQL that removes the function (and the column's default) instead.
+    #[arg(long)]
+    pub(crate) uninstall: bool,
+    /// Write a migration directory (up.sql, down.sql) instead of printing.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+/// `flakeid sql`'s subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SqlCommand {
+    /// Switch existing tables from auto-increment keys to flake keys: read
+    /// the database's catalog (keys, sequences, every foreign key that
+    /// references them) and print the migration, proven before it changes
+    /// anything: every existing key must be below the cut-over, the first
+    /// key the layout issues now.
+    #[command(after_help = "Examples:\n  \
+        flakeid sql adopt \"$DATABASE_URL\" --table users --table posts > adopt.sql\n  \
+        flakeid sql adopt \"$DATABASE_URL\" --table users --space app --node 1023 --down > adopt-down.sql\n  \
+        flakeid sql adopt sqlite://app.db --table users --out migrations/2026-01-01-000000_adopt_users\n\
+        Then declare the printed cut-over on the ID types: #[flake_id(cut_over = N)].")]
+    Adopt(AdoptArgs),
+    /// Print the SQL functions that read IDs of a layout (time, tick, node,
+    /// node fields, sequence) for PostgreSQL or MariaDB, or the same
+    /// reading as expressions for SQLite.
+    #[command(after_help = "Examples:\n  \
+        flakeid sql decode-functions --dialect postgres --layout twitter | psql \"$DATABASE_URL\"\n  \
+        flakeid sql decode-functions --dialect mariadb --prefix order_id --cut-over 2124913425938116608\n  \
+        flakeid sql decode-functions --dialect sqlite --table orders --column id")]
+    DecodeFunctions(DecodeFunctionsArgs),
+}
+
+/// `flakeid sql adopt`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct AdoptArgs {
+    /// The database: postgres://…, mysql://… (or mariadb://…), sqlite://PATH.
+    pub(crate) url: String,
+    /// A table to switch, as TABLE or TABLE.COLUMN (its primary key; default column `id`); repeat for several.
+    #[arg(long = "table", value_name = "TABLE[.COLUMN]", required = true)]
+    pub(crate) tables: Vec<String>,
+    /// A column holding keys of a table without a foreign key saying so, as KEY_TABLE:TABLE.COLUMN.
+    #[arg(long = "reference", value_name = "KEY_TABLE:TABLE.COLUMN")]
+    pub(crate) references: Vec<String>,
+    #[command(flatten)]
+    pub(crate) layout: LayoutArgs,
+    /// The cut-over the ID types already declare (default: the first key of the layout a clock skew ago).
+    #[arg(long, value_name = "KEY")]
+    pub(crate) cut_over: Option<u64>,
+    /// How far behind this machine's clock an application host's may be, in ms.
+    #[arg(long, default_value_t = 60_000)]
+    pub(crate) clock_skew_ms: u64,
+    /// With --node: install the database ID function of this lease space as the keys' default (PostgreSQL, MariaDB).
+    #[arg(long, requires = "node")]
+    pub(crate) space: Option<String>,
+    /// With --space: the ID function's node; no application process may use it.
+    #[arg(long, requires = "space")]
+    pub(crate) node: Option<u64>,
+    /// The ID function's name.
+    #[arg(long, default_value = flakeid_core::id_function::IdFunction::DEFAULT_FUNCTION)]
+    pub(crate) function: String,
+    /// Print the down script (back to auto-increment) instead.
+    #[arg(long)]
+    pub(crate) down: bool,
+    /// Write a migration directory (up.sql, down.sql) instead of printing.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+/// `flakeid sql decode-functions`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct DecodeFunctionsArgs {
+    /// The database.
+    #[arg(long, value_enum)]
+    pub(crate) dialect: DialectArg,
+    #[command(flatten)]
+    pub(crate) layout: LayoutArgs,
+    /// The functions' names start with this and `_`.
+    #[arg(long, default_value = flakeid_core::id_function::DecodeFunctions::DEFAULT_PREFIX)]
+    pub(crate) prefix: String,
+    /// Keys below this value read as NULL: issued before the table switched to flake keys.
+    #[arg(long, value_name = "KEY")]
+    pub(crate) cut_over: Option<u64>,
+    /// SQLite: the table whose IDs the printed SELECT reads.
+    #[arg(long)]
+    pub(crate) table: Option<String>,
+    /// SQLite: the ID column of --table.
+    #[arg(long, default_value = "id")]
+    pub(crate) column: String,
+    /// Print the SQL that drops the functions instead.
+    #[arg(long)]
+    pub(crate) uninstall: bool,
+    /// Write a migration directory (up.sql, down.sql) instead of printing.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
 }

@@ -1,7 +1,9 @@
 //! `flakeid`: decode, generate and convert flakeid IDs, print the database
 //! ID function, and list the node lease table. Run `flakeid --help`.
 
+mod adopt;
 mod args;
+mod db;
 mod nodes;
 
 use std::process::ExitCode;
@@ -10,10 +12,14 @@ use clap::{Parser, Subcommand};
 use flakeid_core::Generator;
 use flakeid_core::encoding::TextForm as Encoding;
 use flakeid_core::encoding::format_rfc3339;
-use flakeid_core::id_function::IdFunction;
+use flakeid_core::id_function::{DecodeFunctions, IdFunction, IdPart};
 use flakeid_core::layout::presets;
+use flakeid_core::sql::Dialect;
 
-use args::{CliError, DialectArg, IdText, LayoutArgs, TextForm};
+use args::{
+    CliError, DecodeFunctionsArgs, DialectArg, FunctionArgs, IdText, LayoutArgs, SqlCommand,
+    TextForm,
+};
 
 /// Decode, generate and convert time-ordered flakeid IDs, print the SQL of
 /// the database ID function, and list node leases.
@@ -24,6 +30,9 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per run: the size of the largest variant (`sql`'s options)
+// costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Split an ID into its time, node fields and sequence.
@@ -39,6 +48,10 @@ enum Command {
         from: TextForm,
         #[command(flatten)]
         layout: LayoutArgs,
+        /// Keys below this value were issued before the table switched to
+        /// flake keys (the cut-over `flakeid sql adopt` printed).
+        #[arg(long, value_name = "KEY")]
+        cut_over: Option<u64>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -79,44 +92,24 @@ enum Command {
     },
     /// Print the SQL that makes PostgreSQL or MariaDB issue IDs of a layout
     /// and node (a function for the key column's default), reserving the
-    /// node in the lease table so that no application process leases it.
-    #[command(after_help = "Examples:\n  \
+    /// node in the lease table so that no application process leases it;
+    /// `sql adopt`: switch existing tables from auto-increment keys to flake
+    /// keys; `sql decode-functions`: SQL functions that read IDs.
+    #[command(
+        args_conflicts_with_subcommands = true,
+        subcommand_negates_reqs = true,
+        after_help = "Examples:\n  \
         flakeid sql --dialect postgres --space orders --node 1023 --table orders --column id | psql \"$DATABASE_URL\"\n  \
         flakeid sql --dialect mariadb --space orders --node 1023 --table orders --column id | mariadb shop\n  \
-        flakeid sql --dialect postgres --space orders --node 1023 --table orders --column id --uninstall")]
+        flakeid sql --dialect postgres --space orders --node 1023 --table orders --column id --uninstall\n  \
+        flakeid sql adopt \"$DATABASE_URL\" --table users --table posts > adopt.sql\n  \
+        flakeid sql decode-functions --dialect postgres --layout twitter | psql \"$DATABASE_URL\""
+    )]
     Sql {
-        /// The database.
-        #[arg(long, value_enum)]
-        dialect: DialectArg,
-        /// The lease space whose node the function uses (as the application's `LeaseOptions::new(space, …)`).
-        #[arg(long)]
-        space: String,
-        /// The node the function issues IDs for; no application process may use it.
-        #[arg(long)]
-        node: u64,
+        #[command(subcommand)]
+        what: Option<SqlCommand>,
         #[command(flatten)]
-        layout: LayoutArgs,
-        /// The function's name.
-        #[arg(long, default_value = flakeid_core::id_function::IdFunction::DEFAULT_FUNCTION)]
-        function: String,
-        /// The name of the function's state (default: the function's name followed by `_state`).
-        #[arg(long)]
-        state: Option<String>,
-        /// The lease table.
-        #[arg(long, default_value = flakeid_core::node::LeaseOptions::DEFAULT_TABLE)]
-        lease_table: String,
-        /// A table whose key column the function fills (with --column).
-        #[arg(long, requires = "column")]
-        table: Option<String>,
-        /// The key column of --table.
-        #[arg(long, requires = "table")]
-        column: Option<String>,
-        /// How long a call waits for the next tick when a tick's IDs are used up, in ms.
-        #[arg(long, default_value_t = 1000)]
-        max_wait_ms: u64,
-        /// Print the SQL that removes the function (and the column's default) instead.
-        #[arg(long)]
-        uninstall: bool,
+        function: FunctionArgs,
     },
     /// List the node lease table of a database: holder, fence, lease expiry
     /// and high-water mark of every node.
@@ -153,8 +146,9 @@ fn run(command: Command) -> Result<(), CliError> {
             id,
             from,
             layout,
+            cut_over,
             json,
-        } => decode(&id, from, &layout, json),
+        } => decode(&id, from, &layout, cut_over, json),
         Command::Generate {
             node,
             count,
@@ -162,45 +156,11 @@ fn run(command: Command) -> Result<(), CliError> {
             layout,
         } => generate(node, count, format, &layout),
         Command::Convert { id, from, to } => convert(&id, from, to),
-        Command::Sql {
-            dialect,
-            space,
-            node,
-            layout,
-            function,
-            state,
-            lease_table,
-            table,
-            column,
-            max_wait_ms,
-            uninstall,
-        } => {
-            let mut f = IdFunction::new(dialect.dialect(), space, layout.build()?, node)
-                .function_name(function)
-                .lease_table(lease_table)
-                .max_wait(std::time::Duration::from_millis(max_wait_ms));
-            if let Some(state) = state {
-                f = f.state_name(state);
-            }
-            let sql = |e| CliError::usage("the function's settings", e);
-            let mut statements = Vec::new();
-            match (uninstall, table.zip(column)) {
-                (false, target) => {
-                    statements.extend(f.install().map_err(sql)?);
-                    if let Some((t, c)) = target {
-                        statements.extend(f.column_default(&t, &c).map_err(sql)?);
-                    }
-                }
-                (true, target) => {
-                    if let Some((t, c)) = target {
-                        statements.extend(f.drop_column_default(&t, &c).map_err(sql)?);
-                    }
-                    statements.extend(f.uninstall().map_err(sql)?);
-                }
-            }
-            print!("{}", f.script(&statements));
-            Ok(())
-        }
+        Command::Sql { what, function } => match what {
+            Some(SqlCommand::Adopt(args)) => adopt::run(&args),
+            Some(SqlCommand::DecodeFunctions(args)) => decode_functions(&args),
+            None => id_function(&function),
+        },
         Command::Nodes {
             url,
             space,
@@ -210,7 +170,142 @@ fn run(command: Command) -> Result<(), CliError> {
     }
 }
 
-fn decode(text: &str, from: TextForm, layout: &LayoutArgs, json: bool) -> Result<(), CliError> {
+/// `flakeid sql`: the database ID function's SQL.
+fn id_function(args: &FunctionArgs) -> Result<(), CliError> {
+    let (Some(dialect), Some(space), Some(node)) = (args.dialect, &args.space, args.node) else {
+        return Err(CliError::usage(
+            "flakeid sql",
+            "give --dialect, --space and --node (or a subcommand: adopt, decode-functions)",
+        ));
+    };
+    if matches!(dialect, DialectArg::Sqlite) {
+        return Err(CliError::usage(
+            "--dialect",
+            "'sqlite' has no stored functions: the ID function is for postgres and mariadb",
+        ));
+    }
+    let mut f = IdFunction::new(dialect.dialect(), space.clone(), args.layout.build()?, node)
+        .function_name(&args.function)
+        .lease_table(&args.lease_table)
+        .max_wait(std::time::Duration::from_millis(args.max_wait_ms));
+    if let Some(state) = &args.state {
+        f = f.state_name(state);
+    }
+    let sql = |e| CliError::usage("the function's settings", e);
+    let target = args.table.as_deref().zip(args.column.as_deref());
+    let mut install = f.install().map_err(sql)?;
+    let mut uninstall = Vec::new();
+    if let Some((t, c)) = target {
+        install.extend(f.column_default(t, c).map_err(sql)?);
+        uninstall.extend(f.drop_column_default(t, c).map_err(sql)?);
+    }
+    uninstall.extend(f.uninstall().map_err(sql)?);
+    output(
+        dialect.dialect(),
+        &[],
+        &install,
+        &uninstall,
+        args.uninstall,
+        args.out.as_deref(),
+    )
+}
+
+/// `flakeid sql decode-functions`: functions (PostgreSQL, MariaDB) or
+/// expressions (SQLite) that read IDs.
+fn decode_functions(args: &DecodeFunctionsArgs) -> Result<(), CliError> {
+    let dialect = args.dialect.dialect();
+    let layout = args.layout.build()?;
+    let mut f = DecodeFunctions::new(dialect, layout.clone()).prefix(&args.prefix);
+    if let Some(cut_over) = args.cut_over {
+        f = f.cut_over(cut_over);
+    }
+    let sql = |e| CliError::usage("the functions' settings", e);
+    if dialect == Dialect::Sqlite {
+        let Some(table) = &args.table else {
+            return Err(CliError::usage(
+                "--table",
+                "SQLite has no stored functions: name the table (and --column) whose IDs the \
+                 printed SELECT reads",
+            ));
+        };
+        let id = dialect.quote(&args.column);
+        let mut columns = vec![id.clone()];
+        let mut parts = vec![
+            ("unix_ms", IdPart::UnixMillis),
+            ("time", IdPart::Time),
+            ("tick", IdPart::Tick),
+        ];
+        for field in layout.node_fields() {
+            if field.name() != "node" {
+                parts.push((field.name(), IdPart::Field(field.name().to_owned())));
+            }
+        }
+        parts.push(("node", IdPart::Node));
+        parts.push(("sequence", IdPart::Sequence));
+        for (name, part) in parts {
+            let e = f.expression(&part, &id).map_err(sql)?;
+            columns.push(format!("{e} AS {}", dialect.quote(name)));
+        }
+        println!(
+            "-- SQLite has no stored functions: the IDs of {}.{} read with expressions\nSELECT {} FROM {};",
+            table,
+            args.column,
+            columns.join(",\n  "),
+            dialect.quote(table)
+        );
+        return Ok(());
+    }
+    let install = f.install().map_err(sql)?;
+    let uninstall = f.uninstall().map_err(sql)?;
+    output(
+        dialect,
+        &[],
+        &install,
+        &uninstall,
+        args.uninstall,
+        args.out.as_deref(),
+    )
+}
+
+/// Prints the up (or, with `down`, the down) statements as a script for
+/// the database's client, after the comment lines `header`; with `out`,
+/// writes both into a migration directory instead (`up.sql`, `down.sql`:
+/// one batch each, as Diesel's migrations and SeaORM's `execute_unprepared`
+/// run them).
+pub(crate) fn output(
+    dialect: Dialect,
+    header: &[String],
+    up: &[String],
+    down: &[String],
+    print_down: bool,
+    out: Option<&std::path::Path>,
+) -> Result<(), CliError> {
+    let comments: String = header.iter().map(|l| format!("-- {l}\n")).collect();
+    let Some(dir) = out else {
+        let statements = if print_down { down } else { up };
+        print!("{comments}{}", dialect.script(statements));
+        return Ok(());
+    };
+    let write = |name: &str, statements: &[String]| {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("{comments}{}", dialect.batch(statements)))
+            .map_err(|e| CliError::failed(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!("wrote {}", path.display());
+        Ok::<(), CliError>(())
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::failed(format!("cannot create {}: {e}", dir.display())))?;
+    write("up.sql", up)?;
+    write("down.sql", down)
+}
+
+fn decode(
+    text: &str,
+    from: TextForm,
+    layout: &LayoutArgs,
+    cut_over: Option<u64>,
+    json: bool,
+) -> Result<(), CliError> {
     let IdText { value: id, form } = args::read_id(text, from)?;
     let layout = layout.build()?;
     let described = presets::describe(&layout);
@@ -222,6 +317,27 @@ fn decode(text: &str, from: TextForm, layout: &LayoutArgs, json: bool) -> Result
                 layout.max_id()
             ),
         ));
+    }
+    if let Some(cut_over) = cut_over.filter(|&k| id < k) {
+        if json {
+            let out = serde_json::json!({
+                "id": id.to_string(),
+                "read_as": form.name(),
+                "layout": described,
+                "before_cut_over": cut_over.to_string(),
+                "base62": Encoding::Base62.encode(id),
+                "crockford": Encoding::Crockford.encode(id),
+            });
+            println!("{out}");
+            return Ok(());
+        }
+        println!("id         {id}");
+        println!("read as    {}", form.name());
+        println!("layout     {described}");
+        println!("issued     before flake keys (below the cut-over {cut_over})");
+        println!("base62     {}", Encoding::Base62.encode(id));
+        println!("crockford  {}", Encoding::Crockford.encode(id));
+        return Ok(());
     }
     let parts = layout.decompose(id);
     let fields = layout

@@ -1,27 +1,22 @@
 //! `flakeid nodes`: the lease table of a database, listed by
 //! `flakeid_core`'s lease store on a SeaORM connection.
 
-use std::str::FromStr as _;
 use std::time::{Duration, UNIX_EPOCH};
 
 use flakeid_core::encoding::format_rfc3339;
 use flakeid_core::node::{AsyncLeaseStore as _, NodeRow, NodeTable, SqlLeaseStore};
 use flakeid_core::sql::Dialect;
 use flakeid_seaorm::SeaOrmExecutor;
-use sea_orm::Database;
 
 use crate::args::CliError;
+use crate::db;
 
 pub(crate) fn run(url: &str, space: Option<&str>, table: &str, json: bool) -> Result<(), CliError> {
-    let (dialect, url) = parse_url(url)?;
+    let (dialect, url) = db::parse_url(url)?;
     // A name the database would not keep is refused before connecting.
     flakeid_core::node::LeaseSql::with_table(dialect, table)
         .map_err(|e| CliError::usage("--table", e))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::failed(format!("cannot start the async runtime: {e}")))?;
-    let tables = runtime.block_on(read(&url, dialect, table, space))?;
+    let tables = db::runtime()?.block_on(read(&url, dialect, table, space))?;
     if json {
         let out: Vec<serde_json::Value> = tables.iter().map(table_json).collect();
         println!("{}", serde_json::Value::Array(out));
@@ -36,48 +31,6 @@ pub(crate) fn run(url: &str, space: Option<&str>, table: &str, json: bool) -> Re
     Ok(())
 }
 
-/// The dialect of `url`, and the URL to connect to.
-fn parse_url(url: &str) -> Result<(Dialect, String), CliError> {
-    let bad = |reason: String| CliError::usage("<URL>", format!("{}: {reason}", redact(url)));
-    let Some((scheme, rest)) = url.split_once(':') else {
-        return Err(bad(
-            "not a database URL; use postgres://…, mysql://… (or mariadb://…) or sqlite://PATH"
-                .into(),
-        ));
-    };
-    let (dialect, url) = match scheme.to_ascii_lowercase().as_str() {
-        "postgres" | "postgresql" => (Dialect::Postgres, url.to_owned()),
-        "mysql" => (Dialect::MySql, url.to_owned()),
-        "mariadb" => (Dialect::MySql, format!("mysql:{rest}")),
-        "sqlite" => (Dialect::Sqlite, url.to_owned()),
-        other => {
-            return Err(bad(format!(
-                "unknown scheme {other:?}; use postgres://…, mysql://… (or mariadb://…) or sqlite://PATH"
-            )));
-        }
-    };
-    // The driver's own parsing, so that a malformed URL is an argument error.
-    use sea_orm::sqlx;
-    let parsed = match dialect {
-        Dialect::Postgres => sqlx::postgres::PgConnectOptions::from_str(&url).map(drop),
-        Dialect::MySql => sqlx::mysql::MySqlConnectOptions::from_str(&url).map(drop),
-        _ => sqlx::sqlite::SqliteConnectOptions::from_str(&url).map(drop),
-    };
-    parsed.map_err(|e| bad(e.to_string()))?;
-    Ok((dialect, url))
-}
-
-/// `url` without its password, for messages.
-fn redact(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.to_string()
-        }
-        _ => url.to_owned(),
-    }
-}
-
 /// The node tables of `space`, or of every space in the table.
 async fn read(
     url: &str,
@@ -85,26 +38,14 @@ async fn read(
     table: &str,
     space: Option<&str>,
 ) -> Result<Vec<NodeTable>, CliError> {
-    // One plain connection first: a pool that cannot connect reports only
-    // its own timeout, the driver says why (refused, bad password, …).
-    probe(url, dialect)
-        .await
-        .map_err(|e| CliError::failed(format!("cannot connect to {}: {e}", redact(url))))?;
-    let mut options = sea_orm::ConnectOptions::new(url);
-    options
-        .max_connections(1)
-        .connect_timeout(Duration::from_secs(10))
-        .sqlx_logging(false);
-    let db = Database::connect(options)
-        .await
-        .map_err(|e| CliError::failed(format!("cannot connect to {}: {e}", redact(url))))?;
+    let conn = db::connect(url, dialect).await?;
     let failed = |e: &dyn std::fmt::Display| {
         CliError::failed(format!(
             "cannot read the lease table {table:?} from {}: {e}",
-            redact(url)
+            db::redact(url)
         ))
     };
-    let store = SqlLeaseStore::with_table_async(SeaOrmExecutor::new(db.clone()), table)
+    let store = SqlLeaseStore::with_table_async(SeaOrmExecutor::new(conn.clone()), table)
         .map_err(|e| CliError::usage("--table", e))?;
     let names = match space {
         Some(s) => vec![s.to_owned()],
@@ -114,18 +55,8 @@ async fn read(
     for name in names {
         tables.push(store.list(&name).await.map_err(|e| failed(&e))?);
     }
-    let _ = db.close().await;
+    let _ = conn.close().await;
     Ok(tables)
-}
-
-/// Opens and closes one connection to `url`.
-async fn probe(url: &str, dialect: Dialect) -> Result<(), sea_orm::sqlx::Error> {
-    use sea_orm::sqlx::{self, Connection as _};
-    match dialect {
-        Dialect::Postgres => sqlx::PgConnection::connect(url).await?.close().await,
-        Dialect::MySql => sqlx::MySqlConnection::connect(url).await?.close().await,
-        _ => sqlx::SqliteConnection::connect(url).await?.close().await,
-    }
 }
 
 /// `held`, `reserved`, `expired` or `free`.

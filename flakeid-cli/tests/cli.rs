@@ -598,3 +598,320 @@ async fn sql_script_runs_on_postgres() {
 async fn sql_script_runs_on_mariadb() {
     sql_script_issues_ids_that_decode(db::mysql().await, "mariadb").await;
 }
+
+/// The cut-over `flakeid sql adopt` announces on standard error.
+fn announced_cut_over(stderr: &str) -> u64 {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("cut-over "))
+        .unwrap_or_else(|| panic!("no cut-over in\n{stderr}"));
+    let (n, rest) = line.split_once(':').expect("cut-over N: …");
+    assert!(
+        rest.contains(&format!("#[flake_id(cut_over = {n})]")),
+        "{line}"
+    );
+    n.parse().expect("a number")
+}
+
+/// Runs `flakeid ARGS`, which must succeed: (stdout, stderr).
+fn outputs(args: &[&str]) -> (String, String) {
+    let out = flakeid().args(args).output().expect("run flakeid");
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8");
+    assert!(out.status.success(), "flakeid {args:?} failed: {stderr}");
+    (String::from_utf8(out.stdout).expect("UTF-8"), stderr)
+}
+
+/// Runs a script `flakeid sql …` printed (or wrote) on `sql`, as the
+/// database's client would.
+async fn run_script(
+    sql: &mut flakeid_tests::adopt::Sql,
+    kind: flakeid_tests::adopt::Kind,
+    script: &str,
+) {
+    use flakeid_tests::adopt::Kind;
+    match kind {
+        Kind::MySql => {
+            for s in client_statements(script) {
+                sql.ok(&s).await;
+            }
+        }
+        // psql sends it statement by statement, sqlite3 too; the servers
+        // take it whole.
+        _ => sql.ok(script).await,
+    }
+}
+
+/// `flakeid sql adopt` on a real database with users ← posts ← comments:
+/// the down script printed (or written) before the switch, the switch's
+/// script run as the client would; checked with plain SQL: old rows
+/// unchanged, the way back gives auto-increment keys again, and after the
+/// switch an insert without a key takes the ID function's key (SQLite:
+/// fails), which `flakeid decode` reads; old keys decode as issued before
+/// flake keys.
+async fn sql_adopt_switches_the_tables(kind: flakeid_tests::adopt::Kind, url: &str) {
+    use flakeid_tests::adopt::{Keys, Kind, Sql, create_schema};
+    let mut sql = Sql::connect(kind, url).await;
+    create_schema(&mut sql, kind, Keys::Mixed, (20, 30, 50)).await;
+    let rows = async |sql: &mut Sql| {
+        let mut all = Vec::new();
+        for t in ["users", "posts", "comments"] {
+            all.push(sql.rows(kind, t).await);
+        }
+        all
+    };
+    let before = rows(&mut sql).await;
+    let dir =
+        std::env::temp_dir().join(format!("flakeid-cli-adopt-{}-{kind:?}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut args = vec![
+        "sql", "adopt", url, "--table", "users", "--table", "posts.id", "--table", "comments",
+    ];
+    if kind != Kind::Sqlite {
+        args.extend(["--space", "cli", "--node", "9"]);
+    }
+    let (up, down, cut_over) = if kind == Kind::Sqlite {
+        let dir_arg = dir.display().to_string();
+        let (stdout, stderr) = outputs(&[&args[..], &["--out", &dir_arg]].concat());
+        assert!(stdout.is_empty(), "{stdout}");
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("a written file");
+        (
+            read("up.sql"),
+            read("down.sql"),
+            announced_cut_over(&stderr),
+        )
+    } else {
+        let (down, _) = outputs(&[&args[..], &["--down"]].concat());
+        let (up, stderr) = outputs(&args);
+        (up, down, announced_cut_over(&stderr))
+    };
+    for line in [
+        "-- users.id: ",
+        "--   referenced by posts.user_id (",
+        "--   referenced by comments.post_id (",
+        "keys up to 20",
+    ] {
+        assert!(up.contains(line), "no {line:?} in\n{up}");
+    }
+    // Nothing changed by printing.
+    assert_eq!(rows(&mut sql).await, before);
+
+    // Up, down: auto-increment again, every row as it was.
+    run_script(&mut sql, kind, &up).await;
+    assert_eq!(rows(&mut sql).await, before);
+    run_script(&mut sql, kind, &down).await;
+    assert_eq!(rows(&mut sql).await, before);
+    let max = match kind {
+        Kind::Postgres => "SELECT CAST(MAX(id) AS BIGINT) FROM users",
+        Kind::MySql => "SELECT CAST(MAX(id) AS SIGNED) FROM users",
+        Kind::Sqlite => "SELECT MAX(id) FROM users",
+    };
+    sql.ok("INSERT INTO users (name) VALUES ('back')").await;
+    assert_eq!(sql.int(max).await, Some(21));
+    sql.ok("DELETE FROM users WHERE id = 21").await;
+
+    // Up for good.
+    run_script(&mut sql, kind, &up).await;
+    let typed = match kind {
+        Kind::Postgres => {
+            sql.text(
+                "SELECT data_type::text FROM information_schema.columns \
+                 WHERE table_name = 'users' AND column_name = 'id'",
+            )
+            .await
+        }
+        Kind::MySql => {
+            sql.text(
+                "SELECT CAST(COLUMN_TYPE AS CHAR) FROM information_schema.COLUMNS \
+                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'users' AND COLUMN_NAME = 'id'",
+            )
+            .await
+        }
+        Kind::Sqlite => {
+            sql.text("SELECT type FROM pragma_table_info('users') WHERE name = 'id'")
+                .await
+        }
+    };
+    assert!(
+        typed
+            .as_deref()
+            .is_some_and(|t| t.to_ascii_lowercase().starts_with("bigint")),
+        "{typed:?}"
+    );
+    assert_eq!(rows(&mut sql).await, before);
+    if kind == Kind::Sqlite {
+        let e = sql
+            .run("INSERT INTO users (name) VALUES ('no key')")
+            .await
+            .expect_err("no key, no rowid");
+        assert!(e.contains("NOT NULL"), "{e}");
+    } else {
+        let start = SystemTimeMs::now();
+        sql.ok("INSERT INTO users (name) VALUES ('flake')").await;
+        let cast = if kind == Kind::Postgres {
+            "BIGINT"
+        } else {
+            "SIGNED"
+        };
+        let id = sql
+            .int(&format!(
+                "SELECT CAST(id AS {cast}) FROM users WHERE name = 'flake'"
+            ))
+            .await
+            .expect("a key");
+        assert!(id as u64 >= cut_over, "{id} below the cut-over {cut_over}");
+        let v: serde_json::Value = serde_json::from_str(&stdout(&[
+            "decode",
+            &id.to_string(),
+            "--json",
+            "--cut-over",
+            &cut_over.to_string(),
+        ]))
+        .expect("JSON");
+        assert_eq!(v["node"], 9, "{v}");
+        assert!(
+            v["unix_ms"].as_u64().is_some_and(|ms| ms + 1 >= start.0),
+            "{v}"
+        );
+    }
+    // An old key decodes as issued before flake keys, with the cut-over.
+    let out = stdout(&["decode", "20", "--cut-over", &cut_over.to_string()]);
+    assert!(
+        out.contains(&format!(
+            "issued     before flake keys (below the cut-over {cut_over})"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("time  "), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Milliseconds since 1970, now.
+struct SystemTimeMs(u64);
+
+impl SystemTimeMs {
+    fn now() -> Self {
+        SystemTimeMs(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .expect("after 1970")
+                .as_millis() as u64,
+        )
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_adopt_switches_postgres_tables() {
+    let db = db::postgres().await;
+    sql_adopt_switches_the_tables(flakeid_tests::adopt::Kind::Postgres, db.url()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_adopt_switches_mariadb_tables() {
+    let db = db::mysql().await;
+    sql_adopt_switches_the_tables(flakeid_tests::adopt::Kind::MySql, db.url()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_adopt_switches_sqlite_tables() {
+    let path = std::env::temp_dir().join(format!("flakeid-cli-adopt-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let url = format!("sqlite://{}?mode=rwc", path.display());
+    sql_adopt_switches_the_tables(flakeid_tests::adopt::Kind::Sqlite, &url).await;
+    let _ = std::fs::remove_file(&path);
+}
+
+/// A key the layout cannot place below its first key: `flakeid sql adopt`
+/// fails (exit code 1) saying which key and what would fit, prints no SQL
+/// and changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_adopt_refuses_a_key_too_large() {
+    use flakeid_tests::adopt::{Keys, Kind, Sql, create_schema};
+    let path = std::env::temp_dir().join(format!("flakeid-cli-refuse-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let url = format!("sqlite://{}?mode=rwc", path.display());
+    let mut sql = Sql::connect(Kind::Sqlite, &url).await;
+    create_schema(&mut sql, Kind::Sqlite, Keys::Mixed, (2, 3, 5)).await;
+    sql.ok("INSERT INTO posts (id, user_id, title) VALUES (4611686018427387904, 1, 'big')")
+        .await;
+    let schema = || async {
+        Sql::connect(Kind::Sqlite, &url)
+            .await
+            .text("SELECT group_concat(sql, ';') FROM sqlite_schema")
+            .await
+    };
+    let before = schema().await;
+    fails(
+        &["sql", "adopt", &url, "--table", "users", "--table", "posts"],
+        1,
+        &[
+            "posts.id holds the key 4611686018427387904, but the cut-over is ",
+            "A later epoch makes flake keys smaller, not larger",
+            "Nothing was changed.",
+        ],
+    );
+    assert_eq!(schema().await, before);
+    let _ = std::fs::remove_file(&path);
+}
+
+/// `flakeid sql decode-functions --dialect sqlite` prints a SELECT whose
+/// expressions read IDs as `flakeid decode` does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sql_decode_functions_for_sqlite_read_as_decode_does() {
+    use flakeid_tests::adopt::{Kind, Sql};
+    let mut sql = Sql::connect(Kind::Sqlite, "sqlite::memory:").await;
+    sql.ok("CREATE TABLE orders (id INTEGER NOT NULL PRIMARY KEY)")
+        .await;
+    let ids = [
+        "175928847299117063",
+        "1541815603606036480",
+        "4194304",
+        "9223372036854775807",
+    ];
+    for id in ids {
+        sql.ok(&format!("INSERT INTO orders (id) VALUES ({id})"))
+            .await;
+    }
+    let select = stdout(&[
+        "sql",
+        "decode-functions",
+        "--dialect",
+        "sqlite",
+        "--layout",
+        "discord",
+        "--table",
+        "orders",
+    ]);
+    let select = select.trim_end().trim_end_matches(';');
+    let got = sql
+        .ints(&format!(
+            "SELECT id, unix_ms, node, sequence FROM ({select}) ORDER BY id"
+        ))
+        .await;
+    assert_eq!(got.len(), ids.len());
+    for row in got {
+        let id = row[0].expect("an id").to_string();
+        let v: serde_json::Value =
+            serde_json::from_str(&stdout(&["decode", &id, "--layout", "discord", "--json"]))
+                .expect("JSON");
+        assert_eq!(
+            row[1..],
+            [
+                v["unix_ms"].as_i64(),
+                v["node"].as_i64(),
+                v["sequence"].as_i64()
+            ],
+            "{id}: {v}"
+        );
+    }
+}
+
+#[test]
+fn sql_subcommands_have_examples_in_their_help() {
+    for sub in ["adopt", "decode-functions"] {
+        flakeid()
+            .args(["sql", sub, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Examples:\n  flakeid sql "));
+    }
+}

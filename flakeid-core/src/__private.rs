@@ -280,6 +280,44 @@ macro_rules! __flakeid_core_impl_schemars {
 #[doc(hidden)]
 pub use crate::__flakeid_core_impl_schemars as impl_schemars;
 
+/// The description of an ID type's GraphQL scalar: that of its OpenAPI /
+/// JSON Schema schema.
+#[cfg(feature = "async-graphql")]
+pub fn api_description() -> String {
+    crate::interop::DESCRIPTION.to_owned()
+}
+
+#[cfg(feature = "async-graphql")]
+pub use ::async_graphql;
+
+/// An async-graphql scalar, `ID` conversions and `CursorType` for an ID
+/// type. Expands to nothing because flakeid-core was built without its
+/// `async-graphql` feature.
+#[cfg(not(feature = "async-graphql"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __flakeid_core_impl_async_graphql {
+    ($id:ty) => {};
+}
+
+#[doc(hidden)]
+pub use crate::__flakeid_core_impl_async_graphql as impl_async_graphql;
+
+#[cfg(feature = "ts-rs")]
+pub use ::ts_rs;
+
+/// `ts_rs::TS` for an ID type. Expands to nothing because flakeid-core
+/// was built without its `ts-rs` feature.
+#[cfg(not(feature = "ts-rs"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __flakeid_core_impl_ts_rs {
+    ($id:ty) => {};
+}
+
+#[doc(hidden)]
+pub use crate::__flakeid_core_impl_ts_rs as impl_ts_rs;
+
 /// Whether `a` and `b` read IDs alike.
 fn same_ids(a: &dyn IdScheme, b: &dyn IdScheme) -> bool {
     let max = a.max_id();

@@ -34,7 +34,7 @@
 //!   and the generator's `tracing` events.
 //! * [`global`] — the process's node ID and the process-wide generators
 //!   that `UserId::generate()` uses; [`interop`] — ID types as values of
-//!   other crates (serde, sqlx, utoipa, schemars).
+//!   other crates (serde, sqlx, utoipa, schemars, async-graphql, ts-rs).
 //!
 //! Shared errors are at the crate root; a module's own errors live with
 //! it.
@@ -88,6 +88,8 @@
 //! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | no | ID types as sqlx values of `BIGINT` / `BIGINT UNSIGNED` / `INTEGER` columns, read with the same checks as the ORM impls (see `interop::sqlx`); [`Flake128`](flake128::Flake128) as `uuid` / `BINARY(16)` / `BLOB` |
 //! | `tokio` | no | async generation on tokio's timer (`UserId::generate_async()`, [`Generator::next_id_async`], …; see [`runtime`]), leases renewed and segments fetched by tokio tasks (`claim_on_tokio`, `start_on_tokio`); turned on by `flakeid-seaorm` and `flakeid-diesel`'s `async` |
 //! | `utoipa`, `schemars` | no | ID types as OpenAPI / JSON Schema schemas: strings of decimal digits ([`interop`]); [`Flake128`](flake128::Flake128) as its canonical string |
+//! | `async-graphql` | no | ID types as GraphQL scalars named after the type (strings on the wire), `TryFrom<async_graphql::ID>`, connection cursors ([`interop`]) |
+//! | `ts-rs` | no | ID types as TypeScript `string` aliases (`export type UserId = string;`, [`interop`]) |
 //!
 //! The column impls for [`Flake128`](flake128::Flake128) live here, behind features, because it
 //! is this crate's type: the ORM crates may not implement ORM traits for it.

@@ -158,6 +158,16 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
             }
         }
 
+        // IDs are positive: a protobuf `fixed64` / `uint64` field, MySQL
+        // `BIGINT UNSIGNED`.
+        #[automatically_derived]
+        impl ::core::convert::From<#name> for u64 {
+            #[inline]
+            fn from(id: #name) -> u64 {
+                id.0.unsigned_abs()
+            }
+        }
+
         #[automatically_derived]
         impl #name {
             /// The smallest and largest ID whose time lies in `range`
@@ -243,6 +253,8 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
         #core::__private::impl_sqlx!(#name);
         #core::__private::impl_utoipa!(#name);
         #core::__private::impl_schemars!(#name);
+        #core::__private::impl_async_graphql!(#name);
+        #core::__private::impl_ts_rs!(#name);
     };
     for orm in [&paths.seaorm, &paths.diesel].into_iter().flatten() {
         out.extend(quote!(#orm::__private::impl_id!(#name);));

@@ -57,12 +57,13 @@
 
 use std::time::Instant;
 
+use flakeid_core::sql::Dialect;
 pub use flakeid_core::sql::{MigrationLock, MigrationLockTimeout};
 use sea_orm::{
     ConnectionTrait, DatabaseConnection, DatabaseExecutor, DatabaseTransaction, DbBackend, DbErr,
     SqliteTransactionMode, TransactionOptions, TransactionTrait,
 };
-use sea_orm_migration::MigratorTrait;
+use sea_orm_migration::{MigrationName, MigrationTrait, MigratorTrait, SchemaManager};
 
 use crate::Error;
 use crate::backend::{dialect, row, statement};
@@ -116,6 +117,139 @@ pub async fn run<T>(
     let held = Held::take(db, lock).await?;
     let done = migrate(held.executor(db)).await;
     held.release(done).await
+}
+
+/// A migration made of statements flakeid writes: an adoption's
+/// ([`flakeid_core::adopt::AdoptionPlan::up`] / `down`), the database ID
+/// function's ([`IdFunction`](flakeid_core::id_function::IdFunction)), the
+/// functions that read IDs
+/// ([`DecodeFunctions`](flakeid_core::id_function::DecodeFunctions)), or
+/// any others.
+///
+/// `up` and `down` run their statements in order on one connection of the
+/// pool, inside a transaction of their own (a savepoint inside the
+/// migration lock's transaction on SQLite): statements that need one
+/// session (`LOCK TABLES` on MySQL/MariaDB) stay on it, and on PostgreSQL and
+/// SQLite a failing statement leaves nothing changed. After a failure on
+/// MySQL/MariaDB it runs `UNLOCK TABLES` on that connection, so that no
+/// table lock stays with the pool. The runner does not wrap it in a
+/// transaction of its own (`use_transaction` is `Some(false)`).
+///
+/// ```
+/// use flakeid_seaorm::migration::{SqlMigration, up};
+/// use flakeid_seaorm::flakeid_core::id_function::DecodeFunctions;
+/// use flakeid_seaorm::flakeid_core::layout::presets;
+/// use sea_orm::{ConnectionTrait, Database};
+/// use sea_orm_migration::{MigrationTrait, MigratorTrait};
+///
+/// pub struct Migrator;
+///
+/// impl MigratorTrait for Migrator {
+///     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+///         // Fixed statements, e.g. an adoption plan's, or statements per database:
+///         vec![
+///             Box::new(SqlMigration::new(
+///                 "m20260101_000001_notes",
+///                 vec!["CREATE TABLE notes (id BIGINT PRIMARY KEY CHECK (id > 0))".into()],
+///                 vec!["DROP TABLE notes".into()],
+///             )),
+///             Box::new(SqlMigration::per_dialect("m20260101_000002_read_ids", |dialect| {
+///                 let f = DecodeFunctions::new(dialect, presets::twitter());
+///                 // SQLite has no stored functions: nothing to install there.
+///                 Ok((f.install().unwrap_or_default(), f.uninstall().unwrap_or_default()))
+///             })),
+///         ]
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let db = Database::connect("sqlite::memory:").await?;
+/// up::<Migrator>(&db).await?;
+/// # assert_eq!(Migrator::get_applied_migrations(&db).await?.len(), 2);
+/// # Ok(())
+/// # }
+/// ```
+pub struct SqlMigration {
+    name: String,
+    statements: Statements,
+}
+
+/// The up and down statements for a dialect.
+type Statements = Box<dyn Fn(Dialect) -> Result<(Vec<String>, Vec<String>), DbErr> + Send + Sync>;
+
+impl SqlMigration {
+    /// The migration `name` running `up` and `down` (written for the
+    /// database it runs on).
+    pub fn new(name: impl Into<String>, up: Vec<String>, down: Vec<String>) -> Self {
+        SqlMigration {
+            name: name.into(),
+            statements: Box::new(move |_| Ok((up.clone(), down.clone()))),
+        }
+    }
+
+    /// The migration `name` running the up and down statements `sql`
+    /// writes for the database it runs on.
+    pub fn per_dialect<E>(
+        name: impl Into<String>,
+        sql: impl Fn(Dialect) -> Result<(Vec<String>, Vec<String>), E> + Send + Sync + 'static,
+    ) -> Self
+    where
+        E: std::fmt::Display,
+    {
+        SqlMigration {
+            name: name.into(),
+            statements: Box::new(move |d| sql(d).map_err(|e| DbErr::Custom(e.to_string()))),
+        }
+    }
+
+    async fn run(&self, manager: &SchemaManager<'_>, up: bool) -> Result<(), DbErr> {
+        let backend = manager.get_database_backend();
+        let (up_sql, down_sql) = (self.statements)(dialect(backend))?;
+        let statements = if up { up_sql } else { down_sql };
+        let txn = manager.get_connection().begin().await?;
+        for s in &statements {
+            if let Err(e) = txn.execute_unprepared(s).await {
+                if backend == DbBackend::MySql {
+                    let _ = txn.execute_unprepared("UNLOCK TABLES").await;
+                }
+                let _ = txn.rollback().await;
+                return Err(e);
+            }
+        }
+        txn.commit().await
+    }
+}
+
+impl std::fmt::Debug for SqlMigration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqlMigration")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MigrationName for SqlMigration {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+// The trait's signatures elide `SchemaManager`'s lifetime; the impl must match.
+#[allow(elided_lifetimes_in_paths)]
+#[async_trait::async_trait]
+impl MigrationTrait for SqlMigration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        self.run(manager, true).await
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        self.run(manager, false).await
+    }
+
+    fn use_transaction(&self) -> Option<bool> {
+        Some(false)
+    }
 }
 
 /// The lock, held on a transaction of its own (PostgreSQL, MySQL/MariaDB)

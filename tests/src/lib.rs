@@ -15,6 +15,7 @@
 //! # }
 //! ```
 
+pub mod adopt;
 pub mod db;
 pub mod process;
 pub mod ticker;

@@ -113,6 +113,11 @@ pub(crate) struct ColumnDetails {
     /// The default as `information_schema.COLUMNS` writes it.
     pub(crate) default: Option<String>,
     pub(crate) comment: Option<String>,
+    /// A reference's foreign key as `ADD CONSTRAINT` states it again
+    /// (`FOREIGN KEY (…) REFERENCES … ON DELETE … ON UPDATE …`): MariaDB
+    /// refuses to change a column's type under a foreign key, even with
+    /// the checks off, so the switch drops it and adds it again.
+    pub(crate) foreign_key: Option<String>,
 }
 
 /// SQLite: the table's definition, columns, indexes and triggers.

@@ -98,6 +98,21 @@ pub enum AdoptError {
         /// How many columns the foreign key has.
         columns: i64,
     },
+    /// MySQL/MariaDB: a foreign key's referential action, as the catalog
+    /// writes it, is none the switch can state again when it adds the
+    /// foreign key back.
+    #[error(
+        "the foreign key {constraint} of {table} has the action {rule:?}, not RESTRICT, CASCADE, \
+         SET NULL, NO ACTION or SET DEFAULT"
+    )]
+    UnknownRule {
+        /// The referencing table.
+        table: String,
+        /// The constraint.
+        constraint: String,
+        /// The action.
+        rule: String,
+    },
     /// SQLite: the table's `CREATE TABLE` text could not be rewritten.
     #[error("{table}: cannot rewrite its CREATE TABLE statement: {reason}")]
     Rewrite {

@@ -65,8 +65,9 @@
 //!
 //! ## PostgreSQL (15 and later)
 //!
-//! The ID function is installed first (if asked for). Then one `DO` block
-//! — one transaction, so the proof and every change commit together or
+//! The proof runs once (a `DO` block that changes nothing), then the ID
+//! function is installed (if asked for), then one `DO` block — one
+//! transaction, so the proof (again) and every change commit together or
 //! not at all — and one statement per table afterwards:
 //!
 //! | statement | lock (held until the block commits) | cost |
@@ -88,15 +89,18 @@
 //!
 //! ## MySQL / MariaDB
 //!
-//! Statements on one connection: the ID function (if asked for), the
-//! proof, `LOCK TABLES … WRITE` on every table, the proof again under the
-//! lock, `SET FOREIGN_KEY_CHECKS = 0` (MariaDB refuses to change a column
-//! a foreign key uses otherwise), one `ALTER TABLE … MODIFY COLUMN` per
-//! table (the key: `BIGINT`, `UNSIGNED` kept, without `AUTO_INCREMENT`,
-//! with its `CHECK`; each reference: `BIGINT`, with its nullability,
-//! default and comment stated again, since `MODIFY` replaces the whole
-//! definition), the ID function's trigger, the foreign key checks as they
-//! were, `UNLOCK TABLES`. `ALTER TABLE` copies the table (`ALGORITHM=COPY`
+//! Statements on one connection: the proof, the ID function (if asked
+//! for), `LOCK TABLES … WRITE` on every table, the proof again under the
+//! lock, `SET FOREIGN_KEY_CHECKS = 0`, `DROP FOREIGN KEY` for every
+//! foreign key that references a key (MariaDB refuses to change the type
+//! of a column under a foreign key, even with the checks off: MDEV-31086),
+//! one `ALTER TABLE … MODIFY COLUMN` per table (the key: `BIGINT`,
+//! `UNSIGNED` kept, without `AUTO_INCREMENT`, with its `CHECK`; each
+//! reference: `BIGINT`, with its nullability, default and comment stated
+//! again, since `MODIFY` replaces the whole definition), the foreign keys
+//! added again with their actions (not checked: the checks are off, and
+//! no key changed), the ID function's trigger, the foreign key checks as
+//! they were, `UNLOCK TABLES`. `ALTER TABLE` copies the table (`ALGORITHM=COPY`
 //! for a type change), under the table lock. DDL is not transactional: a
 //! failure after the first `ALTER` (a full disk) leaves the earlier tables
 //! changed; the proof runs before any of them.
@@ -107,7 +111,8 @@
 //! columns need no change (their type is an affinity). What matters is the
 //! key's behaviour: as an alias of the rowid (with or without
 //! `AUTOINCREMENT`) an insert without a key silently gets the largest key
-//! + 1 — after the switch a flake-like key that a generator may issue too.
+//! plus one — after the switch a flake-like key that a generator may issue
+//! too.
 //! So the key becomes `BIGINT NOT NULL PRIMARY KEY CHECK (key > 0)` (`INT`
 //! in a `STRICT` table), **not** an alias of the rowid, as the crate's own
 //! tables are: an insert without a key fails. The cost: the key gets an
@@ -125,7 +130,10 @@
 //! checks the dropped table; with enforcement on (sqlx's default, and
 //! inside a transaction where it cannot be turned off) `PRAGMA
 //! defer_foreign_keys = ON` defers the checks to the commit, when the rows
-//! are back. Dropping a table with enforcement on would run the `ON
+//! are back; the rebuild creates an index on every referencing column
+//! first (dropped at the end), since with enforcement on each key dropped
+//! and inserted again looks up its referencing rows. Dropping a table with
+//! enforcement on would run the `ON
 //! DELETE` actions of the foreign keys that reference it (`CASCADE` would
 //! delete the referencing rows): the proof refuses that case; run the
 //! migration with enforcement off (the `sqlite3` shell). Run scripts with

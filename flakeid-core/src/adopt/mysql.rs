@@ -30,8 +30,11 @@ static KEYS: [(&str, SqlType); 3] = [
     ("largest", SqlType::BigInt),
     ("issued", SqlType::BigInt),
 ];
-static FOREIGN_KEYS: [(&str, SqlType); 9] = [
+static FOREIGN_KEYS: [(&str, SqlType); 12] = [
     ("constraint_name", SqlType::Text),
+    ("referenced_schema", SqlType::Text),
+    ("delete_rule", SqlType::Text),
+    ("update_rule", SqlType::Text),
     ("schema_name", SqlType::Text),
     ("table_name", SqlType::Text),
     ("column_name", SqlType::Text),
@@ -115,6 +118,8 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
         .rows(
             "SELECT k.CONSTRAINT_NAME AS constraint_name, \
              CASE WHEN k.TABLE_SCHEMA = DATABASE() THEN NULL ELSE k.TABLE_SCHEMA END AS schema_name, \
+             k.REFERENCED_TABLE_SCHEMA AS referenced_schema, \
+             rc.DELETE_RULE AS delete_rule, rc.UPDATE_RULE AS update_rule, \
              k.TABLE_NAME AS table_name, k.COLUMN_NAME AS column_name, \
              c.COLUMN_TYPE AS column_type, c.IS_NULLABLE AS nullable, \
              c.COLUMN_DEFAULT AS column_default, c.COLUMN_COMMENT AS column_comment, \
@@ -136,12 +141,29 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
         .await?
     {
         let constraint = text(&r, "constraint_name");
+        // The key table as the referencing table's foreign key names it.
+        let parent = match r.text("schema_name") {
+            Some(_) => format!(
+                "{}.{t}",
+                d.identifier("database", &text(&r, "referenced_schema"))?
+            ),
+            None => t.clone(),
+        };
+        let foreign_key = format!(
+            "FOREIGN KEY ({}) REFERENCES {parent} ({c}) ON DELETE {} ON UPDATE {}",
+            d.identifier("column", &text(&r, "column_name"))?,
+            rule(&r, "delete_rule")?,
+            rule(&r, "update_rule")?,
+        );
         references.push(Reference::foreign_key(
             &r,
             (table, column),
             constraint,
             None,
-            details(&r),
+            ColumnDetails {
+                foreign_key: Some(foreign_key),
+                ..details(&r)
+            },
         )?);
     }
     for &(ref_table, ref_column) in named {
@@ -199,6 +221,21 @@ fn details(row: &SqlRow) -> ColumnDetails {
             .text("column_comment")
             .filter(|c| !c.is_empty())
             .map(str::to_owned),
+        foreign_key: None,
+    }
+}
+
+/// A foreign key's referential action (`column` of a row of the foreign
+/// keys' query), checked to be one.
+fn rule(row: &SqlRow, column: &str) -> Result<String, AdoptError> {
+    let action = text(row, column);
+    match action.as_str() {
+        "RESTRICT" | "CASCADE" | "SET NULL" | "NO ACTION" | "SET DEFAULT" => Ok(action),
+        _ => Err(AdoptError::UnknownRule {
+            table: text(row, "table_name"),
+            constraint: text(row, "constraint_name"),
+            rule: action,
+        }),
     }
 }
 
@@ -215,6 +252,11 @@ pub(crate) fn plan(
     let mut narrow = String::new();
     let mut defaults = Vec::new();
     let mut drop_defaults = Vec::new();
+    // MariaDB refuses to change a column's type under a foreign key (even
+    // with the checks off, since 10.4.31 / 10.5.22 / 10.6.15 / 10.11.5,
+    // MDEV-31086): the foreign keys go first and come back last, unchecked.
+    let mut drop_fks = Vec::new();
+    let mut add_fks = Vec::new();
     let mut change = |table: &str, up: String, down: String| match alters
         .iter_mut()
         .find(|(t, ..)| t == table)
@@ -271,6 +313,11 @@ pub(crate) fn plan(
             };
             let rc = d.identifier("column", &r.column)?;
             referencing.push(rt.clone());
+            if let (Some(c), Some(fk)) = (&r.constraint, &r.details.foreign_key) {
+                let c = d.identifier("constraint", c)?;
+                drop_fks.push(format!("ALTER TABLE {rt} DROP FOREIGN KEY {c}"));
+                add_fks.push(format!("ALTER TABLE {rt} ADD CONSTRAINT {c} {fk}"));
+            }
             change(
                 &rt,
                 format!(
@@ -315,11 +362,12 @@ pub(crate) fn plan(
         "SET FOREIGN_KEY_CHECKS = 0".to_owned(),
     ];
     let checks_back = format!("SET FOREIGN_KEY_CHECKS = {SAVED_CHECKS}");
-    let mut up = Vec::new();
+    // The proof once before anything changes (so that a refusal leaves no
+    // ID function behind), then again under the lock.
+    let mut up = vec![proof.clone()];
     if let Some(f) = f {
         up.extend(f.install()?);
     }
-    up.push(proof.clone());
     up.push(lock.clone());
     up.push(proof);
     up.extend(checks_off.iter().cloned());
@@ -332,12 +380,16 @@ pub(crate) fn plan(
     down.push(lock);
     down.extend(checks_off);
     down.extend(drop_defaults);
+    up.extend(drop_fks.iter().cloned());
+    down.extend(drop_fks);
     for t in &tables {
         if let Some((_, u, back)) = alters.iter().find(|(name, ..)| name == t) {
             up.push(format!("ALTER TABLE {t} {}", u.join(", ")));
             down.push(format!("ALTER TABLE {t} {}", back.join(", ")));
         }
     }
+    up.extend(add_fks.iter().cloned());
+    down.extend(add_fks);
     up.extend(defaults);
     up.push(checks_back.clone());
     up.push("UNLOCK TABLES".to_owned());
@@ -419,6 +471,7 @@ mod tests {
             nullable: true,
             default: Some("0".into()),
             comment: Some("author's key".into()),
+            foreign_key: None,
         };
         assert_eq!(
             definition(&widened("int(10) unsigned"), &details, false),

@@ -363,7 +363,9 @@ pub(crate) fn plan(
             down_alters.push_str(&format!("  ALTER TABLE {name} {};\n", down.join(", ")));
         }
     }
-    let mut up = Vec::new();
+    // The proof once before anything changes (so that a refusal leaves no
+    // ID function behind), then again under the locks.
+    let mut up = vec![do_block(&proof)];
     if let Some(f) = f {
         up.extend(f.install()?);
     }

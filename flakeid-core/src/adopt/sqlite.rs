@@ -208,6 +208,7 @@ pub(crate) fn plan(
     let mut rebuilds = Vec::new();
     let mut rebuilds_back = Vec::new();
     let mut actions = Vec::new();
+    let mut helper_names = Vec::new();
     for t in &catalog.tables {
         let Some(s) = &t.sqlite else {
             continue;
@@ -226,7 +227,10 @@ pub(crate) fn plan(
             guard.too_large(&t.table, &t.column),
         ));
         let rewritten = rewrite(&s.create, &t.column, &t.table)?.sql;
+        let helpers = helper_indexes(t, &mut helper_names)?;
+        rebuilds.extend(helpers.iter().cloned());
         rebuilds.extend(rebuild(&t.table, s, &rewritten)?);
+        rebuilds_back.extend(helpers);
         rebuilds_back.extend(rebuild(&t.table, s, &s.create)?);
         for r in &t.references {
             let action = r.on_delete.as_deref().unwrap_or("NO ACTION");
@@ -259,13 +263,19 @@ pub(crate) fn plan(
     let mut up = begin();
     up.extend(create_checks(&checks));
     up.push(run_checks(&checks[..proof], 1));
+    let drop_helpers: Vec<String> = helper_names
+        .iter()
+        .map(|n| format!("DROP INDEX IF EXISTS {n}"))
+        .collect();
     up.extend(rebuilds);
+    up.extend(drop_helpers.iter().cloned());
     up.push(run_checks(&checks[proof..], proof + 1));
     up.push(format!("DROP TABLE temp.{CHECKS}"));
     up.push(format!("RELEASE {SAVEPOINT}"));
     let mut down = begin();
     down.extend(create_checks(std::slice::from_ref(&fk_check)));
     down.extend(rebuilds_back);
+    down.extend(drop_helpers);
     down.push(run_checks(std::slice::from_ref(&fk_check), 1));
     down.push(format!("DROP TABLE temp.{CHECKS}"));
     down.push(format!("RELEASE {SAVEPOINT}"));
@@ -307,6 +317,27 @@ fn run_checks(checks: &[(String, String)], first: usize) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     format!("INSERT INTO temp.{CHECKS} (\"check\", \"ok\") VALUES {rows}")
+}
+
+/// Indexes on the columns referencing `t`'s key, for the rebuild: with
+/// foreign key enforcement on, dropping the table and inserting its rows
+/// again looks up the referencing rows of every key, a scan of the
+/// referencing table per key without an index. Named in `names` to be
+/// dropped after the rebuilds (`IF EXISTS`: a referencing table rebuilt
+/// meanwhile took its own with it).
+fn helper_indexes(t: &KeyTable, names: &mut Vec<String>) -> Result<Vec<String>, AdoptError> {
+    let d = Dialect::Sqlite;
+    let mut out = Vec::new();
+    for r in &t.references {
+        let name = d.quote(&format!("flakeid_adopt_{}", names.len() + 1));
+        out.push(format!(
+            "CREATE INDEX IF NOT EXISTS {name} ON {} ({})",
+            d.identifier("table", &r.table)?,
+            d.identifier("column", &r.column)?
+        ));
+        names.push(name);
+    }
+    Ok(out)
 }
 
 /// The statements that rebuild `table` as `create` defines it.

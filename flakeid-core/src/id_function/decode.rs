@@ -196,7 +196,7 @@ impl DecodeFunctions {
     /// let f = DecodeFunctions::new(Dialect::Sqlite, presets::twitter());
     /// assert_eq!(
     ///     f.expression(&IdPart::Field("worker".into()), "id")?,
-    ///     "((((id) >> 12) & 1023) >> 0) & 31)"
+    ///     "(((((id) >> 12) & 1023) >> 0) & 31)"
     /// );
     /// assert!(f.expression(&IdPart::Field("shard".into()), "id").is_err());
     /// # Ok::<(), flakeid_core::id_function::IdFunctionError>(())

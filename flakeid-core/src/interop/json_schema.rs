@@ -22,9 +22,7 @@ fn digits(n: u64) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
-/// What an ID field is, for people reading the schema.
-pub(crate) const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits because \
-                               JavaScript numbers round integers above 2^53.";
+pub(crate) use super::DESCRIPTION;
 
 /// A real ID of `I`, as the string it is sent as: its scheme's
 /// [`example_id`](crate::IdScheme::example_id), the same on every call.

@@ -6,9 +6,16 @@
 //! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | `sqlx::Type`, `Encode`, `Decode` for that database ([`sqlx`]) |
 //! | `utoipa` | `utoipa::PartialSchema` and `ToSchema`: a string of decimal digits (see below) |
 //! | `schemars` | `schemars::JsonSchema`: the same schema |
+//! | `async-graphql` | a GraphQL scalar named after the type (a string on the wire), `async_graphql::ID` conversions, `CursorType` ([`async_graphql`]) |
+//! | `ts-rs` | `ts_rs::TS`: `export type UserId = string;` ([`ts_rs`]) |
 //!
-//! [`Flake128`](crate::flake128::Flake128) gets the same impls from these
-//! features, as 16 bytes (`uuid`, `BINARY(16)`, `BLOB`) and as its
+//! Protocol Buffers (prost, tonic) need no feature: message fields are
+//! `int64`, `fixed64` or `string`, and every ID type converts to and from
+//! `i64`, `u64` and `String` with the standard traits (see
+//! [`FlakeId`](crate::FlakeId)'s conversions and `examples/protobuf.rs`).
+//!
+//! [`Flake128`](crate::flake128::Flake128) gets the same impls from the
+//! sqlx, utoipa and schemars features, as 16 bytes (`uuid`, `BINARY(16)`, `BLOB`) and as its
 //! canonical string.
 //!
 //! The orphan rule allows these impls only in the crate that declares the
@@ -58,6 +65,8 @@
 //! under the name `Flake128`.
 //!
 
+#[cfg(feature = "async-graphql")]
+pub mod async_graphql;
 #[cfg(any(feature = "utoipa", feature = "schemars", test))]
 pub(crate) mod json_schema;
 #[cfg(feature = "schemars")]
@@ -70,5 +79,19 @@ pub(crate) mod serde;
     feature = "sqlx-sqlite"
 ))]
 pub mod sqlx;
+#[cfg(feature = "ts-rs")]
+pub mod ts_rs;
 #[cfg(feature = "utoipa")]
 pub mod utoipa;
+
+/// What an ID field is, for people reading an API schema, a GraphQL schema
+/// or a TypeScript declaration.
+#[cfg(any(
+    feature = "utoipa",
+    feature = "schemars",
+    feature = "async-graphql",
+    feature = "ts-rs",
+    test
+))]
+pub(crate) const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits because \
+                                      JavaScript numbers round integers above 2^53.";

@@ -8,6 +8,7 @@
 //! `./scripts/test.sh --workspace --test all -- seaorm_postgres::`.
 
 // Items shared by the test modules (helpers, schemas, ID types, entities).
+mod adopt_common;
 mod diesel_common;
 mod diesel_flakes;
 mod lease_common;
@@ -41,9 +42,13 @@ mod schemes_seaorm;
 // Rows by the time their key records: each ORM's filter on a million rows.
 mod time_bounds;
 
-// ID types as plain sqlx values on each database, and in API schemas.
+// ID types as plain sqlx values on each database, in API schemas, in a
+// GraphQL server and in TypeScript.
+mod graphql;
 mod openapi_schema;
+mod protobuf;
 mod sqlx_types;
+mod typescript;
 
 // Keys the database counts out or refuses, and the names in its SQL.
 mod diesel_sequences;
@@ -51,7 +56,9 @@ mod key_check;
 mod seaorm_sequences;
 mod sql_names;
 
-// IDs issued by the database itself, next to the application's.
+// IDs issued by the database itself, next to the application's; IDs read
+// in SQL; existing tables switched from auto-increment to flake keys.
+mod adopt;
 mod sql_id_function;
 
 // Node leases: the table through both ORMs, real processes competing,

@@ -155,12 +155,45 @@ impl Context {
     /// failed.
     pub fn check(&self, command: &Command) -> Result<String, String> {
         match classify(&command.text) {
-            Kind::TestCommand => Ok("the test command itself: its own run is the check".into()),
-            Kind::Chaos => Ok("run by the test command's chaos-smoke job (CHAOS_SMOKE=1)".into()),
+            Kind::TestCommand => self
+                .check_script("scripts/test.sh", None)
+                .map(|()| "the test command itself: its own run is the check".into()),
+            Kind::Chaos => self
+                .check_script("scripts/chaos.sh", Some("CHAOS_SMOKE=1 \"$here/chaos.sh\""))
+                .map(|()| "run by the test command's chaos-smoke job (CHAOS_SMOKE=1)".into()),
             Kind::TestSelection(args) | Kind::Bless(args) => self.check_selection(&args),
             Kind::Service => self.check_service(&command.text),
             Kind::Plain => self.check_plain(command),
         }
+    }
+
+    /// A script the checker does not run itself: it must exist, be
+    /// executable, parse (`bash -n`), and, where `run_by` is given, the
+    /// test command must still run it that way.
+    fn check_script(&self, script: &str, run_by: Option<&str>) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = self.repo.join(script);
+        let meta = std::fs::metadata(&path).map_err(|e| format!("{script}: {e}"))?;
+        if meta.permissions().mode() & 0o111 == 0 {
+            return Err(format!("{script} is not executable"));
+        }
+        let mut p = Process::new("bash");
+        p.arg("-n").arg(&path).stdin(Stdio::null());
+        let (status, _, stderr) = run(p)?;
+        if !status.success() {
+            return Err(format!("bash -n {script}: {status}\n{}", tail(&stderr)));
+        }
+        if let Some(line) = run_by {
+            let test = std::fs::read_to_string(self.repo.join("scripts/test.sh"))
+                .map_err(|e| format!("scripts/test.sh: {e}"))?;
+            if !test.contains(line) {
+                return Err(format!(
+                    "scripts/test.sh no longer runs {script} as `{line}`: the documented \
+                     command is then checked by nothing"
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn check_plain(&self, command: &Command) -> Result<String, String> {

@@ -1,0 +1,314 @@
+//! Two applications on the adopted tables: SeaORM entities and Diesel
+//! models whose keys are `#[flake_id]` types declaring the cut-over. Each
+//! writes users, posts that reference old and new users, and comments that
+//! reference old and new posts and users.
+
+use flakeid_core::{FlakeId, flake_id};
+
+use super::{CUT_OVER, Kind, Target};
+
+/// The key of `users`; keys below the cut-over are from before the switch.
+#[flake_id(seaorm, diesel, cut_over = CUT_OVER)]
+pub struct UserId(i64);
+
+/// The key of `posts`.
+#[flake_id(seaorm, diesel, cut_over = CUT_OVER)]
+pub struct PostId(i64);
+
+/// The key of `comments`.
+#[flake_id(seaorm, diesel, cut_over = CUT_OVER)]
+pub struct CommentId(i64);
+
+pub mod user {
+    use sea_orm::entity::prelude::*;
+
+    #[flakeid_seaorm::flake_id]
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "users")]
+    pub struct Model {
+        #[sea_orm(primary_key)]
+        pub id: super::UserId,
+        pub name: String,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+}
+
+pub mod post {
+    use sea_orm::entity::prelude::*;
+
+    #[flakeid_seaorm::flake_id]
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "posts")]
+    pub struct Model {
+        #[sea_orm(primary_key)]
+        pub id: super::PostId,
+        pub user_id: super::UserId,
+        pub title: String,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+}
+
+pub mod comment {
+    use sea_orm::entity::prelude::*;
+
+    #[flakeid_seaorm::flake_id]
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "comments")]
+    pub struct Model {
+        #[sea_orm(primary_key)]
+        pub id: super::CommentId,
+        pub post_id: super::PostId,
+        pub user_id: Option<super::UserId>,
+        pub body: String,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+}
+
+diesel::table! {
+    users (id) {
+        id -> BigInt,
+        name -> Text,
+    }
+}
+
+diesel::table! {
+    posts (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        title -> Text,
+    }
+}
+
+diesel::table! {
+    comments (id) {
+        id -> BigInt,
+        post_id -> BigInt,
+        user_id -> Nullable<BigInt>,
+        body -> Text,
+    }
+}
+
+/// A `users` row to insert.
+#[derive(diesel::Insertable)]
+#[diesel(table_name = users)]
+pub struct NewUser {
+    pub id: UserId,
+    pub name: String,
+}
+
+/// A `posts` row to insert.
+#[derive(diesel::Insertable)]
+#[diesel(table_name = posts)]
+pub struct NewPost {
+    pub id: PostId,
+    pub user_id: UserId,
+    pub title: String,
+}
+
+/// A `comments` row to insert.
+#[derive(diesel::Insertable)]
+#[diesel(table_name = comments)]
+pub struct NewComment {
+    pub id: CommentId,
+    pub post_id: PostId,
+    pub user_id: Option<UserId>,
+    pub body: String,
+}
+
+/// What an app writes: `users`, `posts` and `comments` rows, in that order
+/// (10,000 rows for 2,000 / 3,000 / 5,000). Posts reference old users
+/// (keys 1..=`old_users`) and the app's new ones alternately; comments old
+/// and new posts, and old, new or no users.
+pub struct Rows {
+    pub users: Vec<(UserId, String)>,
+    pub posts: Vec<(PostId, UserId, String)>,
+    pub comments: Vec<(CommentId, PostId, Option<UserId>, String)>,
+}
+
+impl Rows {
+    pub fn new(
+        app: &str,
+        (users, posts, comments): (usize, usize, usize),
+        old: (i64, i64),
+    ) -> Rows {
+        crate::support::init_generator();
+        let user_ids = UserId::generate_many(users).expect("user keys");
+        let post_ids = PostId::generate_many(posts).expect("post keys");
+        let comment_ids = CommentId::generate_many(comments).expect("comment keys");
+        let old_user =
+            |i: usize| UserId::from_i64(1 + (i as i64 * 13) % old.0).expect("an old key");
+        let old_post =
+            |i: usize| PostId::from_i64(1 + (i as i64 * 17) % old.1).expect("an old key");
+        Rows {
+            users: user_ids
+                .iter()
+                .enumerate()
+                .map(|(i, &id)| (id, format!("{app} user {i}")))
+                .collect(),
+            posts: post_ids
+                .iter()
+                .enumerate()
+                .map(|(i, &id)| {
+                    let user = if i % 2 == 0 {
+                        old_user(i)
+                    } else {
+                        user_ids[i % users]
+                    };
+                    (id, user, format!("{app} post {i}"))
+                })
+                .collect(),
+            comments: comment_ids
+                .iter()
+                .enumerate()
+                .map(|(i, &id)| {
+                    let post = if i % 2 == 0 {
+                        old_post(i)
+                    } else {
+                        post_ids[i % posts]
+                    };
+                    let user = match i % 3 {
+                        0 => Some(old_user(i)),
+                        1 => Some(user_ids[i % users]),
+                        _ => None,
+                    };
+                    (id, post, user, format!("{app} comment {i}"))
+                })
+                .collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.users.len() + self.posts.len() + self.comments.len()
+    }
+}
+
+/// The SeaORM app: `insert_many_with_ids` in batches of 500.
+pub async fn seaorm_app(target: &Target, rows: &Rows) {
+    use flakeid_seaorm::FlakeEntity;
+    use sea_orm::{EntityTrait, Set};
+    let db = target.seaorm().await;
+    for chunk in rows.users.chunks(500) {
+        let models = chunk.iter().map(|(id, name)| user::ActiveModel {
+            id: Set(*id),
+            name: Set(name.clone()),
+        });
+        user::Entity::insert_many_with_ids(models)
+            .await
+            .expect("users")
+            .exec_without_returning(&db)
+            .await
+            .expect("SeaORM inserts users");
+    }
+    for chunk in rows.posts.chunks(500) {
+        let models = chunk.iter().map(|(id, user, title)| post::ActiveModel {
+            id: Set(*id),
+            user_id: Set(*user),
+            title: Set(title.clone()),
+        });
+        post::Entity::insert_many_with_ids(models)
+            .await
+            .expect("posts")
+            .exec_without_returning(&db)
+            .await
+            .expect("SeaORM inserts posts");
+    }
+    for chunk in rows.comments.chunks(500) {
+        let models = chunk
+            .iter()
+            .map(|(id, post, user, body)| comment::ActiveModel {
+                id: Set(*id),
+                post_id: Set(*post),
+                user_id: Set(*user),
+                body: Set(body.clone()),
+            });
+        comment::Entity::insert_many_with_ids(models)
+            .await
+            .expect("comments")
+            .exec_without_returning(&db)
+            .await
+            .expect("SeaORM inserts comments");
+    }
+    // The models read back: old keys and new keys alike.
+    let first = user::Entity::find_by_id(UserId::from_i64(1).expect("key 1"))
+        .one(&db)
+        .await
+        .expect("SeaORM reads an old user")
+        .expect("user 1");
+    assert_eq!(first.id.decode().before_cut_over, Some(CUT_OVER));
+    let (new_id, _) = &rows.users[0];
+    let new = user::Entity::find_by_id(*new_id)
+        .one(&db)
+        .await
+        .expect("SeaORM reads a new user")
+        .expect("the new user");
+    assert!(new.id.decode().timestamp.is_some());
+}
+
+/// Inserts `rows` through a Diesel connection of type `$conn`.
+macro_rules! diesel_insert {
+    ($conn:ty, $url:expr, $rows:expr) => {{
+        use diesel::{Connection as _, RunQueryDsl as _};
+        let rows: &Rows = $rows;
+        let mut conn = <$conn>::establish($url).unwrap_or_else(|e| panic!("Diesel connects: {e}"));
+        for chunk in rows.users.chunks(500) {
+            let batch: Vec<NewUser> = chunk
+                .iter()
+                .map(|(id, name)| NewUser {
+                    id: *id,
+                    name: name.clone(),
+                })
+                .collect();
+            diesel::insert_into(users::table)
+                .values(batch)
+                .execute(&mut conn)
+                .expect("Diesel inserts users");
+        }
+        for chunk in rows.posts.chunks(500) {
+            let batch: Vec<NewPost> = chunk
+                .iter()
+                .map(|(id, user, title)| NewPost {
+                    id: *id,
+                    user_id: *user,
+                    title: title.clone(),
+                })
+                .collect();
+            diesel::insert_into(posts::table)
+                .values(batch)
+                .execute(&mut conn)
+                .expect("Diesel inserts posts");
+        }
+        for chunk in rows.comments.chunks(500) {
+            let batch: Vec<NewComment> = chunk
+                .iter()
+                .map(|(id, post, user, body)| NewComment {
+                    id: *id,
+                    post_id: *post,
+                    user_id: *user,
+                    body: body.clone(),
+                })
+                .collect();
+            diesel::insert_into(comments::table)
+                .values(batch)
+                .execute(&mut conn)
+                .expect("Diesel inserts comments");
+        }
+    }};
+}
+
+/// The Diesel app: `insert_into(..).values(&vec)` in batches of 500.
+pub async fn diesel_app(target: &Target, rows: Rows) {
+    let (kind, url) = (target.kind, target.path());
+    tokio::task::spawn_blocking(move || match kind {
+        Kind::Postgres => diesel_insert!(diesel::PgConnection, &url, &rows),
+        Kind::MySql => diesel_insert!(diesel::MysqlConnection, &url, &rows),
+        Kind::Sqlite => diesel_insert!(diesel::SqliteConnection, &url, &rows),
+    })
+    .await
+    .expect("the Diesel app's thread");
+}

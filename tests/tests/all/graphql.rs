@@ -1,0 +1,225 @@
+//! ID types in a real async-graphql schema served by axum, stored in
+//! PostgreSQL and read by a JavaScript client (node, `tests/js/graphql_client.js`):
+//! a mutation and queries with IDs above 2^53, bad IDs refused with GraphQL
+//! errors naming the value, and keyset pagination through a `Connection`
+//! whose cursor is the ID. What the database stored is read with plain SQL.
+
+use std::process::Command;
+
+use async_graphql::connection::{Connection, Edge, query};
+use async_graphql::{Context, EmptySubscription, ID, Object, Schema, SimpleObject};
+use axum::Json;
+use axum::extract::State;
+use axum::routing::post;
+use flakeid_core::flake_id;
+use flakeid_tests::db;
+use sqlx::postgres::PgPool;
+
+use crate::support::init_generator;
+
+/// A user's key: Twitter's layout, so generated IDs are far above 2^53.
+#[flake_id]
+pub(crate) struct GqlUserId(i64);
+
+/// The smallest integer JavaScript's `Number` cannot hold exactly.
+const ABOVE_2_53: i64 = (1 << 53) + 1;
+
+#[derive(SimpleObject)]
+struct User {
+    id: GqlUserId,
+    name: String,
+}
+
+impl From<(GqlUserId, String)> for User {
+    fn from((id, name): (GqlUserId, String)) -> Self {
+        User { id, name }
+    }
+}
+
+struct QueryRoot;
+
+#[Object]
+impl QueryRoot {
+    /// The user with this ID, if any.
+    async fn user(&self, ctx: &Context<'_>, id: GqlUserId) -> async_graphql::Result<Option<User>> {
+        let row: Option<(GqlUserId, String)> =
+            sqlx::query_as("SELECT id, name FROM gql_users WHERE id = $1")
+                .bind(id)
+                .fetch_optional(ctx.data::<PgPool>()?)
+                .await?;
+        Ok(row.map(User::from))
+    }
+
+    /// The same, for a schema that must take the built-in `ID`.
+    async fn node(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Option<User>> {
+        self.user(ctx, GqlUserId::try_from(id)?).await
+    }
+
+    /// Users in key order, `first` at a time after the cursor `after`.
+    async fn users(
+        &self,
+        ctx: &Context<'_>,
+        after: Option<String>,
+        first: Option<i32>,
+    ) -> async_graphql::Result<Connection<GqlUserId, User>> {
+        let pool = ctx.data::<PgPool>()?;
+        query(
+            after,
+            None,
+            first,
+            None,
+            |after: Option<GqlUserId>, _: Option<GqlUserId>, first, _| async move {
+                let first = first.unwrap_or(10);
+                let limit = i64::try_from(first + 1)?;
+                let rows: Vec<(GqlUserId, String)> = sqlx::query_as(
+                    "SELECT id, name FROM gql_users WHERE id > $1 ORDER BY id LIMIT $2",
+                )
+                .bind(after.map_or(0, GqlUserId::get))
+                .bind(limit)
+                .fetch_all(pool)
+                .await?;
+                let mut connection = Connection::new(after.is_some(), rows.len() > first);
+                connection.edges.extend(
+                    rows.into_iter()
+                        .take(first)
+                        .map(|(id, name)| Edge::new(id, User { id, name })),
+                );
+                Ok::<_, async_graphql::Error>(connection)
+            },
+        )
+        .await
+    }
+}
+
+struct MutationRoot;
+
+#[Object]
+impl MutationRoot {
+    /// Stores a user under `id`, or under a fresh ID when none is given.
+    async fn create_user(
+        &self,
+        ctx: &Context<'_>,
+        name: String,
+        id: Option<GqlUserId>,
+    ) -> async_graphql::Result<User> {
+        let id = match id {
+            Some(id) => id,
+            None => GqlUserId::generate_async().await?,
+        };
+        let row: (GqlUserId, String) =
+            sqlx::query_as("INSERT INTO gql_users (id, name) VALUES ($1, $2) RETURNING id, name")
+                .bind(id)
+                .bind(name)
+                .fetch_one(ctx.data::<PgPool>()?)
+                .await?;
+        Ok(User::from(row))
+    }
+}
+
+type AppSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
+
+async fn graphql(
+    State(schema): State<AppSchema>,
+    Json(request): Json<async_graphql::Request>,
+) -> Json<async_graphql::Response> {
+    Json(schema.execute(request).await)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn javascript_client_sees_stored_ids_and_pages_by_id() {
+    init_generator();
+    let db = db::postgres().await;
+    let pool = PgPool::connect(db.url()).await.expect("connect");
+    sqlx::query("CREATE TABLE gql_users (id BIGINT PRIMARY KEY, name TEXT NOT NULL)")
+        .execute(&pool)
+        .await
+        .expect("create table");
+
+    let schema = Schema::build(QueryRoot, MutationRoot, EmptySubscription)
+        .data(pool.clone())
+        .finish();
+    assert!(
+        schema.sdl().contains("scalar GqlUserId"),
+        "{}",
+        schema.sdl()
+    );
+    let app = axum::Router::new()
+        .route("/graphql", post(graphql))
+        .with_state(schema);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/graphql", listener.local_addr().expect("address"));
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/js/graphql_client.js");
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("node")
+            .arg(script)
+            .arg(url)
+            .arg(ABOVE_2_53.to_string())
+            .output()
+            .expect("`node` must be installed to run the GraphQL client")
+    })
+    .await
+    .expect("node finished");
+    server.abort();
+    assert!(
+        out.status.success(),
+        "the client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the client's JSON");
+
+    // Every ID the client saw is one the database stored, as the same digits.
+    let stored: Vec<String> =
+        sqlx::query_scalar("SELECT id::text FROM gql_users ORDER BY gql_users.id")
+            .fetch_all(&pool)
+            .await
+            .expect("stored IDs");
+    assert_eq!(stored.len(), 6, "{seen}");
+    assert!(stored.contains(&ABOVE_2_53.to_string()));
+    let mut created: Vec<String> =
+        serde_json::from_value(seen["created"].clone()).expect("created");
+    created.sort_by_key(|id| id.parse::<i64>().expect("digits"));
+    assert_eq!(created, stored);
+    assert!(
+        stored
+            .iter()
+            .all(|id| id.parse::<i64>().expect("digits") > 1 << 53),
+        "{stored:?}"
+    );
+    let fetched: Vec<String> = serde_json::from_value(seen["fetched"].clone()).expect("fetched");
+    assert_eq!(fetched.len(), 2 * stored.len());
+    // Pages of two walk every row once, in key order.
+    let walked: Vec<String> = serde_json::from_value(seen["walked"].clone()).expect("walked");
+    assert_eq!(walked, stored);
+    assert_eq!(seen["pages"], 3);
+
+    // Bad IDs are GraphQL errors naming the value.
+    let errors = seen["errors"].as_object().expect("errors by input");
+    for (input, expected) in [
+        ("\"0\"", "0 is not a valid GqlUserId: IDs start at 1"),
+        ("\"-5\"", "\"-5\""),
+        ("\"12abc\"", "\"12abc\""),
+        ("\"99999999999999999999\"", "99999999999999999999"),
+        ("1.5", "1.5"),
+        ("-5", "-5 is not a valid GqlUserId: IDs are positive"),
+        ("cursor", "not a valid GqlUserId"),
+        ("node", "\"x1\""),
+    ] {
+        let message = errors[input]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error for {input}: {seen}"));
+        assert!(message.contains(expected), "{input}: {message}");
+    }
+    assert!(
+        errors["cursor"].as_str().is_some_and(|m| m.contains("abc")),
+        "{seen}"
+    );
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM gql_users")
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    assert_eq!(count, 6, "a refused ID stored nothing");
+}
