@@ -148,30 +148,6 @@ pub fn no_wait(cfg: &Config) -> Result<Vec<NoWait>, BenchError> {
     Ok(rows)
 }
 
-fn raw(id: UserId) -> u64 {
-    id.get().unsigned_abs()
-}
-
-/// The output of `future`, polled on this thread until it is ready (at
-/// once when it needs no wait; a wait parks the thread until woken).
-fn poll_to_end<F: Future>(future: F) -> F::Output {
-    struct Unpark(std::thread::Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
-    loop {
-        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::park();
-    }
-}
-
 /// How IDs are taken in the forced-wait workloads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Path {
@@ -217,6 +193,75 @@ pub fn forced_waits(cfg: &Config) -> Result<Vec<Stall>, BenchError> {
         rows.push(runtime.block_on(lease_outage(cfg, path))?);
     }
     Ok(rows)
+}
+
+/// The two tables, in Markdown.
+pub fn tables(no_wait: &[NoWait], stalls: &[Stall]) -> String {
+    let mut out = String::new();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let median = |xs: &[f64]| measure::median(&mut xs.to_vec()).unwrap_or(f64::NAN);
+    let _ = writeln!(
+        out,
+        "| no wait needed | blocking ns/ID (median of rounds) | async ns/ID | async ÷ blocking (median of per-round ratios) |\n|---|---:|---:|---:|"
+    );
+    for r in no_wait {
+        let _ = writeln!(
+            out,
+            "| {} | {:.1} | {:.1} | {:.2}× |",
+            r.what,
+            median(&r.blocking),
+            median(&r.asynchronous),
+            r.ratio()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n| forced wait | path | IDs | failed calls | run (ms) | ticks | worst ticks missed in a row | its gap (ms) | OS run-queue share (ms) | worst in a row, OS delays included |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for s in stalls {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.0} | {} | {} | {:.1} | {:.1} | {} |",
+            s.wait,
+            match s.path {
+                Path::Async => "async (`next_id_async`, `next_batch_async`)",
+                Path::Blocking => "blocking (`next_id`, `next_batch`)",
+            },
+            s.ids,
+            s.errors,
+            ms(s.elapsed),
+            s.stalls.ticks,
+            s.stalls.worst_missed,
+            ms(s.stalls.worst_gap),
+            ms(s.stalls.worst_os_delay),
+            s.stalls.worst_missed_raw,
+        );
+    }
+    out
+}
+
+fn raw(id: UserId) -> u64 {
+    id.get().unsigned_abs()
+}
+
+/// The output of `future`, polled on this thread until it is ready (at
+/// once when it needs no wait; a wait parks the thread until woken).
+fn poll_to_end<F: Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park();
+    }
 }
 
 /// Twitter's field widths with 2 sequence bits: 4 IDs per millisecond.
@@ -377,49 +422,4 @@ async fn lease_outage(cfg: &Config, path: Path) -> Result<Stall, BenchError> {
         elapsed,
         stalls,
     })
-}
-
-/// The two tables, in Markdown.
-pub fn tables(no_wait: &[NoWait], stalls: &[Stall]) -> String {
-    let mut out = String::new();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let median = |xs: &[f64]| measure::median(&mut xs.to_vec()).unwrap_or(f64::NAN);
-    let _ = writeln!(
-        out,
-        "| no wait needed | blocking ns/ID (median of rounds) | async ns/ID | async ÷ blocking (median of per-round ratios) |\n|---|---:|---:|---:|"
-    );
-    for r in no_wait {
-        let _ = writeln!(
-            out,
-            "| {} | {:.1} | {:.1} | {:.2}× |",
-            r.what,
-            median(&r.blocking),
-            median(&r.asynchronous),
-            r.ratio()
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\n| forced wait | path | IDs | failed calls | run (ms) | ticks | worst ticks missed in a row | its gap (ms) | OS run-queue share (ms) | worst in a row, OS delays included |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-    );
-    for s in stalls {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {:.0} | {} | {} | {:.1} | {:.1} | {} |",
-            s.wait,
-            match s.path {
-                Path::Async => "async (`next_id_async`, `next_batch_async`)",
-                Path::Blocking => "blocking (`next_id`, `next_batch`)",
-            },
-            s.ids,
-            s.errors,
-            ms(s.elapsed),
-            s.stalls.ticks,
-            s.stalls.worst_missed,
-            ms(s.stalls.worst_gap),
-            ms(s.stalls.worst_os_delay),
-            s.stalls.worst_missed_raw,
-        );
-    }
-    out
 }

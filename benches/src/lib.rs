@@ -4,6 +4,7 @@
 //! `lease_load`, `segments` and `async_generation` print theirs; see `BENCHMARKS.md` at the
 //! repository root for what each column measures and for results.
 //!
+//! * [`args`] — the binaries' flag values.
 //! * [`measure`] — generic measurements over any ID source; each checks
 //!   that what it measured is unique and increasing.
 //! * [`subjects`] — the compared generators (flakeid, ferroid, snowflaked,
@@ -19,6 +20,7 @@
 //! * [`time_range`] — rows of a time range by a range of the primary key
 //!   against a `created_at` index (the `time_range` binary).
 
+pub mod args;
 pub mod asynchronous;
 pub mod db;
 pub mod lease_load;

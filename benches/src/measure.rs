@@ -61,20 +61,6 @@ pub struct SharedRun {
     pub checked: u64,
 }
 
-/// What one thread of [`shared`] returns: IDs issued, time, recorded IDs.
-type ThreadRun<T> = (u64, Duration, Vec<T>);
-
-fn check_increasing<T: Ord + Debug>(last: &T, id: &T, position: u64) -> Result<(), BenchError> {
-    if id <= last {
-        return Err(BenchError::NotIncreasing {
-            previous: format!("{last:?}"),
-            next: format!("{id:?}"),
-            position,
-        });
-    }
-    Ok(())
-}
-
 /// Cost per ID while the sequence is never exhausted.
 ///
 /// Once per millisecond the loop issues `per_tick` IDs back to back and
@@ -279,4 +265,18 @@ pub fn median(xs: &mut [f64]) -> Option<f64> {
     } else {
         (xs[m - 1] + xs[m]) / 2.0
     })
+}
+
+/// What one thread of [`shared`] returns: IDs issued, time, recorded IDs.
+type ThreadRun<T> = (u64, Duration, Vec<T>);
+
+fn check_increasing<T: Ord + Debug>(last: &T, id: &T, position: u64) -> Result<(), BenchError> {
+    if id <= last {
+        return Err(BenchError::NotIncreasing {
+            previous: format!("{last:?}"),
+            next: format!("{id:?}"),
+            position,
+        });
+    }
+    Ok(())
 }

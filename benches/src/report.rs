@@ -243,46 +243,6 @@ pub fn load_average() -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
-fn stat_of<F: Fn(&Cells) -> Option<f64>>(rounds: &[Vec<Cells>], row: usize, f: F) -> Option<Stat> {
-    Stat::of(
-        rounds
-            .iter()
-            .filter_map(|r| r.get(row).and_then(&f))
-            .collect(),
-    )
-}
-
-fn fmt_num(x: f64, unit: Unit) -> String {
-    match unit {
-        Unit::Ns => format!("{x:.1}"),
-        Unit::PerSec => format!("{:.2}M", x / 1e6),
-        Unit::Percent => format!("{x:.1}%"),
-        Unit::Ratio => format!("{x:.2}"),
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Unit {
-    Ns,
-    PerSec,
-    Percent,
-    Ratio,
-}
-
-fn cell(stat: Option<Stat>, unit: Unit, base: Option<Stat>) -> String {
-    let Some(s) = stat else {
-        return "—".to_owned();
-    };
-    let mut out = fmt_num(s.median, unit);
-    if s.n > 1 {
-        let _ = write!(out, " [{}–{}]", fmt_num(s.min, unit), fmt_num(s.max, unit));
-    }
-    if let Some(b) = base {
-        let _ = write!(out, " ({:.2}×)", s.median / b.median);
-    }
-    out
-}
-
 /// Renders the table (Markdown) with the medians over `rounds`, the range
 /// in brackets when there are several rounds, and ratios to ferroid's
 /// atomic generator in parentheses.
@@ -365,5 +325,45 @@ pub fn notes(rounds: &[Vec<Cells>]) -> String {
         out,
         "- Every ID of every run was checked to increase per thread; (c) additionally checked {checked} of its {shared_ids} IDs for cross-thread duplicates: none."
     );
+    out
+}
+
+fn stat_of<F: Fn(&Cells) -> Option<f64>>(rounds: &[Vec<Cells>], row: usize, f: F) -> Option<Stat> {
+    Stat::of(
+        rounds
+            .iter()
+            .filter_map(|r| r.get(row).and_then(&f))
+            .collect(),
+    )
+}
+
+fn fmt_num(x: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Ns => format!("{x:.1}"),
+        Unit::PerSec => format!("{:.2}M", x / 1e6),
+        Unit::Percent => format!("{x:.1}%"),
+        Unit::Ratio => format!("{x:.2}"),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Unit {
+    Ns,
+    PerSec,
+    Percent,
+    Ratio,
+}
+
+fn cell(stat: Option<Stat>, unit: Unit, base: Option<Stat>) -> String {
+    let Some(s) = stat else {
+        return "—".to_owned();
+    };
+    let mut out = fmt_num(s.median, unit);
+    if s.n > 1 {
+        let _ = write!(out, " [{}–{}]", fmt_num(s.min, unit), fmt_num(s.max, unit));
+    }
+    if let Some(b) = base {
+        let _ = write!(out, " ({:.2}×)", s.median / b.median);
+    }
     out
 }

@@ -131,21 +131,6 @@ pub trait VisitShared {
         F: Fn() -> Result<T, BenchError> + Sync;
 }
 
-/// ferroid calls this when it cannot issue an ID: `0` means a lost CAS
-/// race (retry at once), anything else a used-up millisecond. Yielding
-/// matches flakeid's own wait (it yields for the last millisecond).
-fn ferroid_backoff(yield_for: u64) {
-    if yield_for == 0 {
-        spin_loop();
-    } else {
-        thread::yield_now();
-    }
-}
-
-fn ferroid_clock() -> FerroidClock {
-    FerroidClock::with_epoch(TWITTER_EPOCH)
-}
-
 /// A flakeid generator on Twitter's layout with the given policy.
 pub fn flakeid(policy: SequenceExhaustion) -> Result<Generator, BenchError> {
     Ok(Generator::builder(presets::twitter(), u64::from(NODE))
@@ -178,25 +163,6 @@ pub fn flakeid_process_wide() -> Result<&'static global::ProcessGenerator, Bench
         .claim(MemoryLeaseStore::new())?;
     let g = global::init(lease.generator_builder())?;
     Ok(INSTALLED.get_or_init(|| (lease, g)).1)
-}
-
-fn snowflaked_generator() -> snowflaked::sync::Generator {
-    snowflaked::sync::Generator::builder()
-        .instance(NODE)
-        .epoch(UNIX_EPOCH + Duration::from_millis(presets::twitter().epoch_millis()))
-        .build()
-}
-
-fn uuid_next() -> Result<u128, BenchError> {
-    Ok(uuid::Uuid::now_v7().as_u128())
-}
-
-fn ulid_next(g: &mut ulid::Generator) -> Result<u128, BenchError> {
-    // Overflow (2^80 IDs in one millisecond) cannot happen in practice;
-    // the crate's documented answer is to move on to the next millisecond.
-    Ok(g.generate()
-        .unwrap_or_else(|o| o.commit_overflow_increment())
-        .0)
 }
 
 impl Subject {
@@ -385,13 +351,6 @@ pub struct Burst {
     pub ahead_ms: Option<i64>,
 }
 
-fn ahead_ms(g: &Generator, id: u64) -> i64 {
-    let layout: &BitLayout = g.layout();
-    let stamped = layout.decompose(id).tick * layout.tick_millis() + layout.epoch_millis();
-    let now = MonotonicClock::new().now_millis();
-    i64::try_from(stamped).unwrap_or(i64::MAX) - i64::try_from(now).unwrap_or(i64::MAX)
-}
-
 impl Subject {
     /// A burst of `n` IDs from a fresh, idle generator. The clock and the
     /// code are warmed up first with a throwaway instance of the same kind;
@@ -465,4 +424,45 @@ pub fn batch_burst<C: Clock>(
         },
         last,
     ))
+}
+
+/// ferroid calls this when it cannot issue an ID: `0` means a lost CAS
+/// race (retry at once), anything else a used-up millisecond. Yielding
+/// matches flakeid's own wait (it yields for the last millisecond).
+fn ferroid_backoff(yield_for: u64) {
+    if yield_for == 0 {
+        spin_loop();
+    } else {
+        thread::yield_now();
+    }
+}
+
+fn ferroid_clock() -> FerroidClock {
+    FerroidClock::with_epoch(TWITTER_EPOCH)
+}
+
+fn snowflaked_generator() -> snowflaked::sync::Generator {
+    snowflaked::sync::Generator::builder()
+        .instance(NODE)
+        .epoch(UNIX_EPOCH + Duration::from_millis(presets::twitter().epoch_millis()))
+        .build()
+}
+
+fn uuid_next() -> Result<u128, BenchError> {
+    Ok(uuid::Uuid::now_v7().as_u128())
+}
+
+fn ulid_next(g: &mut ulid::Generator) -> Result<u128, BenchError> {
+    // Overflow (2^80 IDs in one millisecond) cannot happen in practice;
+    // the crate's documented answer is to move on to the next millisecond.
+    Ok(g.generate()
+        .unwrap_or_else(|o| o.commit_overflow_increment())
+        .0)
+}
+
+fn ahead_ms(g: &Generator, id: u64) -> i64 {
+    let layout: &BitLayout = g.layout();
+    let stamped = layout.decompose(id).tick * layout.tick_millis() + layout.epoch_millis();
+    let now = MonotonicClock::new().now_millis();
+    i64::try_from(stamped).unwrap_or(i64::MAX) - i64::try_from(now).unwrap_or(i64::MAX)
 }

@@ -68,47 +68,6 @@ pub fn checked_source(
     }
 }
 
-/// Whether `a` and `b` read IDs alike.
-fn same_ids(a: &dyn IdScheme, b: &dyn IdScheme) -> bool {
-    let max = a.max_id();
-    if max != b.max_id() {
-        return false;
-    }
-    let probes = [
-        Some(1),
-        a.example_id(),
-        b.example_id(),
-        Some(max / 3),
-        Some((max / 2) | 1),
-        Some(0x5555_5555_5555_5555 & max),
-        Some(max),
-    ];
-    probes
-        .into_iter()
-        .flatten()
-        .filter(|&id| (1..=max).contains(&id))
-        .all(|id| a.decode(id) == b.decode(id))
-}
-
-/// A scheme's name for messages: a preset layout by its name, others by
-/// how they read their example ID.
-fn describe(scheme: &dyn IdScheme) -> String {
-    let any: &dyn core::any::Any = scheme;
-    if let Some(layout) = any.downcast_ref::<BitLayout>() {
-        return presets::describe(layout);
-    }
-    if let Some(g) = any.downcast_ref::<crate::Generator>() {
-        return presets::describe(g.layout());
-    }
-    if let Some(g) = any.downcast_ref::<crate::global::ProcessGenerator>() {
-        return presets::describe(g.layout());
-    }
-    match scheme.example_id() {
-        Some(id) => format!("a scheme reading {id} as {}", scheme.decode(id)),
-        None => format!("{scheme:?}"),
-    }
-}
-
 /// Where an ID type keeps the scheme its `layout = path` or `scheme = path`
 /// function returned.
 pub type SchemeCell = OnceLock<Box<dyn GlobalScheme>>;
@@ -320,3 +279,44 @@ macro_rules! __flakeid_core_impl_schemars {
 
 #[doc(hidden)]
 pub use crate::__flakeid_core_impl_schemars as impl_schemars;
+
+/// Whether `a` and `b` read IDs alike.
+fn same_ids(a: &dyn IdScheme, b: &dyn IdScheme) -> bool {
+    let max = a.max_id();
+    if max != b.max_id() {
+        return false;
+    }
+    let probes = [
+        Some(1),
+        a.example_id(),
+        b.example_id(),
+        Some(max / 3),
+        Some((max / 2) | 1),
+        Some(0x5555_5555_5555_5555 & max),
+        Some(max),
+    ];
+    probes
+        .into_iter()
+        .flatten()
+        .filter(|&id| (1..=max).contains(&id))
+        .all(|id| a.decode(id) == b.decode(id))
+}
+
+/// A scheme's name for messages: a preset layout by its name, others by
+/// how they read their example ID.
+fn describe(scheme: &dyn IdScheme) -> String {
+    let any: &dyn core::any::Any = scheme;
+    if let Some(layout) = any.downcast_ref::<BitLayout>() {
+        return presets::describe(layout);
+    }
+    if let Some(g) = any.downcast_ref::<crate::Generator>() {
+        return presets::describe(g.layout());
+    }
+    if let Some(g) = any.downcast_ref::<crate::global::ProcessGenerator>() {
+        return presets::describe(g.layout());
+    }
+    match scheme.example_id() {
+        Some(id) => format!("a scheme reading {id} as {}", scheme.decode(id)),
+        None => format!("{scheme:?}"),
+    }
+}

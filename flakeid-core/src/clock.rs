@@ -238,9 +238,6 @@ const TRIAL_MS: u64 = 3;
 const TICKER_NONE: u8 = 0;
 const TICKER_RUNNING: u8 = 1;
 
-#[repr(align(128))]
-struct Padded<T>(T);
-
 /// The published time in Unix milliseconds, tagged with the fork generation
 /// (see [`GenerateError::Forked`](crate::GenerateError::Forked)), plus the [`DORMANT`] and [`PROBE`] bits. [`DORMANT`] is
 /// clear only while a ticker runs, which sets it again before it stops.
@@ -252,6 +249,86 @@ static READINGS: AtomicU32 = AtomicU32::new(0);
 /// Set by readers during a ticker's trial when the rate justifies it.
 static DEMAND: AtomicBool = AtomicBool::new(false);
 static ANCHOR: OnceLock<Anchor> = OnceLock::new();
+
+// ---------------------------------------------------------------------------
+// ManualClock
+// ---------------------------------------------------------------------------
+
+/// A clock that only moves when told to; for tests.
+///
+/// [`Clock::wait_until`] moves the clock forward to the target instead of
+/// blocking, so tests of waiting policies are deterministic. Share one clock
+/// between a generator and the test with `Arc<ManualClock>` or a
+/// `&'static ManualClock`; both implement [`Clock`].
+///
+/// ```
+/// use std::{sync::Arc, time::Duration};
+/// use flakeid_core::{Clock, ManualClock};
+///
+/// let clock = Arc::new(ManualClock::new(1_000));
+/// clock.advance(Duration::from_millis(5));
+/// assert_eq!(clock.now_millis(), 1_005);
+/// clock.step_back(Duration::from_millis(10));
+/// assert_eq!(clock.now_millis(), 995);
+/// clock.wait_until(2_000); // returns at once, the clock jumped
+/// assert_eq!(clock.now_millis(), 2_000);
+/// ```
+#[derive(Debug, Default)]
+pub struct ManualClock {
+    millis: AtomicU64,
+}
+
+impl ManualClock {
+    /// A clock reading `millis` (milliseconds since the Unix epoch).
+    pub const fn new(millis: u64) -> Self {
+        ManualClock {
+            millis: AtomicU64::new(millis),
+        }
+    }
+
+    /// Sets the time, forwards or backwards.
+    pub fn set(&self, millis: u64) {
+        self.millis.store(millis, Ordering::SeqCst);
+    }
+
+    /// Moves the time forward by `by` (whole milliseconds).
+    pub fn advance(&self, by: Duration) {
+        let by = saturating_millis(by);
+        let _ = self
+            .millis
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |m| {
+                Some(m.saturating_add(by))
+            });
+    }
+
+    /// Moves the time backward by `by` (whole milliseconds), as an NTP step would.
+    pub fn step_back(&self, by: Duration) {
+        let by = saturating_millis(by);
+        let _ = self
+            .millis
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |m| {
+                Some(m.saturating_sub(by))
+            });
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_millis(&self) -> u64 {
+        self.millis.load(Ordering::SeqCst)
+    }
+
+    fn wait_until(&self, target_millis: u64) {
+        self.millis.fetch_max(target_millis, Ordering::SeqCst);
+    }
+
+    fn sleep_before(&self, target_millis: u64) -> Duration {
+        self.wait_until(target_millis);
+        Duration::ZERO
+    }
+}
+
+#[repr(align(128))]
+struct Padded<T>(T);
 
 #[derive(Clone, Copy)]
 struct Anchor {
@@ -416,83 +493,6 @@ fn after_fork(tag: u64) {
     TICKER.store(TICKER_NONE, Ordering::Relaxed);
     READINGS.store(0, Ordering::Relaxed);
     DEMAND.store(false, Ordering::Relaxed);
-}
-
-// ---------------------------------------------------------------------------
-// ManualClock
-// ---------------------------------------------------------------------------
-
-/// A clock that only moves when told to; for tests.
-///
-/// [`Clock::wait_until`] moves the clock forward to the target instead of
-/// blocking, so tests of waiting policies are deterministic. Share one clock
-/// between a generator and the test with `Arc<ManualClock>` or a
-/// `&'static ManualClock`; both implement [`Clock`].
-///
-/// ```
-/// use std::{sync::Arc, time::Duration};
-/// use flakeid_core::{Clock, ManualClock};
-///
-/// let clock = Arc::new(ManualClock::new(1_000));
-/// clock.advance(Duration::from_millis(5));
-/// assert_eq!(clock.now_millis(), 1_005);
-/// clock.step_back(Duration::from_millis(10));
-/// assert_eq!(clock.now_millis(), 995);
-/// clock.wait_until(2_000); // returns at once, the clock jumped
-/// assert_eq!(clock.now_millis(), 2_000);
-/// ```
-#[derive(Debug, Default)]
-pub struct ManualClock {
-    millis: AtomicU64,
-}
-
-impl ManualClock {
-    /// A clock reading `millis` (milliseconds since the Unix epoch).
-    pub const fn new(millis: u64) -> Self {
-        ManualClock {
-            millis: AtomicU64::new(millis),
-        }
-    }
-
-    /// Sets the time, forwards or backwards.
-    pub fn set(&self, millis: u64) {
-        self.millis.store(millis, Ordering::SeqCst);
-    }
-
-    /// Moves the time forward by `by` (whole milliseconds).
-    pub fn advance(&self, by: Duration) {
-        let by = saturating_millis(by);
-        let _ = self
-            .millis
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |m| {
-                Some(m.saturating_add(by))
-            });
-    }
-
-    /// Moves the time backward by `by` (whole milliseconds), as an NTP step would.
-    pub fn step_back(&self, by: Duration) {
-        let by = saturating_millis(by);
-        let _ = self
-            .millis
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |m| {
-                Some(m.saturating_sub(by))
-            });
-    }
-}
-
-impl Clock for ManualClock {
-    fn now_millis(&self) -> u64 {
-        self.millis.load(Ordering::SeqCst)
-    }
-
-    fn wait_until(&self, target_millis: u64) {
-        self.millis.fetch_max(target_millis, Ordering::SeqCst);
-    }
-
-    fn sleep_before(&self, target_millis: u64) -> Duration {
-        self.wait_until(target_millis);
-        Duration::ZERO
-    }
 }
 
 #[cfg(test)]

@@ -150,16 +150,6 @@ impl Sleep for TokioSleep {
 #[derive(Debug, Clone)]
 pub struct Wait(WaitKind);
 
-#[derive(Debug, Clone)]
-enum WaitKind {
-    Sleep(Duration),
-    Signal {
-        signal: Arc<Signal>,
-        seen: u64,
-        max: Duration,
-    },
-}
-
 impl Wait {
     /// Ask again after `duration`.
     pub fn sleep(duration: Duration) -> Wait {
@@ -417,4 +407,14 @@ impl ThreadSleep {
         }
         Poll::Pending
     }
+}
+
+#[derive(Debug, Clone)]
+enum WaitKind {
+    Sleep(Duration),
+    Signal {
+        signal: Arc<Signal>,
+        seen: u64,
+        max: Duration,
+    },
 }

@@ -18,12 +18,13 @@
 
 use flakeid_core::FlakeId;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue, ConnectionTrait, DbErr, EntityTrait, Insert, InsertMany,
-    IntoActiveModel, PrimaryKeyTrait, Value,
+    ActiveModelTrait, ActiveValue, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, Insert,
+    InsertMany, IntoActiveModel, PrimaryKeyTrait, QueryFilter, SelectExt, Value,
 };
 
 use crate::Error;
 use crate::entity::{key_column, table_name};
+use crate::save::{forget, remember};
 
 /// The primary key type of an ActiveModel's entity.
 pub type KeyOf<A> =
@@ -121,7 +122,7 @@ pub trait FlakeActiveModel: ActiveModelTrait + Sized {
         C: ConnectionTrait,
         <Self::Entity as EntityTrait>::Model: IntoActiveModel<Self>,
     {
-        crate::save::before_save(self, db, insert)
+        before_save(self, db, insert)
     }
 
     /// Builds an ActiveModel for a new row from JSON, like SeaORM's
@@ -159,7 +160,7 @@ where
             return Ok(id);
         }
         let id = assign_fresh(self).await?;
-        crate::save::remember::<A>(id);
+        remember::<A>(id);
         Ok(id)
     }
 
@@ -196,7 +197,7 @@ where
 /// if a key holds a value that is not an ID. On error no key is changed.
 pub async fn assign_ids<A: FlakeActiveModel + Send>(models: &mut [A]) -> Result<(), DbErr> {
     for id in assign_missing(models).await? {
-        crate::save::remember::<A>(id);
+        remember::<A>(id);
     }
     Ok(())
 }
@@ -273,6 +274,61 @@ pub(crate) async fn assign_fresh<A: FlakeActiveModel>(am: &mut A) -> Result<A::I
     })?;
     am.set_key(id)?;
     Ok(id)
+}
+
+/// The generated `before_save`: on insert, a fresh ID for a key that is
+/// not set; on update of a key that is `Set`, the insert of a row whose
+/// key `assign_id` gave and that no row has yet (see [`crate::save`]'s docs).
+pub(crate) async fn before_save<A, C>(mut am: A, db: &C, insert: bool) -> Result<A, DbErr>
+where
+    A: FlakeActiveModel + Send,
+    C: ConnectionTrait,
+    <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
+{
+    if insert {
+        match am.key()? {
+            Some(id) => {
+                forget::<A>(id);
+            }
+            None => {
+                assign_fresh(&mut am).await?;
+            }
+        }
+        return Ok(am);
+    }
+    let column = key_column::<A>()?;
+    if !matches!(am.get(column), ActiveValue::Set(_)) {
+        // Loaded (`Unchanged`) or not set: SeaORM's update as it is.
+        return Ok(am);
+    }
+    let Some(id) = am.key()? else {
+        return Ok(am);
+    };
+    let stored = A::Entity::find()
+        .filter(column.eq(Value::BigInt(Some(id.get()))))
+        .exists(db)
+        .await?;
+    if stored {
+        forget::<A>(id);
+        return Ok(am);
+    }
+    if !forget::<A>(id) {
+        return Err(Error::KeyNotStored {
+            id_type: A::Id::NAME,
+            table: table_name::<A>(),
+            value: id.get(),
+        }
+        .into());
+    }
+    match A::Entity::insert(am).exec_with_returning(db).await {
+        // Everything `Unchanged`: the update that follows changes nothing
+        // and reads the row back.
+        Ok(model) => Ok(model.into_active_model()),
+        Err(e) => {
+            remember::<A>(id);
+            Err(e)
+        }
+    }
 }
 
 /// [`assign_ids`] without remembering the keys; the keys it set.

@@ -5,7 +5,8 @@
 //! whose key is set, so a key given in memory by
 //! [`assign_id`](crate::FlakeActiveModel::assign_id) would make it
 //! `UPDATE` a row that does not exist. The `before_save` hook that
-//! `#[flake_id]` writes (see [`before_save`]) tells the two apart: this
+//! `#[flake_id]` writes (see
+//! [`before_save_key`](crate::FlakeActiveModel::before_save_key)) tells the two apart: this
 //! process remembers each key `assign_id` set until a hook sees its row
 //! inserted, and when asked to update a row whose key is `Set` the hook
 //! first looks the key up. If no row has it, a remembered key's row is
@@ -18,75 +19,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{LazyLock, Mutex, PoisonError};
 
 use flakeid_core::FlakeId;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue, ColumnTrait, ConnectionTrait, DbErr, EntityTrait,
-    IntoActiveModel, QueryFilter, SelectExt, Value,
-};
-
-use crate::Error;
-use crate::active_model::FlakeActiveModel;
-use crate::entity::{key_column, table_name};
+use sea_orm::ActiveModelTrait;
 
 /// How many keys set by `assign_id` and not stored yet this process
 /// remembers at most; past that, the oldest is forgotten (a row whose key
 /// was forgotten is refused by `save` with [`Error::KeyNotStored`]; its
 /// `insert` still works).
 pub const REMEMBERED_KEYS: usize = 65_536;
-
-/// The generated `before_save`: on insert, a fresh ID for a key that is
-/// not set; on update of a key that is `Set`, the insert of a row whose
-/// key `assign_id` gave and that no row has yet (see the module docs).
-pub(crate) async fn before_save<A, C>(mut am: A, db: &C, insert: bool) -> Result<A, DbErr>
-where
-    A: FlakeActiveModel + Send,
-    C: ConnectionTrait,
-    <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
-{
-    if insert {
-        match am.key()? {
-            Some(id) => {
-                forget::<A>(id);
-            }
-            None => {
-                crate::active_model::assign_fresh(&mut am).await?;
-            }
-        }
-        return Ok(am);
-    }
-    let column = key_column::<A>()?;
-    if !matches!(am.get(column), ActiveValue::Set(_)) {
-        // Loaded (`Unchanged`) or not set: SeaORM's update as it is.
-        return Ok(am);
-    }
-    let Some(id) = am.key()? else {
-        return Ok(am);
-    };
-    let stored = A::Entity::find()
-        .filter(column.eq(Value::BigInt(Some(id.get()))))
-        .exists(db)
-        .await?;
-    if stored {
-        forget::<A>(id);
-        return Ok(am);
-    }
-    if !forget::<A>(id) {
-        return Err(Error::KeyNotStored {
-            id_type: A::Id::NAME,
-            table: table_name::<A>(),
-            value: id.get(),
-        }
-        .into());
-    }
-    match A::Entity::insert(am).exec_with_returning(db).await {
-        // Everything `Unchanged`: the update that follows changes nothing
-        // and reads the row back.
-        Ok(model) => Ok(model.into_active_model()),
-        Err(e) => {
-            remember::<A>(id);
-            Err(e)
-        }
-    }
-}
 
 /// Remembers that `assign_id` set `id` as the key of a row of `A`'s table
 /// that is not stored yet.
@@ -96,7 +35,7 @@ pub(crate) fn remember<A: ActiveModelTrait>(id: impl FlakeId) {
 }
 
 /// Forgets `id`; whether it was remembered.
-fn forget<A: ActiveModelTrait>(id: impl FlakeId) -> bool {
+pub(crate) fn forget<A: ActiveModelTrait>(id: impl FlakeId) -> bool {
     let mut keys = KEYS.lock().unwrap_or_else(PoisonError::into_inner);
     keys.remove(&(TypeId::of::<A::Entity>(), id.get()))
 }

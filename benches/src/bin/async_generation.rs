@@ -12,24 +12,12 @@
 //! ```
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use flakeid_benches::BenchError;
+use flakeid_benches::args::{parse, secs};
 use flakeid_benches::asynchronous::{self, Config};
 use flakeid_benches::report::{Machine, load_average};
-
-fn parse<T: std::str::FromStr>(flag: &str, value: Option<String>) -> Result<T, BenchError> {
-    let value = value.ok_or_else(|| BenchError::Argument(format!("{flag} needs a value")))?;
-    value
-        .parse()
-        .map_err(|_| BenchError::Argument(format!("{flag}: cannot parse {value:?}")))
-}
-
-fn secs(flag: &str, value: Option<String>) -> Result<Duration, BenchError> {
-    let s: f64 = parse(flag, value)?;
-    Duration::try_from_secs_f64(s)
-        .map_err(|_| BenchError::Argument(format!("{flag}: {s} is not a duration in seconds")))
-}
 
 fn args() -> Result<Config, BenchError> {
     let mut cfg = Config::default();

@@ -15,14 +15,6 @@ use super::config::{Key, Path, Server};
 use super::keys::{KeyValue, Row};
 use super::schema::{ItemId, TABLE, diesel_schema as ds, seaorm as so};
 
-enum Conn {
-    DieselPg(diesel::PgConnection),
-    DieselMy(diesel::MysqlConnection),
-    SqlxPg(sqlx::PgConnection),
-    SqlxMy(sqlx::MySqlConnection),
-    SeaOrm(DatabaseConnection),
-}
-
 /// A connection that inserts batches of one key along one path.
 pub struct Inserter {
     server: Server,
@@ -380,4 +372,12 @@ async fn seaorm_insert(
         }
     };
     result.map_err(|e| DbBenchError::sql("", e))
+}
+
+enum Conn {
+    DieselPg(diesel::PgConnection),
+    DieselMy(diesel::MysqlConnection),
+    SqlxPg(sqlx::PgConnection),
+    SqlxMy(sqlx::MySqlConnection),
+    SeaOrm(DatabaseConnection),
 }

@@ -85,26 +85,6 @@ impl<'a> Results<'a> {
     }
 }
 
-fn rate(v: Option<f64>) -> String {
-    match v {
-        Some(v) if v >= 1e6 => format!("{:.2}M", v / 1e6),
-        Some(v) if v >= 1e3 => format!("{:.1}k", v / 1e3),
-        Some(v) => format!("{v:.0}"),
-        None => "—".to_owned(),
-    }
-}
-
-fn mib(v: Option<f64>) -> String {
-    v.map_or_else(
-        || "—".to_owned(),
-        |b| format!("{:.1} MiB", b / (1u64 << 20) as f64),
-    )
-}
-
-fn times(v: Option<f64>) -> String {
-    v.map_or_else(|| "—".to_owned(), |r| format!("{r:.2}×"))
-}
-
 /// The keys table of `server`: one row per key, columns per writer count.
 pub fn keys_table(cfg: &Config, results: &Results<'_>, server: Server, label: &str) -> String {
     let mut out = String::new();
@@ -399,6 +379,26 @@ pub fn group(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+fn rate(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v >= 1e6 => format!("{:.2}M", v / 1e6),
+        Some(v) if v >= 1e3 => format!("{:.1}k", v / 1e3),
+        Some(v) => format!("{v:.0}"),
+        None => "—".to_owned(),
+    }
+}
+
+fn mib(v: Option<f64>) -> String {
+    v.map_or_else(
+        || "—".to_owned(),
+        |b| format!("{:.1} MiB", b / (1u64 << 20) as f64),
+    )
+}
+
+fn times(v: Option<f64>) -> String {
+    v.map_or_else(|| "—".to_owned(), |r| format!("{r:.2}×"))
 }
 
 #[cfg(test)]

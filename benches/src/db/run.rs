@@ -122,70 +122,6 @@ pub async fn start_servers(
     Ok(started)
 }
 
-/// `64M` = `67108864`, `OFF` = `0`: settings as the servers print them.
-fn normalise_setting(value: &str) -> String {
-    let v = value.trim().to_ascii_lowercase();
-    let bytes = |n: &str, mul: u64| n.parse::<u64>().ok().map(|n| (n * mul).to_string());
-    let scaled = if let Some(n) = v.strip_suffix("mb").or_else(|| v.strip_suffix('m')) {
-        bytes(n, 1 << 20)
-    } else if let Some(n) = v.strip_suffix("gb").or_else(|| v.strip_suffix('g')) {
-        bytes(n, 1 << 30)
-    } else {
-        None
-    };
-    match (scaled, v.as_str()) {
-        (Some(b), _) => b,
-        (None, "off" | "false") => "0".to_owned(),
-        (None, "on" | "true") => "1".to_owned(),
-        (None, _) => v,
-    }
-}
-
-async fn read_settings(server: Server, url: &str) -> Result<Vec<(String, String)>, DbBenchError> {
-    let mut out = Vec::new();
-    if server.is_postgres() {
-        let mut conn = sqlx::PgConnection::connect(url)
-            .await
-            .map_err(|e| DbBenchError::sql("connecting to read settings", e))?;
-        for name in [
-            "shared_buffers",
-            "fsync",
-            "synchronous_commit",
-            "full_page_writes",
-            "max_wal_size",
-            "autovacuum",
-        ] {
-            let value: String = sqlx::query_scalar(AssertSqlSafe(format!("SHOW {name}")))
-                .fetch_one(&mut conn)
-                .await
-                .map_err(|e| DbBenchError::sql(format!("SHOW {name}"), e))?;
-            out.push((name.to_owned(), value));
-        }
-    } else {
-        let mut conn = sqlx::MySqlConnection::connect(url)
-            .await
-            .map_err(|e| DbBenchError::sql("connecting to read settings", e))?;
-        for name in [
-            "innodb_buffer_pool_size",
-            "innodb_flush_log_at_trx_commit",
-            "innodb_doublewrite",
-            "innodb_page_size",
-            "innodb_autoinc_lock_mode",
-            "innodb_log_file_size",
-        ] {
-            let row = sqlx::query(AssertSqlSafe(format!("SELECT CAST(@@{name} AS CHAR)")))
-                .fetch_one(&mut conn)
-                .await
-                .map_err(|e| DbBenchError::sql(format!("SELECT @@{name}"), e))?;
-            let value: String = row
-                .try_get(0)
-                .map_err(|e| DbBenchError::sql(format!("SELECT @@{name}"), e))?;
-            out.push((name.replace('_', "-"), value));
-        }
-    }
-    Ok(out)
-}
-
 /// Runs one insert run: a fresh database, `spec.writers` writer processes
 /// of `exe`, then checks and measurements; the database is dropped again.
 ///
@@ -215,108 +151,6 @@ pub async fn run_one(
     let outcome = result?;
     dropped.map_err(|e| DbBenchError::sql(context("dropping the database"), e))?;
     Ok(outcome)
-}
-
-async fn checkpoint(admin_url: &str) -> Result<(), DbBenchError> {
-    let mut conn = sqlx::PgConnection::connect(admin_url)
-        .await
-        .map_err(|e| DbBenchError::sql("connecting for CHECKPOINT", e))?;
-    sqlx::query("CHECKPOINT")
-        .execute(&mut conn)
-        .await
-        .map(drop)
-        .map_err(|e| DbBenchError::sql("CHECKPOINT", e))
-}
-
-async fn measure(
-    exe: &std::path::Path,
-    url: &str,
-    db_name: &str,
-    cfg: &Config,
-    spec: RunSpec,
-    round: usize,
-) -> Result<Outcome, DbBenchError> {
-    let create = schema::create_table(spec.server, spec.key);
-    execute(spec.server, url, &create).await?;
-    if spec.server.is_postgres() {
-        // For pgstatindex (leaf density); a server without contrib still runs.
-        let _ = execute(
-            spec.server,
-            url,
-            "CREATE EXTENSION IF NOT EXISTS pgstattuple",
-        )
-        .await;
-    }
-
-    let load_at_start = load1();
-    let mut writers = Vec::with_capacity(spec.writers);
-    for writer in 0..spec.writers {
-        let args = WorkerArgs {
-            server: spec.server,
-            key: spec.key,
-            path: spec.path,
-            url: url.to_owned(),
-            writer,
-            writers: spec.writers,
-            rows: spec.rows_of(writer),
-            batch: cfg.batch,
-            creation_rate: cfg.creation_rate,
-            paced: cfg.paced,
-        };
-        writers.push(WriterProcess::spawn(exe, writer, &args)?);
-    }
-    // All writers connected before the clock starts.
-    for w in &mut writers {
-        let line = w.read_line()?;
-        if line != "ready" {
-            return Err(w.failed(format!("expected `ready`, got {line:?}")));
-        }
-    }
-    let t0 = now_micros();
-    for w in &mut writers {
-        w.send(&format!("go {t0}"))?;
-    }
-    let mut batches = Vec::new();
-    for (writer, w) in writers.iter_mut().enumerate() {
-        let line = w.read_line()?;
-        let (rows, times) = parse_done(&line).map_err(|m| w.failed(m))?;
-        if rows != spec.rows_of(writer) {
-            return Err(w.failed(format!(
-                "reports {rows} rows, expected {}",
-                spec.rows_of(writer)
-            )));
-        }
-        let sizes = batch_sizes(rows, cfg.batch, writer, spec.writers);
-        if times.len() != sizes.len() {
-            return Err(w.failed(format!(
-                "reports {} batches, expected {}",
-                times.len(),
-                sizes.len()
-            )));
-        }
-        batches.extend(times.into_iter().zip(sizes));
-    }
-    for w in writers {
-        w.wait()?;
-    }
-    let (secs, rows_per_sec, last10_rows_per_sec) = throughput(&mut batches);
-
-    let check = Check::read(spec, url).await?;
-    check.verify(spec, round)?;
-    let size = PkSize::read(spec.server, url, db_name).await?;
-    Ok(Outcome {
-        spec,
-        round,
-        rows: check.rows,
-        distinct_keys: check.distinct_keys,
-        secs,
-        rows_per_sec,
-        last10_rows_per_sec,
-        pk_bytes: size.bytes,
-        pk_leaf_pages: size.leaf_pages,
-        pk_leaf_density: size.leaf_density,
-        load_at_start,
-    })
 }
 
 /// The 1-minute load average from `/proc/loadavg`.
@@ -687,6 +521,172 @@ impl PkSize {
             })
         }
     }
+}
+
+/// `64M` = `67108864`, `OFF` = `0`: settings as the servers print them.
+fn normalise_setting(value: &str) -> String {
+    let v = value.trim().to_ascii_lowercase();
+    let bytes = |n: &str, mul: u64| n.parse::<u64>().ok().map(|n| (n * mul).to_string());
+    let scaled = if let Some(n) = v.strip_suffix("mb").or_else(|| v.strip_suffix('m')) {
+        bytes(n, 1 << 20)
+    } else if let Some(n) = v.strip_suffix("gb").or_else(|| v.strip_suffix('g')) {
+        bytes(n, 1 << 30)
+    } else {
+        None
+    };
+    match (scaled, v.as_str()) {
+        (Some(b), _) => b,
+        (None, "off" | "false") => "0".to_owned(),
+        (None, "on" | "true") => "1".to_owned(),
+        (None, _) => v,
+    }
+}
+
+async fn read_settings(server: Server, url: &str) -> Result<Vec<(String, String)>, DbBenchError> {
+    let mut out = Vec::new();
+    if server.is_postgres() {
+        let mut conn = sqlx::PgConnection::connect(url)
+            .await
+            .map_err(|e| DbBenchError::sql("connecting to read settings", e))?;
+        for name in [
+            "shared_buffers",
+            "fsync",
+            "synchronous_commit",
+            "full_page_writes",
+            "max_wal_size",
+            "autovacuum",
+        ] {
+            let value: String = sqlx::query_scalar(AssertSqlSafe(format!("SHOW {name}")))
+                .fetch_one(&mut conn)
+                .await
+                .map_err(|e| DbBenchError::sql(format!("SHOW {name}"), e))?;
+            out.push((name.to_owned(), value));
+        }
+    } else {
+        let mut conn = sqlx::MySqlConnection::connect(url)
+            .await
+            .map_err(|e| DbBenchError::sql("connecting to read settings", e))?;
+        for name in [
+            "innodb_buffer_pool_size",
+            "innodb_flush_log_at_trx_commit",
+            "innodb_doublewrite",
+            "innodb_page_size",
+            "innodb_autoinc_lock_mode",
+            "innodb_log_file_size",
+        ] {
+            let row = sqlx::query(AssertSqlSafe(format!("SELECT CAST(@@{name} AS CHAR)")))
+                .fetch_one(&mut conn)
+                .await
+                .map_err(|e| DbBenchError::sql(format!("SELECT @@{name}"), e))?;
+            let value: String = row
+                .try_get(0)
+                .map_err(|e| DbBenchError::sql(format!("SELECT @@{name}"), e))?;
+            out.push((name.replace('_', "-"), value));
+        }
+    }
+    Ok(out)
+}
+
+async fn checkpoint(admin_url: &str) -> Result<(), DbBenchError> {
+    let mut conn = sqlx::PgConnection::connect(admin_url)
+        .await
+        .map_err(|e| DbBenchError::sql("connecting for CHECKPOINT", e))?;
+    sqlx::query("CHECKPOINT")
+        .execute(&mut conn)
+        .await
+        .map(drop)
+        .map_err(|e| DbBenchError::sql("CHECKPOINT", e))
+}
+
+async fn measure(
+    exe: &std::path::Path,
+    url: &str,
+    db_name: &str,
+    cfg: &Config,
+    spec: RunSpec,
+    round: usize,
+) -> Result<Outcome, DbBenchError> {
+    let create = schema::create_table(spec.server, spec.key);
+    execute(spec.server, url, &create).await?;
+    if spec.server.is_postgres() {
+        // For pgstatindex (leaf density); a server without contrib still runs.
+        let _ = execute(
+            spec.server,
+            url,
+            "CREATE EXTENSION IF NOT EXISTS pgstattuple",
+        )
+        .await;
+    }
+
+    let load_at_start = load1();
+    let mut writers = Vec::with_capacity(spec.writers);
+    for writer in 0..spec.writers {
+        let args = WorkerArgs {
+            server: spec.server,
+            key: spec.key,
+            path: spec.path,
+            url: url.to_owned(),
+            writer,
+            writers: spec.writers,
+            rows: spec.rows_of(writer),
+            batch: cfg.batch,
+            creation_rate: cfg.creation_rate,
+            paced: cfg.paced,
+        };
+        writers.push(WriterProcess::spawn(exe, writer, &args)?);
+    }
+    // All writers connected before the clock starts.
+    for w in &mut writers {
+        let line = w.read_line()?;
+        if line != "ready" {
+            return Err(w.failed(format!("expected `ready`, got {line:?}")));
+        }
+    }
+    let t0 = now_micros();
+    for w in &mut writers {
+        w.send(&format!("go {t0}"))?;
+    }
+    let mut batches = Vec::new();
+    for (writer, w) in writers.iter_mut().enumerate() {
+        let line = w.read_line()?;
+        let (rows, times) = parse_done(&line).map_err(|m| w.failed(m))?;
+        if rows != spec.rows_of(writer) {
+            return Err(w.failed(format!(
+                "reports {rows} rows, expected {}",
+                spec.rows_of(writer)
+            )));
+        }
+        let sizes = batch_sizes(rows, cfg.batch, writer, spec.writers);
+        if times.len() != sizes.len() {
+            return Err(w.failed(format!(
+                "reports {} batches, expected {}",
+                times.len(),
+                sizes.len()
+            )));
+        }
+        batches.extend(times.into_iter().zip(sizes));
+    }
+    for w in writers {
+        w.wait()?;
+    }
+    let (secs, rows_per_sec, last10_rows_per_sec) = throughput(&mut batches);
+
+    let check = Check::read(spec, url).await?;
+    check.verify(spec, round)?;
+    let size = PkSize::read(spec.server, url, db_name).await?;
+    Ok(Outcome {
+        spec,
+        round,
+        rows: check.rows,
+        distinct_keys: check.distinct_keys,
+        secs,
+        rows_per_sec,
+        last10_rows_per_sec,
+        pk_bytes: size.bytes,
+        pk_leaf_pages: size.leaf_pages,
+        pk_leaf_density: size.leaf_density,
+        load_at_start,
+    })
 }
 
 #[cfg(test)]

@@ -26,6 +26,8 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{IdPath, JsonBody};
 use crate::schema::{MAX_NAME_CHARS, PlayerId, TeamId, player, team};
 
+pub use crate::extract::MAX_BODY_BYTES;
+
 /// The most players `POST /teams` or `POST /players/bulk` takes at once
 /// (3 bound values a row: far below every database's limit).
 pub const MAX_PLAYERS_PER_REQUEST: usize = 1000;
@@ -33,8 +35,6 @@ pub const MAX_PLAYERS_PER_REQUEST: usize = 1000;
 pub const DEFAULT_PAGE: u64 = 20;
 /// The largest `limit` of `GET /teams`.
 pub const MAX_PAGE: u64 = 100;
-/// The largest request body: a larger one is a 413 naming this limit.
-pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// What every handler shares.
 #[derive(Clone)]
@@ -46,15 +46,6 @@ pub struct AppState {
     /// clones of this state for a moment); `/health` then answers 503.
     pub lease: Arc<RwLock<Option<NodeLease>>>,
 }
-
-/// The OpenAPI document's header; the paths come from the routes.
-#[derive(OpenApi)]
-#[openapi(info(
-    title = "flakeid-service",
-    description = "Teams and players with flake ID keys. IDs are decimal strings: \
-                   JavaScript numbers lose integers above 2^53."
-))]
-struct ApiDoc;
 
 /// The router with every route, and the OpenAPI document at `/openapi.json`.
 pub fn router(state: AppState) -> axum::Router {
@@ -596,3 +587,12 @@ async fn log_request(req: Request, next: Next) -> Response {
     }
     response
 }
+
+/// The OpenAPI document's header; the paths come from the routes.
+#[derive(OpenApi)]
+#[openapi(info(
+    title = "flakeid-service",
+    description = "Teams and players with flake ID keys. IDs are decimal strings: \
+                   JavaScript numbers lose integers above 2^53."
+))]
+struct ApiDoc;

@@ -11,6 +11,9 @@ use serde_json::Value;
 
 use crate::error::ApiError;
 
+/// The largest request body: a larger one is a 413 naming this limit.
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
 /// An ID from the path's `{id}` segment, parsed by the ID type's `FromStr`:
 /// non-decimal text, 0, negatives, values above 2^63 − 1 and values the
 /// type's layout refuses are a 400 whose `error` is the type's own
@@ -33,7 +36,7 @@ impl<I: FlakeId, S: Send + Sync> FromRequestParts<S> for IdPath<I> {
 
 /// A JSON body read into `T`. Its rejections:
 /// - 415 without `Content-Type: application/json`;
-/// - 413 for a body over [`MAX_BODY_BYTES`](crate::api::MAX_BODY_BYTES),
+/// - 413 for a body over [`MAX_BODY_BYTES`],
 ///   naming the limit and the `content-length` sent;
 /// - 400 for text that is not JSON (`error` says where);
 /// - 422 for JSON that is not an object;
@@ -72,10 +75,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::field(
                     StatusCode::PAYLOAD_TOO_LARGE,
-                    format!(
-                        "the body is larger than {} bytes",
-                        crate::api::MAX_BODY_BYTES
-                    ),
+                    format!("the body is larger than {} bytes", MAX_BODY_BYTES),
                     "content-length",
                     length,
                 )

@@ -6,12 +6,11 @@ use crate::sql::{SqlStatement, SqlType, SqlValue, SqlWriter};
 use crate::store::{AsyncSqlExecutor, SqlRow};
 
 use super::error::AdoptError;
-use super::{Adoption, mysql, postgres, sqlite};
 use crate::sql::Dialect;
 
-/// The tables of an [`Adoption`] as the database held them when
-/// [`Adoption::read_catalog`] read it: what
-/// [`Adoption::plan`] writes the migration (and its down script) from.
+/// The tables of an [`Adoption`](super::Adoption) as the database held them when
+/// [`Adoption::read_catalog`](super::Adoption::read_catalog) read it: what
+/// [`Adoption::plan`](super::Adoption::plan) writes the migration (and its down script) from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Catalog {
@@ -45,7 +44,7 @@ pub struct KeyTable {
     pub issued_up_to: Option<i64>,
     /// Every column that holds keys of this table: the columns of foreign
     /// keys that reference it, and the columns named with
-    /// [`Adoption::reference`].
+    /// [`Adoption::reference`](super::Adoption::reference).
     pub references: Vec<Reference>,
     /// What rewriting the column needs beyond its type.
     pub(crate) details: ColumnDetails,
@@ -97,7 +96,7 @@ pub struct Reference {
     /// The column's type as the database writes it.
     pub column_type: String,
     /// The foreign key constraint; `None` for a column named with
-    /// [`Adoption::reference`] that no foreign key declares.
+    /// [`Adoption::reference`](super::Adoption::reference) that no foreign key declares.
     pub constraint: Option<String>,
     /// SQLite: the foreign key's `ON DELETE` action (`NO ACTION`,
     /// `CASCADE` …).
@@ -128,39 +127,52 @@ pub(crate) struct SqliteTable {
     pub(crate) indexes_and_triggers: Vec<String>,
 }
 
-impl Catalog {
-    /// Reads the adoption's tables through `db`.
-    pub(crate) async fn read<E: AsyncSqlExecutor>(
-        adoption: &Adoption,
-        db: &E,
-    ) -> Result<Catalog, AdoptError> {
-        let dialect = db.dialect();
-        if dialect != adoption.dialect {
-            return Err(AdoptError::DialectMismatch {
-                adoption: adoption.dialect,
-                database: dialect,
+impl Reference {
+    /// The foreign key of `row` (its `table_name`, `column_name`,
+    /// `column_type`, `columns`, and `schema_name` where the dialect has
+    /// schemas) that references `key_table.key_column`; an error for a
+    /// foreign key of several columns.
+    pub(crate) fn foreign_key(
+        row: &SqlRow,
+        (key_table, key_column): (&str, &str),
+        constraint: String,
+        on_delete: Option<String>,
+        details: ColumnDetails,
+    ) -> Result<Self, AdoptError> {
+        let columns = row.i64("columns").unwrap_or(1);
+        if columns != 1 {
+            return Err(AdoptError::CompositeReference {
+                table: text(row, "table_name"),
+                constraint,
+                key_table: key_table.to_owned(),
+                key_column: key_column.to_owned(),
+                columns,
             });
         }
-        let mut tables = Vec::new();
-        for key in &adoption.tables {
-            let named: Vec<(&str, &str)> = adoption
-                .references
-                .iter()
-                .filter(|r| r.key_table == key.table)
-                .map(|r| (r.table.as_str(), r.column.as_str()))
-                .collect();
-            let q = Queries {
-                dialect,
-                db,
-                table: &key.table,
-            };
-            tables.push(match dialect {
-                Dialect::Postgres => postgres::read_table(&q, &key.column, &named).await?,
-                Dialect::MySql => mysql::read_table(&q, &key.column, &named).await?,
-                Dialect::Sqlite => sqlite::read_table(&q, &key.column, &named).await?,
-            });
+        Ok(Reference {
+            schema: row.text("schema_name").map(str::to_owned),
+            table: text(row, "table_name"),
+            column: text(row, "column_name"),
+            column_type: text(row, "column_type"),
+            constraint: Some(constraint),
+            on_delete,
+            details,
+        })
+    }
+
+    /// The column `table.column` of the `column_type` in `row`, named with
+    /// [`Adoption::reference`](super::Adoption::reference) and referencing
+    /// the key without a foreign key.
+    pub(crate) fn named(table: &str, column: String, row: &SqlRow, details: ColumnDetails) -> Self {
+        Reference {
+            schema: None,
+            table: table.to_owned(),
+            column,
+            column_type: text(row, "column_type"),
+            constraint: None,
+            on_delete: None,
+            details,
         }
-        Ok(Catalog { dialect, tables })
     }
 }
 
@@ -216,9 +228,47 @@ pub(crate) fn text(row: &SqlRow, name: &str) -> String {
     row.text(name).unwrap_or_default().to_owned()
 }
 
+/// Whether a column type (as the catalog writes it) holds integers, and
+/// whether it is already 64 bits wide.
+pub(crate) fn integer_width(column_type: &str) -> Option<bool> {
+    let t = column_type.to_ascii_lowercase();
+    let base = t.split(['(', ' ']).next().unwrap_or_default();
+    match base {
+        "bigint" | "int8" | "bigserial" => Some(true),
+        "integer" | "int" | "int4" | "smallint" | "int2" | "mediumint" | "tinyint" | "serial"
+        | "smallserial" => Some(false),
+        _ => None,
+    }
+}
+
+/// The first of `references` whose column does not hold integers, as
+/// the error.
+pub(crate) fn integers(references: &[Reference]) -> Result<(), AdoptError> {
+    match references
+        .iter()
+        .find(|r| integer_width(&r.column_type).is_none())
+    {
+        Some(r) => Err(AdoptError::NotAnInteger {
+            table: r.table.clone(),
+            column: r.column.clone(),
+            column_type: r.column_type.clone(),
+        }),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_types_are_recognised() {
+        assert_eq!(integer_width("bigint"), Some(true));
+        assert_eq!(integer_width("int(10) unsigned"), Some(false));
+        assert_eq!(integer_width("INTEGER"), Some(false));
+        assert_eq!(integer_width("numeric(20,0)"), None);
+        assert_eq!(integer_width("text"), None);
+    }
 
     struct Nothing;
 
@@ -227,10 +277,7 @@ mod tests {
         fn dialect(&self) -> Dialect {
             Dialect::Postgres
         }
-        async fn execute(
-            &self,
-            _: &SqlStatement,
-        ) -> Result<crate::store::Executed, Self::Error> {
+        async fn execute(&self, _: &SqlStatement) -> Result<crate::store::Executed, Self::Error> {
             Ok(crate::store::Executed::default())
         }
         async fn query(&self, _: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {

@@ -108,7 +108,9 @@ pub enum AdoptError {
     },
     /// The table holds a key of 0 or less, which the crate's `CHECK (key >
     /// 0)` (and every ID type) refuses.
-    #[error("{table}.{column} holds the key {key}: keys are positive; change or remove that row first")]
+    #[error(
+        "{table}.{column} holds the key {key}: keys are positive; change or remove that row first"
+    )]
     KeyNotPositive {
         /// The table.
         table: String,

@@ -152,11 +152,14 @@
 mod catalog;
 mod error;
 mod mysql;
+mod plan;
 mod postgres;
 mod sqlite;
 
+use catalog::Queries;
 pub use catalog::{Catalog, Increment, KeyTable, Reference};
 pub use error::AdoptError;
+use plan::Guard;
 
 use core::time::Duration;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -199,21 +202,6 @@ pub struct Adoption {
     cut_over: Option<u64>,
     id_function: Option<IdFunction>,
     clock_skew: Duration,
-}
-
-/// A key table and column, as named.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct KeyColumn {
-    table: String,
-    column: String,
-}
-
-/// A column named as holding keys of `key_table`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct NamedReference {
-    key_table: String,
-    table: String,
-    column: String,
 }
 
 impl Adoption {
@@ -346,7 +334,7 @@ impl Adoption {
         if self.tables.is_empty() {
             return Err(AdoptError::NoTables);
         }
-        Catalog::read(self, db).await
+        read_tables(self, db).await
     }
 
     /// The migration of the tables `catalog` describes, planned at `now`:
@@ -566,64 +554,6 @@ impl AdoptionPlan {
     }
 }
 
-/// The proof's SQL: the cut-over, and the first key at the database's
-/// clock.
-pub(crate) struct Guard {
-    pub(crate) cut_over: u64,
-    pub(crate) first_key_now: String,
-}
-
-impl Guard {
-    /// The message of the refusal for `table.column`.
-    pub(crate) fn too_large(&self, table: &str, column: &str) -> String {
-        format!(
-            "flakeid: {table}.{column} holds a key at or above the cut-over {}; nothing was changed",
-            self.cut_over
-        )
-    }
-
-    /// The message of the refusal for a cut-over above the first key now.
-    pub(crate) fn in_future(&self) -> String {
-        format!(
-            "flakeid: the cut-over {} is above the first key the layout issues now; nothing was \
-             changed",
-            self.cut_over
-        )
-    }
-}
-
-/// The name of the check every key gets (names of checks are per table).
-pub(crate) const CHECK: &str = "flakeid_key_check";
-
-/// The tables to lock, referencing tables before the tables they
-/// reference (the order in which a writer locks them: the row it inserts,
-/// then the rows its foreign keys read).
-pub(crate) fn lock_order(order: &[(String, Vec<String>)]) -> Vec<String> {
-    let mut all: Vec<String> = Vec::new();
-    for (key, referencing) in order {
-        for t in referencing.iter().chain(std::iter::once(key)) {
-            if !all.contains(t) {
-                all.push(t.clone());
-            }
-        }
-    }
-    // `x` must come before `y` when `x` references `y`.
-    let references = |x: &String, y: &String| {
-        order
-            .iter()
-            .any(|(key, referencing)| key == y && key != x && referencing.contains(x))
-    };
-    let mut out: Vec<String> = Vec::new();
-    while !all.is_empty() {
-        let next = all
-            .iter()
-            .position(|x| !all.iter().any(|y| y != x && references(y, x)))
-            .unwrap_or(0);
-        out.push(all.remove(next));
-    }
-    out
-}
-
 fn describe_increment(i: &Increment) -> String {
     match i {
         Increment::Identity { always: true, .. } => "identity, always".to_owned(),
@@ -640,50 +570,59 @@ fn unix_millis(t: SystemTime) -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// Whether a column type (as the catalog writes it) holds integers, and
-/// whether it is already 64 bits wide.
-pub(crate) fn integer_width(column_type: &str) -> Option<bool> {
-    let t = column_type.to_ascii_lowercase();
-    let base = t.split(['(', ' ']).next().unwrap_or_default();
-    match base {
-        "bigint" | "int8" | "bigserial" => Some(true),
-        "integer" | "int" | "int4" | "smallint" | "int2" | "mediumint" | "tinyint" | "serial"
-        | "smallserial" => Some(false),
-        _ => None,
+/// Reads the adoption's tables through `db`, each in its dialect's
+/// catalog.
+async fn read_tables<E: AsyncSqlExecutor>(
+    adoption: &Adoption,
+    db: &E,
+) -> Result<Catalog, AdoptError> {
+    let dialect = db.dialect();
+    if dialect != adoption.dialect {
+        return Err(AdoptError::DialectMismatch {
+            adoption: adoption.dialect,
+            database: dialect,
+        });
     }
+    let mut tables = Vec::new();
+    for key in &adoption.tables {
+        let named: Vec<(&str, &str)> = adoption
+            .references
+            .iter()
+            .filter(|r| r.key_table == key.table)
+            .map(|r| (r.table.as_str(), r.column.as_str()))
+            .collect();
+        let q = Queries {
+            dialect,
+            db,
+            table: &key.table,
+        };
+        tables.push(match dialect {
+            Dialect::Postgres => postgres::read_table(&q, &key.column, &named).await?,
+            Dialect::MySql => mysql::read_table(&q, &key.column, &named).await?,
+            Dialect::Sqlite => sqlite::read_table(&q, &key.column, &named).await?,
+        });
+    }
+    Ok(Catalog { dialect, tables })
+}
+
+/// A key table and column, as named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct KeyColumn {
+    table: String,
+    column: String,
+}
+
+/// A column named as holding keys of `key_table`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct NamedReference {
+    key_table: String,
+    table: String,
+    column: String,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn referencing_tables_are_locked_first() {
-        let order = vec![
-            (
-                "\"users\"".to_owned(),
-                vec!["\"posts\"".to_owned(), "\"comments\"".to_owned()],
-            ),
-            ("\"posts\"".to_owned(), vec!["\"comments\"".to_owned()]),
-            ("\"comments\"".to_owned(), vec![]),
-        ];
-        assert_eq!(
-            lock_order(&order),
-            ["\"comments\"", "\"posts\"", "\"users\""]
-        );
-        // A table referencing itself does not stop the order.
-        let own = vec![("\"tree\"".to_owned(), vec!["\"tree\"".to_owned()])];
-        assert_eq!(lock_order(&own), ["\"tree\""]);
-    }
-
-    #[test]
-    fn integer_types_are_recognised() {
-        assert_eq!(integer_width("bigint"), Some(true));
-        assert_eq!(integer_width("int(10) unsigned"), Some(false));
-        assert_eq!(integer_width("INTEGER"), Some(false));
-        assert_eq!(integer_width("numeric(20,0)"), None);
-        assert_eq!(integer_width("text"), None);
-    }
 
     #[test]
     fn the_cut_over_is_the_first_key_a_clock_skew_ago() {
@@ -692,12 +631,18 @@ mod tests {
         let skewed = (1_780_000_000_000 - 60_000 - 1_288_834_974_657) << 22;
         assert_eq!(a.cut_over_at(now).unwrap(), skewed);
         let exact = a.clone().clock_skew(Duration::ZERO);
-        assert_eq!(exact.cut_over_at(now).unwrap(), exact.first_key(now).unwrap());
+        assert_eq!(
+            exact.cut_over_at(now).unwrap(),
+            exact.first_key(now).unwrap()
+        );
         assert!(matches!(
             a.clone().cut_over(skewed + (1 << 40)).cut_over_at(now),
             Err(AdoptError::CutOverInFuture { .. })
         ));
         let ended = UNIX_EPOCH + Duration::from_secs(4_000_000_000);
-        assert!(matches!(a.first_key(ended), Err(AdoptError::LayoutEnded { .. })));
+        assert!(matches!(
+            a.first_key(ended),
+            Err(AdoptError::LayoutEnded { .. })
+        ));
     }
 }

@@ -3,9 +3,10 @@
 //! `ALTER TABLE … MODIFY COLUMN` under `LOCK TABLES`, with foreign key
 //! checks off.
 
-use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, text};
+use super::catalog::{Catalog, Increment};
+use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, integer_width, integers, text};
 use super::error::AdoptError;
-use super::{CHECK, Catalog, Guard, Increment, integer_width, lock_order};
+use super::plan::{CHECK, Guard, lock_order};
 use crate::id_function::IdFunction;
 use crate::sql::{Dialect, SqlType};
 use crate::store::{AsyncSqlExecutor, SqlRow};
@@ -135,25 +136,13 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
         .await?
     {
         let constraint = text(&r, "constraint_name");
-        let columns = r.i64("columns").unwrap_or(1);
-        if columns != 1 {
-            return Err(AdoptError::CompositeReference {
-                table: text(&r, "table_name"),
-                constraint,
-                key_table: table.to_owned(),
-                key_column: column.to_owned(),
-                columns,
-            });
-        }
-        references.push(Reference {
-            schema: r.text("schema_name").map(str::to_owned),
-            table: text(&r, "table_name"),
-            column: text(&r, "column_name"),
-            column_type: text(&r, "column_type"),
-            constraint: Some(constraint),
-            on_delete: None,
-            details: details(&r),
-        });
+        references.push(Reference::foreign_key(
+            &r,
+            (table, column),
+            constraint,
+            None,
+            details(&r),
+        )?);
     }
     for &(ref_table, ref_column) in named {
         if references
@@ -176,25 +165,14 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             table: ref_table.to_owned(),
             column: ref_column.to_owned(),
         })?;
-        references.push(Reference {
-            schema: None,
-            table: ref_table.to_owned(),
-            column: ref_column.to_owned(),
-            column_type: text(row, "column_type"),
-            constraint: None,
-            on_delete: None,
-            details: details(row),
-        });
+        references.push(Reference::named(
+            ref_table,
+            ref_column.to_owned(),
+            row,
+            details(row),
+        ));
     }
-    for r in &references {
-        if integer_width(&r.column_type).is_none() {
-            return Err(AdoptError::NotAnInteger {
-                table: r.table.clone(),
-                column: r.column.clone(),
-                column_type: r.column_type.clone(),
-            });
-        }
-    }
+    integers(&references)?;
     let keys = keys.first();
     Ok(KeyTable {
         table: table.to_owned(),
@@ -217,7 +195,10 @@ fn details(row: &SqlRow) -> ColumnDetails {
             .text("column_default")
             .filter(|v| !v.eq_ignore_ascii_case("null"))
             .map(str::to_owned),
-        comment: row.text("column_comment").filter(|c| !c.is_empty()).map(str::to_owned),
+        comment: row
+            .text("column_comment")
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned),
     }
 }
 
@@ -234,14 +215,15 @@ pub(crate) fn plan(
     let mut narrow = String::new();
     let mut defaults = Vec::new();
     let mut drop_defaults = Vec::new();
-    let mut change = |table: &str, up: String, down: String| {
-        match alters.iter_mut().find(|(t, ..)| t == table) {
-            Some((_, u, d)) => {
-                u.push(up);
-                d.push(down);
-            }
-            None => alters.push((table.to_owned(), vec![up], vec![down])),
+    let mut change = |table: &str, up: String, down: String| match alters
+        .iter_mut()
+        .find(|(t, ..)| t == table)
+    {
+        Some((_, u, d)) => {
+            u.push(up);
+            d.push(down);
         }
+        None => alters.push((table.to_owned(), vec![up], vec![down])),
     };
     for t in &catalog.tables {
         let name = d.identifier("table", &t.table)?;
@@ -280,7 +262,11 @@ pub(crate) fn plan(
         let mut referencing = Vec::new();
         for r in &t.references {
             let rt = match &r.schema {
-                Some(s) => format!("{}.{}", d.identifier("database", s)?, d.identifier("table", &r.table)?),
+                Some(s) => format!(
+                    "{}.{}",
+                    d.identifier("database", s)?,
+                    d.identifier("table", &r.table)?
+                ),
                 None => d.identifier("table", &r.table)?,
             };
             let rc = d.identifier("column", &r.column)?;

@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, text};
+use super::catalog::{Catalog, Increment};
+use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, integer_width, integers, text};
 use super::error::AdoptError;
-use super::{CHECK, Catalog, Guard, Increment, integer_width, lock_order};
+use super::plan::{CHECK, Guard, lock_order};
 use crate::id_function::IdFunction;
 use crate::sql::{Dialect, SqlType};
 use crate::store::AsyncSqlExecutor;
-
 
 static KEY_COLUMNS: [(&str, SqlType); 5] = [
     ("column_type", SqlType::Text),
@@ -130,25 +130,13 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
         .await?
     {
         let constraint = text(&r, "constraint_name");
-        let columns = r.i64("columns").unwrap_or(1);
-        if columns != 1 {
-            return Err(AdoptError::CompositeReference {
-                table: text(&r, "table_name"),
-                constraint,
-                key_table: table.to_owned(),
-                key_column: column.to_owned(),
-                columns,
-            });
-        }
-        references.push(Reference {
-            schema: r.text("schema_name").map(str::to_owned),
-            table: text(&r, "table_name"),
-            column: text(&r, "column_name"),
-            column_type: text(&r, "column_type"),
-            constraint: Some(constraint),
-            on_delete: None,
-            details: ColumnDetails::default(),
-        });
+        references.push(Reference::foreign_key(
+            &r,
+            (table, column),
+            constraint,
+            None,
+            ColumnDetails::default(),
+        )?);
     }
     for &(ref_table, ref_column) in named {
         if references
@@ -171,25 +159,14 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             table: ref_table.to_owned(),
             column: ref_column.to_owned(),
         })?;
-        references.push(Reference {
-            schema: None,
-            table: ref_table.to_owned(),
-            column: ref_column.to_owned(),
-            column_type: text(row, "column_type"),
-            constraint: None,
-            on_delete: None,
-            details: ColumnDetails::default(),
-        });
+        references.push(Reference::named(
+            ref_table,
+            ref_column.to_owned(),
+            row,
+            ColumnDetails::default(),
+        ));
     }
-    for r in &references {
-        if integer_width(&r.column_type).is_none() {
-            return Err(AdoptError::NotAnInteger {
-                table: r.table.clone(),
-                column: r.column.clone(),
-                column_type: r.column_type.clone(),
-            });
-        }
-    }
+    integers(&references)?;
     let keys = keys.first();
     Ok(KeyTable {
         table: table.to_owned(),
@@ -237,11 +214,15 @@ pub(crate) fn plan(
         if integer_width(&t.column_type) == Some(false) {
             key_change.up.push(format!("ALTER COLUMN {k} TYPE bigint"));
             key_change.rewrite = true;
-            key_change.narrow.push((k.clone(), t.column_type.clone(), max_of(&t.column_type)));
+            key_change
+                .narrow
+                .push((k.clone(), t.column_type.clone(), max_of(&t.column_type)));
         }
         match &t.increment {
             Increment::Identity { always, .. } => {
-                key_change.up.push(format!("ALTER COLUMN {k} DROP IDENTITY"));
+                key_change
+                    .up
+                    .push(format!("ALTER COLUMN {k} DROP IDENTITY"));
                 let kind = if *always { "ALWAYS" } else { "BY DEFAULT" };
                 restore.push(format!(
                     "ALTER TABLE {name} ALTER COLUMN {k} ADD GENERATED {kind} AS IDENTITY"
@@ -255,7 +236,9 @@ pub(crate) fn plan(
             }
             Increment::Sequence { sequence, default } => {
                 key_change.up.push(format!("ALTER COLUMN {k} DROP DEFAULT"));
-                restore.push(format!("ALTER TABLE {name} ALTER COLUMN {k} SET DEFAULT {default}"));
+                restore.push(format!(
+                    "ALTER TABLE {name} ALTER COLUMN {k} SET DEFAULT {default}"
+                ));
                 restore.push(format!(
                     "PERFORM setval({}, GREATEST((SELECT COALESCE(max({k}), 1) FROM {name}), \
                      (SELECT last_value FROM {sequence})), true)",
@@ -269,9 +252,18 @@ pub(crate) fn plan(
                 .up
                 .push(format!("ALTER COLUMN {k} SET DEFAULT {}", f.call()?));
         }
-        key_change.down.push(format!("DROP CONSTRAINT IF EXISTS {}", d.quote(CHECK)));
-        if f.is_some() || matches!(t.increment, Increment::Identity { .. } | Increment::Sequence { .. }) {
-            key_change.down.push(format!("ALTER COLUMN {k} DROP DEFAULT"));
+        key_change
+            .down
+            .push(format!("DROP CONSTRAINT IF EXISTS {}", d.quote(CHECK)));
+        if f.is_some()
+            || matches!(
+                t.increment,
+                Increment::Identity { .. } | Increment::Sequence { .. }
+            )
+        {
+            key_change
+                .down
+                .push(format!("ALTER COLUMN {k} DROP DEFAULT"));
         }
         if let Some(seq) = match &t.increment {
             Increment::Identity { sequence, .. } | Increment::Sequence { sequence, .. } => {
@@ -302,7 +294,11 @@ pub(crate) fn plan(
         let mut referencing = Vec::new();
         for r in &t.references {
             let rt = match &r.schema {
-                Some(s) => format!("{}.{}", d.identifier("schema", s)?, d.identifier("table", &r.table)?),
+                Some(s) => format!(
+                    "{}.{}",
+                    d.identifier("schema", s)?,
+                    d.identifier("table", &r.table)?
+                ),
                 None => d.identifier("table", &r.table)?,
             };
             let rc = d.identifier("column", &r.column)?;
@@ -331,7 +327,10 @@ pub(crate) fn plan(
         }
     }
     let locked = lock_order(&order);
-    let lock = format!("  LOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\n", locked.join(", "));
+    let lock = format!(
+        "  LOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\n",
+        locked.join(", ")
+    );
     proof.push_str(&format!(
         "  IF {cut_over} > {first} THEN\n    RAISE EXCEPTION '%', {message};\n  END IF;\n",
         cut_over = guard.cut_over,
@@ -374,7 +373,9 @@ pub(crate) fn plan(
     for s in &restore {
         restore_text.push_str(&format!("  {s};\n"));
     }
-    let mut down = vec![do_block(&format!("{lock}{narrow}{down_alters}{restore_text}"))];
+    let mut down = vec![do_block(&format!(
+        "{lock}{narrow}{down_alters}{restore_text}"
+    ))];
     if let Some(f) = f {
         down.extend(f.uninstall()?);
     }

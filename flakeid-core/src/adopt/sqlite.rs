@@ -3,9 +3,10 @@
 //! (its `CREATE TABLE` text with the key's definition rewritten) in one
 //! savepoint.
 
+use super::catalog::{Catalog, Increment};
 use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, SqliteTable, text};
 use super::error::AdoptError;
-use super::{CHECK, Catalog, Guard, Increment};
+use super::plan::{CHECK, Guard};
 use crate::sql::{Dialect, SqlType};
 use crate::store::AsyncSqlExecutor;
 
@@ -128,25 +129,18 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
         )
         .await?
     {
-        let columns = r.i64("columns").unwrap_or(1);
-        if columns != 1 {
-            return Err(AdoptError::CompositeReference {
-                table: text(&r, "table_name"),
-                constraint: format!("({} columns)", columns),
-                key_table: table.clone(),
-                key_column: column.clone(),
-                columns,
-            });
-        }
-        references.push(Reference {
-            schema: None,
-            table: text(&r, "table_name"),
-            column: text(&r, "column_name"),
-            column_type: text(&r, "column_type"),
-            constraint: Some(format!("{}.{} → {table}", text(&r, "table_name"), text(&r, "column_name"))),
-            on_delete: r.text("on_delete").map(str::to_owned),
-            details: ColumnDetails::default(),
-        });
+        let constraint = match r.i64("columns").unwrap_or(1) {
+            1 => format!("{}.{} → {table}", text(&r, "table_name"), text(&r, "column_name")),
+            columns => format!("({columns} columns)"),
+        };
+        let on_delete = r.text("on_delete").map(str::to_owned);
+        references.push(Reference::foreign_key(
+            &r,
+            (&table, &column),
+            constraint,
+            on_delete,
+            ColumnDetails::default(),
+        )?);
     }
     for &(ref_table, ref_column) in named {
         if references.iter().any(|r| {
@@ -166,15 +160,12 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             table: ref_table.to_owned(),
             column: ref_column.to_owned(),
         })?;
-        references.push(Reference {
-            schema: None,
-            table: ref_table.to_owned(),
-            column: text(row, "column_name"),
-            column_type: text(row, "column_type"),
-            constraint: None,
-            on_delete: None,
-            details: ColumnDetails::default(),
-        });
+        references.push(Reference::named(
+            ref_table,
+            text(row, "column_name"),
+            row,
+            ColumnDetails::default(),
+        ));
     }
     let indexes_and_triggers = q
         .rows(
@@ -208,7 +199,10 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
 }
 
 /// The up and down statements.
-pub(crate) fn plan(catalog: &Catalog, guard: &Guard) -> Result<(Vec<String>, Vec<String>), AdoptError> {
+pub(crate) fn plan(
+    catalog: &Catalog,
+    guard: &Guard,
+) -> Result<(Vec<String>, Vec<String>), AdoptError> {
     let d = Dialect::Sqlite;
     let mut checks: Vec<(String, String)> = Vec::new();
     let mut rebuilds = Vec::new();
@@ -227,7 +221,10 @@ pub(crate) fn plan(catalog: &Catalog, guard: &Guard) -> Result<(Vec<String>, Vec
                 d.literal(&t.table)
             );
         }
-        checks.push((format!("{largest} < {}", guard.cut_over), guard.too_large(&t.table, &t.column)));
+        checks.push((
+            format!("{largest} < {}", guard.cut_over),
+            guard.too_large(&t.table, &t.column),
+        ));
         let rewritten = rewrite(&s.create, &t.column, &t.table)?.sql;
         rebuilds.extend(rebuild(&t.table, s, &rewritten)?);
         rebuilds_back.extend(rebuild(&t.table, s, &s.create)?);
@@ -443,7 +440,9 @@ pub(crate) fn rewrite(create: &str, column: &str, table: &str) -> Result<Rewritt
     let mut not_null = false;
     let mut previous_not = false;
     for t in &item[type_end..] {
-        if t.word().is_some_and(|w| w.eq_ignore_ascii_case("autoincrement")) {
+        if t.word()
+            .is_some_and(|w| w.eq_ignore_ascii_case("autoincrement"))
+        {
             autoincrement = true;
             continue;
         }
@@ -504,7 +503,9 @@ fn without_rowid(create: &str) -> bool {
         .iter()
         .filter_map(|t| t.word().map(str::to_ascii_lowercase))
         .collect();
-    words.windows(2).any(|w| w[0] == "without" && w[1] == "rowid")
+    words
+        .windows(2)
+        .any(|w| w[0] == "without" && w[1] == "rowid")
 }
 
 /// A token of SQLite's SQL: a word, a quoted name or string, a punctuation
@@ -650,6 +651,8 @@ mod tests {
              CHECK (\"id\" > 0), v ANY) STRICT"
         );
         assert!(rewrite("CREATE TABLE t (a INTEGER)", "id", "t").is_err());
-        assert!(without_rowid("CREATE TABLE t (id INT PRIMARY KEY) WITHOUT ROWID"));
+        assert!(without_rowid(
+            "CREATE TABLE t (id INT PRIMARY KEY) WITHOUT ROWID"
+        ));
     }
 }

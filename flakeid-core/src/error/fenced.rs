@@ -61,21 +61,6 @@ pub enum FenceReason {
     Dropped,
 }
 
-fn renewed_since(millis: u64) -> String {
-    if millis == 0 {
-        "no ceiling was ever persisted".to_owned()
-    } else {
-        format!("its ceiling was last persisted at {millis} ms and not raised since")
-    }
-}
-
-fn last_error_text(e: &Option<String>) -> String {
-    match e {
-        Some(e) => format!(" (last attempt failed: {e})"),
-        None => String::new(),
-    }
-}
-
 /// A generator refused to stamp an ID later than its ceiling.
 ///
 /// ```
@@ -101,4 +86,19 @@ pub struct Fenced {
     pub ceiling_millis: u64,
     /// Why the ceiling was not raised.
     pub reason: FenceReason,
+}
+
+fn renewed_since(millis: u64) -> String {
+    if millis == 0 {
+        "no ceiling was ever persisted".to_owned()
+    } else {
+        format!("its ceiling was last persisted at {millis} ms and not raised since")
+    }
+}
+
+fn last_error_text(e: &Option<String>) -> String {
+    match e {
+        Some(e) => format!(" (last attempt failed: {e})"),
+        None => String::new(),
+    }
 }

@@ -236,6 +236,26 @@ mod tests {
 
     const T0: u64 = 1_700_000_000_000;
 
+    /// A generator of node `node` on `clock`, under a fresh ceiling with
+    /// `wait`.
+    fn under(
+        clock: &Arc<ManualClock>,
+        wait: CeilingWait,
+        node: u64,
+    ) -> (Arc<Ceiling>, Generator<BitLayout, Arc<ManualClock>>) {
+        let ceiling = Arc::new(Ceiling::new(wait));
+        let g = Generator::builder(presets::twitter(), node)
+            .clock(clock.clone())
+            .ceiling(ceiling.clone())
+            .build()
+            .unwrap();
+        (ceiling, g)
+    }
+
+    fn waiting(max: Duration) -> CeilingWait {
+        CeilingWait::Wait { max }
+    }
+
     fn stamped(g: &Generator<BitLayout, Arc<ManualClock>>, id: u64) -> u64 {
         g.layout().decompose(id).tick + g.layout().epoch_millis()
     }
@@ -250,12 +270,7 @@ mod tests {
     #[test]
     fn the_ceiling_stops_new_ticks_and_says_since_when() {
         let clock = Arc::new(ManualClock::new(T0));
-        let ceiling = Arc::new(Ceiling::new(CeilingWait::Fail));
-        let g = Generator::builder(presets::twitter(), 5)
-            .clock(clock.clone())
-            .ceiling(ceiling.clone())
-            .build()
-            .unwrap();
+        let (ceiling, g) = under(&clock, CeilingWait::Fail, 5);
         clock.set(T0 + 1);
         let f = fenced(g.next_id());
         assert_eq!(
@@ -300,14 +315,7 @@ mod tests {
     #[test]
     fn at_the_ceiling_a_call_waits_for_a_raise_or_fails_after_its_wait() {
         let clock = Arc::new(ManualClock::new(T0));
-        let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
-            max: Duration::from_secs(30),
-        }));
-        let g = Generator::builder(presets::twitter(), 1)
-            .clock(clock.clone())
-            .ceiling(ceiling.clone())
-            .build()
-            .unwrap();
+        let (ceiling, g) = under(&clock, waiting(Duration::from_secs(30)), 1);
         clock.set(T0 + 5);
         let raiser = {
             let ceiling = ceiling.clone();
@@ -323,14 +331,7 @@ mod tests {
             T0 + 5
         );
 
-        let short = Arc::new(Ceiling::new(CeilingWait::Wait {
-            max: Duration::from_millis(20),
-        }));
-        let g = Generator::builder(presets::twitter(), 1)
-            .clock(clock.clone())
-            .ceiling(short)
-            .build()
-            .unwrap();
+        let (_short, g) = under(&clock, waiting(Duration::from_millis(20)), 1);
         clock.advance(Duration::from_millis(1));
         assert!(matches!(g.next_id(), Err(GenerateError::Fenced(_))));
     }
@@ -347,14 +348,7 @@ mod tests {
     #[test]
     fn at_the_ceiling_an_async_call_waits_for_the_raise_a_task_on_its_own_thread_makes() {
         let clock = Arc::new(ManualClock::new(T0));
-        let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
-            max: Duration::from_secs(30),
-        }));
-        let g = Generator::builder(presets::twitter(), 1)
-            .clock(clock.clone())
-            .ceiling(ceiling.clone())
-            .build()
-            .unwrap();
+        let (ceiling, g) = under(&clock, waiting(Duration::from_secs(30)), 1);
         clock.set(T0 + 5);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
@@ -379,28 +373,14 @@ mod tests {
         assert_eq!(stamped(&g, id), T0 + 5);
 
         // A ceiling that does not rise: `Fenced` after the wait, as `next_id`.
-        let short = Arc::new(Ceiling::new(CeilingWait::Wait {
-            max: Duration::from_millis(20),
-        }));
-        let g = Generator::builder(presets::twitter(), 1)
-            .clock(clock.clone())
-            .ceiling(short)
-            .build()
-            .unwrap();
+        let (_short, g) = under(&clock, waiting(Duration::from_millis(20)), 1);
         clock.advance(Duration::from_millis(1));
         let started = std::time::Instant::now();
         let r = runtime.block_on(g.next_id_async_on(&Timers));
         assert!(started.elapsed() >= Duration::from_millis(20));
         assert!(matches!(fenced(r).reason, FenceReason::NotRenewed { .. }));
         // A closed one: at once.
-        let closed = Arc::new(Ceiling::new(CeilingWait::Wait {
-            max: Duration::from_secs(3600),
-        }));
-        let g = Generator::builder(presets::twitter(), 1)
-            .clock(clock.clone())
-            .ceiling(closed.clone())
-            .build()
-            .unwrap();
+        let (closed, g) = under(&clock, waiting(Duration::from_secs(3600)), 1);
         closed.close(FenceReason::Dropped);
         clock.advance(Duration::from_millis(1));
         let r = runtime.block_on(g.next_id_async_on(&Timers));
@@ -410,14 +390,7 @@ mod tests {
     #[test]
     fn a_closed_ceiling_fails_at_once_whatever_the_policy() {
         let clock = Arc::new(ManualClock::new(T0));
-        let ceiling = Arc::new(Ceiling::new(CeilingWait::Wait {
-            max: Duration::from_secs(3600),
-        }));
-        let g = Generator::builder(presets::twitter(), 1)
-            .clock(clock.clone())
-            .ceiling(ceiling.clone())
-            .build()
-            .unwrap();
+        let (ceiling, g) = under(&clock, waiting(Duration::from_secs(3600)), 1);
         ceiling.raise(T0 + 50, T0);
         clock.set(T0 + 1);
         g.next_id().unwrap();

@@ -32,11 +32,6 @@ use crate::runtime::{Attempt, Sleep, Wait, note_blocking_wait, until_ready};
 /// The catch-up window used unless [`GeneratorBuilder::catch_up_window`] says otherwise.
 pub(crate) const DEFAULT_CATCH_UP_WINDOW: Duration = Duration::from_millis(10);
 
-/// Keeps the state word alone in its cache line so that a hot generator
-/// does not slow down unrelated data next to it.
-#[repr(align(128))]
-struct PaddedState(AtomicU64);
-
 /// The lock-free ID generator.
 ///
 /// A [`Generator`] issues IDs for one node of one [`Layout`]. Its whole state
@@ -1138,3 +1133,8 @@ mod tests {
         }
     }
 }
+
+/// Keeps the state word alone in its cache line so that a hot generator
+/// does not slow down unrelated data next to it.
+#[repr(align(128))]
+struct PaddedState(AtomicU64);

@@ -153,7 +153,10 @@ impl DecodeFunctions {
             IdPart::Node,
             IdPart::Sequence,
         ] {
-            out.push(format!("DROP FUNCTION IF EXISTS {}{int}", self.function(&part)?));
+            out.push(format!(
+                "DROP FUNCTION IF EXISTS {}{int}",
+                self.function(&part)?
+            ));
         }
         out.push(format!(
             "DROP FUNCTION IF EXISTS {}{text}",
@@ -295,7 +298,9 @@ impl DecodeFunctions {
 
     fn time(&self, unix_ms: &str) -> String {
         match self.dialect {
-            Dialect::Postgres => format!("(to_timestamp(0) + {unix_ms} * INTERVAL '1 millisecond')"),
+            Dialect::Postgres => {
+                format!("(to_timestamp(0) + {unix_ms} * INTERVAL '1 millisecond')")
+            }
             Dialect::MySql => format!(
                 "CAST(TIMESTAMPADD(MICROSECOND, {unix_ms} * 1000, TIMESTAMP'1970-01-01 00:00:00') \
                  AS DATETIME(3))"

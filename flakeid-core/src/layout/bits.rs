@@ -562,18 +562,6 @@ impl BitLayout {
     }
 }
 
-fn check_part(part: &'static str, value: u64, max: u64) -> Result<(), LayoutError> {
-    if value > max {
-        Err(LayoutError::PartOutOfRange {
-            part: part.to_owned(),
-            value,
-            max,
-        })
-    } else {
-        Ok(())
-    }
-}
-
 impl_layout!(BitLayout);
 
 /// Builder for [`BitLayout`].
@@ -723,6 +711,18 @@ impl BitLayoutBuilder {
             domain: self.domain,
             node_fields: Cow::Owned(fields),
         })
+    }
+}
+
+fn check_part(part: &'static str, value: u64, max: u64) -> Result<(), LayoutError> {
+    if value > max {
+        Err(LayoutError::PartOutOfRange {
+            part: part.to_owned(),
+            value,
+            max,
+        })
+    } else {
+        Ok(())
     }
 }
 

@@ -7,17 +7,6 @@ use super::time::{TimeSettings, end_millis, time_setters};
 use crate::layout::LayoutError;
 use crate::layout::{Domain, FieldOrder, Parts};
 
-/// `10^exp` for `exp <= 19`.
-const fn pow10(exp: u32) -> u64 {
-    let mut v = 1u64;
-    let mut i = 0;
-    while i < exp {
-        v *= 10;
-        i += 1;
-    }
-    v
-}
-
 /// Decimal layouts: time, sequence and node fields as groups of decimal
 /// digits instead of bit fields, so an ID reads as its parts.
 ///
@@ -487,6 +476,17 @@ impl DecimalLayoutBuilder {
             max_tick,
         })
     }
+}
+
+/// `10^exp` for `exp <= 19`.
+const fn pow10(exp: u32) -> u64 {
+    let mut v = 1u64;
+    let mut i = 0;
+    while i < exp {
+        v *= 10;
+        i += 1;
+    }
+    v
 }
 
 #[cfg(test)]

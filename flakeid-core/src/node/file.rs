@@ -190,52 +190,6 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
     }
 }
 
-struct Shared<C> {
-    path: PathBuf,
-    clock: C,
-    ceiling: Arc<Ceiling>,
-    lead_millis: u64,
-    every: Duration,
-    stop: Mutex<bool>,
-    stopped: Condvar,
-}
-
-impl<C: Clock> Shared<C> {
-    fn run(&self) {
-        loop {
-            let guard = self.stop.lock().unwrap_or_else(PoisonError::into_inner);
-            let (guard, _) = self
-                .stopped
-                .wait_timeout_while(guard, self.every, |stop| !*stop)
-                .unwrap_or_else(PoisonError::into_inner);
-            if *guard {
-                return;
-            }
-            drop(guard);
-            let ceiling = self
-                .clock
-                .now_millis()
-                .saturating_add(self.lead_millis)
-                .max(self.ceiling.millis());
-            match write_mark(&self.path, ceiling) {
-                Ok(()) => {
-                    if !self.ceiling.raise(ceiling, self.clock.now_millis()) {
-                        return;
-                    }
-                }
-                Err(e) => self
-                    .ceiling
-                    .record_failure(format!("cannot write {}: {e}", self.path.display())),
-            }
-        }
-    }
-
-    fn stop(&self) {
-        *self.stop.lock().unwrap_or_else(PoisonError::into_inner) = true;
-        self.stopped.notify_all();
-    }
-}
-
 /// A local high-water file: the ceiling of one machine's fixed node ID,
 /// kept on disk.
 ///
@@ -400,74 +354,6 @@ impl<L, C> Drop for HighWaterFile<L, C> {
     }
 }
 
-/// The file `path` names: symlinks followed (a link to a file not yet
-/// created included) and its directory made canonical. Renaming a new mark
-/// over a symlink would replace the link rather than write the file, and
-/// a lock next to the link would not be the file's lock.
-fn resolve(path: &Path) -> std::io::Result<PathBuf> {
-    let mut path = path.to_path_buf();
-    // Linux's own limit on symlinks followed in one lookup.
-    for _ in 0..40 {
-        match fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let target = fs::read_link(&path)?;
-                path = match path.parent() {
-                    Some(dir) => dir.join(target),
-                    None => target,
-                };
-            }
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => break,
-        }
-    }
-    let name = path.file_name().ok_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("{} does not name a file", path.display()),
-        )
-    })?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    Ok(fs::canonicalize(dir)?.join(name))
-}
-
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
-fn parse_mark(text: &str) -> Option<u64> {
-    let t = text.trim();
-    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    t.parse().ok()
-}
-
-/// Replaces the file's content with `mark`, durably: a crash leaves the
-/// old mark or the new one, never a torn file.
-fn write_mark(path: &Path, mark: u64) -> std::io::Result<()> {
-    let tmp = with_suffix(path, ".tmp");
-    let mut f = File::create(&tmp)?;
-    f.write_all(format!("{mark}\n").as_bytes())?;
-    f.sync_all()?;
-    drop(f);
-    fs::rename(&tmp, path)?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    // Makes the rename itself durable (directories can be fsynced on Unix).
-    #[cfg(unix)]
-    File::open(dir)?.sync_all()?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
-}
-
 /// A local high-water file could not be read, written or locked.
 ///
 /// ```
@@ -559,6 +445,120 @@ impl HighWaterFileOptions {
     /// says otherwise: every 200 ms (five writes and `fsync`s a second; two
     /// may be slow before the generator reaches its ceiling).
     pub const DEFAULT_EVERY: Duration = Duration::from_millis(200);
+}
+
+struct Shared<C> {
+    path: PathBuf,
+    clock: C,
+    ceiling: Arc<Ceiling>,
+    lead_millis: u64,
+    every: Duration,
+    stop: Mutex<bool>,
+    stopped: Condvar,
+}
+
+impl<C: Clock> Shared<C> {
+    fn run(&self) {
+        loop {
+            let guard = self.stop.lock().unwrap_or_else(PoisonError::into_inner);
+            let (guard, _) = self
+                .stopped
+                .wait_timeout_while(guard, self.every, |stop| !*stop)
+                .unwrap_or_else(PoisonError::into_inner);
+            if *guard {
+                return;
+            }
+            drop(guard);
+            let ceiling = self
+                .clock
+                .now_millis()
+                .saturating_add(self.lead_millis)
+                .max(self.ceiling.millis());
+            match write_mark(&self.path, ceiling) {
+                Ok(()) => {
+                    if !self.ceiling.raise(ceiling, self.clock.now_millis()) {
+                        return;
+                    }
+                }
+                Err(e) => self
+                    .ceiling
+                    .record_failure(format!("cannot write {}: {e}", self.path.display())),
+            }
+        }
+    }
+
+    fn stop(&self) {
+        *self.stop.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.stopped.notify_all();
+    }
+}
+
+/// The file `path` names: symlinks followed (a link to a file not yet
+/// created included) and its directory made canonical. Renaming a new mark
+/// over a symlink would replace the link rather than write the file, and
+/// a lock next to the link would not be the file's lock.
+fn resolve(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    // Linux's own limit on symlinks followed in one lookup.
+    for _ in 0..40 {
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) => dir.join(target),
+                    None => target,
+                };
+            }
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => break,
+        }
+    }
+    let name = path.file_name().ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", path.display()),
+        )
+    })?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Ok(fs::canonicalize(dir)?.join(name))
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+fn parse_mark(text: &str) -> Option<u64> {
+    let t = text.trim();
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    t.parse().ok()
+}
+
+/// Replaces the file's content with `mark`, durably: a crash leaves the
+/// old mark or the new one, never a torn file.
+fn write_mark(path: &Path, mark: u64) -> std::io::Result<()> {
+    let tmp = with_suffix(path, ".tmp");
+    let mut f = File::create(&tmp)?;
+    f.write_all(format!("{mark}\n").as_bytes())?;
+    f.sync_all()?;
+    drop(f);
+    fs::rename(&tmp, path)?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // Makes the rename itself durable (directories can be fsynced on Unix).
+    #[cfg(unix)]
+    File::open(dir)?.sync_all()?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
 }
 
 #[cfg(test)]

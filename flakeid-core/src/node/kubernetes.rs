@@ -92,17 +92,6 @@ pub(crate) fn ordinal_from_labels(content: &str) -> Result<Option<u64>, OrdinalE
     Ok(None)
 }
 
-fn parse_index(source: &str, value: &str) -> Result<u64, OrdinalError> {
-    let invalid = || OrdinalError::Invalid {
-        source_name: source.to_owned(),
-        value: value.to_owned(),
-    };
-    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(invalid());
-    }
-    value.parse().map_err(|_| invalid())
-}
-
 impl Ordinal {
     /// This pod's ordinal: from the variable `FLAKEID_POD_INDEX`, else the
     /// downward-API labels file `/etc/podinfo/labels` (label
@@ -168,19 +157,6 @@ impl Ordinal {
     }
 }
 
-fn hostname() -> Result<String, OrdinalError> {
-    if let Ok(h) = std::env::var("HOSTNAME")
-        && !h.trim().is_empty()
-    {
-        return Ok(h.trim().to_owned());
-    }
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_owned())
-        .map_err(|e| OrdinalError::NoHostname {
-            message: format!("$HOSTNAME is unset and /proc/sys/kernel/hostname: {e}"),
-        })
-}
-
 /// No StatefulSet ordinal could be found.
 ///
 /// ```
@@ -238,6 +214,30 @@ pub enum OrdinalError {
         /// Why.
         message: String,
     },
+}
+
+fn parse_index(source: &str, value: &str) -> Result<u64, OrdinalError> {
+    let invalid = || OrdinalError::Invalid {
+        source_name: source.to_owned(),
+        value: value.to_owned(),
+    };
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid());
+    }
+    value.parse().map_err(|_| invalid())
+}
+
+fn hostname() -> Result<String, OrdinalError> {
+    if let Ok(h) = std::env::var("HOSTNAME")
+        && !h.trim().is_empty()
+    {
+        return Ok(h.trim().to_owned());
+    }
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .map_err(|e| OrdinalError::NoHostname {
+            message: format!("$HOSTNAME is unset and /proc/sys/kernel/hostname: {e}"),
+        })
 }
 
 #[cfg(test)]

@@ -74,13 +74,6 @@ impl fmt::Debug for Permutation {
     }
 }
 
-/// SplitMix64's output function: a fast, well-mixing bijection of `u64`.
-const fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 impl Permutation {
     /// A permutation of `1..=max` keyed by `key`.
     ///
@@ -252,6 +245,13 @@ pub enum PermuteError {
     /// The domain's largest value is 0: the domain is empty.
     #[error("a permutation domain 1..=max needs max >= 1, got 0")]
     EmptyDomain,
+}
+
+/// SplitMix64's output function: a fast, well-mixing bijection of `u64`.
+const fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 #[cfg(test)]

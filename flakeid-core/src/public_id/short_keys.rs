@@ -376,26 +376,6 @@ impl ShortKeyConfig {
     }
 }
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-/// `k⁻¹ mod n` for `gcd(k, n) = 1`, `n >= 2` (extended Euclid).
-fn mod_inverse(k: u64, n: u64) -> u64 {
-    let (mut r0, mut r1) = (i128::from(n), i128::from(k));
-    let (mut t0, mut t1) = (0i128, 1i128);
-    while r1 != 0 {
-        let q = r0 / r1;
-        (r0, r1) = (r1, r0 - q * r1);
-        (t0, t1) = (t1, t0 - q * t1);
-    }
-    // r0 == 1 here; t0 is the inverse up to a multiple of n.
-    t0.rem_euclid(i128::from(n)) as u64
-}
-
 /// A range of sequence indices `start..start + len` reserved for one process.
 ///
 /// ```
@@ -1020,6 +1000,26 @@ pub enum AllocError<E: std::error::Error + 'static> {
          its parent's keys: set them up again after fork()"
     )]
     Forked,
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// `k⁻¹ mod n` for `gcd(k, n) = 1`, `n >= 2` (extended Euclid).
+fn mod_inverse(k: u64, n: u64) -> u64 {
+    let (mut r0, mut r1) = (i128::from(n), i128::from(k));
+    let (mut t0, mut t1) = (0i128, 1i128);
+    while r1 != 0 {
+        let q = r0 / r1;
+        (r0, r1) = (r1, r0 - q * r1);
+        (t0, t1) = (t1, t0 - q * t1);
+    }
+    // r0 == 1 here; t0 is the inverse up to a multiple of n.
+    t0.rem_euclid(i128::from(n)) as u64
 }
 
 #[cfg(test)]

@@ -104,21 +104,6 @@ impl fmt::Display for DecimalIdParts {
     }
 }
 
-#[inline]
-const fn compose(counter: u64, generator_id: u32, launch_id: u32) -> u64 {
-    counter * COUNTER_FACTOR + generator_id as u64 * GENERATOR_FACTOR + launch_id as u64
-}
-
-fn check_generator_id(generator_id: u32) -> Result<(), DecimalIdError> {
-    if generator_id > DecimalIdScheme::MAX_GENERATOR_ID {
-        return Err(DecimalIdError::GeneratorIdOutOfRange {
-            generator_id,
-            max: DecimalIdScheme::MAX_GENERATOR_ID,
-        });
-    }
-    Ok(())
-}
-
 /// Hands out generator IDs from a counter shared by the whole system
 /// (e.g. a database sequence); every call returns a value no generator of
 /// the same launch has had.
@@ -252,16 +237,6 @@ pub struct DecimalIdGeneratorBuilder<S> {
     max_counter: u64,
 }
 
-#[inline]
-const fn pack(generator_id: u32, counter: u64) -> u64 {
-    ((generator_id as u64) << 32) | counter
-}
-
-#[inline]
-const fn unpack(state: u64) -> (u32, u64) {
-    ((state >> 32) as u32, state & 0xFFFF_FFFF)
-}
-
 impl<S: GeneratorIdSource> DecimalIdGenerator<S> {
     /// Starts configuring a generator for `launch_id` taking generator IDs
     /// from `source`.
@@ -341,22 +316,6 @@ impl<S: GeneratorIdSource> DecimalIdGenerator<S> {
         self.state.store(pack(generator_id, 0), Ordering::Release);
         Ok(())
     }
-}
-
-fn take_generator_id<S: GeneratorIdSource>(
-    source: &S,
-    used: &[u32],
-) -> Result<u32, DecimalIdError> {
-    let generator_id = source
-        .next_generator_id()
-        .map_err(|e| DecimalIdError::Source {
-            source: Box::new(e),
-        })?;
-    check_generator_id(generator_id)?;
-    if used.contains(&generator_id) {
-        return Err(DecimalIdError::GeneratorIdRepeated { generator_id });
-    }
-    Ok(generator_id)
 }
 
 impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
@@ -448,11 +407,6 @@ pub(crate) fn install_generator_ids(source: Box<dyn AnyGeneratorIds>) -> Result<
     GENERATOR_IDS
         .set(source)
         .map_err(|_| ConfigError::AlreadyInitialized)
-}
-
-/// The counter installed with [`install_generator_ids`].
-fn generator_ids() -> Option<&'static dyn AnyGeneratorIds> {
-    GENERATOR_IDS.get().map(|b| &**b)
 }
 
 impl GeneratorIdSource for dyn AnyGeneratorIds {
@@ -768,4 +722,50 @@ impl DecimalIdScheme {
 
     /// The largest launch ID.
     pub const MAX_LAUNCH_ID: u32 = 99_999;
+}
+
+#[inline]
+const fn compose(counter: u64, generator_id: u32, launch_id: u32) -> u64 {
+    counter * COUNTER_FACTOR + generator_id as u64 * GENERATOR_FACTOR + launch_id as u64
+}
+
+fn check_generator_id(generator_id: u32) -> Result<(), DecimalIdError> {
+    if generator_id > DecimalIdScheme::MAX_GENERATOR_ID {
+        return Err(DecimalIdError::GeneratorIdOutOfRange {
+            generator_id,
+            max: DecimalIdScheme::MAX_GENERATOR_ID,
+        });
+    }
+    Ok(())
+}
+
+#[inline]
+const fn pack(generator_id: u32, counter: u64) -> u64 {
+    ((generator_id as u64) << 32) | counter
+}
+
+#[inline]
+const fn unpack(state: u64) -> (u32, u64) {
+    ((state >> 32) as u32, state & 0xFFFF_FFFF)
+}
+
+fn take_generator_id<S: GeneratorIdSource>(
+    source: &S,
+    used: &[u32],
+) -> Result<u32, DecimalIdError> {
+    let generator_id = source
+        .next_generator_id()
+        .map_err(|e| DecimalIdError::Source {
+            source: Box::new(e),
+        })?;
+    check_generator_id(generator_id)?;
+    if used.contains(&generator_id) {
+        return Err(DecimalIdError::GeneratorIdRepeated { generator_id });
+    }
+    Ok(generator_id)
+}
+
+/// The counter installed with [`install_generator_ids`].
+fn generator_ids() -> Option<&'static dyn AnyGeneratorIds> {
+    GENERATOR_IDS.get().map(|b| &**b)
 }

@@ -251,57 +251,6 @@ impl TraceIdLayout {
     }
 }
 
-/// Thread IDs of one generator; returned IDs keep their last second and
-/// counter so that a thread that takes one over continues after them.
-#[derive(Debug)]
-struct ThreadIds {
-    max_threads: u32,
-    alive: AtomicBool,
-    inner: Mutex<ThreadIdsInner>,
-}
-
-#[derive(Debug, Default)]
-struct ThreadIdsInner {
-    next: u32,
-    free: Vec<(u32, u64, u32)>,
-}
-
-impl ThreadIds {
-    fn acquire(&self) -> Result<(u32, u64, u32), TraceIdError> {
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(released) = inner.free.pop() {
-            return Ok(released);
-        }
-        if inner.next < self.max_threads {
-            inner.next += 1;
-            return Ok((inner.next - 1, 0, 0));
-        }
-        Err(TraceIdError::TooManyThreads {
-            max_threads: self.max_threads,
-        })
-    }
-
-    fn release(&self, thread: u32, second: u64, counter: u32) {
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        inner.free.push((thread, second, counter));
-    }
-}
-
-/// One thread's state for one generator.
-struct Slot {
-    generator: u64,
-    thread: u32,
-    second: u64,
-    counter: u32,
-    ids: Arc<ThreadIds>,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.ids.release(self.thread, self.second, self.counter);
-    }
-}
-
 thread_local! {
     static SLOTS: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
 }
@@ -794,4 +743,55 @@ impl TraceIdLayout {
 
     /// The largest expected thread count (leaves one counter bit).
     pub const MAX_THREADS: u32 = 1 << (Self::THREAD_AND_COUNTER_BITS - 1);
+}
+
+/// Thread IDs of one generator; returned IDs keep their last second and
+/// counter so that a thread that takes one over continues after them.
+#[derive(Debug)]
+struct ThreadIds {
+    max_threads: u32,
+    alive: AtomicBool,
+    inner: Mutex<ThreadIdsInner>,
+}
+
+#[derive(Debug, Default)]
+struct ThreadIdsInner {
+    next: u32,
+    free: Vec<(u32, u64, u32)>,
+}
+
+impl ThreadIds {
+    fn acquire(&self) -> Result<(u32, u64, u32), TraceIdError> {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(released) = inner.free.pop() {
+            return Ok(released);
+        }
+        if inner.next < self.max_threads {
+            inner.next += 1;
+            return Ok((inner.next - 1, 0, 0));
+        }
+        Err(TraceIdError::TooManyThreads {
+            max_threads: self.max_threads,
+        })
+    }
+
+    fn release(&self, thread: u32, second: u64, counter: u32) {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        inner.free.push((thread, second, counter));
+    }
+}
+
+/// One thread's state for one generator.
+struct Slot {
+    generator: u64,
+    thread: u32,
+    second: u64,
+    counter: u32,
+    ids: Arc<ThreadIds>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.ids.release(self.thread, self.second, self.counter);
+    }
 }

@@ -283,6 +283,284 @@ impl<C: Clock> SegmentOptions<C> {
     }
 }
 
+/// Values of one segment row, served from memory: the current segment
+/// lock-free, the next fetched in the background. See the [module
+/// documentation](super).
+///
+/// Dropping it (or [`stop`](Self::stop)) stops the background fetches;
+/// values fetched and not served are lost (a gap in the row's values,
+/// never a repeat).
+///
+/// ```
+/// use flakeid_core::segment::{MemorySegmentStore, SegmentError, SegmentOptions};
+///
+/// let ids = SegmentOptions::new("orders").step(100).start(MemorySegmentStore::new())?;
+/// assert_eq!(ids.name(), "orders");
+/// assert_eq!(ids.next_value()?, 1);
+/// assert_eq!(ids.try_next_value()?, 2); // never waits
+/// // Stopped, it serves the values it holds, then no more: no gap.
+/// ids.stop();
+/// let rest: Vec<u64> = std::iter::from_fn(|| ids.next_value().ok()).collect();
+/// assert_eq!(rest, (3..=100).collect::<Vec<u64>>());
+/// assert!(matches!(ids.next_value(), Err(SegmentError::Stopped { .. })));
+/// # Ok::<(), SegmentError>(())
+/// ```
+pub struct SegmentIds {
+    shared: Arc<Shared>,
+    /// The process's fork tag when started (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
+    fork_tag: u64,
+}
+
+impl fmt::Debug for SegmentIds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SegmentIds")
+            .field("name", &self.shared.name)
+            .field("current", &self.shared.cursor.current())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a source holds and has done, for operators and tests.
+///
+/// ```
+/// use flakeid_core::segment::{MemorySegmentStore, Segment, SegmentOptions};
+///
+/// let ids = SegmentOptions::new("orders").step(100).start(MemorySegmentStore::new())?;
+/// for _ in 0..3 {
+///     ids.next_value()?;
+/// }
+/// let stats = ids.stats();
+/// assert_eq!(stats.current, Some((Segment { first: 1, last: 100 }, 3)));
+/// // The next segment is fetched once 10 % of this one is used.
+/// assert_eq!((stats.next, stats.fetches, stats.failed_fetches), (None, 1, 0));
+/// # Ok::<(), flakeid_core::segment::SegmentError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SegmentStats {
+    /// The segment being served and how many of its values were taken.
+    pub current: Option<(Segment, u64)>,
+    /// The fetched segment waiting to be served.
+    pub next: Option<Segment>,
+    /// The step of the last fetch.
+    pub step: u64,
+    /// Segments fetched so far.
+    pub fetches: u64,
+    /// Failed attempts at the pending fetch.
+    pub failed_fetches: u64,
+    /// The last failed attempt's error.
+    pub last_error: Option<String>,
+}
+
+impl SegmentIds {
+    fn new(shared: Arc<Shared>) -> Self {
+        SegmentIds {
+            shared,
+            fork_tag: crate::fork::tag(),
+        }
+    }
+
+    /// The segment row's name.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// The next value: one atomic step while the current segment lasts.
+    /// When it is used up the next segment (fetched in the background)
+    /// takes over; when that is missing too, waits up to
+    /// [`SegmentOptions::wait`] for it.
+    ///
+    /// Values increase within a source; sources on one row interleave.
+    ///
+    /// # Errors
+    /// [`SegmentError::Unavailable`] (the database did not deliver in
+    /// time; a later call succeeds once it does),
+    /// [`SegmentError::Exhausted`], [`SegmentError::Stopped`],
+    /// [`SegmentError::Forked`].
+    #[inline]
+    pub fn next_value(&self) -> Result<u64, SegmentError> {
+        self.take(self.shared.wait)
+    }
+
+    /// The next value without waiting: as [`next_value`](Self::next_value)
+    /// with a wait of zero.
+    ///
+    /// # Errors
+    /// As [`next_value`](Self::next_value).
+    #[inline]
+    pub fn try_next_value(&self) -> Result<u64, SegmentError> {
+        self.take(Duration::ZERO)
+    }
+
+    /// [`next_value`](Self::next_value) for async code (feature `tokio`):
+    /// when both segments are used up, the task waits on the tokio
+    /// runtime's timer for the fetch in flight (up to
+    /// [`SegmentOptions::wait`]) instead of blocking the thread. The same
+    /// values and errors otherwise.
+    ///
+    /// # Errors
+    /// As [`next_value`](Self::next_value).
+    ///
+    /// ```
+    /// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
+    ///
+    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    /// runtime.block_on(async {
+    ///     // Segments of 2: the third value waits for a fetch the fetcher task makes.
+    ///     let ids = SegmentOptions::new("orders").step(2).max_step(2)
+    ///         .start_on_tokio(MemorySegmentStore::new()).await?;
+    ///     for expected in 1..=5 {
+    ///         assert_eq!(ids.next_value_async().await?, expected);
+    ///     }
+    ///     Ok::<(), flakeid_core::segment::SegmentError>(())
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "tokio")]
+    pub async fn next_value_async(&self) -> Result<u64, SegmentError> {
+        self.next_value_async_on(&crate::runtime::TokioSleep).await
+    }
+
+    /// [`next_value_async`](Self::next_value_async) on any runtime's timers.
+    ///
+    /// # Errors
+    /// As [`next_value`](Self::next_value).
+    pub async fn next_value_async_on<R: Sleep>(&self, timers: &R) -> Result<u64, SegmentError> {
+        until_ready(
+            timers,
+            || self.attempt_next_value(),
+            || self.try_next_value(),
+        )
+        .await
+    }
+
+    /// One non-blocking attempt of an async caller: the value, or the wait
+    /// for the segment being fetched (see [`Attempt`]).
+    ///
+    /// # Errors
+    /// As [`next_value`](Self::next_value).
+    #[inline]
+    pub fn attempt_next_value(&self) -> Result<Attempt<u64>, SegmentError> {
+        self.check_fork()?;
+        loop {
+            match self.shared.cursor.take() {
+                Take::Value { value, triggered } => {
+                    if triggered {
+                        self.shared.prefetch();
+                    }
+                    return Ok(Attempt::Ready(value));
+                }
+                Take::Empty(seen) => {
+                    if let Some(wait) = self.shared.refill_or_wait(seen)? {
+                        return Ok(Attempt::Wait(wait));
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_fork(&self) -> Result<(), SegmentError> {
+        if crate::fork::current_tag() == self.fork_tag {
+            Ok(())
+        } else {
+            Err(SegmentError::Forked {
+                name: self.shared.name.clone(),
+            })
+        }
+    }
+
+    #[inline]
+    fn take(&self, wait: Duration) -> Result<u64, SegmentError> {
+        self.check_fork()?;
+        let mut deadline = None;
+        loop {
+            match self.shared.cursor.take() {
+                Take::Value { value, triggered } => {
+                    if triggered {
+                        self.shared.prefetch();
+                    }
+                    return Ok(value);
+                }
+                Take::Empty(seen) => {
+                    let d = *deadline.get_or_insert_with(|| Instant::now().checked_add(wait));
+                    self.shared.refill(seen, d)?;
+                }
+            }
+        }
+    }
+
+    /// Stops the background fetches. Values already fetched are still
+    /// served (a fetch under way is awaited), then
+    /// [`SegmentError::Stopped`]: draining a stopped source leaves no gap.
+    pub fn stop(&self) {
+        self.shared.stop();
+    }
+
+    /// The segments held and the fetches made.
+    pub fn stats(&self) -> SegmentStats {
+        let inner = self.shared.lock();
+        SegmentStats {
+            current: self
+                .shared
+                .cursor
+                .current()
+                .filter(|c| c.1 > 0)
+                .map(|(start, len, taken)| {
+                    (
+                        Segment {
+                            first: start,
+                            last: start + len - 1,
+                        },
+                        taken,
+                    )
+                }),
+            next: inner.next,
+            step: inner.steps.current(),
+            fetches: inner.fetches,
+            failed_fetches: inner.failed,
+            last_error: inner.last_error.clone(),
+        }
+    }
+}
+
+impl Drop for SegmentIds {
+    fn drop(&mut self) {
+        self.shared.stop();
+    }
+}
+
+impl SegmentOptions {
+    /// The step unless [`SegmentOptions::step`] says otherwise: 1,000 values.
+    pub const DEFAULT_STEP: u64 = 1_000;
+
+    /// The largest step a source takes: `2^40 − 1` values.
+    pub const MAX_STEP: u64 = MAX_RANGE_LEN;
+
+    /// The share of a segment used before the next is fetched, unless
+    /// [`SegmentOptions::prefetch_at`] says otherwise: 10 %, as Leaf.
+    pub const DEFAULT_PREFETCH_AT: f64 = 0.1;
+
+    /// How long a caller waits for a segment when both are used up, unless
+    /// [`SegmentOptions::wait`] says otherwise: 1 s (the bound the generator's
+    /// clock and ceiling policies wait by default).
+    pub const DEFAULT_WAIT: Duration = Duration::from_secs(1);
+
+    /// How long after a failed fetch the next is tried, unless
+    /// [`SegmentOptions::retry_every`] says otherwise: 1 s.
+    pub const DEFAULT_RETRY_EVERY: Duration = Duration::from_secs(1);
+
+    /// How long an async fetch may take before it counts as failed, unless
+    /// [`SegmentOptions::fetch_timeout`] says otherwise: 10 s.
+    pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// The longest name a segment row holds (its `VARCHAR(191)` primary key
+    /// fits MySQL's index limit in `utf8mb4`).
+    pub const MAX_NAME_LEN: usize = 191;
+
+    /// The table the SQL stores use unless told otherwise.
+    pub const DEFAULT_TABLE: &str = "flakeid_segments";
+}
+
 /// Validated options.
 struct Plan {
     shared: Arc<Shared>,
@@ -724,282 +1002,4 @@ impl Future for NextRequest<'_> {
             }
         }
     }
-}
-
-/// Values of one segment row, served from memory: the current segment
-/// lock-free, the next fetched in the background. See the [module
-/// documentation](super).
-///
-/// Dropping it (or [`stop`](Self::stop)) stops the background fetches;
-/// values fetched and not served are lost (a gap in the row's values,
-/// never a repeat).
-///
-/// ```
-/// use flakeid_core::segment::{MemorySegmentStore, SegmentError, SegmentOptions};
-///
-/// let ids = SegmentOptions::new("orders").step(100).start(MemorySegmentStore::new())?;
-/// assert_eq!(ids.name(), "orders");
-/// assert_eq!(ids.next_value()?, 1);
-/// assert_eq!(ids.try_next_value()?, 2); // never waits
-/// // Stopped, it serves the values it holds, then no more: no gap.
-/// ids.stop();
-/// let rest: Vec<u64> = std::iter::from_fn(|| ids.next_value().ok()).collect();
-/// assert_eq!(rest, (3..=100).collect::<Vec<u64>>());
-/// assert!(matches!(ids.next_value(), Err(SegmentError::Stopped { .. })));
-/// # Ok::<(), SegmentError>(())
-/// ```
-pub struct SegmentIds {
-    shared: Arc<Shared>,
-    /// The process's fork tag when started (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
-    fork_tag: u64,
-}
-
-impl fmt::Debug for SegmentIds {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SegmentIds")
-            .field("name", &self.shared.name)
-            .field("current", &self.shared.cursor.current())
-            .finish_non_exhaustive()
-    }
-}
-
-/// What a source holds and has done, for operators and tests.
-///
-/// ```
-/// use flakeid_core::segment::{MemorySegmentStore, Segment, SegmentOptions};
-///
-/// let ids = SegmentOptions::new("orders").step(100).start(MemorySegmentStore::new())?;
-/// for _ in 0..3 {
-///     ids.next_value()?;
-/// }
-/// let stats = ids.stats();
-/// assert_eq!(stats.current, Some((Segment { first: 1, last: 100 }, 3)));
-/// // The next segment is fetched once 10 % of this one is used.
-/// assert_eq!((stats.next, stats.fetches, stats.failed_fetches), (None, 1, 0));
-/// # Ok::<(), flakeid_core::segment::SegmentError>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct SegmentStats {
-    /// The segment being served and how many of its values were taken.
-    pub current: Option<(Segment, u64)>,
-    /// The fetched segment waiting to be served.
-    pub next: Option<Segment>,
-    /// The step of the last fetch.
-    pub step: u64,
-    /// Segments fetched so far.
-    pub fetches: u64,
-    /// Failed attempts at the pending fetch.
-    pub failed_fetches: u64,
-    /// The last failed attempt's error.
-    pub last_error: Option<String>,
-}
-
-impl SegmentIds {
-    fn new(shared: Arc<Shared>) -> Self {
-        SegmentIds {
-            shared,
-            fork_tag: crate::fork::tag(),
-        }
-    }
-
-    /// The segment row's name.
-    pub fn name(&self) -> &str {
-        &self.shared.name
-    }
-
-    /// The next value: one atomic step while the current segment lasts.
-    /// When it is used up the next segment (fetched in the background)
-    /// takes over; when that is missing too, waits up to
-    /// [`SegmentOptions::wait`] for it.
-    ///
-    /// Values increase within a source; sources on one row interleave.
-    ///
-    /// # Errors
-    /// [`SegmentError::Unavailable`] (the database did not deliver in
-    /// time; a later call succeeds once it does),
-    /// [`SegmentError::Exhausted`], [`SegmentError::Stopped`],
-    /// [`SegmentError::Forked`].
-    #[inline]
-    pub fn next_value(&self) -> Result<u64, SegmentError> {
-        self.take(self.shared.wait)
-    }
-
-    /// The next value without waiting: as [`next_value`](Self::next_value)
-    /// with a wait of zero.
-    ///
-    /// # Errors
-    /// As [`next_value`](Self::next_value).
-    #[inline]
-    pub fn try_next_value(&self) -> Result<u64, SegmentError> {
-        self.take(Duration::ZERO)
-    }
-
-    /// [`next_value`](Self::next_value) for async code (feature `tokio`):
-    /// when both segments are used up, the task waits on the tokio
-    /// runtime's timer for the fetch in flight (up to
-    /// [`SegmentOptions::wait`]) instead of blocking the thread. The same
-    /// values and errors otherwise.
-    ///
-    /// # Errors
-    /// As [`next_value`](Self::next_value).
-    ///
-    /// ```
-    /// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
-    ///
-    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
-    /// runtime.block_on(async {
-    ///     // Segments of 2: the third value waits for a fetch the fetcher task makes.
-    ///     let ids = SegmentOptions::new("orders").step(2).max_step(2)
-    ///         .start_on_tokio(MemorySegmentStore::new()).await?;
-    ///     for expected in 1..=5 {
-    ///         assert_eq!(ids.next_value_async().await?, expected);
-    ///     }
-    ///     Ok::<(), flakeid_core::segment::SegmentError>(())
-    /// })?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[cfg(feature = "tokio")]
-    pub async fn next_value_async(&self) -> Result<u64, SegmentError> {
-        self.next_value_async_on(&crate::runtime::TokioSleep).await
-    }
-
-    /// [`next_value_async`](Self::next_value_async) on any runtime's timers.
-    ///
-    /// # Errors
-    /// As [`next_value`](Self::next_value).
-    pub async fn next_value_async_on<R: Sleep>(&self, timers: &R) -> Result<u64, SegmentError> {
-        until_ready(
-            timers,
-            || self.attempt_next_value(),
-            || self.try_next_value(),
-        )
-        .await
-    }
-
-    /// One non-blocking attempt of an async caller: the value, or the wait
-    /// for the segment being fetched (see [`Attempt`]).
-    ///
-    /// # Errors
-    /// As [`next_value`](Self::next_value).
-    #[inline]
-    pub fn attempt_next_value(&self) -> Result<Attempt<u64>, SegmentError> {
-        self.check_fork()?;
-        loop {
-            match self.shared.cursor.take() {
-                Take::Value { value, triggered } => {
-                    if triggered {
-                        self.shared.prefetch();
-                    }
-                    return Ok(Attempt::Ready(value));
-                }
-                Take::Empty(seen) => {
-                    if let Some(wait) = self.shared.refill_or_wait(seen)? {
-                        return Ok(Attempt::Wait(wait));
-                    }
-                }
-            }
-        }
-    }
-
-    fn check_fork(&self) -> Result<(), SegmentError> {
-        if crate::fork::current_tag() == self.fork_tag {
-            Ok(())
-        } else {
-            Err(SegmentError::Forked {
-                name: self.shared.name.clone(),
-            })
-        }
-    }
-
-    #[inline]
-    fn take(&self, wait: Duration) -> Result<u64, SegmentError> {
-        self.check_fork()?;
-        let mut deadline = None;
-        loop {
-            match self.shared.cursor.take() {
-                Take::Value { value, triggered } => {
-                    if triggered {
-                        self.shared.prefetch();
-                    }
-                    return Ok(value);
-                }
-                Take::Empty(seen) => {
-                    let d = *deadline.get_or_insert_with(|| Instant::now().checked_add(wait));
-                    self.shared.refill(seen, d)?;
-                }
-            }
-        }
-    }
-
-    /// Stops the background fetches. Values already fetched are still
-    /// served (a fetch under way is awaited), then
-    /// [`SegmentError::Stopped`]: draining a stopped source leaves no gap.
-    pub fn stop(&self) {
-        self.shared.stop();
-    }
-
-    /// The segments held and the fetches made.
-    pub fn stats(&self) -> SegmentStats {
-        let inner = self.shared.lock();
-        SegmentStats {
-            current: self
-                .shared
-                .cursor
-                .current()
-                .filter(|c| c.1 > 0)
-                .map(|(start, len, taken)| {
-                    (
-                        Segment {
-                            first: start,
-                            last: start + len - 1,
-                        },
-                        taken,
-                    )
-                }),
-            next: inner.next,
-            step: inner.steps.current(),
-            fetches: inner.fetches,
-            failed_fetches: inner.failed,
-            last_error: inner.last_error.clone(),
-        }
-    }
-}
-
-impl Drop for SegmentIds {
-    fn drop(&mut self) {
-        self.shared.stop();
-    }
-}
-
-impl SegmentOptions {
-    /// The step unless [`SegmentOptions::step`] says otherwise: 1,000 values.
-    pub const DEFAULT_STEP: u64 = 1_000;
-
-    /// The largest step a source takes: `2^40 − 1` values.
-    pub const MAX_STEP: u64 = MAX_RANGE_LEN;
-
-    /// The share of a segment used before the next is fetched, unless
-    /// [`SegmentOptions::prefetch_at`] says otherwise: 10 %, as Leaf.
-    pub const DEFAULT_PREFETCH_AT: f64 = 0.1;
-
-    /// How long a caller waits for a segment when both are used up, unless
-    /// [`SegmentOptions::wait`] says otherwise: 1 s (the bound the generator's
-    /// clock and ceiling policies wait by default).
-    pub const DEFAULT_WAIT: Duration = Duration::from_secs(1);
-
-    /// How long after a failed fetch the next is tried, unless
-    /// [`SegmentOptions::retry_every`] says otherwise: 1 s.
-    pub const DEFAULT_RETRY_EVERY: Duration = Duration::from_secs(1);
-
-    /// How long an async fetch may take before it counts as failed, unless
-    /// [`SegmentOptions::fetch_timeout`] says otherwise: 10 s.
-    pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(10);
-
-    /// The longest name a segment row holds (its `VARCHAR(191)` primary key
-    /// fits MySQL's index limit in `utf8mb4`).
-    pub const MAX_NAME_LEN: usize = 191;
-
-    /// The table the SQL stores use unless told otherwise.
-    pub const DEFAULT_TABLE: &str = "flakeid_segments";
 }

@@ -73,10 +73,6 @@ pub struct SegmentSql {
     table: String,
 }
 
-fn big(v: u64) -> SqlValue {
-    SqlValue::BigInt(i64::try_from(v).unwrap_or(i64::MAX))
-}
-
 impl SegmentSql {
     /// Statements for the table [`SegmentOptions::DEFAULT_TABLE`] (`flakeid_segments`).
     pub fn new(dialect: Dialect) -> Self {
@@ -406,6 +402,10 @@ impl<X: AsyncSqlExecutor> AsyncSegmentStore for SqlSegmentStore<X> {
             exhausted(&name, max_id)
         }
     }
+}
+
+fn big(v: u64) -> SqlValue {
+    SqlValue::BigInt(i64::try_from(v).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]

@@ -166,7 +166,9 @@ impl Dialect {
         let mut out = String::new();
         for s in statements {
             if s.contains(';') {
-                out.push_str(&format!("DELIMITER {delimiter}\n{s}{delimiter}\nDELIMITER ;\n"));
+                out.push_str(&format!(
+                    "DELIMITER {delimiter}\n{s}{delimiter}\nDELIMITER ;\n"
+                ));
             } else {
                 out.push_str(s);
                 out.push_str(";\n");

@@ -317,10 +317,10 @@ impl Renderer<'_> {
             let for_ty = self.ty(&imp["for"]);
             if imp["trait"].is_null() {
                 for member in imp["items"].as_array().into_iter().flatten() {
-                    if let Some(m) = self.item(&id_key(member)).cloned() {
-                        if m["visibility"] == "public" {
-                            self.assoc(&m, &base, "pub ");
-                        }
+                    if let Some(m) = self.item(&id_key(member)).cloned()
+                        && m["visibility"] == "public"
+                    {
+                        self.assoc(&m, &base, "pub ");
                     }
                 }
             } else {

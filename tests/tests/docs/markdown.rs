@@ -175,17 +175,16 @@ impl Document {
                     }
                 }
             }
-            if block.tag == "console" {
-                if let Some(first) = block.lines.iter().find(|l| !l.trim().is_empty()) {
-                    if !first.starts_with("$ ") {
-                        out.push(Violation {
-                            line: block.line + 1,
-                            what: format!(
-                                "a `console` block must start with a `$ ` command, not {first:?}"
-                            ),
-                        });
-                    }
-                }
+            if block.tag == "console"
+                && let Some(first) = block.lines.iter().find(|l| !l.trim().is_empty())
+                && !first.starts_with("$ ")
+            {
+                out.push(Violation {
+                    line: block.line + 1,
+                    what: format!(
+                        "a `console` block must start with a `$ ` command, not {first:?}"
+                    ),
+                });
             }
         }
         for (line, span) in &self.inline_code {

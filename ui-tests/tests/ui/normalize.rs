@@ -325,13 +325,13 @@ fn replace_case_insensitive(line: &str, pattern: &str, replacement: &str) -> Str
         replaced.push_str(keep);
         pos += keep.len();
         insert_replacement = true;
-        if replaced.ends_with(|ch: char| ch.is_ascii_alphanumeric()) {
-            if let Some(ch) = line[pos..].chars().next() {
-                replaced.push(ch);
-                pos += ch.len_utf8();
-                split = line_lower[pos..].split(&pattern_lower);
-                insert_replacement = false;
-            }
+        if replaced.ends_with(|ch: char| ch.is_ascii_alphanumeric())
+            && let Some(ch) = line[pos..].chars().next()
+        {
+            replaced.push(ch);
+            pos += ch.len_utf8();
+            split = line_lower[pos..].split(&pattern_lower);
+            insert_replacement = false;
         }
     }
     replaced

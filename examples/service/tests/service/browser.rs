@@ -132,10 +132,10 @@ impl Browser {
             let mut message = Vec::new();
             while reader.read_until(0, &mut message).is_ok_and(|n| n > 0) {
                 message.pop_if(|b| *b == 0);
-                if let Ok(value) = serde_json::from_slice::<Value>(&message) {
-                    if tx.send(value).is_err() {
-                        break;
-                    }
+                if let Ok(value) = serde_json::from_slice::<Value>(&message)
+                    && tx.send(value).is_err()
+                {
+                    break;
                 }
                 message.clear();
             }

@@ -82,29 +82,6 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
     }
 }
 
-/// A sleep of the runtime's, as a boxed future.
-type SleepFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
-
-/// A runtime's timers behind a pointer, so that the lease type does not
-/// name the runtime.
-#[derive(Clone)]
-struct BoxedSleep(Arc<dyn Fn(Duration) -> SleepFuture + Send + Sync>);
-
-impl BoxedSleep {
-    fn new<R: Sleep>(runtime: Arc<R>) -> Self {
-        BoxedSleep(Arc::new(move |d| {
-            let runtime = runtime.clone();
-            Box::pin(async move { runtime.sleep(d).await })
-        }))
-    }
-}
-
-impl Sleep for BoxedSleep {
-    fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send {
-        (self.0)(duration)
-    }
-}
-
 /// A held node lease on an async store, renewed by the future returned
 /// with it (see [`LeaseOptions::claim_async`]). Release it with
 /// [`release`](Self::release); dropping it stops the renewal and the
@@ -237,5 +214,28 @@ where
             }),
         }
         runtime.sleep(LeaseOptions::POLL_EVERY).await;
+    }
+}
+
+/// A sleep of the runtime's, as a boxed future.
+type SleepFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A runtime's timers behind a pointer, so that the lease type does not
+/// name the runtime.
+#[derive(Clone)]
+struct BoxedSleep(Arc<dyn Fn(Duration) -> SleepFuture + Send + Sync>);
+
+impl BoxedSleep {
+    fn new<R: Sleep>(runtime: Arc<R>) -> Self {
+        BoxedSleep(Arc::new(move |d| {
+            let runtime = runtime.clone();
+            Box::pin(async move { runtime.sleep(d).await })
+        }))
+    }
+}
+
+impl Sleep for BoxedSleep {
+    fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send {
+        (self.0)(duration)
     }
 }

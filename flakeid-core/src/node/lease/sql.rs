@@ -142,30 +142,8 @@ pub struct LeaseSql {
     table: String,
 }
 
-fn millis(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
-/// A bound on how far ahead of the database's clock a mark may be, as
-/// bound to `<db now> + ?`: capped so that the sum cannot overflow a BIGINT.
-fn ahead(max_ahead_millis: u64) -> SqlValue {
-    SqlValue::BigInt(i64::try_from(max_ahead_millis).map_or(MAX_AHEAD, |v| v.min(MAX_AHEAD)))
-}
-
 /// 2^60 ms (36 million years): any larger bound is no bound.
 const MAX_AHEAD: i64 = 1 << 60;
-
-fn big(v: u64) -> SqlValue {
-    SqlValue::BigInt(i64::try_from(v).unwrap_or(i64::MAX))
-}
-
-fn node(v: u64) -> SqlValue {
-    SqlValue::Int(i32::try_from(v).unwrap_or(i32::MAX))
-}
-
-fn text(s: &str) -> SqlValue {
-    SqlValue::Text(s.to_owned())
-}
 
 impl LeaseSql {
     /// Statements for the table [`LeaseOptions::DEFAULT_TABLE`] (`flakeid_nodes`).
@@ -808,6 +786,28 @@ impl<X: AsyncSqlExecutor> AsyncLeaseStore for SqlLeaseStore<X> {
         let space = space.to_owned();
         async move { table_of(&space, self.executor.query(&list).await?) }
     }
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// A bound on how far ahead of the database's clock a mark may be, as
+/// bound to `<db now> + ?`: capped so that the sum cannot overflow a BIGINT.
+fn ahead(max_ahead_millis: u64) -> SqlValue {
+    SqlValue::BigInt(i64::try_from(max_ahead_millis).map_or(MAX_AHEAD, |v| v.min(MAX_AHEAD)))
+}
+
+fn big(v: u64) -> SqlValue {
+    SqlValue::BigInt(i64::try_from(v).unwrap_or(i64::MAX))
+}
+
+fn node(v: u64) -> SqlValue {
+    SqlValue::Int(i32::try_from(v).unwrap_or(i32::MAX))
+}
+
+fn text(s: &str) -> SqlValue {
+    SqlValue::Text(s.to_owned())
 }
 
 #[cfg(test)]
