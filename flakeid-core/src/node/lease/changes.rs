@@ -3,7 +3,7 @@
 //! `tokio::sync::watch` of the latest state. Both are fed by the lease's
 //! renewal at the moment a step changes the state.
 
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
 use super::status::LeaseStatus;
@@ -58,18 +58,12 @@ impl LeaseChanges {
 
     /// The next change if one comes within `timeout`.
     pub fn recv_timeout(&self, timeout: Duration) -> Option<LeaseStatus> {
-        match self.receiver.recv_timeout(timeout) {
-            Ok(status) => Some(status),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.receiver.recv_timeout(timeout).ok()
     }
 
     /// The next change if one is waiting, without waiting.
     pub fn try_recv(&self) -> Option<LeaseStatus> {
-        match self.receiver.try_recv() {
-            Ok(status) => Some(status),
-            Err(TryRecvError::Empty | TryRecvError::Disconnected) => None,
-        }
+        self.receiver.try_recv().ok()
     }
 }
 
@@ -82,10 +76,13 @@ impl Iterator for LeaseChanges {
     }
 }
 
+/// A subscriber: takes a status, says whether its receiver is still there.
+type Sink = Box<dyn Fn(&LeaseStatus) -> bool + Send>;
+
 /// The subscribers of a lease, and the state last published to them.
 #[derive(Default)]
 pub(super) struct Subscribers {
-    sinks: Vec<Box<dyn Fn(&LeaseStatus) -> bool + Send>>,
+    sinks: Vec<Sink>,
     last: Option<Key>,
 }
 
