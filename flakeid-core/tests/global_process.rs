@@ -322,39 +322,19 @@ mod events {
     }
 }
 
-/// A lease that is lost moves the process-wide generator to a free node:
-/// callers keep calling it, no ID repeats, no call that starts after the
-/// move gets an ID of the old node, the new node's IDs start after its
-/// mark, every step is an event, and the status says where the lease is.
-/// With a manual clock shared by the store and the holder, as a test of
-/// user code would drive leased IDs.
-#[test]
-fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
-    use std::collections::HashSet;
+/// A lease store behind a link a test can cut.
+mod link {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
-    use std::time::Duration;
 
-    use flakeid_core::node::{
-        LeaseOptions, LeaseStatus, LeaseStore, MemoryLeaseStore, ReleaseRequest, Renewal,
-    };
+    use flakeid_core::node::{LeaseStore, MemoryLeaseStore, ReleaseRequest, Renewal};
     use flakeid_core::store::StoreError;
-    use flakeid_core::{Clock, ManualClock};
-
-    if !is_child() {
-        run_child(
-            "a_lost_lease_moves_the_process_wide_generator_to_a_free_node",
-            &[],
-        );
-        return;
-    }
-    events::install();
 
     /// The holder's link to the store, which a test can cut.
     #[derive(Clone)]
-    struct Link {
-        store: MemoryLeaseStore,
-        down: Arc<AtomicBool>,
+    pub(crate) struct Link {
+        pub(crate) store: MemoryLeaseStore,
+        pub(crate) down: Arc<AtomicBool>,
     }
     impl Link {
         fn up(&self) -> Result<(), StoreError> {
@@ -397,6 +377,34 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
             LeaseStore::list(&mut self.store, space)
         }
     }
+}
+
+/// A lease that is lost moves the process-wide generator to a free node:
+/// callers keep calling it, no ID repeats, no call that starts after the
+/// move gets an ID of the old node, the new node's IDs start after its
+/// mark, every step is an event, and the status says where the lease is.
+/// With a manual clock shared by the store and the holder, as a test of
+/// user code would drive leased IDs.
+#[test]
+fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
+    use std::collections::HashSet;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+    use flakeid_core::{Clock, ManualClock};
+
+    use link::Link;
+
+    if !is_child() {
+        run_child(
+            "a_lost_lease_moves_the_process_wide_generator_to_a_free_node",
+            &[],
+        );
+        return;
+    }
+    events::install();
 
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let store = MemoryLeaseStore::with_clock(clock.clone());
@@ -592,4 +600,99 @@ fn a_lost_lease_without_healing_stays_lost() {
 fn clock_ms(clock: &flakeid_core::ManualClock) -> u64 {
     use flakeid_core::Clock;
     clock.now_millis()
+}
+
+/// A subscriber is told of every change of a lease that is cut off from
+/// its store, fenced at its ceiling, loses its node and moves the
+/// process-wide generator to another, then is released: in order, each
+/// once, while it happens.
+#[test]
+fn a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use flakeid_core::FenceReason;
+    use flakeid_core::ManualClock;
+    use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+
+    use link::Link;
+
+    if !is_child() {
+        run_child(
+            "a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves",
+            &[],
+        );
+        return;
+    }
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let store = MemoryLeaseStore::with_clock(clock.clone());
+    let link = Link {
+        store: store.clone(),
+        down: Arc::new(AtomicBool::new(false)),
+    };
+    let options = LeaseOptions::new("told", presets::twitter())
+        .clock(clock.clone())
+        .nodes(0..=1)
+        .spread_claims(false)
+        .ttl(Duration::from_millis(400))
+        .renew_every(Duration::from_millis(20));
+    let lease = options.clone().claim(link.clone()).unwrap();
+    let generator = global::init(lease.generator_builder()).unwrap();
+    let changes = lease.changes();
+    let next = |what: &str| {
+        changes
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|| panic!("not told: {what}"))
+    };
+    let first = next("the state at subscription");
+    assert!(
+        matches!(first, LeaseStatus::Held { node: 0, .. }),
+        "{first}"
+    );
+
+    link.down.store(true, Ordering::SeqCst);
+    let late = next("renewing late");
+    assert!(
+        matches!(late, LeaseStatus::RenewingLate { node: 0, .. }),
+        "{late}"
+    );
+    // Past the ceiling (and the TTL): fenced at the next failed renewal.
+    clock.advance(Duration::from_millis(1_000));
+    let fenced = next("fenced");
+    assert!(
+        matches!(
+            fenced,
+            LeaseStatus::Fenced {
+                node: 0,
+                reason: FenceReason::NotRenewed { .. },
+                ..
+            }
+        ),
+        "{fenced}"
+    );
+    let taker = options
+        .clone()
+        .nodes(0..=0)
+        .claim(store.clone())
+        .expect("node 0 expired");
+    link.down.store(false, Ordering::SeqCst);
+    let moving = next("lost: moving");
+    assert!(
+        matches!(moving, LeaseStatus::Moving { from_node: 0, .. }),
+        "{moving}"
+    );
+    let moved = next("held on node 1");
+    assert!(
+        matches!(moved, LeaseStatus::Held { node: 1, .. }),
+        "{moved}"
+    );
+    assert_eq!(generator.node(), 1);
+    // Renewals that go through are not changes.
+    assert_eq!(changes.recv_timeout(Duration::from_millis(200)), None);
+
+    lease.release(generator).unwrap();
+    assert_eq!(next("released"), LeaseStatus::Released);
+    assert_eq!(changes.recv_timeout(Duration::from_millis(200)), None);
+    taker.release_unused().unwrap();
 }

@@ -2,6 +2,8 @@
 //! executors that leases, segments and the tables' migrations share.
 
 use std::fmt;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use diesel::backend::Backend;
@@ -272,9 +274,16 @@ pub enum DieselStoreError {
     /// The statement failed.
     #[error(transparent)]
     Query(#[from] diesel::result::Error),
+    /// The statement (with the connect before it, if any) did not finish
+    /// within the executor's deadline; its connection was given up.
+    #[error("no answer within {0:?}: the connection was given up")]
+    Deadline(Duration),
+    /// No thread could be started to run the statement with a deadline.
+    #[error("cannot start a thread for the statement: {0}")]
+    Thread(String),
 }
 
-type Connect<C> = Box<dyn Fn() -> ConnectionResult<C> + Send>;
+type Connect<C> = Arc<dyn Fn() -> ConnectionResult<C> + Send + Sync>;
 
 /// How long a statement of flakeid's waits for another process's write
 /// on SQLite (one writer at a time) before it fails with "database is
@@ -319,9 +328,17 @@ pub(crate) fn is_sqlite_busy(e: &diesel::result::Error) -> bool {
 /// Runs flakeid's statements (leases, segments) on a connection of its
 /// own, opened by `connect` and opened again after any error (the next
 /// statement reconnects: a database restart or failover is ridden out).
+///
+/// With a [deadline](Self::with_deadline), each statement runs on a thread
+/// of its own and the caller gets an answer within the deadline whatever
+/// the network does: a statement (or connect) that does not finish in time
+/// fails with [`DieselStoreError::Deadline`], its connection is given up
+/// (left to its thread until the operating system gives up on the socket)
+/// and the next statement opens a fresh one.
 pub struct DieselExecutor<C> {
     connect: Connect<C>,
     conn: Option<C>,
+    deadline: Option<Duration>,
 }
 
 impl<C> fmt::Debug for DieselExecutor<C> {
@@ -337,40 +354,114 @@ where
     C: Connection + LoadConnection + Send + 'static,
     C::Backend: DieselBackend,
 {
-    /// An executor opening its connections with `connect`.
+    /// An executor opening its connections with `connect`; a statement
+    /// takes as long as the connection lets it.
     pub fn new(connect: impl Fn() -> ConnectionResult<C> + Send + 'static) -> Self {
+        let connect = Mutex::new(connect);
         DieselExecutor {
-            connect: Box::new(connect),
+            connect: Arc::new(move || (connect.lock().unwrap_or_else(PoisonError::into_inner))()),
             conn: None,
+            deadline: None,
         }
     }
 
-    fn with<T>(
-        &mut self,
-        run: impl FnOnce(&mut C) -> QueryResult<T>,
-    ) -> Result<T, DieselStoreError> {
-        let conn = match &mut self.conn {
-            Some(conn) => conn,
-            None => {
-                let mut conn = (self.connect)()?;
-                if <C::Backend as DieselBackend>::DIALECT == Dialect::Sqlite {
-                    // This connection is flakeid's own: let it wait for
-                    // other processes' writes as sqlx's do.
-                    conn.batch_execute(&format!(
-                        "PRAGMA busy_timeout = {}",
-                        SQLITE_BUSY_TIMEOUT.as_millis()
-                    ))?;
-                }
-                self.conn.insert(conn)
-            }
-        };
-        let result = run(conn);
-        if result.is_err() {
-            // It may be broken; the next statement opens a fresh one.
-            self.conn = None;
+    /// An executor opening its connections with `connect` whose statements
+    /// answer within `deadline` (see [`DieselExecutor`]): a hung statement
+    /// or connect (a network partition, a blackholed or stalled
+    /// connection) cannot hold the caller longer.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use diesel::{Connection, SqliteConnection};
+    /// use flakeid_diesel::DieselExecutor;
+    ///
+    /// let executor = DieselExecutor::with_deadline(
+    ///     || SqliteConnection::establish(":memory:"),
+    ///     Duration::from_secs(2),
+    /// );
+    /// # let _ = executor;
+    /// ```
+    pub fn with_deadline(
+        connect: impl Fn() -> ConnectionResult<C> + Send + Sync + 'static,
+        deadline: Duration,
+    ) -> Self {
+        DieselExecutor {
+            connect: Arc::new(connect),
+            conn: None,
+            deadline: Some(deadline),
         }
-        Ok(result?)
     }
+
+    fn with<T: Send + 'static>(
+        &mut self,
+        run: impl FnOnce(&mut C) -> QueryResult<T> + Send + 'static,
+    ) -> Result<T, DieselStoreError> {
+        let Some(deadline) = self.deadline else {
+            let (conn, result) = on(&self.connect, self.conn.take(), run);
+            self.conn = conn;
+            return result;
+        };
+        let (tx, rx) = mpsc::channel();
+        let (connect, conn) = (self.connect.clone(), self.conn.take());
+        std::thread::Builder::new()
+            .name("flakeid-diesel-statement".into())
+            .spawn(move || {
+                let _ = tx.send(on(&connect, conn, run));
+            })
+            .map_err(|e| DieselStoreError::Thread(e.to_string()))?;
+        match rx.recv_timeout(deadline) {
+            Ok((conn, result)) => {
+                self.conn = conn;
+                result
+            }
+            // Given up: the thread keeps the connection until it ends.
+            Err(_) => Err(DieselStoreError::Deadline(deadline)),
+        }
+    }
+}
+
+/// Runs `run` on `conn`, or on a connection `connect` opens; the
+/// connection to keep (none after an error: it may be broken, and the next
+/// statement opens a fresh one) and the result.
+fn on<C, T>(
+    connect: &Connect<C>,
+    conn: Option<C>,
+    run: impl FnOnce(&mut C) -> QueryResult<T>,
+) -> (Option<C>, Result<T, DieselStoreError>)
+where
+    C: Connection,
+    C::Backend: DieselBackend,
+{
+    let mut conn = match conn {
+        Some(conn) => conn,
+        None => match open(connect) {
+            Ok(conn) => conn,
+            Err(e) => return (None, Err(e)),
+        },
+    };
+    match run(&mut conn) {
+        Ok(v) => (Some(conn), Ok(v)),
+        Err(e) => (None, Err(e.into())),
+    }
+}
+
+/// A new connection of flakeid's own.
+fn open<C>(connect: &Connect<C>) -> Result<C, DieselStoreError>
+where
+    C: Connection,
+    C::Backend: DieselBackend,
+{
+    let mut conn = connect()?;
+    if <C::Backend as DieselBackend>::DIALECT == Dialect::Sqlite {
+        // This connection is flakeid's own: let it wait for other
+        // processes' writes as sqlx's do.
+        conn.batch_execute(&format!(
+            "PRAGMA busy_timeout = {}",
+            SQLITE_BUSY_TIMEOUT.as_millis()
+        ))?;
+    }
+    Ok(conn)
 }
 
 impl<C> SqlExecutor for DieselExecutor<C>
@@ -385,11 +476,13 @@ where
     }
 
     fn execute(&mut self, s: &SqlStatement) -> Result<Executed, DieselStoreError> {
-        self.with(|conn| C::Backend::execute(conn, s))
+        let s = s.clone();
+        self.with(move |conn| C::Backend::execute(conn, &s))
     }
 
     fn query(&mut self, s: &SqlStatement) -> Result<Vec<SqlRow>, DieselStoreError> {
-        self.with(|conn| C::Backend::load(conn, s))
+        let s = s.clone();
+        self.with(move |conn| C::Backend::load(conn, &s))
     }
 }
 

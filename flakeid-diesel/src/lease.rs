@@ -40,6 +40,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::time::Duration;
+
 use diesel::connection::{Connection, LoadConnection};
 use diesel::result::{ConnectionResult, QueryResult};
 use flakeid_core::Clock;
@@ -67,10 +69,20 @@ where
 /// starts the thread that renews it, on a connection `connect` opens
 /// (not one of the application's: renewal must not wait for a busy pool).
 ///
+/// Every statement of the lease answers within its
+/// [renewal interval](LeaseOptions::renew_interval), at least
+/// [`MIN_STATEMENT_DEADLINE`]: one that hangs (a one-sided network
+/// partition: a blackholed or stalled connection) fails then, its
+/// connection is given up and the next statement opens a fresh one (see
+/// [`DieselExecutor::with_deadline`]). So renewals fail on time, the
+/// ceiling warning and the fence come on time, and once the network is back
+/// the holder learns within one interval plus that deadline whether it
+/// still holds its node.
+///
 /// # Errors
 /// See [`LeaseOptions::claim`].
 pub fn claim<C, L, K>(
-    connect: impl Fn() -> ConnectionResult<C> + Send + 'static,
+    connect: impl Fn() -> ConnectionResult<C> + Send + Sync + 'static,
     options: LeaseOptions<L, K>,
 ) -> Result<NodeLease<L, K>, LeaseError>
 where
@@ -79,8 +91,16 @@ where
     L: Layout + Clone,
     K: Clock + Clone,
 {
-    options.claim(store(connect))
+    let deadline = options.renew_interval().max(MIN_STATEMENT_DEADLINE);
+    options.claim(SqlLeaseStore::new(DieselExecutor::with_deadline(
+        connect, deadline,
+    )))
 }
+
+/// The shortest deadline [`claim`] gives a statement: claiming a node
+/// inserts the space's rows first, which may take longer than a short
+/// renewal interval on a busy server.
+pub const MIN_STATEMENT_DEADLINE: Duration = Duration::from_secs(1);
 
 /// Every node row of `space`: who holds which node, until when, and the
 /// high-water marks. For operators.

@@ -1,7 +1,7 @@
 //! The HTTP API: routes, request and response bodies, and the OpenAPI
 //! document generated from them.
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use axum::Json;
@@ -18,6 +18,7 @@ use sea_orm::{
     QuerySelect, TransactionTrait,
 };
 use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
 use utoipa::{OpenApi, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -41,10 +42,15 @@ pub const MAX_PAGE: u64 = 100;
 pub struct AppState {
     /// The connection pool.
     pub db: DatabaseConnection,
-    /// The node lease, for `/health`. [`run`](crate::run) takes it out to
-    /// release it once the server has stopped (connections may still hold
-    /// clones of this state for a moment); `/health` then answers 503.
+    /// The node lease. [`run`](crate::run) takes it out to release it once
+    /// the server has stopped (connections may still hold clones of this
+    /// state for a moment).
     pub lease: Arc<RwLock<Option<NodeLease>>>,
+    /// The lease's state, for `/health`: told by the lease at every change
+    /// ([`NodeLease::watch`](flakeid_core::node::AsyncNodeLease::watch)), never polled.
+    pub lease_state: watch::Receiver<LeaseStatus>,
+    /// The lease space.
+    pub space: Arc<str>,
 }
 
 /// The router with every route, and the OpenAPI document at `/openapi.json`.
@@ -157,7 +163,8 @@ pub struct NewPlayers {
 /// What `/health` says.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Health {
-    /// The lease's state in words (`held: node 5 (fence 2), ceiling … ms`).
+    /// The lease's state in words, as of its last change
+    /// (`held: node 5 (fence 2), ceiling … ms`).
     pub lease: String,
     /// The node ID the lease holds now (null once released).
     pub node: Option<u64>,
@@ -515,22 +522,23 @@ async fn list_teams(
     )
 )]
 async fn health(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
-    let health = match &*state.lease.read().unwrap_or_else(PoisonError::into_inner) {
-        Some(lease) => {
-            let status = lease.status();
-            Health {
-                lease: status.to_string(),
-                node: Some(lease.node()),
-                space: lease.space().to_owned(),
-                issuing: status.is_issuing(),
-            }
-        }
-        None => Health {
-            lease: LeaseStatus::Released.to_string(),
-            node: None,
-            space: String::new(),
-            issuing: false,
+    let status = state.lease_state.borrow().clone();
+    let node = match status {
+        LeaseStatus::Held { node, .. }
+        | LeaseStatus::RenewingLate { node, .. }
+        | LeaseStatus::Fenced { node, .. } => Some(node),
+        LeaseStatus::Moving { from_node, .. } => Some(from_node),
+        _ => None,
+    };
+    let health = Health {
+        lease: status.to_string(),
+        space: if node.is_some() {
+            state.space.to_string()
+        } else {
+            String::new()
         },
+        node,
+        issuing: status.is_issuing(),
     };
     let code = if health.issuing {
         StatusCode::OK

@@ -42,7 +42,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use flakeid_core::layout::presets;
-use flakeid_core::node::{LeaseError, LeaseOptions};
+use flakeid_core::node::{LeaseError, LeaseOptions, LeaseStatus};
 use flakeid_core::{ConfigError as GeneratorConfigError, global};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 
@@ -173,12 +173,16 @@ pub async fn run() -> Result<(), ServiceError> {
         resume_after_ms = lease.resume_after_millis(),
         "node leased"
     );
+    tokio::spawn(log_lease_changes(lease.watch()));
+    let lease_state = lease.watch();
     let lease = Arc::new(RwLock::new(Some(lease)));
     tracing::info!(addr = %local, "listening");
 
     let app = api::router(api::AppState {
         db: db.clone(),
         lease: lease.clone(),
+        lease_state,
+        space: config.space.clone().into(),
     });
     axum::serve(connection::JsonRefusals(listener), app)
         .with_graceful_shutdown(shutdown_signal())
@@ -203,6 +207,15 @@ pub async fn run() -> Result<(), ServiceError> {
         }
     }
     Ok(())
+}
+
+/// Logs each change of the lease's state as the lease tells it (the
+/// lease's own events say why); ends when the lease is gone.
+async fn log_lease_changes(mut state: tokio::sync::watch::Receiver<LeaseStatus>) {
+    while state.changed().await.is_ok() {
+        let status = state.borrow_and_update().clone();
+        tracing::info!(state = %status, issuing = status.is_issuing(), "node lease state changed");
+    }
 }
 
 /// Opens one connection to `url` and closes it again, so that a database

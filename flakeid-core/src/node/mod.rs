@@ -32,9 +32,9 @@ mod leased;
 pub use file::{HighWaterFile, HighWaterFileError, HighWaterFileOptions};
 pub use kubernetes::{Ordinal, OrdinalError};
 pub use lease::{
-    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseError, LeaseOptions, LeaseSql, LeaseStatus,
-    LeaseStore, MemoryLeaseStore, NodeLease, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
-    Renewal, SqlLeaseStore,
+    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseChanges, LeaseError, LeaseOptions,
+    LeaseSql, LeaseStatus, LeaseStore, MemoryLeaseStore, NodeLease, NodeRow, NodeTable,
+    ReleaseRequest, RenewRequest, Renewal, SqlLeaseStore,
 };
 pub use leased::LeasedGenerator;
 pub(crate) use leased::{sealable, sealed};

@@ -66,6 +66,7 @@ mod sql_id_function;
 mod lease_etcd;
 mod lease_first_deploy;
 mod lease_fleet;
+mod lease_partition;
 mod lease_pause;
 mod lease_processes;
 mod lease_stores;

@@ -257,10 +257,11 @@ fn call_with_timeout<T: Send + 'static>(
 
 /// The renewal thread: renews every interval until the lease stops or is
 /// lost; moves to a new node when it is lost and the process-wide
-/// generator waits. Each renewal runs on a thread of its own: one the store
-/// does not answer within the interval counts as failed (the ceiling stays
-/// where it is, so the generator fences at it) and the renewal thread stays
-/// free to stop. A late answer still raises the ceiling: the time it
+/// generator waits. Each renewal runs on a thread of its own: each interval
+/// the store leaves it unanswered counts as a failed renewal (the ceiling
+/// stays where it is, so the generator fences at it; the failures, the
+/// ceiling warning and the fence are reported as they happen) and the
+/// renewal thread stays free to stop. A late answer still raises the ceiling: the time it
 /// carries was persisted. The next renewal waits for it (one statement at a
 /// time).
 fn renew_blocking<L: Layout + Clone, C: Clock + Clone>(core: &Arc<Core<L, C>>, store: &Blocking) {
@@ -287,7 +288,7 @@ fn renew_blocking<L: Layout + Clone, C: Clock + Clone>(core: &Arc<Core<L, C>>, s
             Err(e) => Err(format!("cannot start a renewal thread: {e}").into()),
             Ok(_) => {
                 let started = Instant::now();
-                let mut noted = false;
+                let mut noted = Duration::ZERO;
                 loop {
                     match rx.recv_timeout(slice) {
                         Ok(result) => break result,
@@ -295,9 +296,13 @@ fn renew_blocking<L: Layout + Clone, C: Clock + Clone>(core: &Arc<Core<L, C>>, s
                             if core.is_stopped() {
                                 return;
                             }
-                            if !noted && started.elapsed() >= every {
-                                core.no_answer(&holding, every);
-                                noted = true;
+                            // A failure per interval without an answer, as
+                            // if each interval's renewal had failed: the
+                            // warnings, the fence and the status come on time.
+                            let waited = started.elapsed();
+                            if waited >= noted + every {
+                                noted = waited;
+                                core.no_answer(&holding, waited);
                             }
                         }
                         Err(RecvTimeoutError::Disconnected) => {

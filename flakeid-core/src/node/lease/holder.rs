@@ -9,6 +9,7 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::changes::{LeaseChanges, Subscribers};
 use super::claim::Won;
 use super::error::LeaseError;
 use super::events::{TARGET, lease_event};
@@ -63,6 +64,8 @@ struct State {
     logged_fenced: bool,
     /// When the renewal in flight was asked for (its latency's start).
     renewal_started: Option<Instant>,
+    /// Told of every change of the status.
+    subscribers: Subscribers,
 }
 
 /// What the renewal does after a step.
@@ -145,6 +148,60 @@ impl<L, C> Core<L, C> {
         self.stopped.notify_all();
     }
 
+    /// Tells the subscribers the status at `now` if it changed.
+    fn publish_at(&self, state: &mut State, now: u64) {
+        let status = self.status_at(state, now);
+        state.subscribers.publish(&status);
+    }
+
+    /// The lease's status at `now` (see [`LeaseStatus`]).
+    fn status_at(&self, state: &State, now: u64) -> LeaseStatus {
+        let h = &state.holding;
+        match state.phase {
+            Phase::Released => return LeaseStatus::Released,
+            Phase::Moving {
+                from_node,
+                since_millis,
+            } => {
+                return LeaseStatus::Moving {
+                    from_node,
+                    since_millis,
+                };
+            }
+            Phase::Lost { .. } | Phase::Held => {}
+        }
+        let reason = h.ceiling.reason();
+        let ceiling_millis = h.ceiling.millis();
+        let closed = h.ceiling.is_closed();
+        if closed || now >= ceiling_millis {
+            let since_millis = match (&reason, state.phase) {
+                (_, Phase::Lost { since_millis }) => since_millis,
+                (FenceReason::Released { released_millis }, _) => *released_millis,
+                _ => ceiling_millis,
+            };
+            return LeaseStatus::Fenced {
+                node: h.node,
+                fence: h.fence,
+                since_millis,
+                reason,
+            };
+        }
+        match state.failing_since {
+            Some(since_millis) => LeaseStatus::RenewingLate {
+                node: h.node,
+                fence: h.fence,
+                since_millis,
+                ceiling_millis,
+                last_error: state.last_error.clone(),
+            },
+            None => LeaseStatus::Held {
+                node: h.node,
+                fence: h.fence,
+                ceiling_millis,
+            },
+        }
+    }
+
     /// The handle was dropped without a release: the renewal stops, the
     /// generator stops at once, the row frees itself after the TTL.
     pub(super) fn dropped(&self) {
@@ -154,6 +211,8 @@ impl<L, C> Core<L, C> {
         }
         state.holding.ceiling.close(FenceReason::Dropped);
         self.stop(&mut state);
+        // Closed: fenced whatever the time.
+        self.publish_at(&mut state, 0);
         lease_event!(
             WARN,
             self.plan,
@@ -225,6 +284,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                 warned_ceiling: false,
                 logged_fenced: false,
                 renewal_started: None,
+                subscribers: Subscribers::default(),
             }),
             stopped: Condvar::new(),
             process: OnceLock::new(),
@@ -276,6 +336,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         let mut state = self.lock();
         if Arc::ptr_eq(holding, &state.holding) && !state.stopped {
             self.failed(&mut state, format!("no answer within {waited:?}"));
+            self.publish(&mut state);
         }
     }
 
@@ -287,6 +348,18 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         result: Result<Renewal, StoreError>,
     ) -> Next {
         let mut state = self.lock();
+        let next = self.apply(&mut state, holding, ceiling_millis, result);
+        self.publish(&mut state);
+        next
+    }
+
+    fn apply(
+        &self,
+        state: &mut State,
+        holding: &Arc<Holding>,
+        ceiling_millis: u64,
+        result: Result<Renewal, StoreError>,
+    ) -> Next {
         if state.stopped {
             return Next::Stop;
         }
@@ -332,7 +405,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                     "node lease renewal refused: this holder's clock runs ahead of the store's by more than the allowed skew"
                 );
                 self.failed(
-                    &mut state,
+                    state,
                     format!(
                         "the store refused the ceiling: this holder's clock reads {holder_millis} ms, \
                          {ahead} ms ahead of the store's ({store_now_millis} ms)"
@@ -367,12 +440,12 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                     Next::Move
                 } else {
                     state.phase = Phase::Lost { since_millis: now };
-                    self.stop(&mut state);
+                    self.stop(state);
                     Next::Stop
                 }
             }
             Err(e) => {
-                self.failed(&mut state, e.to_string());
+                self.failed(state, e.to_string());
                 Next::Renew
             }
         }
@@ -459,6 +532,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                 since_millis: self.now(),
             };
             self.stop(&mut state);
+            self.publish(&mut state);
             return Err(won);
         }
         let now = self.now();
@@ -478,6 +552,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         state.last_error = None;
         state.warned_ceiling = false;
         state.logged_fenced = false;
+        self.publish(&mut state);
         Ok(())
     }
 
@@ -504,52 +579,27 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
 
     /// The lease's state for health checks (see [`LeaseStatus`]).
     pub(super) fn status(&self) -> LeaseStatus {
-        let state = self.lock();
-        let h = &state.holding;
-        match state.phase {
-            Phase::Released => return LeaseStatus::Released,
-            Phase::Moving {
-                from_node,
-                since_millis,
-            } => {
-                return LeaseStatus::Moving {
-                    from_node,
-                    since_millis,
-                };
-            }
-            Phase::Lost { .. } | Phase::Held => {}
-        }
-        let reason = h.ceiling.reason();
-        let ceiling_millis = h.ceiling.millis();
-        let closed = h.ceiling.is_closed();
-        let now = self.now();
-        if closed || now >= ceiling_millis {
-            let since_millis = match (&reason, state.phase) {
-                (_, Phase::Lost { since_millis }) => since_millis,
-                (FenceReason::Released { released_millis }, _) => *released_millis,
-                _ => ceiling_millis,
-            };
-            return LeaseStatus::Fenced {
-                node: h.node,
-                fence: h.fence,
-                since_millis,
-                reason,
-            };
-        }
-        match state.failing_since {
-            Some(since_millis) => LeaseStatus::RenewingLate {
-                node: h.node,
-                fence: h.fence,
-                since_millis,
-                ceiling_millis,
-                last_error: state.last_error.clone(),
-            },
-            None => LeaseStatus::Held {
-                node: h.node,
-                fence: h.fence,
-                ceiling_millis,
-            },
-        }
+        self.status_at(&self.lock(), self.now())
+    }
+
+    /// Tells the subscribers the status if it changed.
+    fn publish(&self, state: &mut State) {
+        self.publish_at(state, self.now());
+    }
+
+    /// Every change of the status from now on, starting with the status now.
+    pub(super) fn changes(&self) -> LeaseChanges {
+        let mut state = self.lock();
+        let now = self.status_at(&state, self.now());
+        state.subscribers.changes(&now)
+    }
+
+    /// A watch of the latest status.
+    #[cfg(feature = "tokio")]
+    pub(super) fn watch(&self) -> tokio::sync::watch::Receiver<LeaseStatus> {
+        let mut state = self.lock();
+        let now = self.status_at(&state, self.now());
+        state.subscribers.watch(&now)
     }
 
     /// Starts a release: stops the renewal and `generator` (it issues
@@ -575,6 +625,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         let last = generator.and_then(Sealable::seal);
         state.phase = Phase::Released;
         self.stop(&mut state);
+        self.publish(&mut state);
         Ok((holding.clone(), last.unwrap_or(0).max(holding.resume_after)))
     }
 
@@ -689,6 +740,42 @@ macro_rules! lease_accessors {
         /// ```
         pub fn status(&self) -> $crate::node::LeaseStatus {
             self.core.status()
+        }
+
+        /// Every change of the lease's state from now on, in order,
+        /// starting with the state now: held, renewing late, fenced, lost
+        /// (moving, or fenced for good), held on another node, released.
+        /// Receiving blocks: for blocking code and threads; async code
+        /// uses [`watch`](Self::watch). See [`LeaseChanges`](crate::node::LeaseChanges).
+        pub fn changes(&self) -> $crate::node::LeaseChanges {
+            self.core.changes()
+        }
+
+        /// The lease's state as a `tokio::sync::watch` (feature `tokio`):
+        /// the state now, updated at every change
+        /// ([`changed`](tokio::sync::watch::Receiver::changed) wakes a task
+        /// without polling). A watch keeps only the latest state: changes
+        /// that follow each other quickly may be seen as their last one;
+        /// [`changes`](Self::changes) keeps every one.
+        ///
+        /// ```
+        /// # #[tokio::main(flavor = "current_thread")]
+        /// # async fn main() -> Result<(), flakeid_core::node::LeaseError> {
+        /// use flakeid_core::layout::presets;
+        /// use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+        ///
+        /// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
+        /// let mut state = lease.watch();
+        /// assert!(state.borrow().is_issuing());
+        /// lease.release_unused()?;
+        /// state.changed().await.expect("told before the lease is gone");
+        /// assert_eq!(*state.borrow(), LeaseStatus::Released);
+        /// # Ok(())
+        /// # }
+        /// ```
+        #[cfg(feature = "tokio")]
+        pub fn watch(&self) -> tokio::sync::watch::Receiver<$crate::node::LeaseStatus> {
+            self.core.watch()
         }
 
         /// A builder for this lease's generator: the leased node, the

@@ -4,6 +4,7 @@
 
 mod asynchronous;
 mod blocking;
+mod changes;
 mod claim;
 mod error;
 mod events;
@@ -18,6 +19,7 @@ mod store;
 
 pub use asynchronous::AsyncNodeLease;
 pub use blocking::NodeLease;
+pub use changes::LeaseChanges;
 pub use error::LeaseError;
 pub use memory::MemoryLeaseStore;
 pub use options::LeaseOptions;

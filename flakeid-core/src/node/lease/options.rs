@@ -344,6 +344,22 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
         Ok(*plan.nodes.end() - *plan.nodes.start() + 1)
     }
 
+    /// How often the lease is renewed ([`renew_every`](Self::renew_every)):
+    /// a renewal the store has not answered within it counts as failed, so
+    /// stores that can give their statements a deadline use it (Diesel's).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_core::node::LeaseOptions;
+    ///
+    /// let options = LeaseOptions::new("s", presets::twitter());
+    /// assert_eq!(options.renew_interval(), LeaseOptions::DEFAULT_RENEW_EVERY);
+    /// ```
+    pub fn renew_interval(&self) -> Duration {
+        self.renew_every
+    }
+
     /// How long after its holder crashes a node stays unusable: its lease
     /// ends the TTL after the last renewal that reached the store (by the
     /// store's clock), and a holder renews every

@@ -531,6 +531,57 @@ fn a_hung_store_fails_the_renewal_and_cannot_hold_the_release() {
     releaser.join().unwrap();
 }
 
+/// A renewal the store leaves unanswered fails once per interval, not
+/// once per statement: the holder is told that it renews late, then that
+/// it is fenced once its ceiling passed, while the one statement still
+/// hangs; renewed again once the store answers.
+#[test]
+fn a_hung_renewal_fails_every_interval_until_the_lease_is_fenced() {
+    let link = Hanging {
+        store: MemoryLeaseStore::new(),
+        hung: Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new())),
+    };
+    let lease = LeaseOptions::new("hung-fence", presets::twitter())
+        .nodes(0..=0)
+        .ttl(Duration::from_millis(600))
+        .renew_every(Duration::from_millis(50))
+        .claim(link.clone())
+        .unwrap();
+    let changes = lease.changes();
+    // Bounds on a hang, not timing assertions.
+    let next = |what: &str| {
+        changes
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|| panic!("not told: {what}"))
+    };
+    assert!(matches!(next("held"), LeaseStatus::Held { node: 0, .. }));
+    link.set(true);
+    let late = next("renewing late");
+    assert!(
+        matches!(late, LeaseStatus::RenewingLate { node: 0, .. }),
+        "{late}"
+    );
+    let fenced = next("fenced at the ceiling");
+    assert!(
+        matches!(
+            fenced,
+            LeaseStatus::Fenced {
+                node: 0,
+                reason: FenceReason::NotRenewed { .. },
+                ..
+            }
+        ),
+        "{fenced}"
+    );
+    link.set(false);
+    let again = next("held again");
+    assert!(
+        matches!(again, LeaseStatus::Held { node: 0, .. }),
+        "{again}"
+    );
+    lease.release_unused().unwrap();
+}
+
 /// One file, named differently (a symlink, `dir/../file`), is still one
 /// file: a second opener is refused, and the marks land in the file
 /// itself (a symlink stays a symlink).

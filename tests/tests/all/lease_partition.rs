@@ -1,0 +1,334 @@
+//! A one-sided network partition: a lease holder's connections to
+//! PostgreSQL go silent (a TCP proxy between them stops forwarding, without
+//! closing anything, and the connections cut never recover) while the
+//! database stays reachable for everyone else, who takes the holder's node
+//! once its lease ran out. Diesel's holder (a renewal thread) and SeaORM's
+//! (a tokio task) must each be told, while the partition lasts, that their
+//! renewals fail and that they are fenced at their ceiling, and once the
+//! network is back, that their node was lost within one renewal interval
+//! plus the statement deadline.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use flakeid_core::FenceReason;
+use flakeid_core::layout::presets;
+use flakeid_core::node::{LeaseChanges, LeaseOptions, LeaseStatus};
+use flakeid_tests::db;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use super::lease_common::space;
+
+/// How often the holders renew.
+const RENEW: Duration = Duration::from_millis(250);
+/// How long the partition lasts: past the TTL (the ceiling lead).
+const PARTITION: Duration = Duration::from_millis(4_500);
+const TTL: Duration = Duration::from_secs(2);
+
+/// A TCP proxy to `target` that a test can cut. While cut, nothing is
+/// forwarded on the connections that were open, and connections opened
+/// meanwhile are accepted and left silent; neither ever forwards again
+/// (their packets are lost for good), nothing is closed. Connections
+/// opened after the cut ends work.
+struct Proxy {
+    addr: SocketAddr,
+    cut: Arc<AtomicBool>,
+    /// Bumped at each cut: a connection of an earlier generation is dead.
+    generation: Arc<AtomicU64>,
+}
+
+impl Proxy {
+    async fn start(target: SocketAddr) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("proxy address");
+        let cut = Arc::new(AtomicBool::new(false));
+        let generation = Arc::new(AtomicU64::new(0));
+        let (accept_cut, accept_generation) = (cut.clone(), generation.clone());
+        tokio::spawn(async move {
+            // Connections accepted during a cut, kept open and silent.
+            let mut silent = Vec::new();
+            while let Ok((client, _)) = listener.accept().await {
+                if accept_cut.load(Ordering::SeqCst) {
+                    silent.push(client);
+                    continue;
+                }
+                let born = accept_generation.load(Ordering::SeqCst);
+                let generation = accept_generation.clone();
+                tokio::spawn(async move {
+                    let Ok(upstream) = TcpStream::connect(target).await else {
+                        return;
+                    };
+                    let (cr, cw) = client.into_split();
+                    let (ur, uw) = upstream.into_split();
+                    tokio::join!(
+                        pump(cr, uw, born, generation.clone()),
+                        pump(ur, cw, born, generation)
+                    );
+                });
+            }
+        });
+        Proxy {
+            addr,
+            cut,
+            generation,
+        }
+    }
+
+    fn cut(&self) {
+        self.cut.store(true, Ordering::SeqCst);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn heal(&self) {
+        self.cut.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Forwards `from` to `to` until either closes, or for ever silently once
+/// the proxy was cut after the connection was born.
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    born: u64,
+    generation: Arc<AtomicU64>,
+) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if generation.load(Ordering::SeqCst) != born {
+            // Lost on the way; the halves stay open.
+            std::future::pending::<()>().await;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The server `url` names (`postgres://user:pw@host:port/db`), and `url`
+/// with its host and port replaced by `addr` once known.
+fn server_of(url: &str) -> (SocketAddr, impl Fn(SocketAddr) -> String) {
+    use std::net::ToSocketAddrs as _;
+    let start = url
+        .rfind('@')
+        .map_or_else(|| url.find("//").expect("a URL") + 2, |i| i + 1);
+    let end = url[start..].find('/').map_or(url.len(), |i| start + i);
+    let target = url[start..end]
+        .to_socket_addrs()
+        .expect("the server's address")
+        .next()
+        .expect("an address");
+    let (before, after) = (url[..start].to_owned(), url[end..].to_owned());
+    (target, move |addr| format!("{before}{addr}{after}"))
+}
+
+/// What a subscriber was told, and when.
+type Told = Arc<Mutex<Vec<(Instant, LeaseStatus)>>>;
+
+/// Records every change `changes` receives until `stop`.
+fn record(changes: LeaseChanges, stop: Arc<AtomicBool>) -> (Told, std::thread::JoinHandle<()>) {
+    let told: Told = Arc::default();
+    let into = told.clone();
+    let thread = std::thread::spawn(move || {
+        while !stop.load(Ordering::SeqCst) {
+            if let Some(status) = changes.recv_timeout(Duration::from_millis(20)) {
+                into.lock().unwrap().push((Instant::now(), status));
+            }
+        }
+    });
+    (told, thread)
+}
+
+fn options(space: &str) -> LeaseOptions {
+    LeaseOptions::new(space, presets::twitter())
+        .nodes(0..=0)
+        .spread_claims(false)
+        .ttl(TTL)
+        .renew_every(RENEW)
+}
+
+/// The partition against one holder whose subscriber's record is `told`:
+/// cut, another holder takes the node, heal, until the holder is told of
+/// the loss; the moments the partition began and ended.
+async fn partition(
+    orm: &str,
+    direct: &str,
+    space: &str,
+    told: &Told,
+    proxy: &Proxy,
+) -> (Instant, Instant) {
+    let wait = |what: String, cond: Box<dyn Fn() -> bool + Send>| async move {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !cond() {
+            assert!(Instant::now() < deadline, "{what}: never happened");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    let held = told.clone();
+    wait(
+        format!("{orm}: told it holds node 0"),
+        Box::new(move || {
+            held.lock()
+                .unwrap()
+                .iter()
+                .any(|(_, s)| matches!(s, LeaseStatus::Held { node: 0, .. }))
+        }),
+    )
+    .await;
+    proxy.cut();
+    let cut_at = Instant::now();
+    // Everyone else still reaches the database: the node is taken once the
+    // holder's lease ran out.
+    let direct_db = sea_orm::Database::connect(direct).await.expect("connect");
+    let taker = flakeid_seaorm::lease::claim(
+        &direct_db,
+        options(space).wait_for_node(Duration::from_secs(30)),
+    )
+    .await
+    .expect("the node is free after the TTL");
+    let until = cut_at + PARTITION;
+    tokio::time::sleep(until.saturating_duration_since(Instant::now())).await;
+    proxy.heal();
+    let healed_at = Instant::now();
+    let lost = told.clone();
+    wait(
+        format!("{orm}: told its node was lost"),
+        Box::new(move || {
+            lost.lock().unwrap().iter().any(|(_, s)| {
+                matches!(
+                    s,
+                    LeaseStatus::Fenced {
+                        reason: FenceReason::Lost { .. },
+                        ..
+                    }
+                )
+            })
+        }),
+    )
+    .await;
+    taker.release_unused().await.expect("release the taker");
+    (cut_at, healed_at)
+}
+
+/// What each holder must have been told: renewing late and fenced while
+/// cut off (before the partition ended), lost once it ended, within
+/// `bound` of the end.
+fn check(orm: &str, told: &Told, cut_at: Instant, healed_at: Instant, bound: Duration) {
+    let told = told.lock().unwrap().clone();
+    let at = |what: &str, f: &dyn Fn(&LeaseStatus) -> bool| {
+        told.iter()
+            .find(|(_, s)| f(s))
+            .map(|(t, _)| *t)
+            .unwrap_or_else(|| panic!("{orm}: never told {what}: {told:#?}"))
+    };
+    let late = at("renewing late", &|s| {
+        matches!(s, LeaseStatus::RenewingLate { .. })
+    });
+    let fenced = at("fenced at its ceiling", &|s| {
+        matches!(
+            s,
+            LeaseStatus::Fenced {
+                reason: FenceReason::NotRenewed { .. },
+                ..
+            }
+        )
+    });
+    let lost = at("lost", &|s| {
+        matches!(
+            s,
+            LeaseStatus::Fenced {
+                reason: FenceReason::Lost { .. },
+                ..
+            }
+        )
+    });
+    assert!(
+        cut_at < late && late < fenced && fenced < healed_at,
+        "{orm}: {told:#?}"
+    );
+    let learned = lost.saturating_duration_since(healed_at);
+    assert!(
+        learned <= bound,
+        "{orm}: told of the loss {learned:?} after the partition ended, more than {bound:?}: {told:#?}"
+    );
+    eprintln!(
+        "{orm}: renewing late {:?} after the cut, fenced after {:?}, lost {learned:?} after the partition ended",
+        late - cut_at,
+        fenced - cut_at
+    );
+}
+
+/// A generous margin for a loaded machine, on top of the documented bound:
+/// this checks that a bound holds, not how fast.
+const SLACK: Duration = Duration::from_secs(3);
+
+#[tokio::test(flavor = "multi_thread")]
+async fn diesel_holder_is_told_of_a_one_sided_partition_on_time() {
+    let db = db::postgres().await;
+    let (target, through) = server_of(db.url());
+    let proxy = Proxy::start(target).await;
+    let url = through(proxy.addr);
+    let space = space("partition-diesel");
+    let direct = db.url().to_owned();
+    {
+        let conn = sea_orm::Database::connect(&direct).await.expect("connect");
+        flakeid_seaorm::lease::create_table(&conn)
+            .await
+            .expect("lease table");
+    }
+    let claim_space = space.clone();
+    let lease = tokio::task::spawn_blocking(move || {
+        use diesel::Connection as _;
+        flakeid_diesel::lease::claim(
+            move || diesel::PgConnection::establish(&url),
+            options(&claim_space),
+        )
+        .expect("claim through the proxy")
+    })
+    .await
+    .expect("claim");
+    let stop = Arc::new(AtomicBool::new(false));
+    let (told, recorder) = record(lease.changes(), stop.clone());
+    let (cut_at, healed_at) = partition("diesel", &direct, &space, &told, &proxy).await;
+    stop.store(true, Ordering::SeqCst);
+    recorder.join().unwrap();
+    // One interval to the next renewal, one statement deadline for a
+    // renewal begun just before the end.
+    let deadline = RENEW.max(flakeid_diesel::lease::MIN_STATEMENT_DEADLINE);
+    check("diesel", &told, cut_at, healed_at, RENEW + deadline + SLACK);
+    drop(lease);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn seaorm_holder_is_told_of_a_one_sided_partition_on_time() {
+    let db = db::postgres().await;
+    let (target, through) = server_of(db.url());
+    let proxy = Proxy::start(target).await;
+    let url = through(proxy.addr);
+    let space = space("partition-seaorm");
+    let direct = db.url().to_owned();
+    {
+        let conn = sea_orm::Database::connect(&direct).await.expect("connect");
+        flakeid_seaorm::lease::create_table(&conn)
+            .await
+            .expect("lease table");
+    }
+    let through_proxy = sea_orm::Database::connect(&url).await.expect("connect");
+    let lease = flakeid_seaorm::lease::claim(&through_proxy, options(&space))
+        .await
+        .expect("claim through the proxy");
+    let stop = Arc::new(AtomicBool::new(false));
+    let (told, recorder) = record(lease.changes(), stop.clone());
+    let (cut_at, healed_at) = partition("seaorm", &direct, &space, &told, &proxy).await;
+    stop.store(true, Ordering::SeqCst);
+    recorder.join().unwrap();
+    // A renewal that takes longer than the interval is dropped.
+    check("seaorm", &told, cut_at, healed_at, RENEW + RENEW + SLACK);
+    drop(lease);
+}
