@@ -84,7 +84,7 @@ pub(crate) fn run(args: &AdoptArgs) -> Result<(), CliError> {
         "cut-over {0}: declare #[flake_id(cut_over = {0})] on the ID types of these keys",
         plan.cut_over()
     );
-    crate::output(
+    crate::script::output(
         dialect,
         &header,
         plan.up(),

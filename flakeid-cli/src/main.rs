@@ -5,6 +5,7 @@ mod adopt;
 mod args;
 mod db;
 mod nodes;
+mod script;
 
 use std::process::ExitCode;
 
@@ -200,7 +201,7 @@ fn id_function(args: &FunctionArgs) -> Result<(), CliError> {
         uninstall.extend(f.drop_column_default(t, c).map_err(sql)?);
     }
     uninstall.extend(f.uninstall().map_err(sql)?);
-    output(
+    script::output(
         dialect.dialect(),
         &[],
         &install,
@@ -257,7 +258,7 @@ fn decode_functions(args: &DecodeFunctionsArgs) -> Result<(), CliError> {
     }
     let install = f.install().map_err(sql)?;
     let uninstall = f.uninstall().map_err(sql)?;
-    output(
+    script::output(
         dialect,
         &[],
         &install,
@@ -265,38 +266,6 @@ fn decode_functions(args: &DecodeFunctionsArgs) -> Result<(), CliError> {
         args.uninstall,
         args.out.as_deref(),
     )
-}
-
-/// Prints the up (or, with `down`, the down) statements as a script for
-/// the database's client, after the comment lines `header`; with `out`,
-/// writes both into a migration directory instead (`up.sql`, `down.sql`:
-/// one batch each, as Diesel's migrations and SeaORM's `execute_unprepared`
-/// run them).
-pub(crate) fn output(
-    dialect: Dialect,
-    header: &[String],
-    up: &[String],
-    down: &[String],
-    print_down: bool,
-    out: Option<&std::path::Path>,
-) -> Result<(), CliError> {
-    let comments: String = header.iter().map(|l| format!("-- {l}\n")).collect();
-    let Some(dir) = out else {
-        let statements = if print_down { down } else { up };
-        print!("{comments}{}", dialect.script(statements));
-        return Ok(());
-    };
-    let write = |name: &str, statements: &[String]| {
-        let path = dir.join(name);
-        std::fs::write(&path, format!("{comments}{}", dialect.batch(statements)))
-            .map_err(|e| CliError::failed(format!("cannot write {}: {e}", path.display())))?;
-        eprintln!("wrote {}", path.display());
-        Ok::<(), CliError>(())
-    };
-    std::fs::create_dir_all(dir)
-        .map_err(|e| CliError::failed(format!("cannot create {}: {e}", dir.display())))?;
-    write("up.sql", up)?;
-    write("down.sql", down)
 }
 
 fn decode(
