@@ -108,7 +108,7 @@ impl Decoded {
     }
 
     /// A key below the cut-over `cut_over`: issued before flake keys.
-    pub(crate) fn before_cut_over(id: u64, cut_over: u64) -> Self {
+    pub(crate) fn of_key_before_cut_over(id: u64, cut_over: u64) -> Self {
         Decoded {
             id,
             timestamp: None,
@@ -167,7 +167,7 @@ mod tests {
         );
         let untimed = Decoded::from_fields(7, None, vec![(Cow::Borrowed("counter"), 7)]);
         assert_eq!(untimed.to_string(), "7 (counter 7)");
-        let old = Decoded::before_cut_over(42, 1_000);
+        let old = Decoded::of_key_before_cut_over(42, 1_000);
         assert_eq!(
             old.to_string(),
             "42 (issued before flake keys: below the cut-over 1000)"

@@ -393,7 +393,7 @@ pub trait FlakeId:
     fn decode(self) -> Decoded {
         let id = self.get().unsigned_abs();
         match Self::CUT_OVER {
-            Some(cut_over) if id < cut_over => Decoded::before_cut_over(id, cut_over),
+            Some(cut_over) if id < cut_over => Decoded::of_key_before_cut_over(id, cut_over),
             _ => Self::scheme().decode(id),
         }
     }

@@ -16,10 +16,10 @@ use crate::layout::{Domain, FieldOrder, Parts};
 /// ```
 ///
 /// with `s` sequence digits and `n` node digits. [`DecimalLayout`]
-/// implements [`Layout`], so a [`Generator`](crate::Generator) issues
-/// decimal IDs exactly as it issues bit-field ones: unique, strictly
-/// increasing, never past the last tick that keeps every ID inside the
-/// layout's [`Domain`].
+/// implements [`Layout`](crate::layout::Layout), so a
+/// [`Generator`](crate::Generator) issues decimal IDs exactly as it
+/// issues bit-field ones: unique, strictly increasing, never past the
+/// last tick that keeps every ID inside the layout's [`Domain`].
 ///
 /// # Time + sequence + server (13 + 6 + 1 digits)
 ///
