@@ -1,7 +1,9 @@
 //! The time-range benchmark (`--bin time_range`): "rows created between t0
 //! and t1" as a range of the primary key (`id BETWEEN lo AND hi`, the
-//! bounds of [`FlakeId::time_bounds`]) against the same rows through an
-//! index on a `created_at` column, on one table of PostgreSQL and
+//! bounds of
+//! [`FlakeId::time_bounds`](flakeid_core::FlakeId::time_bounds)) against
+//! the same rows through an index on a `created_at` column, on one table
+//! of PostgreSQL and
 //! MariaDB/MySQL, and the bytes that `created_at` index takes.
 //!
 //! The table holds `rows` rows whose keys generators on a manual clock

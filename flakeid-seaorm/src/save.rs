@@ -23,8 +23,9 @@ use sea_orm::ActiveModelTrait;
 
 /// How many keys set by `assign_id` and not stored yet this process
 /// remembers at most; past that, the oldest is forgotten (a row whose key
-/// was forgotten is refused by `save` with [`Error::KeyNotStored`]; its
-/// `insert` still works).
+/// was forgotten is refused by `save` with
+/// [`Error::KeyNotStored`](crate::Error::KeyNotStored); its `insert` still
+/// works).
 pub const REMEMBERED_KEYS: usize = 65_536;
 
 /// Remembers that `assign_id` set `id` as the key of a row of `A`'s table
