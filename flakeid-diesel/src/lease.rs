@@ -100,7 +100,7 @@ where
 /// The shortest deadline [`claim`] gives a statement: claiming a node
 /// inserts the space's rows first, which may take longer than a short
 /// renewal interval on a busy server.
-pub const MIN_STATEMENT_DEADLINE: Duration = Duration::from_secs(1);
+pub const MIN_STATEMENT_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Every node row of `space`: who holds which node, until when, and the
 /// high-water marks. For operators.

@@ -140,7 +140,17 @@ fn compile(case: &Path) -> Result<(bool, String), String> {
     // From the workspace, where the dependencies were compiled: the
     // compiler finds their sources by the relative paths they were given
     // and shows their lines.
-    let output = Command::new(rustc)
+    // A test built through clippy-driver (`FLAKEID_TEST_LINT=1`) checks its
+    // cases with the compiler beside it: the messages are the compiler's,
+    // without clippy's lints or its denied warnings.
+    let built_by = Path::new(rustc);
+    let compiler = if built_by.file_stem().is_some_and(|s| s == "clippy-driver") {
+        built_by.with_file_name(format!("rustc{}", std::env::consts::EXE_SUFFIX))
+    } else {
+        built_by.to_path_buf()
+    };
+    let output = Command::new(compiler)
+        .env_remove("CLIPPY_ARGS")
         .current_dir(workspace_dir())
         .arg(manifest_dir().join(case))
         .args([

@@ -230,15 +230,15 @@ impl<S: AsyncLeaseStore> AsyncLeaseStore for Outages<S> {
     }
 }
 
-/// The lease of scenario (b): renewed every 100 ms with a ceiling 250 ms
+/// The lease of scenario (b): renewed every 250 ms with a ceiling 500 ms
 /// ahead, so that an outage of a second leaves the generator at its ceiling
 /// for most of it; a TTL of 5 s, longer than any outage; at the ceiling,
 /// callers wait up to 3 s.
 fn lease_options(space: &str) -> LeaseOptions {
     LeaseOptions::new(space, presets::twitter())
         .ttl(Duration::from_secs(5))
-        .renew_every(Duration::from_millis(100))
-        .ceiling_lead(Duration::from_millis(250))
+        .renew_every(Duration::from_millis(250))
+        .ceiling_lead(Duration::from_millis(500))
         .at_ceiling(CeilingWait::Wait {
             max: Duration::from_secs(3),
         })

@@ -266,7 +266,7 @@ fn check(orm: &str, told: &Told, cut_at: Instant, healed_at: Instant, bound: Dur
 
 /// A generous margin for a loaded machine, on top of the documented bound:
 /// this checks that a bound holds, not how fast.
-const SLACK: Duration = Duration::from_secs(3);
+const SLACK: Duration = Duration::from_secs(8);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn diesel_holder_is_told_of_a_one_sided_partition_on_time() {
