@@ -156,7 +156,8 @@ pub async fn run<T>(
 ///             Box::new(SqlMigration::per_dialect("m20260101_000002_read_ids", |dialect| {
 ///                 let f = DecodeFunctions::new(dialect, presets::twitter());
 ///                 // SQLite has no stored functions: nothing to install there.
-///                 Ok((f.install().unwrap_or_default(), f.uninstall().unwrap_or_default()))
+///                 let (up, down) = (f.install(), f.uninstall());
+///                 Ok::<_, std::convert::Infallible>((up.unwrap_or_default(), down.unwrap_or_default()))
 ///             })),
 ///         ]
 ///     }
