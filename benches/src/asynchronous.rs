@@ -255,9 +255,18 @@ fn poll_to_end<F: Future>(future: F) -> F::Output {
             self.0.unpark();
         }
     }
+    let mut future = pin!(future);
+    // A task's poll has its waker at hand: with no wait needed the future
+    // is ready at its first poll, which takes a no-op waker rather than
+    // making one per ID; only a future that waits gets the parking one.
+    if let Poll::Ready(v) = future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        return v;
+    }
     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
     let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
     loop {
         if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
             return v;

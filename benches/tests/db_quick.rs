@@ -6,9 +6,8 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
-use common::{fields, number};
+use common::{fields, number, run_quick};
 
 use flakeid_benches::db::config::{Config, RunSpec};
 
@@ -25,17 +24,7 @@ fn spec_name(spec: &RunSpec) -> String {
 
 #[test]
 fn quick_mode_runs_everything_once_with_exact_row_counts() {
-    let out = Command::new(env!("CARGO_BIN_EXE_db"))
-        .arg("--quick")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run the db benchmark: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the quick benchmark failed ({}):\n{stderr}\n{stdout}",
-        out.status
-    );
+    let stdout = run_quick(env!("CARGO_BIN_EXE_db"), "db");
 
     let plan = Config::quick().plan();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();

@@ -8,9 +8,8 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
-use common::{fields, number};
+use common::{fields, number, run_quick};
 
 use flakeid_benches::time_range::Config;
 
@@ -23,17 +22,7 @@ fn positive(fields: &BTreeMap<&str, &str>, name: &str, line: &str) -> f64 {
 
 #[test]
 fn quick_mode_reports_every_window_both_ways_and_the_index_sizes() {
-    let out = Command::new(env!("CARGO_BIN_EXE_time_range"))
-        .arg("--quick")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run the time_range benchmark: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the quick benchmark failed ({}):\n{stderr}\n{stdout}",
-        out.status
-    );
+    let stdout = run_quick(env!("CARGO_BIN_EXE_time_range"), "time_range");
     let cfg = Config::quick();
     let mut results = 0;
     for line in stdout.lines().filter(|l| l.starts_with("RESULT ")) {

@@ -230,9 +230,26 @@ pub(crate) async fn until_ready<T, E, R: Sleep>(
     mut attempt: impl FnMut() -> Result<Attempt<T>, E>,
     give_up: impl FnOnce() -> Result<T, E>,
 ) -> Result<T, E> {
+    match attempt()? {
+        Attempt::Ready(v) => Ok(v),
+        // Waiting is rare and lasts at least a timer's tick: its state
+        // lives on the heap, so that the future of a call that needs no
+        // wait is small to create and move.
+        first => Box::pin(wait_until_ready(first, timers, attempt, give_up)).await,
+    }
+}
+
+/// [`until_ready`] after a `first` attempt that was not ready at once.
+async fn wait_until_ready<T, E, R: Sleep>(
+    first: Attempt<T>,
+    timers: &R,
+    mut attempt: impl FnMut() -> Result<Attempt<T>, E>,
+    give_up: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
     let mut waiting_since: Option<Instant> = None;
+    let mut next = first;
     loop {
-        match attempt()? {
+        match next {
             Attempt::Ready(v) => return Ok(v),
             Attempt::ReadyAfter(v, d) => {
                 if !d.is_zero() {
@@ -257,6 +274,7 @@ pub(crate) async fn until_ready<T, E, R: Sleep>(
                 let _ = timeout(timers, left, signal.changed(seen)).await;
             }
         }
+        next = attempt()?;
     }
 }
 

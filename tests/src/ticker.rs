@@ -181,10 +181,29 @@ pub async fn charged<F: Future>(future: F) -> F::Output {
     std::future::poll_fn(|cx| charged_sync(|| future.as_mut().poll(cx))).await
 }
 
+/// `future`, only its polls that gave up the thread's CPU (a sleep, a lock,
+/// a condition variable) charged to the code under test, as [`charged`]
+/// charges them: for a future that does more than the code under test,
+/// such as a database statement whose hook takes an ID. Its polls that
+/// only ran on the CPU (building the statement, encoding and decoding
+/// rows) are the driver's work and are not charged; a wait the code under
+/// test makes the thread do is a voluntary context switch and is charged
+/// in full.
+pub async fn charged_waits<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    std::future::poll_fn(|cx| charge(true, || future.as_mut().poll(cx))).await
+}
+
 /// `call()`, its time charged to the code under test: its wall time less
 /// its run-queue delay if it gave up its CPU (a blocking wait), else the
 /// time it ran on a CPU.
 pub fn charged_sync<T>(call: impl FnOnce() -> T) -> T {
+    charge(false, call)
+}
+
+/// `call()`, charged as [`charged_sync`] charges it, or (`waits_only`) only
+/// if it gave up its CPU.
+fn charge<T>(waits_only: bool, call: impl FnOnce() -> T) -> T {
     let start = (
         Instant::now(),
         run_queue_delay().unwrap_or_default(),
@@ -203,6 +222,14 @@ pub fn charged_sync<T>(call: impl FnOnce() -> T) -> T {
             .unwrap_or_default()
             .saturating_sub(start.1);
         start.0.elapsed().saturating_sub(os_delay)
+    } else if waits_only {
+        Duration::ZERO
+    } else {
+        cpu
+    };
+    // What ran on a CPU within what was charged.
+    let cpu = if charged.is_zero() {
+        Duration::ZERO
     } else {
         cpu
     };
