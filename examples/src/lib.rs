@@ -1,7 +1,8 @@
 //! Runnable examples of flakeid: `cargo run -p flakeid-examples --bin seaorm_quickstart`
-//! and `--bin diesel_quickstart`, both on embedded SQLite; `--bin seaorm_leased`
-//! and `--bin diesel_leased`, the same with a node ID leased from a table in
-//! a SQLite file.
+//! on embedded SQLite; `--bin seaorm_leased`, the same with a node ID leased
+//! from a table in a SQLite file. The Diesel examples are the package
+//! `flakeid-examples-diesel` (`examples/diesel/`, `--bin diesel_quickstart`
+//! and `--bin diesel_leased`), so that these build no Diesel.
 //!
 //! The Rust code blocks of the repository's README and of every chapter of
 //! the guide (`docs/`) are compiled and run as doctests of this crate, so

@@ -6,7 +6,7 @@
 //! at once and each run gets a node of its own.
 //!
 //! ```text
-//! cargo run -p flakeid-examples --bin diesel_leased [-- path/to/app.db]
+//! cargo run -p flakeid-examples-diesel --bin diesel_leased [-- path/to/app.db]
 //! ```
 
 use std::time::Duration;
@@ -20,7 +20,7 @@ use flakeid_core::node::LeaseOptions;
 use flakeid_diesel::flake_id;
 use flakeid_diesel::migration::MigrationLock;
 
-/// The application's migrations (`examples/migrations/`).
+/// The application's migrations (`examples/diesel/migrations/`).
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
 /// Key of `authors`.

@@ -3,7 +3,7 @@
 //! and printed as JSON.
 //!
 //! ```text
-//! cargo run -p flakeid-examples --bin diesel_quickstart
+//! cargo run -p flakeid-examples-diesel --bin diesel_quickstart
 //! ```
 
 use diesel::prelude::*;
@@ -12,7 +12,7 @@ use flakeid_diesel::flake_id;
 use flakeid_diesel::flakeid_core::layout::presets;
 use flakeid_diesel::flakeid_core::{Generator, global};
 
-/// The SQL files under `examples/migrations/`, compiled into the binary.
+/// The SQL files under `examples/diesel/migrations/`, compiled into the binary.
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
 /// Key of `authors`.
