@@ -405,25 +405,16 @@ where
             let mut key = (0, 0.0);
             let mut time = (0, 0.0);
             for first_by_key in [i % 2 == 0, i % 2 != 0] {
-                let t = Instant::now();
                 if first_by_key {
-                    let n = sqlx::query(AssertSqlSafe(by_key.clone()))
-                        .bind(w.ids.0)
-                        .bind(w.ids.1)
-                        .fetch_all(&mut *conn)
-                        .await
-                        .map_err(sql("the key range"))?
-                        .len();
-                    key = (n, t.elapsed().as_secs_f64());
+                    key = timed_rows::<DB, _>(conn, &by_key, w.ids, "the key range").await?;
                 } else {
-                    let n = sqlx::query(AssertSqlSafe(by_time.clone()))
-                        .bind(w.times.0.clone())
-                        .bind(w.times.1.clone())
-                        .fetch_all(&mut *conn)
-                        .await
-                        .map_err(sql("the created_at range"))?
-                        .len();
-                    time = (n, t.elapsed().as_secs_f64());
+                    time = timed_rows::<DB, _>(
+                        conn,
+                        &by_time,
+                        w.times.clone(),
+                        "the created_at range",
+                    )
+                    .await?;
                 }
             }
             if key.0 != time.0 {
@@ -450,14 +441,36 @@ where
     Ok(())
 }
 
-/// The 10 s window's plan on PostgreSQL, one line per node.
-async fn pg_plan(
-    conn: &mut sqlx::PgConnection,
-    windows: &[Window],
-    by_key: bool,
-) -> Result<String, DbBenchError> {
+/// Runs `query` with the bounds `lo` and `hi`: the rows it returned and the
+/// seconds it took; `what` names it in an error.
+async fn timed_rows<DB, T>(
+    conn: &mut DB::Connection,
+    query: &str,
+    (lo, hi): (T, T),
+    what: &'static str,
+) -> Result<(usize, f64), DbBenchError>
+where
+    DB: sqlx::Database,
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+    T: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB> + Send + 'static,
+    DB::Arguments: sqlx::IntoArguments<DB>,
+{
+    let t = Instant::now();
+    let n = sqlx::query(AssertSqlSafe(query.to_owned()))
+        .bind(lo)
+        .bind(hi)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(sql(what))?
+        .len();
+    Ok((n, t.elapsed().as_secs_f64()))
+}
+
+/// The `EXPLAIN` of the 10 s window's query, by key or by `created_at`,
+/// with the bounds written in.
+fn explain(windows: &[Window], by_key: bool) -> String {
     let w = plan_window(windows);
-    let query = if by_key {
+    if by_key {
         format!(
             "EXPLAIN SELECT id, body FROM {TABLE} WHERE id BETWEEN {} AND {}",
             w.ids.0, w.ids.1
@@ -467,7 +480,16 @@ async fn pg_plan(
             "EXPLAIN SELECT id, body FROM {TABLE} WHERE created_at >= '{}' AND created_at < '{}'",
             w.times.0, w.times.1
         )
-    };
+    }
+}
+
+/// The 10 s window's plan on PostgreSQL, one line per node.
+async fn pg_plan(
+    conn: &mut sqlx::PgConnection,
+    windows: &[Window],
+    by_key: bool,
+) -> Result<String, DbBenchError> {
+    let query = explain(windows, by_key);
     let lines: Vec<String> = sqlx::query_scalar(AssertSqlSafe(query))
         .fetch_all(&mut *conn)
         .await
@@ -491,18 +513,7 @@ async fn mysql_plan(
     windows: &[Window],
     by_key: bool,
 ) -> Result<String, DbBenchError> {
-    let w = plan_window(windows);
-    let query = if by_key {
-        format!(
-            "EXPLAIN SELECT id, body FROM {TABLE} WHERE id BETWEEN {} AND {}",
-            w.ids.0, w.ids.1
-        )
-    } else {
-        format!(
-            "EXPLAIN SELECT id, body FROM {TABLE} WHERE created_at >= '{}' AND created_at < '{}'",
-            w.times.0, w.times.1
-        )
-    };
+    let query = explain(windows, by_key);
     let row = sqlx::query(AssertSqlSafe(query))
         .fetch_one(&mut *conn)
         .await

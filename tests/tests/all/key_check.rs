@@ -31,8 +31,9 @@ pub mod note {
 }
 
 /// The migration the Diesel example (and the README) shows.
-const DIESEL_EXAMPLE_MIGRATION: &str =
-    include_str!("../../../examples/diesel/migrations/2024-01-01-000000_create_authors_and_posts/up.sql");
+const DIESEL_EXAMPLE_MIGRATION: &str = include_str!(
+    "../../../examples/diesel/migrations/2024-01-01-000000_create_authors_and_posts/up.sql"
+);
 
 async fn rows(db: &DatabaseConnection, sql: &str) -> Vec<QueryResult> {
     db.query_all_raw(Statement::from_string(db.get_database_backend(), sql))
