@@ -322,12 +322,15 @@ mod events {
     }
 }
 
-/// A lease store behind a link a test can cut.
+/// A lease store behind a link a test can cut, and the holder's set-up.
 mod link {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
 
-    use flakeid_core::node::{LeaseStore, MemoryLeaseStore, ReleaseRequest, Renewal};
+    use flakeid_core::ManualClock;
+    use flakeid_core::layout::{BitLayout, presets};
+    use flakeid_core::node::{LeaseOptions, LeaseStore, MemoryLeaseStore, ReleaseRequest, Renewal};
     use flakeid_core::store::StoreError;
 
     /// The holder's link to the store, which a test can cut.
@@ -336,6 +339,41 @@ mod link {
         pub(crate) store: MemoryLeaseStore,
         pub(crate) down: Arc<AtomicBool>,
     }
+    /// A holder cut off from its store on demand: a manual clock shared by
+    /// an in-memory store and the lease options of `space` (nodes 0 and 1,
+    /// claimed in order, a 400 ms TTL, renewals every 250 ms, long enough
+    /// for a loaded machine's scheduling delays), and the link to claim
+    /// through.
+    pub(crate) struct CutOff {
+        pub(crate) clock: Arc<ManualClock>,
+        pub(crate) store: MemoryLeaseStore,
+        pub(crate) link: Link,
+        pub(crate) options: LeaseOptions<BitLayout, Arc<ManualClock>>,
+    }
+
+    impl CutOff {
+        pub(crate) fn new(space: &str) -> CutOff {
+            let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+            let store = MemoryLeaseStore::with_clock(clock.clone());
+            let link = Link {
+                store: store.clone(),
+                down: Arc::new(AtomicBool::new(false)),
+            };
+            let options = LeaseOptions::new(space, presets::twitter())
+                .clock(clock.clone())
+                .nodes(0..=1)
+                .spread_claims(false)
+                .ttl(Duration::from_millis(400))
+                .renew_every(Duration::from_millis(250));
+            CutOff {
+                clock,
+                store,
+                link,
+                options,
+            }
+        }
+    }
+
     impl Link {
         fn up(&self) -> Result<(), StoreError> {
             if self.down.load(Ordering::SeqCst) {
@@ -392,10 +430,10 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Duration;
 
-    use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
-    use flakeid_core::{Clock, ManualClock};
+    use flakeid_core::Clock;
+    use flakeid_core::node::LeaseStatus;
 
-    use link::Link;
+    use link::CutOff;
 
     if !is_child() {
         run_child(
@@ -406,20 +444,12 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
     }
     events::install();
 
-    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    let store = MemoryLeaseStore::with_clock(clock.clone());
-    let link = Link {
-        store: store.clone(),
-        down: Arc::new(AtomicBool::new(false)),
-    };
-    let options = LeaseOptions::new("heal", presets::twitter())
-        .clock(clock.clone())
-        .nodes(0..=1)
-        .spread_claims(false)
-        .ttl(Duration::from_millis(400))
-        // Each renewal may take up to this interval before it counts as
-        // late: long enough for a loaded machine's scheduling delays.
-        .renew_every(Duration::from_millis(250));
+    let CutOff {
+        clock,
+        store,
+        link,
+        options,
+    } = CutOff::new("heal");
     let lease = options.clone().claim(link.clone()).unwrap();
     assert_eq!(lease.node(), 0);
     // A custom clock feeds the process-wide generator.
@@ -476,9 +506,11 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
     assert_eq!(generator.node(), 1);
     assert_eq!(lease.node(), 1);
     assert!(matches!(lease.status(), LeaseStatus::Held { node: 1, .. }));
-    wait("IDs of node 1 flow", &|| {
-        clock.now_millis() > 1_700_000_001_010
-    });
+    // The workers move the manual clock as they use up its ticks: 10 ms
+    // past the move are 40,960 IDs of node 1. (A fixed time would be
+    // reached before the move when they ran ahead while node 0 was cut off.)
+    let moved_at = clock.now_millis();
+    wait("IDs of node 1 flow", &|| clock.now_millis() > moved_at + 10);
     stop.store(true, Ordering::Relaxed);
     let mut seen = HashSet::new();
     let (mut old, mut new) = (0, 0);
@@ -610,15 +642,13 @@ fn clock_ms(clock: &flakeid_core::ManualClock) -> u64 {
 /// once, while it happens.
 #[test]
 fn a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::Ordering;
     use std::time::Duration;
 
     use flakeid_core::FenceReason;
-    use flakeid_core::ManualClock;
-    use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+    use flakeid_core::node::LeaseStatus;
 
-    use link::Link;
+    use link::CutOff;
 
     if !is_child() {
         run_child(
@@ -627,20 +657,12 @@ fn a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves() {
         );
         return;
     }
-    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    let store = MemoryLeaseStore::with_clock(clock.clone());
-    let link = Link {
-        store: store.clone(),
-        down: Arc::new(AtomicBool::new(false)),
-    };
-    let options = LeaseOptions::new("told", presets::twitter())
-        .clock(clock.clone())
-        .nodes(0..=1)
-        .spread_claims(false)
-        .ttl(Duration::from_millis(400))
-        // Each renewal may take up to this interval before it counts as
-        // late: long enough for a loaded machine's scheduling delays.
-        .renew_every(Duration::from_millis(250));
+    let CutOff {
+        clock,
+        store,
+        link,
+        options,
+    } = CutOff::new("told");
     let lease = options.clone().claim(link.clone()).unwrap();
     let generator = global::init(lease.generator_builder()).unwrap();
     let changes = lease.changes();
