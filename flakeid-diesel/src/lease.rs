@@ -56,7 +56,9 @@ use crate::migration::TableMigration;
 /// The lease store on Diesel connections opened by a function.
 pub type DieselLeaseStore<C> = SqlLeaseStore<DieselExecutor<C>>;
 
-/// A lease store (table `flakeid_nodes`) whose connections `connect` opens.
+/// A lease store (table `flakeid_nodes`) whose connections `connect` opens;
+/// a statement takes as long as its connection lets it (for a deadline on
+/// each, [`claim`] or [`DieselExecutor::with_deadline`]).
 pub fn store<C>(connect: impl Fn() -> ConnectionResult<C> + Send + 'static) -> DieselLeaseStore<C>
 where
     C: Connection + LoadConnection + Send + 'static,

@@ -52,7 +52,8 @@ use crate::migration::TableMigration;
 pub type DieselSegmentStore<C> = SqlSegmentStore<DieselExecutor<C>>;
 
 /// A segment store (table `flakeid_segments`) whose connections `connect`
-/// opens.
+/// opens; a statement takes as long as its connection lets it (for a
+/// deadline on each, [`start`] or [`DieselExecutor::with_deadline`]).
 pub fn store<C>(connect: impl Fn() -> ConnectionResult<C> + Send + 'static) -> DieselSegmentStore<C>
 where
     C: Connection + LoadConnection + Send + 'static,
@@ -66,10 +67,21 @@ where
 /// that fetches the next ones, on a connection `connect` opens (not one of
 /// the application's: a prefetch must not wait for a busy pool).
 ///
+/// Every statement of a fetch answers within the options'
+/// [`fetch_time_limit`](SegmentOptions::fetch_time_limit): one that hangs
+/// (a one-sided network partition: a blackholed or stalled connection)
+/// fails then, counts as a failed fetch (retried after
+/// [`retry_every`](SegmentOptions::retry_every)), and its connection is
+/// given up; the next statement opens a fresh one (see
+/// [`DieselExecutor::with_deadline`]). So once the network is back, values
+/// flow again within the retry interval plus that limit. A statement given
+/// up may still have advanced the row: its values are skipped, never handed
+/// out twice.
+///
 /// # Errors
 /// See [`SegmentOptions::start`].
 pub fn start<C, K>(
-    connect: impl Fn() -> ConnectionResult<C> + Send + 'static,
+    connect: impl Fn() -> ConnectionResult<C> + Send + Sync + 'static,
     options: SegmentOptions<K>,
 ) -> Result<SegmentIds, SegmentError>
 where
@@ -77,7 +89,10 @@ where
     C::Backend: DieselBackend,
     K: Clock,
 {
-    options.start(store(connect))
+    let deadline = options.fetch_time_limit();
+    options.start(SqlSegmentStore::new(DieselExecutor::with_deadline(
+        connect, deadline,
+    )))
 }
 
 /// The row `name`'s `max_id` (the last value handed out), for operators.

@@ -4,7 +4,8 @@
 //! MySQL-family server, started in a container once per test binary (or taken
 //! from `FLAKEID_TEST_POSTGRES_URL` / `FLAKEID_TEST_MYSQL_URL`).
 //! [`ticker`] tells how long the other tasks of an async runtime held up
-//! its thread.
+//! its thread; [`proxy`] cuts a process's connections to a server (a
+//! one-sided network partition).
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), sqlx::Error> {
@@ -18,5 +19,6 @@
 pub mod adopt;
 pub mod db;
 pub mod process;
+pub mod proxy;
 pub mod ticker;
 pub mod worker;

@@ -115,12 +115,33 @@ impl<C: Clock> SegmentOptions<C> {
         /// and counts as failed (default [`SegmentOptions::DEFAULT_FETCH_TIMEOUT`]). A dropped
         /// fetch may still have advanced the row: its values are skipped,
         /// never handed out twice. A blocking store's fetch runs until the
-        /// driver returns: bound it with the connection's own timeouts.
+        /// store returns: bound it with the connection's own timeouts, or
+        /// with a deadline on the store's statements, as
+        /// `flakeid_diesel::segment::start` gives each of its statements
+        /// this timeout ([`fetch_time_limit`](Self::fetch_time_limit)).
         fetch_timeout(timeout: Duration) => fetch_timeout = timeout;
 
         /// The first value of the row if this source creates it (default 1;
         /// `1..=2^63 − 1`). A row that exists keeps its `max_id`.
         first_value(first: u64) => first = first;
+    }
+
+    /// How long a fetch may take before it counts as failed: the
+    /// [`fetch_timeout`](Self::fetch_timeout) set (default
+    /// [`SegmentOptions::DEFAULT_FETCH_TIMEOUT`]). A blocking store's
+    /// statements can be given it as their deadline.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use flakeid_core::segment::SegmentOptions;
+    ///
+    /// let options = SegmentOptions::new("orders");
+    /// assert_eq!(options.fetch_time_limit(), SegmentOptions::DEFAULT_FETCH_TIMEOUT);
+    /// let options = options.fetch_timeout(Duration::from_secs(2));
+    /// assert_eq!(options.fetch_time_limit(), Duration::from_secs(2));
+    /// ```
+    pub fn fetch_time_limit(&self) -> Duration {
+        self.fetch_timeout
     }
 
     fn plan(self) -> Result<Plan, SegmentError> {

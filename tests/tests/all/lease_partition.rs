@@ -8,8 +8,7 @@
 //! network is back, that their node was lost within one renewal interval
 //! plus the statement deadline.
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -17,8 +16,7 @@ use flakeid_core::FenceReason;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{LeaseChanges, LeaseOptions, LeaseStatus};
 use flakeid_tests::db;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use flakeid_tests::proxy::{Proxy, server_of};
 
 use super::lease_common::space;
 
@@ -27,106 +25,6 @@ const RENEW: Duration = Duration::from_millis(250);
 /// How long the partition lasts: past the TTL (the ceiling lead).
 const PARTITION: Duration = Duration::from_millis(4_500);
 const TTL: Duration = Duration::from_secs(2);
-
-/// A TCP proxy to `target` that a test can cut. While cut, nothing is
-/// forwarded on the connections that were open, and connections opened
-/// meanwhile are accepted and left silent; neither ever forwards again
-/// (their packets are lost for good), nothing is closed. Connections
-/// opened after the cut ends work.
-struct Proxy {
-    addr: SocketAddr,
-    cut: Arc<AtomicBool>,
-    /// Bumped at each cut: a connection of an earlier generation is dead.
-    generation: Arc<AtomicU64>,
-}
-
-impl Proxy {
-    async fn start(target: SocketAddr) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("proxy address");
-        let cut = Arc::new(AtomicBool::new(false));
-        let generation = Arc::new(AtomicU64::new(0));
-        let (accept_cut, accept_generation) = (cut.clone(), generation.clone());
-        tokio::spawn(async move {
-            // Connections accepted during a cut, kept open and silent.
-            let mut silent = Vec::new();
-            while let Ok((client, _)) = listener.accept().await {
-                if accept_cut.load(Ordering::SeqCst) {
-                    silent.push(client);
-                    continue;
-                }
-                let born = accept_generation.load(Ordering::SeqCst);
-                let generation = accept_generation.clone();
-                tokio::spawn(async move {
-                    let Ok(upstream) = TcpStream::connect(target).await else {
-                        return;
-                    };
-                    let (cr, cw) = client.into_split();
-                    let (ur, uw) = upstream.into_split();
-                    tokio::join!(
-                        pump(cr, uw, born, generation.clone()),
-                        pump(ur, cw, born, generation)
-                    );
-                });
-            }
-        });
-        Proxy {
-            addr,
-            cut,
-            generation,
-        }
-    }
-
-    fn cut(&self) {
-        self.cut.store(true, Ordering::SeqCst);
-        self.generation.fetch_add(1, Ordering::SeqCst);
-    }
-
-    fn heal(&self) {
-        self.cut.store(false, Ordering::SeqCst);
-    }
-}
-
-/// Forwards `from` to `to` until either closes, or for ever silently once
-/// the proxy was cut after the connection was born.
-async fn pump(
-    mut from: tokio::net::tcp::OwnedReadHalf,
-    mut to: tokio::net::tcp::OwnedWriteHalf,
-    born: u64,
-    generation: Arc<AtomicU64>,
-) {
-    let mut buf = vec![0u8; 16 * 1024];
-    loop {
-        let n = match from.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => n,
-        };
-        if generation.load(Ordering::SeqCst) != born {
-            // Lost on the way; the halves stay open.
-            std::future::pending::<()>().await;
-        }
-        if to.write_all(&buf[..n]).await.is_err() {
-            return;
-        }
-    }
-}
-
-/// The server `url` names (`postgres://user:pw@host:port/db`), and `url`
-/// with its host and port replaced by `addr` once known.
-fn server_of(url: &str) -> (SocketAddr, impl Fn(SocketAddr) -> String) {
-    use std::net::ToSocketAddrs as _;
-    let start = url
-        .rfind('@')
-        .map_or_else(|| url.find("//").expect("a URL") + 2, |i| i + 1);
-    let end = url[start..].find('/').map_or(url.len(), |i| start + i);
-    let target = url[start..end]
-        .to_socket_addrs()
-        .expect("the server's address")
-        .next()
-        .expect("an address");
-    let (before, after) = (url[..start].to_owned(), url[end..].to_owned());
-    (target, move |addr| format!("{before}{addr}{after}"))
-}
 
 /// What a subscriber was told, and when.
 type Told = Arc<Mutex<Vec<(Instant, LeaseStatus)>>>;
@@ -273,7 +171,7 @@ async fn diesel_holder_is_told_of_a_one_sided_partition_on_time() {
     let db = db::postgres().await;
     let (target, through) = server_of(db.url());
     let proxy = Proxy::start(target).await;
-    let url = through(proxy.addr);
+    let url = through(proxy.addr());
     let space = space("partition-diesel");
     let direct = db.url().to_owned();
     {
@@ -310,7 +208,7 @@ async fn seaorm_holder_is_told_of_a_one_sided_partition_on_time() {
     let db = db::postgres().await;
     let (target, through) = server_of(db.url());
     let proxy = Proxy::start(target).await;
-    let url = through(proxy.addr);
+    let url = through(proxy.addr());
     let space = space("partition-seaorm");
     let direct = db.url().to_owned();
     {

@@ -644,3 +644,134 @@ async fn postgres_paused_mid_prefetch_serves_the_buffer_then_refuses_then_recove
 async fn mariadb_paused_mid_prefetch_serves_the_buffer_then_refuses_then_recovers() {
     paused_mid_prefetch(db::mysql_to_pause().await, "my").await;
 }
+
+// ---------------------------------------------------------------------------
+// A one-sided partition mid-prefetch (Diesel)
+// ---------------------------------------------------------------------------
+
+/// How long a fetch may take in the partition test: also the deadline of
+/// each of Diesel's statements. Generous: the first fetch from a freshly
+/// started server can take over a second on a busy machine.
+const PARTITION_FETCH_TIMEOUT: Duration = Duration::from_secs(3);
+const PARTITION_RETRY_EVERY: Duration = Duration::from_millis(200);
+
+/// Which ORM's source a test runs.
+#[derive(Debug, Clone, Copy)]
+enum Orm {
+    Diesel,
+    SeaOrm,
+}
+
+/// A source reaches PostgreSQL through a proxy that goes silent for good
+/// on the connections it carries (a one-sided partition: nothing is
+/// closed, nothing answers), and on those opened while it lasts. The
+/// prefetch hangs on its connection. Diesel's statements each have the
+/// fetch timeout as their deadline; SeaORM's fetch is dropped at it. Once
+/// the proxy forwards again the source serves values after at most that
+/// timeout (the hung fetch failing), the retry interval and one fetch, and
+/// never serves a value twice.
+async fn recovers_from_a_silent_connection(orm: Orm) {
+    let db = db::postgres().await;
+    let conn = prepare(&db).await;
+    let (target, through) = flakeid_tests::proxy::server_of(db.url());
+    let proxy = flakeid_tests::proxy::Proxy::start(target).await;
+    let url = through(proxy.addr());
+    let name = format!("pg-partition-{orm:?}");
+    let options = SegmentOptions::new(name.clone())
+        .step(100)
+        .max_step(100)
+        .prefetch_at(0.5)
+        .wait(Duration::from_millis(300))
+        .retry_every(PARTITION_RETRY_EVERY)
+        .fetch_timeout(PARTITION_FETCH_TIMEOUT);
+    let ids = Arc::new(match orm {
+        Orm::Diesel => tokio::task::spawn_blocking(move || {
+            flakeid_diesel::segment::start(
+                move || <diesel::PgConnection as diesel::Connection>::establish(&url),
+                options,
+            )
+        })
+        .await
+        .expect("the start task")
+        .expect("the first segment"),
+        Orm::SeaOrm => {
+            let through_proxy = Database::connect(&url)
+                .await
+                .unwrap_or_else(|e| panic!("connect through the proxy: {e}"));
+            flakeid_seaorm::segment::start(&through_proxy, options)
+                .await
+                .expect("the first segment")
+        }
+    });
+    let mut served = Vec::new();
+    // Past the first trigger: the second segment arrives.
+    for _ in 0..51 {
+        served.push(take(&ids).await.expect("a value of the first segment"));
+    }
+    let deadline = Instant::now() + PATIENCE;
+    while ids.stats().next.is_none() {
+        assert!(Instant::now() < deadline, "the prefetch never arrived");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    proxy.cut();
+    // Both segments are served from memory; the second's trigger starts a
+    // prefetch that hangs on the silent connection, then fails at its
+    // deadline and is retried on connections that stay silent too.
+    for _ in 0..149 {
+        served.push(take(&ids).await.expect("a value in memory"));
+    }
+    match take(&ids).await {
+        Err(SegmentError::Unavailable { .. }) => {}
+        other => panic!("expected Unavailable while cut off, got {other:?}"),
+    }
+    // Longer than the deadline: the first hung statement has failed.
+    tokio::time::sleep(PARTITION_FETCH_TIMEOUT + Duration::from_secs(1)).await;
+    proxy.heal();
+    let healed = Instant::now();
+    // The statement hung at the heal fails within the deadline, the retry
+    // comes after its interval, and one fetch on a fresh connection: 5 s
+    // for that fetch on a loaded machine.
+    let bound = PARTITION_FETCH_TIMEOUT + PARTITION_RETRY_EVERY + Duration::from_secs(5);
+    let first = loop {
+        match take(&ids).await {
+            Ok(v) => break v,
+            Err(SegmentError::Unavailable { .. }) => {
+                assert!(
+                    healed.elapsed() <= bound,
+                    "no value {bound:?} after the network came back: the fetch still hangs \
+                     on its silent connection"
+                );
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let recovered_in = healed.elapsed();
+    served.push(first);
+    for _ in 0..150 {
+        served.push(take(&ids).await.expect("a value after the partition"));
+    }
+    assert!(served.windows(2).all(|w| w[0] < w[1]), "ascending");
+    let unique: HashSet<u64> = served.iter().copied().collect();
+    assert_eq!(unique.len(), served.len(), "a value served twice");
+    let max_id = row_max_id(&conn, &name).await;
+    assert!(
+        served.iter().all(|v| *v <= max_id),
+        "served beyond the row's max_id {max_id}"
+    );
+    report(&format!(
+        "pg-partition: {orm:?}, {} values x 0 duplicates, values again {recovered_in:?} after \
+         the network came back (bound {bound:?})",
+        served.len()
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn diesel_source_recovers_from_a_silent_connection_within_its_fetch_timeout() {
+    recovers_from_a_silent_connection(Orm::Diesel).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn seaorm_source_recovers_from_a_silent_connection_within_its_fetch_timeout() {
+    recovers_from_a_silent_connection(Orm::SeaOrm).await;
+}
