@@ -159,9 +159,12 @@ fn an_async_batch_reserved_ahead_is_due_when_its_last_tick_is() {
         elapsed >= Duration::from_millis(span - 11),
         "{elapsed:?} for {span} ticks"
     );
+    // Had the wait blocked the thread, the ticker's first sleep would end
+    // only after it: one tick. Two or more: it ran during the wait (how
+    // many depends on how often a loaded machine runs this thread).
     assert!(
-        ticks.load(Ordering::Relaxed) >= 5,
-        "the ticker ran while the batch was due"
+        ticks.load(Ordering::Relaxed) >= 2,
+        "the ticker did not run while the batch was due"
     );
     // An empty batch and a too large one answer at once.
     assert_eq!(

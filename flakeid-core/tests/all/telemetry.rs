@@ -170,7 +170,12 @@ fn a_lost_lease_counts_failed_renewals_a_fence_and_the_loss() {
         down: Arc::new(AtomicBool::new(false)),
     };
     let ((a, ga), s) = recorded(|| {
-        let a = quick("metrics").claim(link.clone()).unwrap();
+        // Renewals every 250 ms rather than 20: on a loaded machine a
+        // renewal unanswered for one interval counts as failed.
+        let a = quick("metrics")
+            .renew_every(Duration::from_millis(250))
+            .claim(link.clone())
+            .unwrap();
         let ga = a.generator_builder().build().unwrap();
         (a, ga)
     });

@@ -6,7 +6,7 @@
 //! (a tokio task) must each be told, while the partition lasts, that their
 //! renewals fail and that they are fenced at their ceiling, and once the
 //! network is back, that their node was lost within one renewal interval
-//! plus the statement deadline.
+//! plus the renewal deadline (`LeaseOptions::renewal_deadline`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -198,7 +198,11 @@ async fn diesel_holder_is_told_of_a_one_sided_partition_on_time() {
     recorder.join().unwrap();
     // One interval to the next renewal, one statement deadline for a
     // renewal begun just before the end.
-    let deadline = RENEW.max(flakeid_diesel::lease::MIN_STATEMENT_DEADLINE);
+    let deadline = options(&space).renewal_deadline();
+    assert_eq!(
+        deadline,
+        RENEW.max(flakeid_diesel::lease::MIN_STATEMENT_DEADLINE)
+    );
     check("diesel", &told, cut_at, healed_at, RENEW + deadline + SLACK);
     drop(lease);
 }
@@ -226,7 +230,9 @@ async fn seaorm_holder_is_told_of_a_one_sided_partition_on_time() {
     let (cut_at, healed_at) = partition("seaorm", &direct, &space, &told, &proxy).await;
     stop.store(true, Ordering::SeqCst);
     recorder.join().unwrap();
-    // A renewal that takes longer than the interval is dropped.
-    check("seaorm", &told, cut_at, healed_at, RENEW + RENEW + SLACK);
+    // One interval to the next renewal, the renewal deadline for one begun
+    // just before the end (a renewal unanswered that long is dropped).
+    let deadline = options(&space).renewal_deadline();
+    check("seaorm", &told, cut_at, healed_at, RENEW + deadline + SLACK);
     drop(lease);
 }
