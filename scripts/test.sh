@@ -11,8 +11,8 @@
 # pull them (else builds the local ones) and runs the tests.
 #
 # The full run is a set of jobs, FLAKEID_TEST_JOBS (default 3) at a time,
-# in the order plan_jobs lists them, each printing its output whole when it
-# ends: one
+# in the order plan_jobs lists them (the timing-sensitive ones first, alone),
+# each printing its output whole when it ends: one
 # `cargo test --workspace <targets>` per kind of target (the `all` database
 # test binaries in two jobs, the unit tests, each other test target name,
 # the binaries, the doc tests), the service's chaos smoke run
@@ -328,9 +328,11 @@ run_job() {
 # The full run's jobs, in the order they start (the longest database jobs
 # first): the integration test binaries named `all` (the database tests, in
 # two jobs), the unit tests, the service's chaos smoke run (needs Docker: it
-# pauses its database container), the slower test targets (`docs`, the
+# pauses its database container); once those have ended (`@wait`: they time
+# leases, renewals and runtimes' ticks, which a machine busy compiling
+# delays past any bound), the slower test targets (`docs`, the
 # documentation's commands, which compile the examples, the service and the
-# CLI with their own features while the database jobs wait on servers;
+# CLI with their own features;
 # `api`, the public-API snapshots from rustdoc's JSON; `db_quick` and
 # `time_range_quick`, the database benchmarks' quick modes, which start
 # servers of their own; `generator_process`, `ui`), the doc tests, the loom model check of the
@@ -396,6 +398,11 @@ print("\n".join(sorted(names)))') || return 1
     else
         log "the service chaos smoke run needs Docker (it pauses its database container): run ./scripts/chaos.sh where Docker runs"
     fi
+    # The jobs above time leases, renewals and a runtime's ticks; the ones
+    # below compile (the documentation's commands, rustdoc's JSON, the doc
+    # tests) and would take the CPUs they need: they start once the jobs
+    # above have ended.
+    echo "@wait"
     for name in "${slow[@]}"; do
         grep -qx "$name" <<<"$names" && echo "$name --workspace --test $name"
     done
@@ -427,20 +434,24 @@ find_alive_jobs() {
 run_jobs() {
     local max=${FLAKEID_TEST_JOBS:-3} plan line name failed=0 status secs cpu
     plan=$(plan_jobs) || return 1
-    local names=()
+    local names=() pid
     rm -f "$logdir"/job-*.status "$logdir"/job-*.log
-    log "running $(wc -l <<<"$plan") jobs, $max at a time (FLAKEID_TEST_JOBS), $RUST_TEST_THREADS tests at a time in each binary"
+    log "running $(grep -cv '^@wait$' <<<"$plan") jobs, $max at a time (FLAKEID_TEST_JOBS), the timing-sensitive ones before the compiling ones, $RUST_TEST_THREADS tests at a time in each binary"
     while read -r line; do
         # shellcheck disable=SC2086
         set -- $line
         name=$1
         shift
+        if [ "$name" = "@wait" ]; then
+            find_alive_jobs
+            for pid in "${alive_jobs[@]}"; do wait "$pid" || true; done
+            continue
+        fi
         names+=("$name")
         while find_alive_jobs && [ "${#alive_jobs[@]}" -ge "$max" ]; do wait -n "${alive_jobs[@]}" || true; done
         run_job "$name" "$@" &
         job_pids+=("$!")
     done <<<"$plan"
-    local pid
     find_alive_jobs
     for pid in "${alive_jobs[@]}"; do wait "$pid" || true; done
     job_pids=()

@@ -93,7 +93,7 @@ where
     L: Layout + Clone,
     K: Clock + Clone,
 {
-    let deadline = options.renewal_deadline();
+    let deadline = options.renew_interval().max(MIN_STATEMENT_DEADLINE);
     options.claim(SqlLeaseStore::new(DieselExecutor::with_deadline(
         connect, deadline,
     )))
@@ -102,7 +102,7 @@ where
 /// The shortest deadline [`claim`] gives a statement: claiming a node
 /// inserts the space's rows first, which may take longer than a short
 /// renewal interval on a busy server.
-pub const MIN_STATEMENT_DEADLINE: Duration = LeaseOptions::MIN_RENEWAL_DEADLINE;
+pub const MIN_STATEMENT_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Every node row of `space`: who holds which node, until when, and the
 /// high-water marks. For operators.

@@ -1,7 +1,7 @@
 //! A lease on an async store, renewed by a future the caller spawns.
 
 use core::future::Future;
-use core::pin::{Pin, pin};
+use core::pin::Pin;
 use core::time::Duration;
 use std::sync::Arc;
 use std::time::Instant;
@@ -146,11 +146,9 @@ impl<S, L, C> Drop for AsyncNodeLease<S, L, C> {
 
 /// The renewal future: renews every interval until the lease stops or is
 /// lost, and moves to a new node when it is lost and the process-wide
-/// generator waits. Each interval a renewal goes unanswered counts as a
-/// failed renewal; it is dropped only at the options'
-/// [`renewal_deadline`](LeaseOptions::renewal_deadline), so one that is
-/// merely slow (a loaded machine, a reconnect) still gets through. The
-/// ceiling is raised only by renewals that completed.
+/// generator waits. A renewal that takes longer than the interval counts as
+/// failed (and is dropped); the ceiling is raised only by renewals that
+/// completed.
 async fn renew_async<S, L, C, R>(core: Arc<Core<L, C>>, store: Arc<S>, runtime: Arc<R>)
 where
     S: AsyncLeaseStore + 'static,
@@ -159,31 +157,15 @@ where
     R: Sleep,
 {
     let every = core.plan.options.renew_every;
-    let deadline = core.plan.options.renewal_deadline();
     loop {
         runtime.sleep(every).await;
         let Some((holding, ceiling)) = core.renewal() else {
             return;
         };
         let request = core.renew_request(&holding, ceiling);
-        let mut call = pin!(store.renew(&request));
-        let started = Instant::now();
-        let result = loop {
-            let left = deadline.saturating_sub(started.elapsed());
-            if let Some(result) = timeout(&*runtime, every.min(left), call.as_mut()).await {
-                break result;
-            }
-            if core.is_stopped() {
-                return;
-            }
-            let waited = started.elapsed();
-            if waited >= deadline {
-                break Err(format!("no answer within {waited:?}").into());
-            }
-            // A failure per interval without an answer, as the blocking
-            // holder counts them: the warnings, the fence and the status
-            // come on time, while the renewal may still get through.
-            core.no_answer(&holding, waited);
+        let result = match timeout(&*runtime, every, store.renew(&request)).await {
+            Some(result) => result,
+            None => Err(format!("no answer within {every:?}").into()),
         };
         match core.renewed(&holding, ceiling, result) {
             Next::Renew => {}

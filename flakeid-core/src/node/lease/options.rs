@@ -360,27 +360,6 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
         self.renew_every
     }
 
-    /// How long a renewal may go unanswered before it is given up (and a
-    /// store's connection with it): the [renewal interval](Self::renew_interval),
-    /// at least [`LeaseOptions::MIN_RENEWAL_DEADLINE`]. Until then each
-    /// interval without an answer counts as a failed renewal (the
-    /// warnings, the fence and the status come on time), and an answer
-    /// that comes late still raises the ceiling.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use flakeid_core::layout::presets;
-    /// use flakeid_core::node::LeaseOptions;
-    ///
-    /// let options = LeaseOptions::new("s", presets::twitter());
-    /// assert_eq!(options.renewal_deadline(), LeaseOptions::MIN_RENEWAL_DEADLINE);
-    /// let options = options.renew_every(Duration::from_secs(8));
-    /// assert_eq!(options.renewal_deadline(), Duration::from_secs(8));
-    /// ```
-    pub fn renewal_deadline(&self) -> Duration {
-        self.renew_every.max(LeaseOptions::MIN_RENEWAL_DEADLINE)
-    }
-
     /// How long after its holder crashes a node stays unusable: its lease
     /// ends the TTL after the last renewal that reached the store (by the
     /// store's clock), and a holder renews every
@@ -527,13 +506,6 @@ impl LeaseOptions {
     /// 1,024 holders renewing every 3 s cost a database about 340 one-row
     /// updates a second.
     pub const DEFAULT_RENEW_EVERY: Duration = Duration::from_secs(3);
-
-    /// The shortest time a renewal is given before it is given up
-    /// ([`LeaseOptions::renewal_deadline`]): on a loaded machine or a busy
-    /// server a renewal, reconnecting included, can take longer than a
-    /// short renewal interval, and one given up at the interval would never
-    /// get through.
-    pub const MIN_RENEWAL_DEADLINE: Duration = Duration::from_secs(5);
 
     /// The table the SQL stores use unless told otherwise.
     pub const DEFAULT_TABLE: &str = "flakeid_nodes";
