@@ -112,19 +112,24 @@ where
     }
 
     /// Runs `run` on the connection, opening it first if need be and
-    /// dropping it after an error (it may be broken).
+    /// dropping it after an error (it may be broken). The connection is out
+    /// of its slot while a statement runs: if the call is dropped midway (a
+    /// renewal given up at its interval), the connection, which may still
+    /// owe a reply, goes with it and the next call opens a fresh one; a
+    /// reused one would read that reply as the next statement's ("packet
+    /// out of order" on MySQL).
     async fn with<T>(
         &self,
         run: impl AsyncFnOnce(&mut C) -> QueryResult<T>,
     ) -> Result<T, DieselStoreError> {
         let mut guard = self.conn.lock().await;
-        let conn = match &mut *guard {
+        let mut conn = match guard.take() {
             Some(conn) => conn,
-            slot @ None => slot.insert(C::establish(&self.url).await?),
+            None => C::establish(&self.url).await?,
         };
-        let result = run(conn).await;
-        if result.is_err() {
-            *guard = None;
+        let result = run(&mut conn).await;
+        if result.is_ok() {
+            *guard = Some(conn);
         }
         Ok(result?)
     }

@@ -301,8 +301,11 @@ async fn postgres_writers_inserting_during_the_switch_lose_no_row() {
             let mut conn = sqlx::PgConnection::connect(&url).await.expect("connect");
             let mut written = Vec::new();
             let mut longest = Duration::ZERO;
-            let mut n = 0;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) || n < 50 {
+            let (mut n, mut new_keys) = (0, 0);
+            // Until told to stop, and past 50 rows of which 13 with keys of
+            // the new default: however slowly a loaded machine lets the
+            // writers run after the switch, the four write 52 flake keys.
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) || n < 50 || new_keys < 13 {
                 let t = Instant::now();
                 let id: i64 = sqlx::query_scalar(
                     "INSERT INTO users (name) VALUES ($1) RETURNING CAST(id AS bigint)",
@@ -314,6 +317,9 @@ async fn postgres_writers_inserting_during_the_switch_lose_no_row() {
                 longest = longest.max(t.elapsed());
                 written.push((id, format!("writer {w} row {n}")));
                 n += 1;
+                if id as u64 >= CUT_OVER {
+                    new_keys += 1;
+                }
             }
             (written, longest)
         }));
