@@ -37,8 +37,11 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
                     &ids.to_string(),
                     "--pace-us",
                     "1000",
+                    // A TTL of ten renewals: on a loaded machine one
+                    // renewal can take over a second, and a lease that
+                    // expires before the pause lets another holder take it.
                     "--ttl-ms",
-                    "1500",
+                    "3000",
                     "--renew-ms",
                     "300",
                 ],
@@ -56,9 +59,9 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
         })
         .await;
     }
-    // Longer than the ceiling lead (the 1.5 s TTL): every holder meets its ceiling.
+    // Longer than the ceiling lead (the 3 s TTL): every holder meets its ceiling.
     docker(&["pause", &container]);
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    tokio::time::sleep(Duration::from_secs(6)).await;
     docker(&["unpause", &container]);
 
     let (mut issued, mut dups) = (0, 0);
