@@ -14,7 +14,21 @@ import json, sys
 for p in json.load(sys.stdin)["packages"]:
     if p["publish"] == []:
         print(p["name"])')
+mapfile -t published < <(cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["publish"] != []:
+        print(p["name"] + "-" + p["version"])')
 excludes=()
 for name in "${unpublished[@]}"; do excludes+=(--exclude "$name"); done
+# The verification builds unpack the packaged crates into Cargo's registry
+# sources (and cache), under a directory named for the temporary registry,
+# and Cargo does not unpack a crate whose directory is already there: an
+# earlier run's copy of the same version would be built instead of this
+# one. Remove those copies first.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+for crate in "${published[@]}"; do
+    rm -rf "$cargo_home"/registry/src/*/"$crate" "$cargo_home"/registry/cache/*/"$crate.crate"
+done
 echo "::: cargo package --workspace ${excludes[*]} --locked $*" >&2
 cargo package --workspace "${excludes[@]}" --locked "$@"
