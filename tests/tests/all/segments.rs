@@ -161,6 +161,18 @@ async fn count(conn: &DatabaseConnection, table: &str, worker: &str) -> u64 {
     u64::try_from(rows[0].try_get::<i64>("", "n").unwrap()).unwrap()
 }
 
+/// Checks what the sources of the row `name` served: no value twice, none
+/// beyond the row's `max_id` (read with plain SQL).
+async fn check_served(conn: &DatabaseConnection, name: &str, served: &[u64]) {
+    let unique: HashSet<u64> = served.iter().copied().collect();
+    assert_eq!(unique.len(), served.len(), "a value served twice");
+    let max_id = row_max_id(conn, name).await;
+    assert!(
+        served.iter().all(|v| *v <= max_id),
+        "served beyond the row's max_id {max_id}"
+    );
+}
+
 fn report(line: &str) {
     // Straight to stderr: shown in every run, not only with --nocapture.
     let _ = writeln!(std::io::stderr().lock(), "segment test {line}");
@@ -621,13 +633,7 @@ async fn paused_mid_prefetch(db: TestDb, test: &str) {
         assert!(list.windows(2).all(|w| w[0] < w[1]), "{orm}: ascending");
     }
     let all: Vec<u64> = served.values().flatten().copied().collect();
-    let unique: HashSet<u64> = all.iter().copied().collect();
-    assert_eq!(unique.len(), all.len(), "a value served twice");
-    let max_id = row_max_id(&conn, &name).await;
-    assert!(
-        all.iter().all(|v| *v <= max_id),
-        "served beyond the row's max_id {max_id}"
-    );
+    check_served(&conn, &name, &all).await;
     report(&format!(
         "{test}: paused mid-prefetch, 2 sources x {} values x 0 duplicates, served 149 from \
          the buffer, then Unavailable, then recovered",
@@ -759,13 +765,7 @@ async fn recovers_from_a_silent_connection(orm: Orm) {
         }
     }
     assert!(served.windows(2).all(|w| w[0] < w[1]), "ascending");
-    let unique: HashSet<u64> = served.iter().copied().collect();
-    assert_eq!(unique.len(), served.len(), "a value served twice");
-    let max_id = row_max_id(&conn, &name).await;
-    assert!(
-        served.iter().all(|v| *v <= max_id),
-        "served beyond the row's max_id {max_id}"
-    );
+    check_served(&conn, &name, &served).await;
     report(&format!(
         "pg-partition: {orm:?}, {} values x 0 duplicates, values again {recovered_in:?} after \
          the network came back (bound {bound:?})",
