@@ -22,6 +22,7 @@ fn digits(n: u64) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
+#[cfg(any(feature = "utoipa", feature = "schemars"))]
 pub(crate) use super::DESCRIPTION;
 
 /// A real ID of `I`, as the string it is sent as: its scheme's

@@ -90,8 +90,7 @@ pub mod utoipa;
     feature = "utoipa",
     feature = "schemars",
     feature = "async-graphql",
-    feature = "ts-rs",
-    test
+    feature = "ts-rs"
 ))]
 pub(crate) const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits because \
                                       JavaScript numbers round integers above 2^53.";
