@@ -302,3 +302,121 @@ fn an_async_caller_gives_up_on_segments_after_the_wait_as_next_value_does() {
         }
     });
 }
+
+/// A lease store whose every renewal is answered `delay` after it was
+/// sent (a reconnect on a loaded machine), counting how many wait at once.
+#[derive(Clone)]
+struct SlowRenewals {
+    store: flakeid_core::node::MemoryLeaseStore,
+    delay: Duration,
+    waiting: Arc<AtomicU64>,
+    most_waiting: Arc<AtomicU64>,
+}
+
+impl flakeid_core::node::AsyncLeaseStore for SlowRenewals {
+    fn ensure_nodes(
+        &self,
+        space: &str,
+        nodes: std::ops::RangeInclusive<u64>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        self.store.ensure_nodes(space, nodes)
+    }
+
+    fn try_claim(
+        &self,
+        request: &flakeid_core::node::ClaimRequest<'_>,
+    ) -> impl Future<Output = Result<Option<flakeid_core::node::NodeRow>, StoreError>> + Send {
+        self.store.try_claim(request)
+    }
+
+    fn renew(
+        &self,
+        request: &flakeid_core::node::RenewRequest<'_>,
+    ) -> impl Future<Output = Result<flakeid_core::node::Renewal, StoreError>> + Send {
+        let n = self.waiting.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most_waiting.fetch_max(n, Ordering::SeqCst);
+        let (delay, waiting) = (self.delay, self.waiting.clone());
+        // Applied at once, answered after the delay.
+        let answer = flakeid_core::node::AsyncLeaseStore::renew(&self.store, request);
+        async move {
+            tokio::time::sleep(delay).await;
+            waiting.fetch_sub(1, Ordering::SeqCst);
+            answer.await
+        }
+    }
+
+    fn release(
+        &self,
+        request: &flakeid_core::node::ReleaseRequest<'_>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        self.store.release(request)
+    }
+
+    fn list(
+        &self,
+        space: &str,
+    ) -> impl Future<Output = Result<flakeid_core::node::NodeTable, StoreError>> + Send {
+        self.store.list(space)
+    }
+}
+
+/// Renewals that take longer than the renewal interval still get
+/// through: each interval starts one while the earlier ones wait, and the
+/// ceiling stays ahead of the clock, so a generator that fails at its
+/// ceiling never fails. (Dropping a renewal at the interval would renew
+/// nothing, and the generator would stop at the claim's ceiling.) The
+/// lease-by-lease protocol over many latencies is the seeded simulation in
+/// `flakeid-core/src/node/lease/renewal_simulation.rs`.
+#[test]
+fn async_renewals_slower_than_the_interval_overlap_and_keep_the_ceiling_ahead() {
+    use flakeid_core::layout::presets;
+    use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+    use flakeid_core::{CeilingWait, MonotonicClock};
+
+    let store = SlowRenewals {
+        store: MemoryLeaseStore::new(),
+        delay: Duration::from_millis(120),
+        waiting: Arc::default(),
+        most_waiting: Arc::default(),
+    };
+    let most_waiting = store.most_waiting.clone();
+    current_thread().block_on(async move {
+        // Renewals take 2.4 intervals; the ceiling leads by 12 intervals,
+        // the claim's own ceiling covering only the first 0.6 s of the 3 s.
+        let options = LeaseOptions::new("slow-renewals", presets::twitter())
+            .nodes(0..=0)
+            .clock(MonotonicClock::new())
+            .ttl(Duration::from_secs(5))
+            .renew_every(Duration::from_millis(50))
+            .ceiling_lead(Duration::from_millis(600))
+            .at_ceiling(CeilingWait::Fail);
+        let (lease, renewal) = options.claim_async(store, Timers).await.expect("a node");
+        tokio::spawn(renewal);
+        let generator = lease.generator_builder().build().expect("a generator");
+        let started = Instant::now();
+        let mut issued = 0u64;
+        while started.elapsed() < Duration::from_secs(3) {
+            generator
+                .next_id()
+                .unwrap_or_else(|e| panic!("after {:?}, {issued} IDs: {e}", started.elapsed()));
+            issued += 1;
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let now = MonotonicClock::new().now_millis();
+        match lease.status() {
+            LeaseStatus::Held { ceiling_millis, .. }
+            | LeaseStatus::RenewingLate { ceiling_millis, .. } => {
+                assert!(
+                    ceiling_millis > now,
+                    "ceiling {ceiling_millis} not ahead of {now}"
+                );
+            }
+            other => panic!("{other}"),
+        }
+        lease.release(&generator).await.expect("release");
+    });
+    assert!(
+        most_waiting.load(Ordering::SeqCst) >= 2,
+        "the renewals never overlapped"
+    );
+}

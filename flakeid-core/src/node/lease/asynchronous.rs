@@ -2,6 +2,7 @@
 
 use core::future::Future;
 use core::pin::Pin;
+use core::task::Poll;
 use core::time::Duration;
 use std::sync::Arc;
 use std::time::Instant;
@@ -10,12 +11,13 @@ use super::claim::Round;
 use super::error::LeaseError;
 use super::holder::{Core, Holding, Next, lease_accessors};
 use super::options::LeaseOptions;
-use super::store::{AsyncLeaseStore, ReleaseRequest};
+use super::store::{AsyncLeaseStore, ReleaseRequest, Renewal};
 use crate::clock::{Clock, MonotonicClock};
 use crate::generator::GeneratorBuilder;
 use crate::layout::{BitLayout, Layout};
 use crate::node::{LeasedGenerator, sealable};
 use crate::runtime::{Sleep, timeout};
+use crate::store::StoreError;
 
 impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
     /// [`claim_async`](Self::claim_async) with tokio's timers, spawning the
@@ -144,11 +146,45 @@ impl<S, L, C> Drop for AsyncNodeLease<S, L, C> {
     }
 }
 
-/// The renewal future: renews every interval until the lease stops or is
-/// lost, and moves to a new node when it is lost and the process-wide
-/// generator waits. A renewal that takes longer than the interval counts as
-/// failed (and is dropped); the ceiling is raised only by renewals that
-/// completed.
+/// How many renewals of one lease may wait for the store at once.
+pub(super) const MAX_RENEWALS_IN_FLIGHT: usize = 4;
+
+/// A renewal's answer (`None`: none within the TTL).
+type Answer = Option<Result<Renewal, StoreError>>;
+
+/// A renewal waiting for the store's answer.
+struct InFlight {
+    seq: u64,
+    started: Instant,
+    holding: Arc<Holding>,
+    ceiling: u64,
+    answer: Pin<Box<dyn Future<Output = Answer> + Send>>,
+}
+
+/// What woke the renewal future.
+enum Woke {
+    /// The interval passed.
+    Tick,
+    /// The renewal at this index of the in-flight list was answered (or
+    /// given up at the TTL).
+    Answered(usize, Answer),
+}
+
+/// The renewal future: starts a renewal every interval until the lease
+/// stops or is lost, and moves to a new node when it is lost and the
+/// process-wide generator waits.
+///
+/// A renewal the store has not answered by the next interval is not
+/// dropped: the interval counts as a failure (the warnings, the fence and
+/// the status come on time) and the renewal goes on while the next one
+/// starts, so renewals slower than the interval (a reconnect on a loaded
+/// machine) still get through, and a slow or hung one never holds up the
+/// next. At most [`MAX_RENEWALS_IN_FLIGHT`] wait at once: an interval that
+/// finds them all waiting gives up the oldest (so each gets that many
+/// intervals, and at most the TTL). Every answer is applied as it comes:
+/// the store raises `high_water` to the highest ceiling it was sent, so
+/// answers out of order are safe, and a failure older than a renewal that
+/// got through changes nothing.
 async fn renew_async<S, L, C, R>(core: Arc<Core<L, C>>, store: Arc<S>, runtime: Arc<R>)
 where
     S: AsyncLeaseStore + 'static,
@@ -157,20 +193,84 @@ where
     R: Sleep,
 {
     let every = core.plan.options.renew_every;
+    let ttl = core.plan.options.ttl;
+    let mut in_flight: Vec<InFlight> = Vec::with_capacity(MAX_RENEWALS_IN_FLIGHT);
+    let mut next_seq = 0u64;
+    // The newest renewal that got through, and whether one did since the
+    // last interval.
+    let mut newest_renewed = None;
+    let mut renewed_since_tick = false;
+    let mut tick = Box::pin(runtime.sleep(core.first_renewal_in()));
     loop {
-        runtime.sleep(every).await;
-        let Some((holding, ceiling)) = core.renewal() else {
-            return;
-        };
-        let request = core.renew_request(&holding, ceiling);
-        let result = match timeout(&*runtime, every, store.renew(&request)).await {
-            Some(result) => result,
-            None => Err(format!("no answer within {every:?}").into()),
-        };
-        match core.renewed(&holding, ceiling, result) {
-            Next::Renew => {}
-            Next::Stop => return,
-            Next::Move => move_async(&core, &*store, &*runtime).await,
+        let woke = core::future::poll_fn(|cx| {
+            for (i, renewal) in in_flight.iter_mut().enumerate() {
+                if let Poll::Ready(answer) = renewal.answer.as_mut().poll(cx) {
+                    return Poll::Ready(Woke::Answered(i, answer));
+                }
+            }
+            tick.as_mut().poll(cx).map(|()| Woke::Tick)
+        })
+        .await;
+        match woke {
+            Woke::Tick => {
+                tick = Box::pin(runtime.sleep(every));
+                if let Some(oldest) = in_flight.first()
+                    && !renewed_since_tick
+                {
+                    core.no_answer(&oldest.holding, oldest.started.elapsed());
+                }
+                renewed_since_tick = false;
+                let Some((holding, ceiling)) = core.renewal() else {
+                    return;
+                };
+                if in_flight.len() >= MAX_RENEWALS_IN_FLIGHT {
+                    // Given up (its statement dropped, its connection with
+                    // it), already counted as unanswered.
+                    in_flight.remove(0);
+                }
+                let (call_core, call_store, call_runtime, call_holding) = (
+                    core.clone(),
+                    store.clone(),
+                    runtime.clone(),
+                    holding.clone(),
+                );
+                let answer = Box::pin(async move {
+                    let request = call_core.renew_request(&call_holding, ceiling);
+                    timeout(&*call_runtime, ttl, call_store.renew(&request)).await
+                });
+                in_flight.push(InFlight {
+                    seq: next_seq,
+                    started: Instant::now(),
+                    holding,
+                    ceiling,
+                    answer,
+                });
+                next_seq += 1;
+            }
+            Woke::Answered(i, answer) => {
+                let renewal = in_flight.remove(i);
+                let result = answer.unwrap_or_else(|| {
+                    Err(format!("no answer within {ttl:?} (the TTL): given up").into())
+                });
+                match &result {
+                    Ok(Renewal::Renewed) => {
+                        renewed_since_tick = true;
+                        newest_renewed = newest_renewed.max(Some(renewal.seq));
+                    }
+                    // A later renewal already got through.
+                    Err(_) if newest_renewed.is_some_and(|n| n > renewal.seq) => continue,
+                    _ => {}
+                }
+                match core.renewed(&renewal.holding, renewal.ceiling, renewal.started, result) {
+                    Next::Renew => {}
+                    Next::Stop => return,
+                    Next::Move => {
+                        in_flight.clear();
+                        move_async(&core, &*store, &*runtime).await;
+                        tick = Box::pin(runtime.sleep(every));
+                    }
+                }
+            }
         }
     }
 }

@@ -267,13 +267,16 @@ fn call_with_timeout<T: Send + 'static>(
 fn renew_blocking<L: Layout + Clone, C: Clock + Clone>(core: &Arc<Core<L, C>>, store: &Blocking) {
     let every = core.plan.options.renew_every;
     let slice = Duration::from_millis(50).min(every);
+    let mut wait = core.first_renewal_in();
     loop {
-        if core.wait_stopped(every) {
+        if core.wait_stopped(wait) {
             return;
         }
+        wait = every;
         let Some((holding, ceiling)) = core.renewal() else {
             return;
         };
+        let started = Instant::now();
         let (tx, rx) = mpsc::channel();
         let (call_core, call_store, call_holding) = (core.clone(), store.clone(), holding.clone());
         let spawned = std::thread::Builder::new()
@@ -287,7 +290,6 @@ fn renew_blocking<L: Layout + Clone, C: Clock + Clone>(core: &Arc<Core<L, C>>, s
         let result = match spawned {
             Err(e) => Err(format!("cannot start a renewal thread: {e}").into()),
             Ok(_) => {
-                let started = Instant::now();
                 let mut noted = Duration::ZERO;
                 loop {
                     match rx.recv_timeout(slice) {
@@ -312,7 +314,7 @@ fn renew_blocking<L: Layout + Clone, C: Clock + Clone>(core: &Arc<Core<L, C>>, s
                 }
             }
         };
-        match core.renewed(&holding, ceiling, result) {
+        match core.renewed(&holding, ceiling, started, result) {
             Next::Renew => {}
             Next::Stop => return,
             Next::Move => move_blocking(core, store),

@@ -63,7 +63,6 @@ struct State {
     warned_ceiling: bool,
     logged_fenced: bool,
     /// When the renewal in flight was asked for (its latency's start).
-    renewal_started: Option<Instant>,
     /// Told of every change of the status.
     subscribers: Subscribers,
 }
@@ -283,7 +282,6 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                 last_error: None,
                 warned_ceiling: false,
                 logged_fenced: false,
-                renewal_started: None,
                 subscribers: Subscribers::default(),
             }),
             stopped: Condvar::new(),
@@ -314,15 +312,30 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
             )
     }
 
+    /// When the first renewal is due: an interval after the claim asked
+    /// for its first ceiling, so that a claim the store answered slowly is
+    /// renewed that much sooner.
+    pub(super) fn first_renewal_in(&self) -> Duration {
+        let asked = self
+            .holding()
+            .ceiling
+            .millis()
+            .saturating_sub(self.plan.lead_millis);
+        let since = self.now().saturating_sub(asked);
+        self.plan
+            .options
+            .renew_every
+            .saturating_sub(Duration::from_millis(since))
+    }
+
     /// What the next renewal asks for: the node held now and the new
     /// ceiling (the lead ahead of the clock, never lower than the current
     /// one). `None` once the lease stopped.
     pub(super) fn renewal(&self) -> Option<(Arc<Holding>, u64)> {
-        let mut state = self.lock();
+        let state = self.lock();
         if state.stopped || !matches!(state.phase, Phase::Held) {
             return None;
         }
-        state.renewal_started = Some(Instant::now());
         let ceiling = self
             .now()
             .saturating_add(self.plan.lead_millis)
@@ -345,10 +358,11 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         &self,
         holding: &Arc<Holding>,
         ceiling_millis: u64,
+        started: Instant,
         result: Result<Renewal, StoreError>,
     ) -> Next {
         let mut state = self.lock();
-        let next = self.apply(&mut state, holding, ceiling_millis, result);
+        let next = self.apply(&mut state, holding, ceiling_millis, started, result);
         self.publish(&mut state);
         next
     }
@@ -358,6 +372,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
         state: &mut State,
         holding: &Arc<Holding>,
         ceiling_millis: u64,
+        started: Instant,
         result: Result<Renewal, StoreError>,
     ) -> Next {
         if state.stopped {
@@ -367,9 +382,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
             return Next::Renew;
         }
         let now = self.now();
-        if let Some(started) = state.renewal_started.take() {
-            self.metrics.renewal.record(started.elapsed());
-        }
+        self.metrics.renewal.record(started.elapsed());
         match result {
             Ok(Renewal::Renewed) => {
                 // Persisted: the generator may use it.

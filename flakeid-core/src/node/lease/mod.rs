@@ -12,6 +12,8 @@ mod holder;
 mod memory;
 mod options;
 #[cfg(test)]
+mod renewal_simulation;
+#[cfg(test)]
 mod simulation;
 pub(crate) mod sql;
 mod status;

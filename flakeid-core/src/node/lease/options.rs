@@ -345,8 +345,12 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
     }
 
     /// How often the lease is renewed ([`renew_every`](Self::renew_every)):
-    /// a renewal the store has not answered within it counts as failed, so
-    /// stores that can give their statements a deadline use it (Diesel's).
+    /// each interval a renewal leaves unanswered counts as a failed
+    /// renewal, so stores that can give their statements a deadline use it
+    /// (Diesel's). An async holder ([`claim_async`](Self::claim_async))
+    /// lets a slow renewal go on while the next interval's starts, at most
+    /// four at once (the oldest is given up for a fifth); a blocking holder
+    /// waits for it.
     ///
     /// ```
     /// use std::time::Duration;

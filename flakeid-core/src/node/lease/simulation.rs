@@ -47,19 +47,19 @@ const RENEW_MS: u64 = 200;
 const SKEW_MS: u64 = 2_000;
 
 /// A seeded random stream (SplitMix64).
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         crate::rng::mix(self.0)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         crate::rng::below(self.next(), n)
     }
 
-    fn chance(&mut self, percent: u64) -> bool {
+    pub(super) fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
 }
@@ -373,7 +373,7 @@ impl Sim {
         if matches!(result, Ok(Renewal::ClockAhead { .. })) {
             self.coverage.clock_refusals += 1;
         }
-        let next = core.renewed(&holding, ceiling, result);
+        let next = core.renewed(&holding, ceiling, std::time::Instant::now(), result);
         if let Life::Up { next_renewal, .. } = &mut self.holders[i].life {
             *next_renewal = self.now + RENEW_MS;
         }
