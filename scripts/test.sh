@@ -327,10 +327,11 @@ run_job() {
 
 # The full run's jobs, in the order they start (the longest database jobs
 # first): the integration test binaries named `all` (the database tests, in
-# two jobs), the unit tests, the service's chaos smoke run (needs Docker: it
-# pauses its database container); once those have ended (`@wait`: they time
-# leases, renewals and runtimes' ticks, which a machine busy compiling
-# delays past any bound), the slower test targets (`docs`, the
+# two jobs), the service's chaos smoke run (needs Docker: it pauses its
+# database container); once those have ended (`@wait`: they time leases,
+# renewals and runtimes' ticks, which a machine busy compiling or
+# simulating delays past any bound), the unit tests (with the seeded
+# simulations, which keep every CPU busy), the slower test targets (`docs`, the
 # documentation's commands, which compile the examples, the service and the
 # CLI with their own features;
 # `api`, the public-API snapshots from rustdoc's JSON; `db_quick` and
@@ -392,7 +393,6 @@ print("\n".join(sorted(names)))') || return 1
     for pattern in "${split[@]}"; do skip+=(--skip "$pattern"); done
     echo "all.leases --workspace --test all -- ${split[*]}"
     echo "all.rest --workspace --test all -- ${skip[*]}"
-    echo "lib --workspace --lib"
     if [ "$use_docker" -eq 1 ]; then
         echo chaos-smoke
     else
@@ -403,6 +403,9 @@ print("\n".join(sorted(names)))') || return 1
     # tests) and would take the CPUs they need: they start once the jobs
     # above have ended.
     echo "@wait"
+    # The unit tests' seeded simulations keep both CPUs busy for a minute:
+    # first after the timing jobs, beside the compiling ones.
+    echo "lib --workspace --lib"
     for name in "${slow[@]}"; do
         grep -qx "$name" <<<"$names" && echo "$name --workspace --test $name"
     done

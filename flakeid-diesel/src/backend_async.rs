@@ -88,8 +88,7 @@ async_diesel_backend!("sqlite", diesel::sqlite::Sqlite);
 /// reconnects: a database restart or failover is ridden out).
 pub struct AsyncDieselExecutor<C> {
     url: String,
-    /// The idle connection; a statement takes it out of its slot.
-    conn: std::sync::Mutex<Option<C>>,
+    conn: tokio::sync::Mutex<Option<C>>,
 }
 
 impl<C> fmt::Debug for AsyncDieselExecutor<C> {
@@ -108,39 +107,33 @@ where
     pub fn new(url: impl Into<String>) -> Self {
         AsyncDieselExecutor {
             url: url.into(),
-            conn: std::sync::Mutex::new(None),
+            conn: tokio::sync::Mutex::new(None),
         }
     }
 
-    /// Runs `run` on the idle connection, or on a new one when none is
-    /// idle, and puts it back after success (dropping it after an error:
-    /// it may be broken). The connection is out of its slot while a
-    /// statement runs: if the call is dropped midway (a renewal given up),
-    /// the connection, which may still owe a reply, goes with it; a reused
-    /// one would read that reply as the next statement's ("packet out of
-    /// order" on MySQL). Calls at the same time (renewals that overlap
-    /// while the database is slow) each get a connection of their own
-    /// instead of queueing behind one that may hang; one is kept.
+    /// Runs `run` on the connection, opening it first if need be and
+    /// dropping it after an error (it may be broken). Calls at the same
+    /// time (renewals that overlap while the database is slow) take turns
+    /// on the one connection, so a slow database is not also sent more
+    /// connections. The connection is out of its slot while a statement
+    /// runs: if the call is dropped midway (a renewal given up), the
+    /// connection, which may still owe a reply, goes with it and the next
+    /// call opens a fresh one; a reused one would read that reply as the
+    /// next statement's ("packet out of order" on MySQL).
     async fn with<T>(
         &self,
         run: impl AsyncFnOnce(&mut C) -> QueryResult<T>,
     ) -> Result<T, DieselStoreError> {
-        let idle = self.slot().take();
-        let mut conn = match idle {
+        let mut guard = self.conn.lock().await;
+        let mut conn = match guard.take() {
             Some(conn) => conn,
             None => C::establish(&self.url).await?,
         };
         let result = run(&mut conn).await;
         if result.is_ok() {
-            self.slot().get_or_insert(conn);
+            *guard = Some(conn);
         }
         Ok(result?)
-    }
-
-    fn slot(&self) -> std::sync::MutexGuard<'_, Option<C>> {
-        self.conn
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

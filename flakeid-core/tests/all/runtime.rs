@@ -137,7 +137,7 @@ fn an_async_batch_reserved_ahead_is_due_when_its_last_tick_is() {
         let ticking = tokio::spawn(tick_task);
         let started = Instant::now();
         let ids: Vec<u64> = generator
-            .next_batch_async_on(100, &Timers)
+            .next_batch_async_on(400, &Timers)
             .await
             .unwrap()
             .collect();
@@ -146,13 +146,13 @@ fn an_async_batch_reserved_ahead_is_due_when_its_last_tick_is() {
         ticking.await.unwrap();
         (ids, elapsed)
     });
-    assert_eq!(ids.len(), 100);
+    assert_eq!(ids.len(), 400);
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
     let layout = generator.layout();
-    let span = layout.decompose(ids[99]).tick - layout.decompose(ids[0]).tick;
+    let span = layout.decompose(ids[399]).tick - layout.decompose(ids[0]).tick;
     assert!(
-        span >= 24,
-        "100 IDs at 4 per tick span 25 ticks, not {span}"
+        span >= 99,
+        "400 IDs at 4 per tick span 100 ticks, not {span}"
     );
     // Returned no earlier than the last tick is due (less the catch-up the first IDs may use).
     assert!(
@@ -160,8 +160,9 @@ fn an_async_batch_reserved_ahead_is_due_when_its_last_tick_is() {
         "{elapsed:?} for {span} ticks"
     );
     // Had the wait blocked the thread, the ticker's first sleep would end
-    // only after it: one tick. Two or more: it ran during the wait (how
-    // many depends on how often a loaded machine runs this thread).
+    // only after it: one tick. Two or more: it ran during the wait of about
+    // 100 ms (how many depends on how often a loaded machine runs this
+    // thread; it would have to leave it unscheduled for the whole wait).
     assert!(
         ticks.load(Ordering::Relaxed) >= 2,
         "the ticker did not run while the batch was due"

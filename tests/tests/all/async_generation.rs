@@ -127,8 +127,10 @@ fn assert_never_stalled(what: &str, stalls: &Stalls, elapsed: Duration) {
         stalls.os_delay_known,
         "{what}: /proc/thread-self/schedstat is needed to tell the OS's delays from the runtime's"
     );
-    // At least a tick per 4 ms of the run: the ticker really ran alongside.
-    let expected = elapsed.as_millis() as u64 / 4;
+    // At least a tick per 10 ms of the run: the ticker really ran alongside
+    // (it sleeps 1 ms; a loaded machine runs the thread less often, which
+    // `worst_missed` does not charge to generation).
+    let expected = elapsed.as_millis() as u64 / 10;
     assert!(
         stalls.ticks >= expected,
         "{what}: the ticker ran {} times in {elapsed:?}",
