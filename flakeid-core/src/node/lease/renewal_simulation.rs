@@ -34,11 +34,11 @@ use std::sync::{Arc, Mutex};
 use super::asynchronous::MAX_RENEWALS_IN_FLIGHT;
 use super::memory::MemoryLeaseStore;
 use super::options::LeaseOptions;
-use super::simulation::Rng;
+use super::simulation::{Rng, env_u64};
 use super::status::LeaseStatus;
 use super::store::{
-    AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
-    Renewal,
+    AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, OwnedRenewRequest,
+    ReleaseRequest, RenewRequest, Renewal,
 };
 use crate::clock::{Clock, ManualClock};
 use crate::layout::presets;
@@ -205,32 +205,14 @@ impl AsyncLeaseStore for SlowStore {
         let n = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.most_in_flight.fetch_max(n, Ordering::SeqCst);
         let counted = InFlight(self.in_flight.clone());
-        let (space, owner) = (request.space.to_owned(), request.owner.to_owned());
-        let (node, fence, ttl, ceiling_millis, max_ahead_millis) = (
-            request.node,
-            request.fence,
-            request.ttl,
-            request.ceiling_millis,
-            request.max_ahead_millis,
-        );
+        let request = OwnedRenewRequest::new(request);
         let (store, time) = (self.inner.clone(), self.time.clone());
         async move {
             let _counted = counted;
             let mut applied = None;
             if let Some(at) = fate.apply {
                 time.until(at).await;
-                applied = Some(LeaseStore::renew(
-                    &mut store.clone(),
-                    &RenewRequest {
-                        space: &space,
-                        node,
-                        owner: &owner,
-                        fence,
-                        ttl,
-                        ceiling_millis,
-                        max_ahead_millis,
-                    },
-                ));
+                applied = Some(LeaseStore::renew(&mut store.clone(), &request.borrow()));
             }
             let Some(at) = fate.answer else {
                 return core::future::pending().await;
@@ -394,10 +376,6 @@ struct Coverage {
     slower_than_interval: bool,
     all_in_flight: bool,
     wild: bool,
-}
-
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }
 
 #[test]

@@ -559,7 +559,7 @@ fn schedule(seed: u64) -> Result<Coverage, String> {
     }
 }
 
-fn env_u64(name: &str) -> Option<u64> {
+pub(super) fn env_u64(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }
 

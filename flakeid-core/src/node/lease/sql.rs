@@ -48,8 +48,8 @@ use thiserror::Error;
 
 use super::options::LeaseOptions;
 use super::store::{
-    AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
-    Renewal,
+    AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, OwnedRenewRequest,
+    ReleaseRequest, RenewRequest, Renewal,
 };
 use crate::sql::{Dialect, SqlNameError, SqlStatement, SqlType, SqlValue, SqlWriter};
 use crate::store::{AsyncSqlExecutor, SqlExecutor, SqlRow, StoreError};
@@ -746,30 +746,13 @@ impl<X: AsyncSqlExecutor> AsyncLeaseStore for SqlLeaseStore<X> {
     ) -> impl Future<Output = Result<Renewal, StoreError>> + Send {
         let renew = self.sql.renew(r);
         let select = self.sql.select_node(r.space, r.node);
-        let (owner, fence, ceiling_millis, max_ahead_millis) = (
-            r.owner.to_owned(),
-            r.fence,
-            r.ceiling_millis,
-            r.max_ahead_millis,
-        );
-        let (space, node, ttl) = (r.space.to_owned(), r.node, r.ttl);
+        let request = OwnedRenewRequest::new(r);
         async move {
             if self.executor.execute(&renew).await?.rows > 0 {
                 return Ok(Renewal::Renewed);
             }
             let rows = self.executor.query(&select).await?;
-            Ok(renewal_of(
-                &lease_rows(rows)?,
-                &RenewRequest {
-                    space: &space,
-                    node,
-                    owner: &owner,
-                    fence,
-                    ttl,
-                    ceiling_millis,
-                    max_ahead_millis,
-                },
-            ))
+            Ok(renewal_of(&lease_rows(rows)?, &request.borrow()))
         }
     }
 

@@ -104,6 +104,45 @@ pub struct RenewRequest<'a> {
     pub max_ahead_millis: u64,
 }
 
+/// A [`RenewRequest`] that owns its strings, for a store's future that
+/// outlives the borrowed request.
+#[derive(Debug, Clone)]
+pub(super) struct OwnedRenewRequest {
+    space: String,
+    owner: String,
+    node: u64,
+    fence: u64,
+    ttl: Duration,
+    ceiling_millis: u64,
+    max_ahead_millis: u64,
+}
+
+impl OwnedRenewRequest {
+    pub(super) fn new(r: &RenewRequest<'_>) -> Self {
+        OwnedRenewRequest {
+            space: r.space.to_owned(),
+            owner: r.owner.to_owned(),
+            node: r.node,
+            fence: r.fence,
+            ttl: r.ttl,
+            ceiling_millis: r.ceiling_millis,
+            max_ahead_millis: r.max_ahead_millis,
+        }
+    }
+
+    pub(super) fn borrow(&self) -> RenewRequest<'_> {
+        RenewRequest {
+            space: &self.space,
+            node: self.node,
+            owner: &self.owner,
+            fence: self.fence,
+            ttl: self.ttl,
+            ceiling_millis: self.ceiling_millis,
+            max_ahead_millis: self.max_ahead_millis,
+        }
+    }
+}
+
 /// What a renewal did.
 ///
 /// ```
