@@ -164,10 +164,19 @@ remove_leftover_containers() {
     [ "$use_docker" -eq 1 ] && engine_reachable || return 0
     local filter="label=org.flakeid.tests.run=$FLAKEID_TEST_RUN_ID" ids i
     # Each test binary's watcher removes its containers when the binary exits;
-    # give them a moment, then remove whatever is left.
+    # give them a moment, then remove whatever is left. A container whose
+    # creation a killed test had asked for can appear a moment after it
+    # died: none for two looks a second apart is none.
+    local empty=0
     for i in $(seq 1 20); do
         ids=$(docker ps -aq --filter "$filter")
-        [ -z "$ids" ] && return 0
+        if [ -z "$ids" ]; then
+            empty=$((empty + 1))
+            [ "$empty" -ge 2 ] && return 0
+            sleep 1
+            continue
+        fi
+        empty=0
         sleep 0.5
     done
     log "removing leftover test containers: $(echo $ids)"
@@ -175,11 +184,33 @@ remove_leftover_containers() {
     docker rm -fv $ids >/dev/null || true
 }
 
+# Every process under pid $1 (by parent links, in its process group or
+# not) except $2 and what runs under it, one pid per line.
+descendants() {
+    ps -e -o pid=,ppid= | awk -v root="$1" -v skip="${2:-none}" '
+        { parent[$1] = $2 }
+        END {
+            for (p in parent) {
+                q = p
+                while (q in parent && q != skip) {
+                    q = parent[q]
+                    if (q == root) { print p; break }
+                }
+            }
+        }'
+}
+
 cleanup() {
     local status=$?
     trap - EXIT INT TERM
-    local pid
-    for pid in "$images_pid" "${job_pids[@]}"; do
+    # What this run started and has not reaped: the jobs, their cargo and
+    # test processes, and what those started in process groups of their
+    # own (the documentation's commands, workers, services); not the
+    # Docker engine, stopped below. All are found before any is signalled:
+    # a killed parent's children are re-parented and no longer under it.
+    local pids="" pid
+    command -v ps >/dev/null 2>&1 && pids=$(descendants "$$" "$started_dockerd_pid")
+    for pid in $pids "$images_pid" "${job_pids[@]}"; do
         [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
     done
     remove_leftover_containers || true
@@ -212,7 +243,7 @@ run_postgres18_pass() {
     log "PostgreSQL 18 pass: ${#names[@]} tests that used PostgreSQL, again with FLAKEID_TEST_POSTGRES_SERVER=18"
     log "cargo test ${selection[*]} -- --exact <those tests>"
     FLAKEID_TEST_POSTGRES_SERVER=18 FLAKEID_TEST_POSTGRES_TESTS_LOG="$again" \
-        cargo test --no-fail-fast "${selection[@]}" -- --exact "${names[@]}" || failed=1
+        interruptible cargo test --no-fail-fast "${selection[@]}" -- --exact "${names[@]}" || failed=1
     local missing
     missing=$(comm -23 <(sort -u "$logged") <(sort -u "$again"))
     if [ -n "$missing" ]; then

@@ -38,6 +38,19 @@ children_cpu() {
 
 # Runs a named phase and records how long it took, in wall and CPU seconds.
 PHASE_TIMES=()
+# Runs a command ($@) so that a signal's trap runs at once: bash runs a
+# trap only once the foreground command it waits for has ended, but a
+# `wait` is interrupted. Shell functions run as they are (they set the
+# caller's variables).
+interruptible() {
+    if declare -F "$1" >/dev/null; then
+        "$@"
+        return
+    fi
+    "$@" &
+    wait "$!"
+}
+
 phase() {
     local name=$1
     shift
@@ -46,7 +59,7 @@ phase() {
     children_cpu cpu_start
     log "== $name"
     set +e
-    "$@"
+    interruptible "$@"
     status=$?
     set -e
     end=$(date +%s)
