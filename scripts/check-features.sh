@@ -12,7 +12,7 @@ check() {
 }
 
 for f in "" serde macros diesel diesel-postgres diesel-mysql diesel-sqlite sea-orm \
-    sqlx-postgres sqlx-mysql sqlx-sqlite utoipa schemars async-graphql ts-rs tokio; do
+    sqlx-postgres sqlx-mysql sqlx-sqlite utoipa schemars async-graphql ts-rs specta tokio; do
     check flakeid-core "$f"
 done
 check flakeid-macros ""

@@ -318,6 +318,21 @@ macro_rules! __flakeid_core_impl_ts_rs {
 #[doc(hidden)]
 pub use crate::__flakeid_core_impl_ts_rs as impl_ts_rs;
 
+#[cfg(feature = "specta")]
+pub use ::specta;
+
+/// `specta::Type` for an ID type. Expands to nothing because flakeid-core
+/// was built without its `specta` feature.
+#[cfg(not(feature = "specta"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __flakeid_core_impl_specta {
+    ($id:ty) => {};
+}
+
+#[doc(hidden)]
+pub use crate::__flakeid_core_impl_specta as impl_specta;
+
 /// Whether `a` and `b` read IDs alike.
 fn same_ids(a: &dyn IdScheme, b: &dyn IdScheme) -> bool {
     let max = a.max_id();

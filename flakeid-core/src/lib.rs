@@ -34,7 +34,7 @@
 //!   and the generator's `tracing` events.
 //! * [`global`] — the process's node ID and the process-wide generators
 //!   that `UserId::generate()` uses; [`interop`] — ID types as values of
-//!   other crates (serde, sqlx, utoipa, schemars, async-graphql, ts-rs).
+//!   other crates (serde, sqlx, utoipa, schemars, async-graphql, ts-rs, specta).
 //!
 //! Shared errors are at the crate root; a module's own errors live with
 //! it.
@@ -90,6 +90,7 @@
 //! | `utoipa`, `schemars` | no | ID types as OpenAPI / JSON Schema schemas: strings of decimal digits ([`interop`]); [`Flake128`](flake128::Flake128) as its canonical string |
 //! | `async-graphql` | no | ID types as GraphQL scalars named after the type (strings on the wire), `TryFrom<async_graphql::ID>`, connection cursors ([`interop`]) |
 //! | `ts-rs` | no | ID types as TypeScript `string` aliases (`export type UserId = string;`, [`interop`]) |
+//! | `specta` | no | ID types as named specta types defined as `string` (specta-typescript writes `export type UserId = string;`; requires specta `=2.0.0-rc.27`, [`interop`]) |
 //!
 //! The column impls for [`Flake128`](flake128::Flake128) live here, behind features, because it
 //! is this crate's type: the ORM crates may not implement ORM traits for it.

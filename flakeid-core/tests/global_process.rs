@@ -443,6 +443,16 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
         return;
     }
     events::install();
+    // This child process's own recorder: the move is counted.
+    #[cfg(feature = "metrics")]
+    let snapshotter = {
+        let recorder = metrics_util::debugging::DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        recorder
+            .install()
+            .expect("the only recorder of this process");
+        snapshotter
+    };
 
     let CutOff {
         clock,
@@ -550,6 +560,27 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
         }
     }
     assert!(events::find("from_node=0").is_some());
+    #[cfg(feature = "metrics")]
+    {
+        let counted = |name: &str| -> u64 {
+            snapshotter
+                .snapshot()
+                .into_vec()
+                .into_iter()
+                .filter(|(k, ..)| {
+                    k.key().name() == name
+                        && k.key()
+                            .labels()
+                            .any(|l| l.key() == "space" && l.value() == "heal")
+                })
+                .map(|(.., v)| match v {
+                    metrics_util::debugging::DebugValue::Counter(c) => c,
+                    other => panic!("{name} is not a counter: {other:?}"),
+                })
+                .sum()
+        };
+        assert_eq!(counted("flakeid_node_moves_total"), 1);
+    }
     // Released from the process-wide generator, on its new node.
     let mark = lease.release(generator).unwrap();
     let row = store

@@ -255,6 +255,7 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
         #core::__private::impl_schemars!(#name);
         #core::__private::impl_async_graphql!(#name);
         #core::__private::impl_ts_rs!(#name);
+        #core::__private::impl_specta!(#name);
     };
     for orm in [&paths.seaorm, &paths.diesel].into_iter().flatten() {
         out.extend(quote!(#orm::__private::impl_id!(#name);));

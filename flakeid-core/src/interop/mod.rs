@@ -8,6 +8,7 @@
 //! | `schemars` | `schemars::JsonSchema`: the same schema |
 //! | `async-graphql` | a GraphQL scalar named after the type (a string on the wire), `async_graphql::ID` conversions, `CursorType` ([`async_graphql`]) |
 //! | `ts-rs` | `ts_rs::TS`: `export type UserId = string;` ([`ts_rs`]) |
+//! | `specta` | `specta::Type`: `export type UserId = string;` through specta-typescript ([`specta`]) |
 //!
 //! Protocol Buffers (prost, tonic) need no feature: message fields are
 //! `int64`, `fixed64` or `string`, and every ID type converts to and from
@@ -73,6 +74,8 @@ pub(crate) mod json_schema;
 pub mod schemars;
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
+#[cfg(feature = "specta")]
+pub mod specta;
 #[cfg(any(
     feature = "sqlx-postgres",
     feature = "sqlx-mysql",
@@ -90,7 +93,8 @@ pub mod utoipa;
     feature = "utoipa",
     feature = "schemars",
     feature = "async-graphql",
-    feature = "ts-rs"
+    feature = "ts-rs",
+    feature = "specta"
 ))]
 pub(crate) const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits because \
                                       JavaScript numbers round integers above 2^53.";
