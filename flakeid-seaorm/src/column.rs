@@ -49,14 +49,6 @@ pub fn try_get_by<I: FlakeId, C: ColIdx>(res: &QueryResult, idx: C) -> Result<I,
     })
 }
 
-fn column_name<C: ColIdx>(idx: C) -> String {
-    match (idx.as_str(), idx.as_usize()) {
-        (Some(name), _) => format!("`{name}`"),
-        (None, Some(pos)) => format!("#{pos}"),
-        (None, None) => format!("{idx:?}"),
-    }
-}
-
 /// `ValueType::try_from`: only a non-null, valid integer converts.
 pub fn try_from_value<I: FlakeId>(v: Value) -> Result<I, ValueTypeErr> {
     match v {
@@ -197,4 +189,12 @@ macro_rules! impl_id {
             }
         }
     };
+}
+
+fn column_name<C: ColIdx>(idx: C) -> String {
+    match (idx.as_str(), idx.as_usize()) {
+        (Some(name), _) => format!("`{name}`"),
+        (None, Some(pos)) => format!("#{pos}"),
+        (None, None) => format!("{idx:?}"),
+    }
 }

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Label on every container the fixtures start.
 pub(crate) const LABEL: &str = "org.flakeid.tests";
+
 /// Label naming the `scripts/test.sh` run (or `manual`), for its clean-up.
 pub(crate) const RUN_LABEL: &str = "org.flakeid.tests.run";
 
@@ -111,10 +112,6 @@ pub(crate) fn split_image(image: &str) -> (&str, &str) {
     }
 }
 
-/// How long a container may take to log its ready message (an image
-/// pulled first included).
-const STARTUP_TIMEOUT: Duration = Duration::from_secs(180);
-
 /// Starts the container (`docker run`, pulling the image if it is not
 /// there), waits for its ready message and finds its port on the host.
 pub(crate) async fn start(spec: &ContainerSpec) -> Result<Started, String> {
@@ -170,6 +167,68 @@ pub(crate) async fn host_port(id: &str, port: u16) -> Result<u16, String> {
             format!("container {id}: no host port for {port} in `docker port`: {mapped:?}")
         })
 }
+
+/// Retries `connect` until it succeeds or `timeout` passes; official images
+/// restart their server once after initialisation.
+pub(crate) async fn retry_connect<T, F, Fut>(timeout: Duration, mut connect: F) -> Result<T, String>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, String>>,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        let attempt = tokio::time::timeout(Duration::from_secs(10), connect()).await;
+        let err = match attempt {
+            Ok(Ok(v)) => return Ok(v),
+            Ok(Err(e)) => e,
+            Err(_) => "connection attempt timed out".to_owned(),
+        };
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "server did not accept connections within {timeout:?}: {err}"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Runs `docker ARGS...` (e.g. `pause ID`) and returns its standard
+/// output, trimmed. A pause or unpause is tried up to five times, 200 ms
+/// apart: on a busy machine the kernel's cgroup freezer can fail to settle
+/// in time (runc: "unable to freeze"), and the container is then left as it
+/// was.
+///
+/// # Panics
+/// If `docker` cannot run or the command fails (every attempt).
+pub fn docker(args: &[&str]) -> String {
+    let attempts = if matches!(args.first(), Some(&("pause" | "unpause"))) {
+        5
+    } else {
+        1
+    };
+    let mut last = String::new();
+    for attempt in 1..=attempts {
+        match docker_output(args) {
+            Ok(out) => return out,
+            Err(e) => last = e,
+        }
+        if attempt < attempts {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+    panic!("docker {args:?} failed {attempts} time(s), last: {last}");
+}
+
+/// Writes to the process's real stderr. `eprintln!` from a test thread (and
+/// from threads it spawned, like the fixture runtime's) is captured by the
+/// test harness; direct writes are not, so this shows in every test run.
+pub(crate) fn note(msg: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "flakeid-tests: {msg}");
+}
+
+/// How long a container may take to log its ready message (an image
+/// pulled first included).
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Where published ports are reached: the engine's host for a remote
 /// engine (`DOCKER_HOST=tcp://…`), else this machine. An IP address, not
@@ -233,30 +292,6 @@ fn wait_for_stderr(id: &str, message: &str, timeout: Duration) -> Result<(), Str
     outcome
 }
 
-/// Retries `connect` until it succeeds or `timeout` passes; official images
-/// restart their server once after initialisation.
-pub(crate) async fn retry_connect<T, F, Fut>(timeout: Duration, mut connect: F) -> Result<T, String>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, String>>,
-{
-    let deadline = Instant::now() + timeout;
-    loop {
-        let attempt = tokio::time::timeout(Duration::from_secs(10), connect()).await;
-        let err = match attempt {
-            Ok(Ok(v)) => return Ok(v),
-            Ok(Err(e)) => e,
-            Err(_) => "connection attempt timed out".to_owned(),
-        };
-        if Instant::now() >= deadline {
-            return Err(format!(
-                "server did not accept connections within {timeout:?}: {err}"
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-}
-
 /// Label whose value names the test process that owns a container.
 const OWNER_LABEL: &str = "org.flakeid.tests.owner";
 
@@ -272,33 +307,6 @@ static WATCHER: LazyLock<(String, Mutex<Option<Child>>)> = LazyLock::new(|| {
     let child = spawn_watcher(&owner);
     (owner, Mutex::new(child))
 });
-
-/// Runs `docker ARGS...` (e.g. `pause ID`) and returns its standard
-/// output, trimmed. A pause or unpause is tried up to five times, 200 ms
-/// apart: on a busy machine the kernel's cgroup freezer can fail to settle
-/// in time (runc: "unable to freeze"), and the container is then left as it
-/// was.
-///
-/// # Panics
-/// If `docker` cannot run or the command fails (every attempt).
-pub fn docker(args: &[&str]) -> String {
-    let attempts = if matches!(args.first(), Some(&("pause" | "unpause"))) {
-        5
-    } else {
-        1
-    };
-    let mut last = String::new();
-    for attempt in 1..=attempts {
-        match docker_output(args) {
-            Ok(out) => return out,
-            Err(e) => last = e,
-        }
-        if attempt < attempts {
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-    panic!("docker {args:?} failed {attempts} time(s), last: {last}");
-}
 
 /// `docker ARGS...` on the runtime's blocking threads.
 async fn docker_async(args: Vec<String>) -> Result<String, String> {
@@ -413,11 +421,4 @@ fn rootless_docker_host() -> Option<String> {
     .flatten()
     .find(|p| p.exists())
     .map(|p| format!("unix://{}", p.display()))
-}
-
-/// Writes to the process's real stderr. `eprintln!` from a test thread (and
-/// from threads it spawned, like the fixture runtime's) is captured by the
-/// test harness; direct writes are not, so this shows in every test run.
-pub(crate) fn note(msg: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "flakeid-tests: {msg}");
 }

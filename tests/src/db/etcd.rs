@@ -17,9 +17,10 @@ use super::runtime;
 
 /// Image used when `FLAKEID_TEST_ETCD_IMAGE` is not set.
 pub(crate) const DEFAULT_IMAGE: &str = "quay.io/coreos/etcd:v3.5.17";
+
 pub(crate) const IMAGE_VAR: &str = "FLAKEID_TEST_ETCD_IMAGE";
+
 pub(crate) const URL_VAR: &str = "FLAKEID_TEST_ETCD_URL";
-const PORT: u16 = 2379;
 
 /// The etcd server of this test binary.
 pub struct Etcd {
@@ -64,6 +65,50 @@ impl std::fmt::Debug for Etcd {
     }
 }
 
+/// The etcd server, started (or connected) on first use.
+///
+/// # Panics
+/// If no server can be had; the message says how to fix it.
+pub async fn etcd() -> &'static Etcd {
+    let server = runtime::run(async {
+        ETCD.get_or_init(start)
+            .await
+            .as_ref()
+            .map_err(Clone::clone)
+            .map(|_| ())
+    })
+    .await;
+    match (server, ETCD.get()) {
+        (Ok(()), Some(Ok(etcd))) => etcd,
+        (Err(msg), _) => panic!("{msg}"),
+        _ => panic!("flakeid-tests: the etcd fixture did not start"),
+    }
+}
+
+/// An etcd server in a container of its own, for tests that pause it
+/// (`docker pause`) without stalling the tests that share [`etcd`].
+///
+/// # Panics
+/// If no container can be started (a server given by URL cannot be paused).
+pub async fn etcd_to_pause() -> &'static Etcd {
+    let server = runtime::run(async {
+        PAUSABLE
+            .get_or_init(start_container)
+            .await
+            .as_ref()
+            .map_err(Clone::clone)
+            .map(|_| ())
+    })
+    .await;
+    match (server, PAUSABLE.get()) {
+        (Ok(()), Some(Ok(etcd))) => etcd,
+        (Err(msg), _) => panic!("{msg}"),
+        _ => panic!("flakeid-tests: the pausable etcd fixture did not start"),
+    }
+}
+
+const PORT: u16 = 2379;
+
 fn container_spec(image: String) -> ContainerSpec {
     let kind = kind_of(&image);
     ContainerSpec {
@@ -102,49 +147,7 @@ async fn version(url: &str) -> Result<String, String> {
 
 static ETCD: OnceCell<Result<Etcd, String>> = OnceCell::const_new();
 
-/// The etcd server, started (or connected) on first use.
-///
-/// # Panics
-/// If no server can be had; the message says how to fix it.
-pub async fn etcd() -> &'static Etcd {
-    let server = runtime::run(async {
-        ETCD.get_or_init(start)
-            .await
-            .as_ref()
-            .map_err(Clone::clone)
-            .map(|_| ())
-    })
-    .await;
-    match (server, ETCD.get()) {
-        (Ok(()), Some(Ok(etcd))) => etcd,
-        (Err(msg), _) => panic!("{msg}"),
-        _ => panic!("flakeid-tests: the etcd fixture did not start"),
-    }
-}
-
 static PAUSABLE: OnceCell<Result<Etcd, String>> = OnceCell::const_new();
-
-/// An etcd server in a container of its own, for tests that pause it
-/// (`docker pause`) without stalling the tests that share [`etcd`].
-///
-/// # Panics
-/// If no container can be started (a server given by URL cannot be paused).
-pub async fn etcd_to_pause() -> &'static Etcd {
-    let server = runtime::run(async {
-        PAUSABLE
-            .get_or_init(start_container)
-            .await
-            .as_ref()
-            .map_err(Clone::clone)
-            .map(|_| ())
-    })
-    .await;
-    match (server, PAUSABLE.get()) {
-        (Ok(()), Some(Ok(etcd))) => etcd,
-        (Err(msg), _) => panic!("{msg}"),
-        _ => panic!("flakeid-tests: the pausable etcd fixture did not start"),
-    }
-}
 
 async fn start() -> Result<Etcd, String> {
     if let Some(url) = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty()) {

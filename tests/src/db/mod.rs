@@ -44,9 +44,13 @@
 //! (e.g. a small buffer pool), for programs such as benchmarks.
 
 mod container;
+
 mod etcd;
+
 mod mysql;
+
 mod postgres;
+
 mod runtime;
 
 use std::fmt;
@@ -494,6 +498,97 @@ pub async fn own_server(backend: Backend) -> OwnServer {
     started.unwrap_or_else(|msg| panic!("{msg}"))
 }
 
+/// A server started for one program alone, with server settings of its own
+/// (e.g. a small buffer pool for a benchmark). Unlike the test fixtures it
+/// always runs a container of [`ServerKind::image`] (the `*_URL` variables
+/// are ignored: an existing server's settings are not ours to change), and
+/// the container is removed by [`stop`](Self::stop), or when the process
+/// exits.
+pub struct DedicatedServer {
+    kind: ServerKind,
+    inner: ContainerServer,
+}
+
+impl DedicatedServer {
+    /// Starts a container of `kind` with `settings`: PostgreSQL `-c name=value`,
+    /// MySQL/MariaDB `--name=value`.
+    ///
+    /// # Errors
+    /// A message saying why no server could be started, or that a
+    /// [`ServerKind::Postgres18`] image runs an older version.
+    pub async fn start(kind: ServerKind, settings: &[(&str, &str)]) -> Result<Self, String> {
+        let inner = start_container(kind, settings).await?;
+        Ok(DedicatedServer { kind, inner })
+    }
+
+    /// The kind of server.
+    pub fn kind(&self) -> ServerKind {
+        self.kind
+    }
+
+    /// The image it runs.
+    pub fn image(&self) -> &str {
+        &self.inner.image
+    }
+
+    /// `SELECT version()`.
+    pub fn version(&self) -> &str {
+        &self.inner.version
+    }
+
+    /// URL of the administrative user and database.
+    pub fn admin_url(&self) -> &str {
+        self.inner.admin_url.as_str()
+    }
+
+    /// Creates database `name` (lowercase ASCII letters, digits and `_`,
+    /// at most 63 bytes) and returns its URL.
+    ///
+    /// # Errors
+    /// An invalid name, or the server's error.
+    pub async fn create_database(&self, name: &str) -> Result<String, String> {
+        check_database_name(name)?;
+        self.inner.admin.create_database(name).await?;
+        let mut url = self.inner.admin_url.clone();
+        url.set_path(&format!("/{name}"));
+        Ok(url.into())
+    }
+
+    /// Drops database `name` if it exists.
+    ///
+    /// # Errors
+    /// An invalid name, or the server's error.
+    pub async fn drop_database(&self, name: &str) -> Result<(), String> {
+        check_database_name(name)?;
+        self.inner.admin.drop_database(name).await
+    }
+
+    /// Removes the container.
+    ///
+    /// # Errors
+    /// The container engine's error.
+    pub async fn stop(self) -> Result<(), String> {
+        let id = self.inner.container.id().to_owned();
+        self.inner
+            .container
+            .rm()
+            .await
+            .map_err(|e| format!("cannot remove container {}: {e}", short(&id)))
+    }
+}
+
+/// The URL without its password, for messages: `mysql://root:***@db:3306/mysql`.
+pub fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.into()
+        }
+        Ok(u) => u.into(),
+        Err(_) => "<unparsable URL>".to_owned(),
+    }
+}
+
 fn unwrap_or_fail<T>(result: Result<T, String>) -> T {
     result.unwrap_or_else(|msg| panic!("{msg}"))
 }
@@ -639,11 +734,15 @@ impl Admin {
 }
 
 static POSTGRES: OnceCell<Result<Server, String>> = OnceCell::const_new();
+
 static POSTGRES18: OnceCell<Result<Server, String>> = OnceCell::const_new();
+
 static MYSQL: OnceCell<Result<Server, String>> = OnceCell::const_new();
 
 static POSTGRES_TO_PAUSE: OnceCell<Result<Server, String>> = OnceCell::const_new();
+
 static POSTGRES18_TO_PAUSE: OnceCell<Result<Server, String>> = OnceCell::const_new();
+
 static MYSQL_TO_PAUSE: OnceCell<Result<Server, String>> = OnceCell::const_new();
 
 /// The pausable server of `kind`: always a container, started on first use.
@@ -841,85 +940,6 @@ async fn create_on(
     })
 }
 
-/// A server started for one program alone, with server settings of its own
-/// (e.g. a small buffer pool for a benchmark). Unlike the test fixtures it
-/// always runs a container of [`ServerKind::image`] (the `*_URL` variables
-/// are ignored: an existing server's settings are not ours to change), and
-/// the container is removed by [`stop`](Self::stop), or when the process
-/// exits.
-pub struct DedicatedServer {
-    kind: ServerKind,
-    inner: ContainerServer,
-}
-
-impl DedicatedServer {
-    /// Starts a container of `kind` with `settings`: PostgreSQL `-c name=value`,
-    /// MySQL/MariaDB `--name=value`.
-    ///
-    /// # Errors
-    /// A message saying why no server could be started, or that a
-    /// [`ServerKind::Postgres18`] image runs an older version.
-    pub async fn start(kind: ServerKind, settings: &[(&str, &str)]) -> Result<Self, String> {
-        let inner = start_container(kind, settings).await?;
-        Ok(DedicatedServer { kind, inner })
-    }
-
-    /// The kind of server.
-    pub fn kind(&self) -> ServerKind {
-        self.kind
-    }
-
-    /// The image it runs.
-    pub fn image(&self) -> &str {
-        &self.inner.image
-    }
-
-    /// `SELECT version()`.
-    pub fn version(&self) -> &str {
-        &self.inner.version
-    }
-
-    /// URL of the administrative user and database.
-    pub fn admin_url(&self) -> &str {
-        self.inner.admin_url.as_str()
-    }
-
-    /// Creates database `name` (lowercase ASCII letters, digits and `_`,
-    /// at most 63 bytes) and returns its URL.
-    ///
-    /// # Errors
-    /// An invalid name, or the server's error.
-    pub async fn create_database(&self, name: &str) -> Result<String, String> {
-        check_database_name(name)?;
-        self.inner.admin.create_database(name).await?;
-        let mut url = self.inner.admin_url.clone();
-        url.set_path(&format!("/{name}"));
-        Ok(url.into())
-    }
-
-    /// Drops database `name` if it exists.
-    ///
-    /// # Errors
-    /// An invalid name, or the server's error.
-    pub async fn drop_database(&self, name: &str) -> Result<(), String> {
-        check_database_name(name)?;
-        self.inner.admin.drop_database(name).await
-    }
-
-    /// Removes the container.
-    ///
-    /// # Errors
-    /// The container engine's error.
-    pub async fn stop(self) -> Result<(), String> {
-        let id = self.inner.container.id().to_owned();
-        self.inner
-            .container
-            .rm()
-            .await
-            .map_err(|e| format!("cannot remove container {}: {e}", short(&id)))
-    }
-}
-
 fn check_database_name(name: &str) -> Result<(), String> {
     let valid = !name.is_empty()
         && name.len() <= 63
@@ -962,18 +982,6 @@ fn database_name(test: &str) -> String {
 
 fn short(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
-}
-
-/// The URL without its password, for messages: `mysql://root:***@db:3306/mysql`.
-pub fn redact(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.into()
-        }
-        Ok(u) => u.into(),
-        Err(_) => "<unparsable URL>".to_owned(),
-    }
 }
 
 #[cfg(test)]

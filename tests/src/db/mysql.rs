@@ -7,12 +7,12 @@ use super::container::{ContainerSpec, ImageKind, kind_of};
 
 /// Image used when `FLAKEID_TEST_MYSQL_IMAGE` is not set.
 pub(crate) const DEFAULT_IMAGE: &str = "mysql:8.4";
-pub(crate) const IMAGE_VAR: &str = "FLAKEID_TEST_MYSQL_IMAGE";
-pub(crate) const URL_VAR: &str = "FLAKEID_TEST_MYSQL_URL";
-pub(crate) const PORT: u16 = 3306;
 
-/// Where the local image (`scripts/images/mariadb/`) keeps its start script.
-const LOCAL_START: &str = "/usr/local/bin/flakeid-start-mariadb";
+pub(crate) const IMAGE_VAR: &str = "FLAKEID_TEST_MYSQL_IMAGE";
+
+pub(crate) const URL_VAR: &str = "FLAKEID_TEST_MYSQL_URL";
+
+pub(crate) const PORT: u16 = 3306;
 
 /// Container settings for `image`, with server `settings` (`--name=value`).
 /// The official images take the root password from the environment; the
@@ -72,12 +72,6 @@ pub(crate) async fn version(pool: &MySqlPool) -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
-/// `name` as a MySQL identifier. The fixture's names are lowercase ASCII
-/// letters, digits and `_` (see `database_name`), but are quoted all the same.
-fn quoted(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
-}
-
 pub(crate) async fn create_database(pool: &MySqlPool, name: &str) -> Result<(), String> {
     let sql = format!("CREATE DATABASE {} CHARACTER SET utf8mb4", quoted(name));
     pool.execute(AssertSqlSafe(sql))
@@ -92,4 +86,13 @@ pub(crate) async fn drop_database(pool: &MySqlPool, name: &str) -> Result<(), St
         .await
         .map(drop)
         .map_err(|e| e.to_string())
+}
+
+/// Where the local image (`scripts/images/mariadb/`) keeps its start script.
+const LOCAL_START: &str = "/usr/local/bin/flakeid-start-mariadb";
+
+/// `name` as a MySQL identifier. The fixture's names are lowercase ASCII
+/// letters, digits and `_` (see `database_name`), but are quoted all the same.
+fn quoted(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
 }

@@ -7,17 +7,22 @@ use super::container::{ContainerSpec, ImageKind, kind_of};
 
 /// Image used when `FLAKEID_TEST_POSTGRES_IMAGE` is not set.
 pub(crate) const DEFAULT_IMAGE: &str = "postgres:17";
+
 pub(crate) const IMAGE_VAR: &str = "FLAKEID_TEST_POSTGRES_IMAGE";
+
 pub(crate) const URL_VAR: &str = "FLAKEID_TEST_POSTGRES_URL";
+
 /// The second PostgreSQL server: 18 or later (native `uuidv7()`).
 pub(crate) const DEFAULT_IMAGE_18: &str = "postgres:18";
+
 pub(crate) const IMAGE_VAR_18: &str = "FLAKEID_TEST_POSTGRES18_IMAGE";
+
 pub(crate) const URL_VAR_18: &str = "FLAKEID_TEST_POSTGRES18_URL";
+
 /// `server_version_num` of PostgreSQL 18.0.
 pub(crate) const VERSION_NUM_18: i64 = 180_000;
+
 pub(crate) const PORT: u16 = 5432;
-/// Where the local images (`scripts/images/postgres*/`) keep their start script.
-const LOCAL_START: &str = "/usr/local/bin/flakeid-start-postgres";
 
 /// Container settings for `image`, with server `settings` (`-c name=value`).
 /// The password is what the official image requires; the local image trusts
@@ -88,13 +93,6 @@ pub(crate) async fn version_num(pool: &PgPool) -> Result<i64, String> {
         .map_err(|e| format!("server_version_num {text:?} is not a number: {e}"))
 }
 
-/// `name` as a PostgreSQL identifier. The fixture's names are lowercase
-/// ASCII letters, digits and `_` within 63 bytes (see `database_name`), but
-/// are quoted all the same.
-fn quoted(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
 pub(crate) async fn create_database(pool: &PgPool, name: &str) -> Result<(), String> {
     let sql = format!("CREATE DATABASE {}", quoted(name));
     pool.execute(AssertSqlSafe(sql))
@@ -110,4 +108,14 @@ pub(crate) async fn drop_database(pool: &PgPool, name: &str) -> Result<(), Strin
         .await
         .map(drop)
         .map_err(|e| e.to_string())
+}
+
+/// Where the local images (`scripts/images/postgres*/`) keep their start script.
+const LOCAL_START: &str = "/usr/local/bin/flakeid-start-postgres";
+
+/// `name` as a PostgreSQL identifier. The fixture's names are lowercase
+/// ASCII letters, digits and `_` within 63 bytes (see `database_name`), but
+/// are quoted all the same.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
 }

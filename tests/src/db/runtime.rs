@@ -8,17 +8,6 @@ use std::future::Future;
 use std::sync::LazyLock;
 use std::sync::mpsc;
 
-const THREAD_NAME: &str = "flakeid-tests-db";
-
-static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name(THREAD_NAME)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("flakeid-tests: cannot build the fixture runtime: {e}"))
-});
-
 /// Runs `fut` on the fixture runtime and waits for it from async code (any
 /// executor). A panic inside `fut` is re-raised in the caller.
 pub(crate) async fn run<F>(fut: F) -> F::Output
@@ -72,3 +61,14 @@ where
 {
     drop(RUNTIME.spawn(fut));
 }
+
+const THREAD_NAME: &str = "flakeid-tests-db";
+
+static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name(THREAD_NAME)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("flakeid-tests: cannot build the fixture runtime: {e}"))
+});
