@@ -16,10 +16,6 @@ use std::time::{Duration, Instant};
 
 use crate::BenchError;
 
-/// How many IDs are issued between two readings of the stopwatch in the
-/// duration-bounded loops (a reading costs about as much as an ID).
-const CHECK_EVERY: u64 = 256;
-
 /// The result of issuing IDs for a while.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Run {
@@ -266,6 +262,10 @@ pub fn median(xs: &mut [f64]) -> Option<f64> {
         (xs[m - 1] + xs[m]) / 2.0
     })
 }
+
+/// How many IDs are issued between two readings of the stopwatch in the
+/// duration-bounded loops (a reading costs about as much as an ID).
+const CHECK_EVERY: u64 = 256;
 
 /// What one thread of [`shared`] returns: IDs issued, time, recorded IDs.
 type ThreadRun<T> = (u64, Duration, Vec<T>);

@@ -28,15 +28,6 @@ use crate::db::config::Server;
 use crate::db::schema::ItemId;
 use crate::measure::median;
 
-/// 2025-03-01T00:00:00Z: the clock at the first row.
-const START_MS: u64 = 1_740_787_200_000;
-/// The table's name.
-const TABLE: &str = "events";
-/// The name of the index on `created_at`.
-const CREATED_AT_INDEX: &str = "events_created_at";
-/// Rows per `INSERT` on MySQL/MariaDB.
-const ROWS_PER_INSERT: usize = 5_000;
-
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -130,80 +121,6 @@ impl Config {
     }
 }
 
-/// One row: key, `created_at` (Unix ms), body.
-#[derive(Debug, Clone)]
-struct Row {
-    id: i64,
-    created_ms: u64,
-}
-
-/// The rows, in the order issued.
-fn rows(cfg: &Config) -> Result<Vec<Row>, DbBenchError> {
-    let layout = presets::twitter();
-    let clock = Arc::new(ManualClock::new(START_MS - 1));
-    let generators = [0, 1, 512, 1023]
-        .into_iter()
-        .map(|node| {
-            Generator::builder(layout.clone(), node)
-                .clock(Arc::clone(&clock))
-                .build()
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut out = Vec::with_capacity(cfg.rows);
-    for i in 0..cfg.rows {
-        let ms = START_MS + (i as u64) * cfg.span_ms() / cfg.rows as u64;
-        clock.set(ms);
-        let id = generators[i % generators.len()].next_id()?;
-        out.push(Row {
-            id: i64::try_from(id).unwrap_or(i64::MAX),
-            created_ms: layout.timestamp_millis(id),
-        });
-    }
-    Ok(out)
-}
-
-const BODY: &str = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_";
-
-/// `2025-03-01 00:00:00.123`: a UTC time both servers read as a timestamp.
-fn sql_time(ms: u64) -> String {
-    let t = format_rfc3339(UNIX_EPOCH + Duration::from_millis(ms));
-    t.replace('T', " ").trim_end_matches('Z').to_owned()
-}
-
-/// One window: the key bounds and the `created_at` bounds of the same rows.
-#[derive(Debug, Clone)]
-struct Window {
-    width: Duration,
-    ids: (i64, i64),
-    /// `created_at >= from AND created_at < to`.
-    times: (String, String),
-}
-
-/// The windows of a round, at the same pseudo-random places every round.
-fn windows(cfg: &Config) -> Result<Vec<Window>, DbBenchError> {
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let mut out = Vec::new();
-    for &(width, n) in &cfg.windows {
-        let width_ms = u64::try_from(width.as_millis()).unwrap_or(u64::MAX);
-        let room = cfg.span_ms().saturating_sub(width_ms).max(1);
-        for _ in 0..n {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let from = START_MS + state % room;
-            let t0 = UNIX_EPOCH + Duration::from_millis(from);
-            let bounds = ItemId::time_bounds(t0..t0 + width)
-                .map_err(|e| DbBenchError::Argument(format!("bounds of a window: {e}")))?;
-            out.push(Window {
-                width,
-                ids: (bounds.start().get(), bounds.end().get()),
-                times: (sql_time(from), sql_time(from + width_ms)),
-            });
-        }
-    }
-    Ok(out)
-}
-
 /// What one server measured over the rounds.
 #[derive(Debug, Clone, Default)]
 pub struct Measured {
@@ -294,6 +211,182 @@ pub async fn run_server(
         measured.created_at_bytes = read(CREATED_AT_INDEX).await? * page;
     }
     Ok(measured)
+}
+
+/// The report for every server: `RESULT` lines, then the tables.
+pub fn report(cfg: &Config, results: &[(Server, Measured)]) -> String {
+    // (server, its version, width, rows per round, rows/s by key, by created_at)
+    let mut cells = Vec::new();
+    for (server, m) in results {
+        for (width, (rows, key, time)) in &m.by_width {
+            let per_sec =
+                |secs: &[f64]| *rows as f64 / median(&mut secs.to_vec()).unwrap_or(f64::NAN);
+            cells.push((
+                *server,
+                &m.version,
+                *width,
+                *rows,
+                per_sec(key),
+                per_sec(time),
+            ));
+        }
+    }
+    let mut out = String::new();
+    for &(server, _, width, rows, key, time) in &cells {
+        out.push_str(&format!(
+            "RESULT server={} width_s={} rows={rows} key_rows_per_s={key:.0} \
+             created_at_rows_per_s={time:.0} ratio={:.2}\n",
+            server.name(),
+            width.as_secs(),
+            key / time,
+        ));
+    }
+    for (server, m) in results {
+        out.push_str(&format!(
+            "INDEX server={} table_bytes={} pk_bytes={} created_at_bytes={}\n",
+            server.name(),
+            m.table_bytes,
+            m.pk_bytes,
+            m.created_at_bytes
+        ));
+    }
+    out.push('\n');
+    out.push_str(&format!(
+        "{} rows, {} round(s) (medians), windows: {}.\n\n",
+        cfg.rows,
+        cfg.rounds,
+        cfg.windows
+            .iter()
+            .map(|(w, n)| format!("{n} × {} s", w.as_secs()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    out.push_str(
+        "| server | window | rows per round | by key (rows/s) | by created_at (rows/s) | key ÷ created_at |\n\
+         |---|---:|---:|---:|---:|---:|\n",
+    );
+    for &(_, version, width, rows, key, time) in &cells {
+        out.push_str(&format!(
+            "| {version} | {} s | {rows} | {key:.0} | {time:.0} | {:.2}× |\n",
+            width.as_secs(),
+            key / time
+        ));
+    }
+    out.push_str(
+        "\n| server | table | primary key | `created_at` index (saved by dropping it) | saved, of table + indexes |\n\
+         |---|---:|---:|---:|---:|\n",
+    );
+    for (server, m) in results {
+        let total = if server.is_postgres() {
+            m.table_bytes + m.pk_bytes + m.created_at_bytes
+        } else {
+            // InnoDB's clustered primary key is the table.
+            m.table_bytes + m.created_at_bytes
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {:.1} % |\n",
+            m.version,
+            mib(m.table_bytes),
+            if server.is_postgres() {
+                mib(m.pk_bytes)
+            } else {
+                "(the table)".to_owned()
+            },
+            mib(m.created_at_bytes),
+            100.0 * m.created_at_bytes as f64 / total.max(1) as f64
+        ));
+    }
+    out.push_str("\nPlans of a 10 s window:\n\n");
+    for (_, m) in results {
+        out.push_str(&format!(
+            "- {}: by key: {}; by created_at: {}\n",
+            m.version, m.plans.0, m.plans.1
+        ));
+    }
+    out
+}
+
+/// 2025-03-01T00:00:00Z: the clock at the first row.
+const START_MS: u64 = 1_740_787_200_000;
+/// The table's name.
+const TABLE: &str = "events";
+/// The name of the index on `created_at`.
+const CREATED_AT_INDEX: &str = "events_created_at";
+/// Rows per `INSERT` on MySQL/MariaDB.
+const ROWS_PER_INSERT: usize = 5_000;
+
+/// One row: key, `created_at` (Unix ms), body.
+#[derive(Debug, Clone)]
+struct Row {
+    id: i64,
+    created_ms: u64,
+}
+
+/// The rows, in the order issued.
+fn rows(cfg: &Config) -> Result<Vec<Row>, DbBenchError> {
+    let layout = presets::twitter();
+    let clock = Arc::new(ManualClock::new(START_MS - 1));
+    let generators = [0, 1, 512, 1023]
+        .into_iter()
+        .map(|node| {
+            Generator::builder(layout.clone(), node)
+                .clock(Arc::clone(&clock))
+                .build()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = Vec::with_capacity(cfg.rows);
+    for i in 0..cfg.rows {
+        let ms = START_MS + (i as u64) * cfg.span_ms() / cfg.rows as u64;
+        clock.set(ms);
+        let id = generators[i % generators.len()].next_id()?;
+        out.push(Row {
+            id: i64::try_from(id).unwrap_or(i64::MAX),
+            created_ms: layout.timestamp_millis(id),
+        });
+    }
+    Ok(out)
+}
+
+const BODY: &str = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_";
+
+/// `2025-03-01 00:00:00.123`: a UTC time both servers read as a timestamp.
+fn sql_time(ms: u64) -> String {
+    let t = format_rfc3339(UNIX_EPOCH + Duration::from_millis(ms));
+    t.replace('T', " ").trim_end_matches('Z').to_owned()
+}
+
+/// One window: the key bounds and the `created_at` bounds of the same rows.
+#[derive(Debug, Clone)]
+struct Window {
+    width: Duration,
+    ids: (i64, i64),
+    /// `created_at >= from AND created_at < to`.
+    times: (String, String),
+}
+
+/// The windows of a round, at the same pseudo-random places every round.
+fn windows(cfg: &Config) -> Result<Vec<Window>, DbBenchError> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut out = Vec::new();
+    for &(width, n) in &cfg.windows {
+        let width_ms = u64::try_from(width.as_millis()).unwrap_or(u64::MAX);
+        let room = cfg.span_ms().saturating_sub(width_ms).max(1);
+        for _ in 0..n {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let from = START_MS + state % room;
+            let t0 = UNIX_EPOCH + Duration::from_millis(from);
+            let bounds = ItemId::time_bounds(t0..t0 + width)
+                .map_err(|e| DbBenchError::Argument(format!("bounds of a window: {e}")))?;
+            out.push(Window {
+                width,
+                ids: (bounds.start().get(), bounds.end().get()),
+                times: (sql_time(from), sql_time(from + width_ms)),
+            });
+        }
+    }
+    Ok(out)
 }
 
 fn sql(context: &'static str) -> impl Fn(sqlx::Error) -> DbBenchError {
@@ -537,99 +630,6 @@ fn plan_window(windows: &[Window]) -> &Window {
         .iter()
         .find(|w| w.width == Duration::from_secs(10))
         .unwrap_or(&windows[0])
-}
-
-/// The report for every server: `RESULT` lines, then the tables.
-pub fn report(cfg: &Config, results: &[(Server, Measured)]) -> String {
-    // (server, its version, width, rows per round, rows/s by key, by created_at)
-    let mut cells = Vec::new();
-    for (server, m) in results {
-        for (width, (rows, key, time)) in &m.by_width {
-            let per_sec =
-                |secs: &[f64]| *rows as f64 / median(&mut secs.to_vec()).unwrap_or(f64::NAN);
-            cells.push((
-                *server,
-                &m.version,
-                *width,
-                *rows,
-                per_sec(key),
-                per_sec(time),
-            ));
-        }
-    }
-    let mut out = String::new();
-    for &(server, _, width, rows, key, time) in &cells {
-        out.push_str(&format!(
-            "RESULT server={} width_s={} rows={rows} key_rows_per_s={key:.0} \
-             created_at_rows_per_s={time:.0} ratio={:.2}\n",
-            server.name(),
-            width.as_secs(),
-            key / time,
-        ));
-    }
-    for (server, m) in results {
-        out.push_str(&format!(
-            "INDEX server={} table_bytes={} pk_bytes={} created_at_bytes={}\n",
-            server.name(),
-            m.table_bytes,
-            m.pk_bytes,
-            m.created_at_bytes
-        ));
-    }
-    out.push('\n');
-    out.push_str(&format!(
-        "{} rows, {} round(s) (medians), windows: {}.\n\n",
-        cfg.rows,
-        cfg.rounds,
-        cfg.windows
-            .iter()
-            .map(|(w, n)| format!("{n} × {} s", w.as_secs()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
-    out.push_str(
-        "| server | window | rows per round | by key (rows/s) | by created_at (rows/s) | key ÷ created_at |\n\
-         |---|---:|---:|---:|---:|---:|\n",
-    );
-    for &(_, version, width, rows, key, time) in &cells {
-        out.push_str(&format!(
-            "| {version} | {} s | {rows} | {key:.0} | {time:.0} | {:.2}× |\n",
-            width.as_secs(),
-            key / time
-        ));
-    }
-    out.push_str(
-        "\n| server | table | primary key | `created_at` index (saved by dropping it) | saved, of table + indexes |\n\
-         |---|---:|---:|---:|---:|\n",
-    );
-    for (server, m) in results {
-        let total = if server.is_postgres() {
-            m.table_bytes + m.pk_bytes + m.created_at_bytes
-        } else {
-            // InnoDB's clustered primary key is the table.
-            m.table_bytes + m.created_at_bytes
-        };
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.1} % |\n",
-            m.version,
-            mib(m.table_bytes),
-            if server.is_postgres() {
-                mib(m.pk_bytes)
-            } else {
-                "(the table)".to_owned()
-            },
-            mib(m.created_at_bytes),
-            100.0 * m.created_at_bytes as f64 / total.max(1) as f64
-        ));
-    }
-    out.push_str("\nPlans of a 10 s window:\n\n");
-    for (_, m) in results {
-        out.push_str(&format!(
-            "- {}: by key: {}; by created_at: {}\n",
-            m.version, m.plans.0, m.plans.1
-        ));
-    }
-    out
 }
 
 fn mib(bytes: u64) -> String {

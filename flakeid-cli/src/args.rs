@@ -74,14 +74,6 @@ pub(crate) struct LayoutArgs {
     js_safe: bool,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum OrderArg {
-    /// time | node | sequence (Twitter).
-    NodeSequence,
-    /// time | sequence | node (Sonyflake).
-    SequenceNode,
-}
-
 impl LayoutArgs {
     /// The layout these arguments describe.
     pub(crate) fn build(&self) -> Result<BitLayout, CliError> {
@@ -370,4 +362,12 @@ pub(crate) struct DecodeFunctionsArgs {
     /// Write a migration directory (up.sql, down.sql) instead of printing.
     #[arg(long, value_name = "DIR")]
     pub(crate) out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum OrderArg {
+    /// time | node | sequence (Twitter).
+    NodeSequence,
+    /// time | sequence | node (Sonyflake).
+    SequenceNode,
 }

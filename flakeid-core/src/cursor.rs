@@ -16,11 +16,6 @@ use std::sync::atomic::{AtomicU64, Ordering, fence};
 /// within the range takes 40 bits of the state word).
 pub(crate) const MAX_RANGE_LEN: u64 = (1 << POS_BITS) - 1;
 
-const POS_BITS: u32 = 40;
-const POS_MASK: u64 = (1 << POS_BITS) - 1;
-const GEN_MASK: u64 = (1 << (64 - POS_BITS)) - 1;
-/// Marks the slot as being rewritten (seqlock).
-const WRITING: u64 = u64::MAX;
 /// A trigger position no taker reaches.
 pub(crate) const NO_TRIGGER: u64 = u64::MAX;
 
@@ -138,6 +133,12 @@ impl Cursor {
             .store((full_generation & GEN_MASK) << POS_BITS, Ordering::Release);
     }
 }
+
+const POS_BITS: u32 = 40;
+const POS_MASK: u64 = (1 << POS_BITS) - 1;
+const GEN_MASK: u64 = (1 << (64 - POS_BITS)) - 1;
+/// Marks the slot as being rewritten (seqlock).
+const WRITING: u64 = u64::MAX;
 
 #[cfg(test)]
 mod tests {

@@ -28,12 +28,6 @@ pub(crate) const TAG_SHIFT: u32 = 51;
 /// The bits a tag may have.
 pub(crate) const TAG_MASK: u64 = ((1 << 11) - 1) << TAG_SHIFT;
 
-static TAG: AtomicU64 = AtomicU64::new(0);
-static REGISTER: Once = Once::new();
-/// What else must happen in a child right after `fork()` (the clock's
-/// reset, see [`on_fork`]).
-static CHILD_HOOK: OnceLock<fn(u64)> = OnceLock::new();
-
 /// Has `hook` run in every child forked from now on, with the child's new
 /// tag, while the child has a single thread: it may touch only atomics.
 /// One hook per process (the clock's); a second call is ignored.
@@ -54,6 +48,12 @@ pub(crate) fn tag() -> u64 {
 pub(crate) fn current_tag() -> u64 {
     TAG.load(Ordering::Relaxed)
 }
+
+static TAG: AtomicU64 = AtomicU64::new(0);
+static REGISTER: Once = Once::new();
+/// What else must happen in a child right after `fork()` (the clock's
+/// reset, see [`on_fork`]).
+static CHILD_HOOK: OnceLock<fn(u64)> = OnceLock::new();
 
 /// Runs in the child right after `fork()`, while it has a single thread:
 /// only atomic loads and stores, which are async-signal-safe.

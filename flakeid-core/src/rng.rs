@@ -16,9 +16,6 @@ use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// SplitMix64's increment (2^64 / golden ratio, odd).
-const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
-
 /// SplitMix64's output function: a bijection on `u64`.
 #[inline]
 pub(crate) const fn mix(mut z: u64) -> u64 {
@@ -68,6 +65,9 @@ impl AtomicSplitMix {
         mix(s.wrapping_add(GAMMA))
     }
 }
+
+/// SplitMix64's increment (2^64 / golden ratio, odd).
+const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
 #[cfg(test)]
 mod tests {

@@ -239,45 +239,6 @@ pub(crate) async fn until_ready<T, E, R: Sleep>(
     }
 }
 
-/// [`until_ready`] after a `first` attempt that was not ready at once.
-async fn wait_until_ready<T, E, R: Sleep>(
-    first: Attempt<T>,
-    timers: &R,
-    mut attempt: impl FnMut() -> Result<Attempt<T>, E>,
-    give_up: impl FnOnce() -> Result<T, E>,
-) -> Result<T, E> {
-    let mut waiting_since: Option<Instant> = None;
-    let mut next = first;
-    loop {
-        match next {
-            Attempt::Ready(v) => return Ok(v),
-            Attempt::ReadyAfter(v, d) => {
-                if !d.is_zero() {
-                    timers.sleep(d).await;
-                }
-                return Ok(v);
-            }
-            Attempt::Wait(Wait(WaitKind::Sleep(d))) => {
-                if d.is_zero() {
-                    yield_now().await;
-                } else {
-                    timers.sleep(d).await;
-                }
-            }
-            Attempt::Wait(Wait(WaitKind::Signal { signal, seen, max })) => {
-                let since = *waiting_since.get_or_insert_with(Instant::now);
-                let left = max.saturating_sub(since.elapsed());
-                if left.is_zero() {
-                    return give_up();
-                }
-                // Woken by the event, or by the bound passing.
-                let _ = timeout(timers, left, signal.changed(seen)).await;
-            }
-        }
-        next = attempt()?;
-    }
-}
-
 /// An event async callers wait for: a counter moved by [`notify`](Self::notify)
 /// and the wakers of the tasks waiting for it to move.
 #[derive(Debug, Default)]
@@ -361,6 +322,45 @@ pub(crate) async fn timeout<T, R: Sleep>(
         sleep.as_mut().poll(cx).map(|()| None)
     })
     .await
+}
+
+/// [`until_ready`] after a `first` attempt that was not ready at once.
+async fn wait_until_ready<T, E, R: Sleep>(
+    first: Attempt<T>,
+    timers: &R,
+    mut attempt: impl FnMut() -> Result<Attempt<T>, E>,
+    give_up: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    let mut waiting_since: Option<Instant> = None;
+    let mut next = first;
+    loop {
+        match next {
+            Attempt::Ready(v) => return Ok(v),
+            Attempt::ReadyAfter(v, d) => {
+                if !d.is_zero() {
+                    timers.sleep(d).await;
+                }
+                return Ok(v);
+            }
+            Attempt::Wait(Wait(WaitKind::Sleep(d))) => {
+                if d.is_zero() {
+                    yield_now().await;
+                } else {
+                    timers.sleep(d).await;
+                }
+            }
+            Attempt::Wait(Wait(WaitKind::Signal { signal, seen, max })) => {
+                let since = *waiting_since.get_or_insert_with(Instant::now);
+                let left = max.saturating_sub(since.elapsed());
+                if left.is_zero() {
+                    return give_up();
+                }
+                // Woken by the event, or by the bound passing.
+                let _ = timeout(timers, left, signal.changed(seen)).await;
+            }
+        }
+        next = attempt()?;
+    }
 }
 
 /// Completes on its second poll, letting the executor run other tasks first.

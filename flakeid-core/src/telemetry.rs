@@ -91,8 +91,6 @@ pub fn wait_event_threshold() -> Duration {
     Duration::from_millis(WAIT_EVENT_THRESHOLD_MS.load(Ordering::Relaxed))
 }
 
-static WAIT_EVENT_THRESHOLD_MS: AtomicU64 = AtomicU64::new(50);
-
 /// Why a generator or segment waited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WaitCause {
@@ -396,6 +394,8 @@ impl GeneratorTelemetry {
         );
     }
 }
+
+static WAIT_EVENT_THRESHOLD_MS: AtomicU64 = AtomicU64::new(50);
 
 #[cfg(feature = "metrics")]
 fn to_labels(labels: &[(&'static str, &str)]) -> Vec<metrics::Label> {

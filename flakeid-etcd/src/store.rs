@@ -16,13 +16,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::EtcdLeaseError;
 
-/// Node keys created per transaction (etcd refuses transactions of more
-/// than 128 operations by default; each node takes a compare and a put).
-const CREATE_CHUNK: usize = 50;
-/// Attempts at one operation whose compare failed because another
-/// operation of the same node came in between.
-const ATTEMPTS: usize = 5;
-
 /// The lease protocol on etcd v3. See the [crate documentation](crate)
 /// for its keys, transactions and what is guaranteed.
 ///
@@ -78,37 +71,11 @@ impl NodeState {
     }
 }
 
-/// A node's two keys as read in one transaction.
-struct Snapshot {
-    /// The node key: `None` when the node was never created.
-    state: Option<(NodeState, i64)>,
-    /// The holder key: `(value, mod_revision, etcd lease)`, present while
-    /// the holder's etcd lease lives.
-    holder: Option<(String, i64, i64)>,
-}
-
-fn wall_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 /// The TTL to ask etcd for: whole seconds, rounded up (etcd counts leases
 /// in seconds and may grant more, never less).
 pub(crate) fn ttl_secs(ttl: Duration) -> i64 {
     let ms = ttl.as_millis().max(1);
     i64::try_from(ms.div_ceil(1000)).unwrap_or(i64::MAX)
-}
-
-/// The holder key's value: fence and owner token, compared byte for byte.
-fn holder_value(fence: u64, owner: &str) -> String {
-    format!("{fence}/{owner}")
-}
-
-/// `space` as one key segment: `%` and `/` escaped, so that no space's
-/// keys lie under another's prefix.
-fn segment(space: &str) -> String {
-    space.replace('%', "%25").replace('/', "%2F")
 }
 
 impl EtcdLeaseStore {
@@ -565,6 +532,39 @@ impl AsyncLeaseStore for EtcdLeaseStore {
     async fn list(&self, space: &str) -> Result<NodeTable, StoreError> {
         Ok(self.table(space).await?)
     }
+}
+
+/// Node keys created per transaction (etcd refuses transactions of more
+/// than 128 operations by default; each node takes a compare and a put).
+const CREATE_CHUNK: usize = 50;
+/// Attempts at one operation whose compare failed because another
+/// operation of the same node came in between.
+const ATTEMPTS: usize = 5;
+
+/// A node's two keys as read in one transaction.
+struct Snapshot {
+    /// The node key: `None` when the node was never created.
+    state: Option<(NodeState, i64)>,
+    /// The holder key: `(value, mod_revision, etcd lease)`, present while
+    /// the holder's etcd lease lives.
+    holder: Option<(String, i64, i64)>,
+}
+
+fn wall_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The holder key's value: fence and owner token, compared byte for byte.
+fn holder_value(fence: u64, owner: &str) -> String {
+    format!("{fence}/{owner}")
+}
+
+/// `space` as one key segment: `%` and `/` escaped, so that no space's
+/// keys lie under another's prefix.
+fn segment(space: &str) -> String {
+    space.replace('%', "%25").replace('/', "%2F")
 }
 
 #[cfg(test)]

@@ -41,10 +41,6 @@ pub(crate) struct Args {
     pub(crate) model_only: Vec<(Span, &'static str)>,
 }
 
-const KNOWN: &str = "`layout = ..`, `scheme = ..`, `source = ..`, `cut_over = ..` (ID types), \
-                     `behavior = manual` and `shared_key` (SeaORM models), `seaorm`, `diesel` and \
-                     `crate = ..`";
-
 /// Parses the arguments; which of them fit the item is checked in `valid`.
 pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
     let mut args = Args::default();
@@ -168,3 +164,7 @@ pub(crate) fn path_text(path: &syn::Path) -> String {
         .to_string()
         .replace(' ', "")
 }
+
+const KNOWN: &str = "`layout = ..`, `scheme = ..`, `source = ..`, `cut_over = ..` (ID types), \
+                     `behavior = manual` and `shared_key` (SeaORM models), `seaorm`, `diesel` and \
+                     `crate = ..`";

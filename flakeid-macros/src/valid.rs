@@ -9,19 +9,6 @@ use crate::attr::{Args, Entry};
 pub(crate) const WHERE_IT_GOES: &str =
     "#[flake_id] goes on a tuple struct `struct UserId(i64);` or on a model struct";
 
-const GENERATED_TRAITS: &[&str] = &[
-    "Clone",
-    "Copy",
-    "PartialEq",
-    "Eq",
-    "PartialOrd",
-    "Ord",
-    "Hash",
-    "Debug",
-    "Serialize",
-    "Deserialize",
-];
-
 /// Arguments that fit an ID type: no model arguments, and `source` only
 /// with a scheme.
 pub(crate) fn id_type_args(args: &Args) -> syn::Result<()> {
@@ -141,26 +128,6 @@ pub(crate) fn id_type_shape(input: &syn::DeriveInput) -> syn::Result<()> {
     Ok(())
 }
 
-fn is_i64(ty: &syn::Type) -> bool {
-    let syn::Type::Path(p) = ty else { return false };
-    if p.qself.is_some() {
-        return false;
-    }
-    let segments: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    match segments.as_slice() {
-        [i] => i == "i64",
-        [krate, primitive, i] => {
-            (krate == "core" || krate == "std") && primitive == "primitive" && i == "i64"
-        }
-        _ => false,
-    }
-}
-
 /// Rejects `#[derive(..)]` of a trait the expansion already implements.
 pub(crate) fn id_type_derives(attrs: &[syn::Attribute]) -> syn::Result<()> {
     for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
@@ -223,4 +190,37 @@ pub(crate) fn key_type(field: &syn::Ident, ty: &syn::Type) -> syn::Result<()> {
         ));
     }
     Ok(())
+}
+
+const GENERATED_TRAITS: &[&str] = &[
+    "Clone",
+    "Copy",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "Hash",
+    "Debug",
+    "Serialize",
+    "Deserialize",
+];
+
+fn is_i64(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else { return false };
+    if p.qself.is_some() {
+        return false;
+    }
+    let segments: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segments.as_slice() {
+        [i] => i == "i64",
+        [krate, primitive, i] => {
+            (krate == "core" || krate == "std") && primitive == "primitive" && i == "i64"
+        }
+        _ => false,
+    }
 }

@@ -11,10 +11,6 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, DbErr, EntityTrait, IntoActiveModel
 use crate::Error;
 use crate::entity::{key_column, table_name};
 
-/// A placeholder that satisfies the key field's deserializer; it never
-/// reaches the database because the key is unset again afterwards.
-const PLACEHOLDER_KEY: &str = "1";
-
 pub(crate) fn from_json_for_insert<A>(json: serde_json::Value) -> Result<A, DbErr>
 where
     A: ActiveModelTrait + TryIntoModel<<A::Entity as EntityTrait>::Model>,
@@ -46,6 +42,10 @@ where
     }
     Ok(am)
 }
+
+/// A placeholder that satisfies the key field's deserializer; it never
+/// reaches the database because the key is unset again afterwards.
+const PLACEHOLDER_KEY: &str = "1";
 
 /// serde_json's errors do not say which field was wrong; deserializing the
 /// model again while tracking the path does.

@@ -82,6 +82,26 @@ impl Proxy {
     }
 }
 
+/// The server `url` names (`postgres://user:pw@host:port/db`), and `url`
+/// with its host and port replaced by `addr` once known.
+///
+/// # Panics
+/// If `url` names no address that resolves.
+pub fn server_of(url: &str) -> (SocketAddr, impl Fn(SocketAddr) -> String) {
+    use std::net::ToSocketAddrs as _;
+    let start = url
+        .rfind('@')
+        .map_or_else(|| url.find("//").expect("a URL") + 2, |i| i + 1);
+    let end = url[start..].find('/').map_or(url.len(), |i| start + i);
+    let target = url[start..end]
+        .to_socket_addrs()
+        .expect("the server's address")
+        .next()
+        .expect("an address");
+    let (before, after) = (url[..start].to_owned(), url[end..].to_owned());
+    (target, move |addr| format!("{before}{addr}{after}"))
+}
+
 /// Forwards `from` to `to` until either closes, or for ever silently once
 /// the proxy was cut after the connection was born.
 async fn pump(
@@ -104,24 +124,4 @@ async fn pump(
             return;
         }
     }
-}
-
-/// The server `url` names (`postgres://user:pw@host:port/db`), and `url`
-/// with its host and port replaced by `addr` once known.
-///
-/// # Panics
-/// If `url` names no address that resolves.
-pub fn server_of(url: &str) -> (SocketAddr, impl Fn(SocketAddr) -> String) {
-    use std::net::ToSocketAddrs as _;
-    let start = url
-        .rfind('@')
-        .map_or_else(|| url.find("//").expect("a URL") + 2, |i| i + 1);
-    let end = url[start..].find('/').map_or(url.len(), |i| start + i);
-    let target = url[start..end]
-        .to_socket_addrs()
-        .expect("the server's address")
-        .next()
-        .expect("an address");
-    let (before, after) = (url[..start].to_owned(), url[end..].to_owned());
-    (target, move |addr| format!("{before}{addr}{after}"))
 }

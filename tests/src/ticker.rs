@@ -201,6 +201,20 @@ pub fn charged_sync<T>(call: impl FnOnce() -> T) -> T {
     charge(false, call)
 }
 
+/// How long the calling thread has waited on a run queue, ready to run but
+/// not running (Linux schedstat), if the kernel says.
+pub fn run_queue_delay() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
+thread_local! {
+    /// The time this thread spent in [`charged`] polls and
+    /// [`charged_sync`] calls.
+    static CHARGED: Cell<(Duration, Duration)> = const { Cell::new((Duration::ZERO, Duration::ZERO)) };
+}
+
 /// `call()`, charged as [`charged_sync`] charges it, or (`waits_only`) only
 /// if it gave up its CPU.
 fn charge<T>(waits_only: bool, call: impl FnOnce() -> T) -> T {
@@ -238,20 +252,6 @@ fn charge<T>(waits_only: bool, call: impl FnOnce() -> T) -> T {
         total.set((all + charged, on_cpu + cpu));
     });
     value
-}
-
-/// How long the calling thread has waited on a run queue, ready to run but
-/// not running (Linux schedstat), if the kernel says.
-pub fn run_queue_delay() -> Option<Duration> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos = text.split_whitespace().nth(1)?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
-}
-
-thread_local! {
-    /// The time this thread spent in [`charged`] polls and
-    /// [`charged_sync`] calls.
-    static CHARGED: Cell<(Duration, Duration)> = const { Cell::new((Duration::ZERO, Duration::ZERO)) };
 }
 
 /// The time this thread has spent in charged code so far.

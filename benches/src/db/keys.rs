@@ -80,12 +80,6 @@ impl Row {
     }
 }
 
-/// A generator reading a clock the key maker sets, and that clock.
-type CreationClock = (
-    Generator<flakeid_core::layout::BitLayout, Arc<ManualClock>>,
-    Arc<ManualClock>,
-);
-
 /// Makes one writer's keys.
 pub struct KeyMaker {
     key: Key,
@@ -211,6 +205,12 @@ pub fn twitter_sequence_then_node() -> Result<BitLayout, DbBenchError> {
         .build()
         .map_err(|e| DbBenchError::Argument(format!("layout time·seq·node: {e}")))
 }
+
+/// A generator reading a clock the key maker sets, and that clock.
+type CreationClock = (
+    Generator<flakeid_core::layout::BitLayout, Arc<ManualClock>>,
+    Arc<ManualClock>,
+);
 
 /// flakeid's bit layouts keep the top bit 0, so every ID fits an `i64`.
 fn as_i64(id: u64) -> i64 {

@@ -48,12 +48,6 @@ use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 
 use crate::config::{Config, ConfigError};
 
-/// Connections of the pool that serves requests.
-const POOL_SIZE: u32 = 10;
-
-/// How long a starting replica waits for a node while all are held.
-const WAIT_FOR_NODE: Duration = Duration::from_secs(30);
-
 /// How long connecting to the database may take before start-up stops
 /// with the reason (a refused connection stops it at once).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -208,6 +202,12 @@ pub async fn run() -> Result<(), ServiceError> {
     }
     Ok(())
 }
+
+/// Connections of the pool that serves requests.
+const POOL_SIZE: u32 = 10;
+
+/// How long a starting replica waits for a node while all are held.
+const WAIT_FOR_NODE: Duration = Duration::from_secs(30);
 
 /// Logs each change of the lease's state as the lease tells it (the
 /// lease's own events say why); ends when the lease is gone.

@@ -11,46 +11,6 @@ use crate::id_function::IdFunction;
 use crate::sql::{Dialect, SqlType};
 use crate::store::{AsyncSqlExecutor, SqlRow};
 
-/// `SIGNAL`'s message holds 128 characters.
-const MESSAGE_CHARS: usize = 128;
-/// Where the session's foreign key checks are kept while they are off.
-const SAVED_CHECKS: &str = "@flakeid_foreign_key_checks";
-
-static KEY_COLUMNS: [(&str, SqlType); 7] = [
-    ("column_type", SqlType::Text),
-    ("extra", SqlType::Text),
-    ("nullable", SqlType::Text),
-    ("column_default", SqlType::Text),
-    ("column_comment", SqlType::Text),
-    ("is_key", SqlType::BigInt),
-    ("key_columns", SqlType::BigInt),
-];
-static KEYS: [(&str, SqlType); 3] = [
-    ("smallest", SqlType::BigInt),
-    ("largest", SqlType::BigInt),
-    ("issued", SqlType::BigInt),
-];
-static FOREIGN_KEYS: [(&str, SqlType); 12] = [
-    ("constraint_name", SqlType::Text),
-    ("referenced_schema", SqlType::Text),
-    ("delete_rule", SqlType::Text),
-    ("update_rule", SqlType::Text),
-    ("schema_name", SqlType::Text),
-    ("table_name", SqlType::Text),
-    ("column_name", SqlType::Text),
-    ("column_type", SqlType::Text),
-    ("nullable", SqlType::Text),
-    ("column_default", SqlType::Text),
-    ("column_comment", SqlType::Text),
-    ("columns", SqlType::BigInt),
-];
-static COLUMN: [(&str, SqlType); 4] = [
-    ("column_type", SqlType::Text),
-    ("nullable", SqlType::Text),
-    ("column_default", SqlType::Text),
-    ("column_comment", SqlType::Text),
-];
-
 /// Reads one key table and the columns that reference its key.
 pub(crate) async fn read_table<E: AsyncSqlExecutor>(
     q: &Queries<'_, E>,
@@ -208,35 +168,6 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
         details: key_details,
         sqlite: None,
     })
-}
-
-fn details(row: &SqlRow) -> ColumnDetails {
-    ColumnDetails {
-        nullable: row.text("nullable") == Some("YES"),
-        default: row
-            .text("column_default")
-            .filter(|v| !v.eq_ignore_ascii_case("null"))
-            .map(str::to_owned),
-        comment: row
-            .text("column_comment")
-            .filter(|c| !c.is_empty())
-            .map(str::to_owned),
-        foreign_key: None,
-    }
-}
-
-/// A foreign key's referential action (`column` of a row of the foreign
-/// keys' query), checked to be one.
-fn rule(row: &SqlRow, column: &str) -> Result<String, AdoptError> {
-    let action = text(row, column);
-    match action.as_str() {
-        "RESTRICT" | "CASCADE" | "SET NULL" | "NO ACTION" | "SET DEFAULT" => Ok(action),
-        _ => Err(AdoptError::UnknownRule {
-            table: text(row, "table_name"),
-            constraint: text(row, "constraint_name"),
-            rule: action,
-        }),
-    }
 }
 
 /// The up and down statements.
@@ -399,6 +330,75 @@ pub(crate) fn plan(
         down.extend(f.uninstall()?);
     }
     Ok((up, down))
+}
+
+/// `SIGNAL`'s message holds 128 characters.
+const MESSAGE_CHARS: usize = 128;
+/// Where the session's foreign key checks are kept while they are off.
+const SAVED_CHECKS: &str = "@flakeid_foreign_key_checks";
+
+static KEY_COLUMNS: [(&str, SqlType); 7] = [
+    ("column_type", SqlType::Text),
+    ("extra", SqlType::Text),
+    ("nullable", SqlType::Text),
+    ("column_default", SqlType::Text),
+    ("column_comment", SqlType::Text),
+    ("is_key", SqlType::BigInt),
+    ("key_columns", SqlType::BigInt),
+];
+static KEYS: [(&str, SqlType); 3] = [
+    ("smallest", SqlType::BigInt),
+    ("largest", SqlType::BigInt),
+    ("issued", SqlType::BigInt),
+];
+static FOREIGN_KEYS: [(&str, SqlType); 12] = [
+    ("constraint_name", SqlType::Text),
+    ("referenced_schema", SqlType::Text),
+    ("delete_rule", SqlType::Text),
+    ("update_rule", SqlType::Text),
+    ("schema_name", SqlType::Text),
+    ("table_name", SqlType::Text),
+    ("column_name", SqlType::Text),
+    ("column_type", SqlType::Text),
+    ("nullable", SqlType::Text),
+    ("column_default", SqlType::Text),
+    ("column_comment", SqlType::Text),
+    ("columns", SqlType::BigInt),
+];
+static COLUMN: [(&str, SqlType); 4] = [
+    ("column_type", SqlType::Text),
+    ("nullable", SqlType::Text),
+    ("column_default", SqlType::Text),
+    ("column_comment", SqlType::Text),
+];
+
+fn details(row: &SqlRow) -> ColumnDetails {
+    ColumnDetails {
+        nullable: row.text("nullable") == Some("YES"),
+        default: row
+            .text("column_default")
+            .filter(|v| !v.eq_ignore_ascii_case("null"))
+            .map(str::to_owned),
+        comment: row
+            .text("column_comment")
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned),
+        foreign_key: None,
+    }
+}
+
+/// A foreign key's referential action (`column` of a row of the foreign
+/// keys' query), checked to be one.
+fn rule(row: &SqlRow, column: &str) -> Result<String, AdoptError> {
+    let action = text(row, column);
+    match action.as_str() {
+        "RESTRICT" | "CASCADE" | "SET NULL" | "NO ACTION" | "SET DEFAULT" => Ok(action),
+        _ => Err(AdoptError::UnknownRule {
+            table: text(row, "table_name"),
+            constraint: text(row, "constraint_name"),
+            rule: action,
+        }),
+    }
 }
 
 /// The 64-bit type for `column_type`: `BIGINT`, `UNSIGNED` kept.

@@ -12,25 +12,6 @@ use crate::id_function::IdFunction;
 use crate::sql::{Dialect, SqlType};
 use crate::store::AsyncSqlExecutor;
 
-static KEY_COLUMNS: [(&str, SqlType); 5] = [
-    ("column_type", SqlType::Text),
-    ("identity", SqlType::Text),
-    ("column_default", SqlType::Text),
-    ("sequence_name", SqlType::Text),
-    ("is_key", SqlType::BigInt),
-];
-static KEYS: [(&str, SqlType); 2] = [("smallest", SqlType::BigInt), ("largest", SqlType::BigInt)];
-static ISSUED: [(&str, SqlType); 1] = [("issued", SqlType::BigInt)];
-static FOREIGN_KEYS: [(&str, SqlType); 6] = [
-    ("constraint_name", SqlType::Text),
-    ("schema_name", SqlType::Text),
-    ("table_name", SqlType::Text),
-    ("column_name", SqlType::Text),
-    ("column_type", SqlType::Text),
-    ("columns", SqlType::BigInt),
-];
-static COLUMN_TYPE: [(&str, SqlType); 1] = [("column_type", SqlType::Text)];
-
 /// Reads one key table and the columns that reference its key.
 pub(crate) async fn read_table<E: AsyncSqlExecutor>(
     q: &Queries<'_, E>,
@@ -180,19 +161,6 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
         details: ColumnDetails::default(),
         sqlite: None,
     })
-}
-
-/// One table's changes, in one `ALTER TABLE`.
-#[derive(Default)]
-struct Change {
-    /// Clauses of the switch.
-    up: Vec<String>,
-    /// Clauses of the way back.
-    down: Vec<String>,
-    /// A column's type changes: the table is rewritten.
-    rewrite: bool,
-    /// Columns going back to a narrower type: `(column, type, largest value)`.
-    narrow: Vec<(String, String, i64)>,
 }
 
 /// The up and down statements.
@@ -382,6 +350,38 @@ pub(crate) fn plan(
         down.extend(f.uninstall()?);
     }
     Ok((up, down))
+}
+
+static KEY_COLUMNS: [(&str, SqlType); 5] = [
+    ("column_type", SqlType::Text),
+    ("identity", SqlType::Text),
+    ("column_default", SqlType::Text),
+    ("sequence_name", SqlType::Text),
+    ("is_key", SqlType::BigInt),
+];
+static KEYS: [(&str, SqlType); 2] = [("smallest", SqlType::BigInt), ("largest", SqlType::BigInt)];
+static ISSUED: [(&str, SqlType); 1] = [("issued", SqlType::BigInt)];
+static FOREIGN_KEYS: [(&str, SqlType); 6] = [
+    ("constraint_name", SqlType::Text),
+    ("schema_name", SqlType::Text),
+    ("table_name", SqlType::Text),
+    ("column_name", SqlType::Text),
+    ("column_type", SqlType::Text),
+    ("columns", SqlType::BigInt),
+];
+static COLUMN_TYPE: [(&str, SqlType); 1] = [("column_type", SqlType::Text)];
+
+/// One table's changes, in one `ALTER TABLE`.
+#[derive(Default)]
+struct Change {
+    /// Clauses of the switch.
+    up: Vec<String>,
+    /// Clauses of the way back.
+    down: Vec<String>,
+    /// A column's type changes: the table is rewritten.
+    rewrite: bool,
+    /// Columns going back to a narrower type: `(column, type, largest value)`.
+    narrow: Vec<(String, String, i64)>,
 }
 
 /// `body` as a `DO` block: one statement, one transaction.

@@ -10,31 +10,6 @@ use super::plan::{CHECK, Guard};
 use crate::sql::{Dialect, SqlType};
 use crate::store::AsyncSqlExecutor;
 
-const SAVEPOINT: &str = "\"flakeid_adopt\"";
-const CHECKS: &str = "\"flakeid_adopt_check\"";
-
-static TABLE: [(&str, SqlType); 3] = [
-    ("table_name", SqlType::Text),
-    ("create_sql", SqlType::Text),
-    ("key_columns", SqlType::BigInt),
-];
-static COLUMN: [(&str, SqlType); 3] = [
-    ("column_name", SqlType::Text),
-    ("column_type", SqlType::Text),
-    ("pk", SqlType::BigInt),
-];
-static COLUMNS: [(&str, SqlType); 1] = [("column_name", SqlType::Text)];
-static KEYS: [(&str, SqlType); 2] = [("smallest", SqlType::BigInt), ("largest", SqlType::BigInt)];
-static ISSUED: [(&str, SqlType); 1] = [("issued", SqlType::BigInt)];
-static FOREIGN_KEYS: [(&str, SqlType); 5] = [
-    ("table_name", SqlType::Text),
-    ("column_name", SqlType::Text),
-    ("column_type", SqlType::Text),
-    ("on_delete", SqlType::Text),
-    ("columns", SqlType::BigInt),
-];
-static STATEMENTS: [(&str, SqlType); 1] = [("statement", SqlType::Text)];
-
 /// Reads one key table, its definition and the columns that reference it.
 pub(crate) async fn read_table<E: AsyncSqlExecutor>(
     q: &Queries<'_, E>,
@@ -282,86 +257,6 @@ pub(crate) fn plan(
     Ok((up, down))
 }
 
-fn begin() -> Vec<String> {
-    vec![
-        format!("SAVEPOINT {SAVEPOINT}"),
-        "PRAGMA defer_foreign_keys = ON".to_owned(),
-    ]
-}
-
-/// A temporary table whose insert trigger raises check `i`'s message
-/// (numbered from 1) when a row `(i, false)` is inserted: SQLite's SQL has
-/// no other way to raise an error.
-fn create_checks(checks: &[(String, String)]) -> Vec<String> {
-    let d = Dialect::Sqlite;
-    let mut raises = String::new();
-    for (i, (_, message)) in checks.iter().enumerate() {
-        raises.push_str(&format!(
-            "\n  SELECT RAISE(ABORT, {}) WHERE NEW.\"check\" = {} AND NOT NEW.\"ok\";",
-            d.literal(message),
-            i + 1
-        ));
-    }
-    vec![
-        format!("CREATE TEMP TABLE {CHECKS} (\"check\" INTEGER NOT NULL, \"ok\" INTEGER NOT NULL)"),
-        format!("CREATE TEMP TRIGGER {CHECKS} BEFORE INSERT ON {CHECKS} BEGIN{raises}\nEND"),
-    ]
-}
-
-/// Runs `checks`, numbered from `first`.
-fn run_checks(checks: &[(String, String)], first: usize) -> String {
-    let rows = checks
-        .iter()
-        .enumerate()
-        .map(|(i, (condition, _))| format!("({}, COALESCE({condition}, 0))", first + i))
-        .collect::<Vec<_>>()
-        .join(", ");
-    format!("INSERT INTO temp.{CHECKS} (\"check\", \"ok\") VALUES {rows}")
-}
-
-/// Indexes on the columns referencing `t`'s key, for the rebuild: with
-/// foreign key enforcement on, dropping the table and inserting its rows
-/// again looks up the referencing rows of every key, a scan of the
-/// referencing table per key without an index. Named in `names` to be
-/// dropped after the rebuilds (`IF EXISTS`: a referencing table rebuilt
-/// meanwhile took its own with it).
-fn helper_indexes(t: &KeyTable, names: &mut Vec<String>) -> Result<Vec<String>, AdoptError> {
-    let d = Dialect::Sqlite;
-    let mut out = Vec::new();
-    for r in &t.references {
-        let name = d.quote(&format!("flakeid_adopt_{}", names.len() + 1));
-        out.push(format!(
-            "CREATE INDEX IF NOT EXISTS {name} ON {} ({})",
-            d.identifier("table", &r.table)?,
-            d.identifier("column", &r.column)?
-        ));
-        names.push(name);
-    }
-    Ok(out)
-}
-
-/// The statements that rebuild `table` as `create` defines it.
-fn rebuild(table: &str, s: &SqliteTable, create: &str) -> Result<Vec<String>, AdoptError> {
-    let d = Dialect::Sqlite;
-    let name = d.identifier("table", table)?;
-    let hold = d.quote(&format!("flakeid_adopt_{table}"));
-    let columns = s
-        .columns
-        .iter()
-        .map(|c| d.quote(c))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut out = vec![
-        format!("CREATE TEMP TABLE {hold} AS SELECT * FROM {name}"),
-        format!("DROP TABLE {name}"),
-        create.to_owned(),
-        format!("INSERT INTO {name} ({columns}) SELECT {columns} FROM temp.{hold}"),
-        format!("DROP TABLE temp.{hold}"),
-    ];
-    out.extend(s.indexes_and_triggers.iter().cloned());
-    Ok(out)
-}
-
 /// A `CREATE TABLE` text with its key column rewritten.
 pub(crate) struct Rewritten {
     pub(crate) sql: String,
@@ -512,6 +407,111 @@ pub(crate) fn rewrite(create: &str, column: &str, table: &str) -> Result<Rewritt
         sql: out,
         autoincrement,
     })
+}
+
+const SAVEPOINT: &str = "\"flakeid_adopt\"";
+const CHECKS: &str = "\"flakeid_adopt_check\"";
+
+static TABLE: [(&str, SqlType); 3] = [
+    ("table_name", SqlType::Text),
+    ("create_sql", SqlType::Text),
+    ("key_columns", SqlType::BigInt),
+];
+static COLUMN: [(&str, SqlType); 3] = [
+    ("column_name", SqlType::Text),
+    ("column_type", SqlType::Text),
+    ("pk", SqlType::BigInt),
+];
+static COLUMNS: [(&str, SqlType); 1] = [("column_name", SqlType::Text)];
+static KEYS: [(&str, SqlType); 2] = [("smallest", SqlType::BigInt), ("largest", SqlType::BigInt)];
+static ISSUED: [(&str, SqlType); 1] = [("issued", SqlType::BigInt)];
+static FOREIGN_KEYS: [(&str, SqlType); 5] = [
+    ("table_name", SqlType::Text),
+    ("column_name", SqlType::Text),
+    ("column_type", SqlType::Text),
+    ("on_delete", SqlType::Text),
+    ("columns", SqlType::BigInt),
+];
+static STATEMENTS: [(&str, SqlType); 1] = [("statement", SqlType::Text)];
+
+fn begin() -> Vec<String> {
+    vec![
+        format!("SAVEPOINT {SAVEPOINT}"),
+        "PRAGMA defer_foreign_keys = ON".to_owned(),
+    ]
+}
+
+/// A temporary table whose insert trigger raises check `i`'s message
+/// (numbered from 1) when a row `(i, false)` is inserted: SQLite's SQL has
+/// no other way to raise an error.
+fn create_checks(checks: &[(String, String)]) -> Vec<String> {
+    let d = Dialect::Sqlite;
+    let mut raises = String::new();
+    for (i, (_, message)) in checks.iter().enumerate() {
+        raises.push_str(&format!(
+            "\n  SELECT RAISE(ABORT, {}) WHERE NEW.\"check\" = {} AND NOT NEW.\"ok\";",
+            d.literal(message),
+            i + 1
+        ));
+    }
+    vec![
+        format!("CREATE TEMP TABLE {CHECKS} (\"check\" INTEGER NOT NULL, \"ok\" INTEGER NOT NULL)"),
+        format!("CREATE TEMP TRIGGER {CHECKS} BEFORE INSERT ON {CHECKS} BEGIN{raises}\nEND"),
+    ]
+}
+
+/// Runs `checks`, numbered from `first`.
+fn run_checks(checks: &[(String, String)], first: usize) -> String {
+    let rows = checks
+        .iter()
+        .enumerate()
+        .map(|(i, (condition, _))| format!("({}, COALESCE({condition}, 0))", first + i))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("INSERT INTO temp.{CHECKS} (\"check\", \"ok\") VALUES {rows}")
+}
+
+/// Indexes on the columns referencing `t`'s key, for the rebuild: with
+/// foreign key enforcement on, dropping the table and inserting its rows
+/// again looks up the referencing rows of every key, a scan of the
+/// referencing table per key without an index. Named in `names` to be
+/// dropped after the rebuilds (`IF EXISTS`: a referencing table rebuilt
+/// meanwhile took its own with it).
+fn helper_indexes(t: &KeyTable, names: &mut Vec<String>) -> Result<Vec<String>, AdoptError> {
+    let d = Dialect::Sqlite;
+    let mut out = Vec::new();
+    for r in &t.references {
+        let name = d.quote(&format!("flakeid_adopt_{}", names.len() + 1));
+        out.push(format!(
+            "CREATE INDEX IF NOT EXISTS {name} ON {} ({})",
+            d.identifier("table", &r.table)?,
+            d.identifier("column", &r.column)?
+        ));
+        names.push(name);
+    }
+    Ok(out)
+}
+
+/// The statements that rebuild `table` as `create` defines it.
+fn rebuild(table: &str, s: &SqliteTable, create: &str) -> Result<Vec<String>, AdoptError> {
+    let d = Dialect::Sqlite;
+    let name = d.identifier("table", table)?;
+    let hold = d.quote(&format!("flakeid_adopt_{table}"));
+    let columns = s
+        .columns
+        .iter()
+        .map(|c| d.quote(c))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut out = vec![
+        format!("CREATE TEMP TABLE {hold} AS SELECT * FROM {name}"),
+        format!("DROP TABLE {name}"),
+        create.to_owned(),
+        format!("INSERT INTO {name} ({columns}) SELECT {columns} FROM temp.{hold}"),
+        format!("DROP TABLE temp.{hold}"),
+    ];
+    out.extend(s.indexes_and_triggers.iter().cloned());
+    Ok(out)
 }
 
 /// Words that start a column constraint (and so end the type).

@@ -19,15 +19,6 @@
 use super::digits::Digits;
 use super::error::{DecodeError, excerpt};
 
-/// Decimal digits, as many as the value needs.
-const DIGITS: Digits = Digits {
-    name: "decimal",
-    alphabet: b"0123456789",
-    width: usize::MAX,
-    digit: |c| c.to_digit(10).map(u64::from),
-    separator: None,
-};
-
 /// Decodes a canonical decimal `u64`.
 ///
 /// # Errors
@@ -53,6 +44,15 @@ pub(crate) fn decode(input: &str) -> Result<u64, DecodeError> {
     }
     Ok(value)
 }
+
+/// Decimal digits, as many as the value needs.
+const DIGITS: Digits = Digits {
+    name: "decimal",
+    alphabet: b"0123456789",
+    width: usize::MAX,
+    digit: |c| c.to_digit(10).map(u64::from),
+    separator: None,
+};
 
 #[cfg(test)]
 mod tests {

@@ -49,21 +49,6 @@ pub(crate) fn write_rfc3339(f: &mut fmt::Formatter<'_>, t: SystemTime) -> fmt::R
     }
 }
 
-/// Proleptic Gregorian date of a day count since 1970-01-01 (Howard
-/// Hinnant's `civil_from_days`, for non-negative counts).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    (year, month, day)
-}
-
 /// Parses an RFC 3339 date-time into Unix milliseconds; `None` for anything else.
 pub(crate) fn parse_rfc3339(s: &str) -> Option<u64> {
     let b = s.as_bytes();
@@ -129,6 +114,21 @@ pub(crate) fn parse_rfc3339(s: &str) -> Option<u64> {
     let secs = days * 86_400 + hour * 3_600 + minute * 60 + second - offset_minutes * 60;
     let ms = secs.checked_mul(1_000)?.checked_add(millis)?;
     u64::try_from(ms).ok()
+}
+
+/// Proleptic Gregorian date of a day count since 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`, for non-negative counts).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
 }
 
 fn days_in_month(year: i64, month: i64) -> i64 {

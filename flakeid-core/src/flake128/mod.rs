@@ -95,10 +95,6 @@ pub use error::Flake128Error;
 pub use generator::{Flake128Generator, Flake128GeneratorBuilder};
 pub use layout::Flake128Layout;
 
-/// Byte positions of the hyphens in the canonical form (UUID groups 8-4-4-4-12).
-const HYPHENS: [usize; 4] = [8, 13, 18, 23];
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
 /// A 128-bit flake: a non-zero `u128` whose order is creation order.
 ///
 /// `Ord` compares the numbers, which is time order (then worker, then
@@ -557,6 +553,10 @@ impl Flake128 {
     /// The longest decimal form: `2^128 − 1` has 39 digits.
     pub const MAX_DECIMAL_LEN: usize = 39;
 }
+
+/// Byte positions of the hyphens in the canonical form (UUID groups 8-4-4-4-12).
+const HYPHENS: [usize; 4] = [8, 13, 18, 23];
+const HEX: &[u8; 16] = b"0123456789abcdef";
 
 #[cfg(test)]
 mod tests {

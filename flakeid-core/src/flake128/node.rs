@@ -45,9 +45,6 @@ use crate::flake128::Flake128Error;
 /// Where Linux lists network interfaces.
 pub(crate) const SYS_CLASS_NET: &str = "/sys/class/net";
 
-/// `IFF_LOOPBACK` in an interface's `flags` file.
-const IFF_LOOPBACK: u64 = 0x8;
-
 /// The worker ID from the first usable interface's MAC address in `dir`
 /// (Linux: `/sys/class/net`):
 /// one subdirectory per interface holding an `address` file
@@ -93,13 +90,6 @@ pub(crate) fn mac_address_in(dir: &Path) -> Result<u64, Flake128Error> {
         })
 }
 
-fn is_loopback(interface: &Path) -> bool {
-    fs::read_to_string(interface.join("flags"))
-        .ok()
-        .and_then(|f| u64::from_str_radix(f.trim().trim_start_matches("0x"), 16).ok())
-        .is_some_and(|flags| flags & IFF_LOOPBACK != 0)
-}
-
 /// Parses a MAC address written as six colon-separated hex bytes
 /// (`02:42:ac:11:00:02`, either case) into a 48-bit worker ID.
 ///
@@ -133,6 +123,16 @@ pub(crate) fn format_mac(worker: u64) -> String {
         "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
         b[2], b[3], b[4], b[5], b[6], b[7]
     )
+}
+
+/// `IFF_LOOPBACK` in an interface's `flags` file.
+const IFF_LOOPBACK: u64 = 0x8;
+
+fn is_loopback(interface: &Path) -> bool {
+    fs::read_to_string(interface.join("flags"))
+        .ok()
+        .and_then(|f| u64::from_str_radix(f.trim().trim_start_matches("0x"), 16).ok())
+        .is_some_and(|flags| flags & IFF_LOOPBACK != 0)
 }
 
 #[cfg(test)]

@@ -18,16 +18,6 @@ use crate::error::{FenceReason, Fenced};
 use crate::policy::CeilingWait;
 use crate::runtime::Signal;
 
-#[derive(Debug)]
-struct State {
-    /// Set once the ceiling can never rise again.
-    closed: Option<FenceReason>,
-    /// The ceiling when it was closed (the atomic then reads 0).
-    closed_at_millis: u64,
-    last_raised_millis: u64,
-    last_error: Option<String>,
-}
-
 /// The latest time (Unix ms) a generator may stamp an ID with, shared by
 /// the generator and the node source that persists it.
 ///
@@ -219,6 +209,16 @@ pub(crate) trait Sealable {
     fn uses(&self, ceiling: &Arc<Ceiling>) -> bool;
     /// Stops it for good; its exact high-water mark (see `Generator::seal`).
     fn seal(&self) -> Option<u64>;
+}
+
+#[derive(Debug)]
+struct State {
+    /// Set once the ceiling can never rise again.
+    closed: Option<FenceReason>,
+    /// The ceiling when it was closed (the atomic then reads 0).
+    closed_at_millis: u64,
+    last_raised_millis: u64,
+    last_error: Option<String>,
 }
 
 #[cfg(test)]

@@ -11,104 +11,11 @@ use crate::layout::{BitLayout, presets};
 
 /// The environment variable holding the node ID.
 pub(crate) const NODE_ID_VAR: &str = "FLAKEID_NODE_ID";
-/// The environment variable holding the layout's epoch.
-const EPOCH_VAR: &str = "FLAKEID_EPOCH";
-/// The environment variable holding the layout preset's name.
-const LAYOUT_VAR: &str = "FLAKEID_LAYOUT";
-/// The environment variable that turns on development mode.
-const DEV_MODE_VAR: &str = "FLAKEID_DEV_MODE";
-
-/// Configuring the process-wide generator from `FLAKEID_*` variables.
-impl GeneratorBuilder {
-    /// Builds a generator configuration from variables looked up with `lookup`
-    /// (the process environment for [`init_from_env`](crate::global::init_from_env); a map in tests).
-    ///
-    /// Everything is checked here, so that each mistake names its variable: the
-    /// node ID against the layout's range, the epoch against the wall clock
-    /// (`SystemTime::now`). [`GeneratorBuilder::build`] checks the epoch again
-    /// with the generator's clock and reports [`ConfigError::EpochInFuture`]
-    /// should that clock read earlier; [`init_from_env`](crate::global::init_from_env) and [`generator()`](crate::global::generator)
-    /// report that as [`ConfigError::InvalidEnv`] naming `FLAKEID_EPOCH` too.
-    ///
-    /// # Errors
-    /// [`ConfigError::InvalidEnv`] naming the variable and value for an unknown
-    /// layout, a development flag other than `1`/`true`/`yes`/`on` or
-    /// `0`/`false`/`no`/`off`, a node ID that is not ASCII digits or is beyond
-    /// the layout's range, an unparsable epoch, an epoch in the future, or an
-    /// epoch (or, without one, a preset) whose time field has run out;
-    /// [`ConfigError::MissingNodeId`] without a node ID outside development
-    /// mode; [`ConfigError::LayoutExpired`] only when no variable chose the
-    /// layout and the default preset's time field has run out.
-    ///
-    /// ```
-    /// use flakeid_core::{ConfigError, GeneratorBuilder};
-    ///
-    /// let vars = |name: &str| match name {
-    ///     "FLAKEID_NODE_ID" => Some("12".to_string()),
-    ///     "FLAKEID_LAYOUT" => Some("discord".to_string()),
-    ///     _ => None,
-    /// };
-    /// let generator = GeneratorBuilder::from_vars(vars)?.build()?;
-    /// assert_eq!(generator.node(), 12);
-    ///
-    /// let missing = GeneratorBuilder::from_vars(|_| None).unwrap_err();
-    /// assert_eq!(missing, ConfigError::MissingNodeId);
-    /// # Ok::<(), ConfigError>(())
-    /// ```
-    pub fn from_vars<F>(lookup: F) -> Result<GeneratorBuilder, ConfigError>
-    where
-        F: Fn(&str) -> Option<String>,
-    {
-        EnvConfig::read(lookup).map(|config| config.builder)
-    }
-}
 
 /// A configuration read from variables, with the values it came from.
 pub(crate) struct EnvConfig {
     pub(crate) builder: GeneratorBuilder,
     sources: Sources,
-}
-
-/// The variables that chose the layout's time field, to name in errors.
-struct Sources {
-    /// The preset's name in [`presets::ALL`].
-    layout_name: &'static str,
-    /// `FLAKEID_LAYOUT` as found, when set.
-    layout: Option<String>,
-    /// `FLAKEID_EPOCH` as found, when set.
-    epoch: Option<String>,
-}
-
-impl Sources {
-    /// The layout's time field ran out at `end_millis`, before `now_millis`:
-    /// the epoch is at fault if one was given, otherwise the chosen preset.
-    /// With neither set no variable is at fault (the default preset ran out).
-    fn layout_expired(&self, end_millis: u64, now_millis: u64) -> ConfigError {
-        let name = self.layout_name;
-        let clock = format!("the clock reads {now_millis} ms since the Unix epoch");
-        match (&self.epoch, &self.layout) {
-            (Some(epoch), _) => invalid(
-                EPOCH_VAR,
-                epoch,
-                &format!(
-                    "the {name} layout's time field, counted from this epoch, ran out at \
-                     {end_millis} ms: {clock}"
-                ),
-            ),
-            (None, Some(layout)) => invalid(
-                LAYOUT_VAR,
-                layout,
-                &format!(
-                    "the {name} layout's time field ran out at {end_millis} ms: {clock}; \
-                     set {EPOCH_VAR} to a later epoch or choose another layout"
-                ),
-            ),
-            (None, None) => ConfigError::LayoutExpired {
-                end_millis,
-                now_millis,
-            },
-        }
-    }
 }
 
 impl EnvConfig {
@@ -214,6 +121,100 @@ impl EnvConfig {
             builder: Generator::builder(layout, node),
             sources,
         })
+    }
+}
+
+/// The environment variable holding the layout's epoch.
+const EPOCH_VAR: &str = "FLAKEID_EPOCH";
+/// The environment variable holding the layout preset's name.
+const LAYOUT_VAR: &str = "FLAKEID_LAYOUT";
+/// The environment variable that turns on development mode.
+const DEV_MODE_VAR: &str = "FLAKEID_DEV_MODE";
+
+/// Configuring the process-wide generator from `FLAKEID_*` variables.
+impl GeneratorBuilder {
+    /// Builds a generator configuration from variables looked up with `lookup`
+    /// (the process environment for [`init_from_env`](crate::global::init_from_env); a map in tests).
+    ///
+    /// Everything is checked here, so that each mistake names its variable: the
+    /// node ID against the layout's range, the epoch against the wall clock
+    /// (`SystemTime::now`). [`GeneratorBuilder::build`] checks the epoch again
+    /// with the generator's clock and reports [`ConfigError::EpochInFuture`]
+    /// should that clock read earlier; [`init_from_env`](crate::global::init_from_env) and [`generator()`](crate::global::generator)
+    /// report that as [`ConfigError::InvalidEnv`] naming `FLAKEID_EPOCH` too.
+    ///
+    /// # Errors
+    /// [`ConfigError::InvalidEnv`] naming the variable and value for an unknown
+    /// layout, a development flag other than `1`/`true`/`yes`/`on` or
+    /// `0`/`false`/`no`/`off`, a node ID that is not ASCII digits or is beyond
+    /// the layout's range, an unparsable epoch, an epoch in the future, or an
+    /// epoch (or, without one, a preset) whose time field has run out;
+    /// [`ConfigError::MissingNodeId`] without a node ID outside development
+    /// mode; [`ConfigError::LayoutExpired`] only when no variable chose the
+    /// layout and the default preset's time field has run out.
+    ///
+    /// ```
+    /// use flakeid_core::{ConfigError, GeneratorBuilder};
+    ///
+    /// let vars = |name: &str| match name {
+    ///     "FLAKEID_NODE_ID" => Some("12".to_string()),
+    ///     "FLAKEID_LAYOUT" => Some("discord".to_string()),
+    ///     _ => None,
+    /// };
+    /// let generator = GeneratorBuilder::from_vars(vars)?.build()?;
+    /// assert_eq!(generator.node(), 12);
+    ///
+    /// let missing = GeneratorBuilder::from_vars(|_| None).unwrap_err();
+    /// assert_eq!(missing, ConfigError::MissingNodeId);
+    /// # Ok::<(), ConfigError>(())
+    /// ```
+    pub fn from_vars<F>(lookup: F) -> Result<GeneratorBuilder, ConfigError>
+    where
+        F: Fn(&str) -> Option<String>,
+    {
+        EnvConfig::read(lookup).map(|config| config.builder)
+    }
+}
+
+/// The variables that chose the layout's time field, to name in errors.
+struct Sources {
+    /// The preset's name in [`presets::ALL`].
+    layout_name: &'static str,
+    /// `FLAKEID_LAYOUT` as found, when set.
+    layout: Option<String>,
+    /// `FLAKEID_EPOCH` as found, when set.
+    epoch: Option<String>,
+}
+
+impl Sources {
+    /// The layout's time field ran out at `end_millis`, before `now_millis`:
+    /// the epoch is at fault if one was given, otherwise the chosen preset.
+    /// With neither set no variable is at fault (the default preset ran out).
+    fn layout_expired(&self, end_millis: u64, now_millis: u64) -> ConfigError {
+        let name = self.layout_name;
+        let clock = format!("the clock reads {now_millis} ms since the Unix epoch");
+        match (&self.epoch, &self.layout) {
+            (Some(epoch), _) => invalid(
+                EPOCH_VAR,
+                epoch,
+                &format!(
+                    "the {name} layout's time field, counted from this epoch, ran out at \
+                     {end_millis} ms: {clock}"
+                ),
+            ),
+            (None, Some(layout)) => invalid(
+                LAYOUT_VAR,
+                layout,
+                &format!(
+                    "the {name} layout's time field ran out at {end_millis} ms: {clock}; \
+                     set {EPOCH_VAR} to a later epoch or choose another layout"
+                ),
+            ),
+            (None, None) => ConfigError::LayoutExpired {
+                end_millis,
+                now_millis,
+            },
+        }
     }
 }
 

@@ -20,9 +20,6 @@ use crate::node::LeaseOptions;
 use crate::node::lease::sql::LeaseSql;
 use crate::sql::{Dialect, SqlNameError};
 
-/// The lease table's `holder` column holds 255 characters.
-const HOLDER_MAX_CHARS: usize = 255;
-
 /// Why the function's SQL cannot be written.
 ///
 /// ```
@@ -631,6 +628,26 @@ impl IdFunction {
     }
 }
 
+impl IdFunction {
+    /// The function's name unless [`IdFunction::function_name`] says otherwise.
+    pub const DEFAULT_FUNCTION: &str = "flakeid_next_id";
+
+    /// How long a call waits for the next tick when the current one's sequence
+    /// values are used up, unless [`IdFunction::max_wait`] says otherwise: 1 s.
+    pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(1);
+
+    /// The longest [`IdFunction::max_wait`]: one hour.
+    pub const MAX_MAX_WAIT: Duration = Duration::from_secs(3600);
+
+    /// How long a MariaDB call waits for another session's call to finish
+    /// (`GET_LOCK`'s timeout) unless [`IdFunction::lock_timeout`] says
+    /// otherwise: 10 s. PostgreSQL waits as long as its `lock_timeout` allows.
+    pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+}
+
+/// The lease table's `holder` column holds 255 characters.
+const HOLDER_MAX_CHARS: usize = 255;
+
 /// What the SQL is made of, checked.
 struct Plan {
     /// The lease table's statements.
@@ -672,23 +689,6 @@ impl Fnv {
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
         }
     }
-}
-
-impl IdFunction {
-    /// The function's name unless [`IdFunction::function_name`] says otherwise.
-    pub const DEFAULT_FUNCTION: &str = "flakeid_next_id";
-
-    /// How long a call waits for the next tick when the current one's sequence
-    /// values are used up, unless [`IdFunction::max_wait`] says otherwise: 1 s.
-    pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(1);
-
-    /// The longest [`IdFunction::max_wait`]: one hour.
-    pub const MAX_MAX_WAIT: Duration = Duration::from_secs(3600);
-
-    /// How long a MariaDB call waits for another session's call to finish
-    /// (`GET_LOCK`'s timeout) unless [`IdFunction::lock_timeout`] says
-    /// otherwise: 10 s. PostgreSQL waits as long as its `lock_timeout` allows.
-    pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 }
 
 #[cfg(test)]

@@ -3,6 +3,17 @@
 
 use super::{IdFunction, Plan};
 
+/// `body` between PostgreSQL dollar quotes whose tag occurs nowhere in it.
+pub(super) fn dollar_quote(body: &str) -> String {
+    let mut tag = "$flakeid$".to_owned();
+    let mut n = 0u32;
+    while body.contains(&tag) {
+        n += 1;
+        tag = format!("$flakeid{n}$");
+    }
+    format!("{tag}{body}{tag}")
+}
+
 /// The upper 32 bits of the PostgreSQL advisory lock key (`"flak"`); the
 /// lower 32 bits are the state sequence's OID, so the key is the
 /// sequence's alone within its database.
@@ -151,15 +162,4 @@ END
         );
         format!("DO {}", dollar_quote(&body))
     }
-}
-
-/// `body` between PostgreSQL dollar quotes whose tag occurs nowhere in it.
-pub(super) fn dollar_quote(body: &str) -> String {
-    let mut tag = "$flakeid$".to_owned();
-    let mut n = 0u32;
-    while body.contains(&tag) {
-        n += 1;
-        tag = format!("$flakeid{n}$");
-    }
-    format!("{tag}{body}{tag}")
 }

@@ -41,16 +41,6 @@ pub(crate) const TSID_EPOCH_MILLIS: u64 = 1_577_836_800_000;
 /// [`nonsequential`], 2024-01-01T00:00:00Z.
 pub(crate) const FLAKEID_EPOCH_MILLIS: u64 = 1_704_067_200_000;
 
-const TWITTER_NODE: &[NodeField] = &[NodeField::new("datacenter", 5), NodeField::new("worker", 5)];
-const DISCORD_NODE: &[NodeField] = &[NodeField::new("worker", 5), NodeField::new("process", 5)];
-const INSTAGRAM_NODE: &[NodeField] = &[NodeField::new("shard", 13)];
-const SONYFLAKE_NODE: &[NodeField] = &[NodeField::new("machine", 16)];
-const TSID_NODE: &[NodeField] = &[NodeField::new("node", 10)];
-const LSID_NODE: &[NodeField] = &[NodeField::new("machine", 16)];
-const JS_SAFE_NODE: &[NodeField] = &[NodeField::new("node", 4)];
-const JS_SAFE_SECONDS_NODE: &[NodeField] = &[NodeField::new("node", 10)];
-const NONSEQUENTIAL_NODE: &[NodeField] = &[NodeField::new("generator", 10)];
-
 /// Twitter Snowflake: 41 bits of milliseconds since 2010-11-04T01:42:54.657Z,
 /// 5 bits `datacenter` + 5 bits `worker`, 12 bits sequence.
 ///
@@ -306,9 +296,6 @@ pub const fn nonsequential() -> BitLayout {
     )
 }
 
-/// A preset's constructor.
-type Preset = fn() -> BitLayout;
-
 /// A layout as an operator would name it: `the twitter layout`, `the
 /// discord layout with epoch 1704067200000 ms`, or its fields.
 ///
@@ -352,6 +339,19 @@ pub const ALL: &[(&str, Preset)] = &[
     ("js_safe_seconds", js_safe_seconds),
     ("nonsequential", nonsequential),
 ];
+
+const TWITTER_NODE: &[NodeField] = &[NodeField::new("datacenter", 5), NodeField::new("worker", 5)];
+const DISCORD_NODE: &[NodeField] = &[NodeField::new("worker", 5), NodeField::new("process", 5)];
+const INSTAGRAM_NODE: &[NodeField] = &[NodeField::new("shard", 13)];
+const SONYFLAKE_NODE: &[NodeField] = &[NodeField::new("machine", 16)];
+const TSID_NODE: &[NodeField] = &[NodeField::new("node", 10)];
+const LSID_NODE: &[NodeField] = &[NodeField::new("machine", 16)];
+const JS_SAFE_NODE: &[NodeField] = &[NodeField::new("node", 4)];
+const JS_SAFE_SECONDS_NODE: &[NodeField] = &[NodeField::new("node", 10)];
+const NONSEQUENTIAL_NODE: &[NodeField] = &[NodeField::new("generator", 10)];
+
+/// A preset's constructor.
+type Preset = fn() -> BitLayout;
 
 #[cfg(test)]
 mod tests {

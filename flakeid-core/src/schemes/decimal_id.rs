@@ -8,9 +8,6 @@ use thiserror::Error;
 
 use crate::error::ConfigError;
 
-const COUNTER_FACTOR: u64 = 10_000_000_000;
-const GENERATOR_FACTOR: u64 = 100_000;
-
 /// The three fields of a DecimalId.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DecimalIdParts {
@@ -398,10 +395,6 @@ impl<S: GeneratorIdSource> AnyGeneratorIds for S {
     }
 }
 
-/// The counter process-wide DecimalId generators take their generator IDs
-/// from (installed by [`global::init_generator_ids`](crate::global::init_generator_ids)).
-static GENERATOR_IDS: OnceLock<Box<dyn AnyGeneratorIds>> = OnceLock::new();
-
 /// Installs the process's generator-ID counter, once.
 pub(crate) fn install_generator_ids(source: Box<dyn AnyGeneratorIds>) -> Result<(), ConfigError> {
     GENERATOR_IDS
@@ -723,6 +716,13 @@ impl DecimalIdScheme {
     /// The largest launch ID.
     pub const MAX_LAUNCH_ID: u32 = 99_999;
 }
+
+const COUNTER_FACTOR: u64 = 10_000_000_000;
+const GENERATOR_FACTOR: u64 = 100_000;
+
+/// The counter process-wide DecimalId generators take their generator IDs
+/// from (installed by [`global::init_generator_ids`](crate::global::init_generator_ids)).
+static GENERATOR_IDS: OnceLock<Box<dyn AnyGeneratorIds>> = OnceLock::new();
 
 #[inline]
 const fn compose(counter: u64, generator_id: u32, launch_id: u32) -> u64 {

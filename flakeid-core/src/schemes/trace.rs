@@ -255,9 +255,6 @@ thread_local! {
     static SLOTS: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Distinguishes generators in the thread-local slots; never reused.
-static NEXT_GENERATOR: AtomicU64 = AtomicU64::new(0);
-
 /// Issues TraceIds for one node; see [`TraceIdLayout`].
 ///
 /// Each thread that calls [`next_id`](Self::next_id) takes a thread ID on
@@ -744,6 +741,9 @@ impl TraceIdLayout {
     /// The largest expected thread count (leaves one counter bit).
     pub const MAX_THREADS: u32 = 1 << (Self::THREAD_AND_COUNTER_BITS - 1);
 }
+
+/// Distinguishes generators in the thread-local slots; never reused.
+static NEXT_GENERATOR: AtomicU64 = AtomicU64::new(0);
 
 /// Thread IDs of one generator; returned IDs keep their last second and
 /// counter so that a thread that takes one over continues after them.

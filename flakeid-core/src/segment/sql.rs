@@ -59,13 +59,6 @@ use super::store::{AsyncSegmentStore, FetchRequest, Fetched, SegmentStore};
 use crate::sql::{Dialect, SqlNameError, SqlStatement, SqlType, SqlValue, SqlWriter};
 use crate::store::{AsyncSqlExecutor, SqlExecutor, SqlRow, StoreError};
 
-/// The one column a statement returning `max_id` reads.
-const MAX_ID: &[(&str, SqlType)] = &[("max_id", SqlType::BigInt)];
-
-/// Attempts at creating a missing row: concurrent first fetches on
-/// MySQL/MariaDB can deadlock on the same key; the loser retries.
-const INSERT_ATTEMPTS: usize = 5;
-
 /// Every statement on the segment table for one dialect and table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SegmentSql {
@@ -331,31 +324,6 @@ impl<X: AsyncSqlExecutor> SqlSegmentStore<X> {
     }
 }
 
-/// The `max_id` of the first row a query returned.
-fn first_max_id(rows: Vec<SqlRow>) -> Option<i64> {
-    rows.first().and_then(|r| r.i64("max_id"))
-}
-
-/// The new `max_id` of a MySQL/MariaDB advance, from `LAST_INSERT_ID()`,
-/// when it changed the row. `LAST_INSERT_ID()` is unsigned; a value above
-/// `2^63 − 1` (never set by an advance), or none at all, reads as
-/// negative, which the source refuses as a bad row.
-fn advanced(done: crate::store::Executed) -> Option<i64> {
-    (done.rows > 0).then(|| {
-        done.last_insert_id
-            .and_then(|v| i64::try_from(v).ok())
-            .unwrap_or(-1)
-    })
-}
-
-/// The row could not be advanced after it was created: it is used up.
-fn exhausted(name: &str, max_id: Option<i64>) -> Result<Fetched, StoreError> {
-    match max_id {
-        Some(max_id) => Ok(Fetched::Exhausted { max_id }),
-        None => Err(format!("the segment row {name:?} is missing after it was created").into()),
-    }
-}
-
 impl<X: SqlExecutor> SegmentStore for SqlSegmentStore<X> {
     fn fetch(&mut self, r: &FetchRequest<'_>) -> Result<Fetched, StoreError> {
         if let Some(max_id) = self.advance(r.name, r.step)? {
@@ -401,6 +369,38 @@ impl<X: AsyncSqlExecutor> AsyncSegmentStore for SqlSegmentStore<X> {
             let max_id = self.max_id_async(&name).await?;
             exhausted(&name, max_id)
         }
+    }
+}
+
+/// The one column a statement returning `max_id` reads.
+const MAX_ID: &[(&str, SqlType)] = &[("max_id", SqlType::BigInt)];
+
+/// Attempts at creating a missing row: concurrent first fetches on
+/// MySQL/MariaDB can deadlock on the same key; the loser retries.
+const INSERT_ATTEMPTS: usize = 5;
+
+/// The `max_id` of the first row a query returned.
+fn first_max_id(rows: Vec<SqlRow>) -> Option<i64> {
+    rows.first().and_then(|r| r.i64("max_id"))
+}
+
+/// The new `max_id` of a MySQL/MariaDB advance, from `LAST_INSERT_ID()`,
+/// when it changed the row. `LAST_INSERT_ID()` is unsigned; a value above
+/// `2^63 − 1` (never set by an advance), or none at all, reads as
+/// negative, which the source refuses as a bad row.
+fn advanced(done: crate::store::Executed) -> Option<i64> {
+    (done.rows > 0).then(|| {
+        done.last_insert_id
+            .and_then(|v| i64::try_from(v).ok())
+            .unwrap_or(-1)
+    })
+}
+
+/// The row could not be advanced after it was created: it is used up.
+fn exhausted(name: &str, max_id: Option<i64>) -> Result<Fetched, StoreError> {
+    match max_id {
+        Some(max_id) => Ok(Fetched::Exhausted { max_id }),
+        None => Err(format!("the segment row {name:?} is missing after it was created").into()),
     }
 }
 

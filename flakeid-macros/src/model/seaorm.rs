@@ -18,6 +18,7 @@
 //! the key type as the key of a model with `#[flake_id]` (`FlakeModelKey`,
 //! which the ID type's `TryFromU64` requires: a model keyed by an ID type
 //! without this attribute does not compile), unless `shared_key` is given.
+
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
@@ -54,6 +55,51 @@ pub(super) fn key(input: &syn::DeriveInput) -> syn::Result<KeyField> {
         keys,
         "mark the key field with `#[sea_orm(primary_key)]`",
     )
+}
+
+/// Rewrites the model's key in place and returns the items emitted after it.
+pub(super) fn expand(
+    input: &mut syn::DeriveInput,
+    key: &KeyField,
+    orm: &TokenStream,
+    args: &Args,
+) -> syn::Result<TokenStream> {
+    let rename_all = struct_rename_all(&input.attrs)?;
+    let syn::Data::Struct(data) = &mut input.data else {
+        return Ok(TokenStream::new());
+    };
+    let Some(field) = data.fields.iter_mut().nth(key.index) else {
+        return Ok(TokenStream::new());
+    };
+    mark_key(field, rename_all.as_ref())?;
+
+    let ty = &key.ty;
+    let marked = if args.shared_key.is_some() {
+        TokenStream::new()
+    } else {
+        quote! {
+            impl<'a> #orm::FlakeModelKey for &'a #ty {}
+        }
+    };
+    if args.behavior_manual.is_some() {
+        return Ok(marked);
+    }
+    Ok(quote! {
+        #marked
+        #[#orm::__private::async_trait::async_trait]
+        impl #orm::__private::sea_orm::ActiveModelBehavior for ActiveModel {
+            async fn before_save<C>(
+                self,
+                db: &C,
+                insert: bool,
+            ) -> ::core::result::Result<Self, #orm::__private::sea_orm::DbErr>
+            where
+                C: #orm::__private::sea_orm::ConnectionTrait,
+            {
+                #orm::__private::before_save(self, db, insert).await
+            }
+        }
+    })
 }
 
 /// `#[flake_id]` must run before `#[sea_orm::model]` and
@@ -111,51 +157,6 @@ fn is_sea_orm_model_attr(attr: &syn::Attribute) -> bool {
         .map(|s| s.ident.to_string())
         .collect();
     segments == ["sea_orm", "model"]
-}
-
-/// Rewrites the model's key in place and returns the items emitted after it.
-pub(super) fn expand(
-    input: &mut syn::DeriveInput,
-    key: &KeyField,
-    orm: &TokenStream,
-    args: &Args,
-) -> syn::Result<TokenStream> {
-    let rename_all = struct_rename_all(&input.attrs)?;
-    let syn::Data::Struct(data) = &mut input.data else {
-        return Ok(TokenStream::new());
-    };
-    let Some(field) = data.fields.iter_mut().nth(key.index) else {
-        return Ok(TokenStream::new());
-    };
-    mark_key(field, rename_all.as_ref())?;
-
-    let ty = &key.ty;
-    let marked = if args.shared_key.is_some() {
-        TokenStream::new()
-    } else {
-        quote! {
-            impl<'a> #orm::FlakeModelKey for &'a #ty {}
-        }
-    };
-    if args.behavior_manual.is_some() {
-        return Ok(marked);
-    }
-    Ok(quote! {
-        #marked
-        #[#orm::__private::async_trait::async_trait]
-        impl #orm::__private::sea_orm::ActiveModelBehavior for ActiveModel {
-            async fn before_save<C>(
-                self,
-                db: &C,
-                insert: bool,
-            ) -> ::core::result::Result<Self, #orm::__private::sea_orm::DbErr>
-            where
-                C: #orm::__private::sea_orm::ConnectionTrait,
-            {
-                #orm::__private::before_save(self, db, insert).await
-            }
-        }
-    })
 }
 
 /// Adds `auto_increment = false` (and the column type and the key's `CHECK`)

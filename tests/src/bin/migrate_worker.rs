@@ -32,11 +32,11 @@ use flakeid_tests::worker::{say, sqlite_path, start_at};
 use sea_orm::{ActiveValue::NotSet, ConnectionTrait as _, Database, Set};
 use sea_orm_migration::{MigrationTrait, MigratorTrait};
 
-/// The application's own migrations, for Diesel.
-const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
-
 #[flakeid_core::flake_id(seaorm, diesel)]
 pub struct EventId(i64);
+
+/// The application's own migrations, for Diesel.
+const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
 /// The application's own table, for SeaORM.
 mod event {

@@ -20,9 +20,6 @@ use flakeid_core::node::LeaseOptions;
 use flakeid_diesel::flake_id;
 use flakeid_diesel::migration::MigrationLock;
 
-/// The application's migrations (`examples/diesel/migrations/`).
-const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
-
 /// Key of `authors`.
 #[flake_id]
 pub struct AuthorId(i64);
@@ -41,6 +38,9 @@ pub struct Author {
     pub id: AuthorId,
     pub name: String,
 }
+
+/// The application's migrations (`examples/diesel/migrations/`).
+const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
 /// A connection that waits for SQLite's lock instead of failing at once:
 /// the renewal thread writes to the same file.

@@ -12,9 +12,6 @@ use flakeid_diesel::flake_id;
 use flakeid_diesel::flakeid_core::layout::presets;
 use flakeid_diesel::flakeid_core::{Generator, global};
 
-/// The SQL files under `examples/diesel/migrations/`, compiled into the binary.
-const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
-
 /// Key of `authors`.
 #[flake_id]
 pub struct AuthorId(i64);
@@ -62,6 +59,9 @@ pub struct Post {
     pub author_id: AuthorId,
     pub title: String,
 }
+
+/// The SQL files under `examples/diesel/migrations/`, compiled into the binary.
+const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
 fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // The default generator: Twitter's layout, node 1. Every process writing

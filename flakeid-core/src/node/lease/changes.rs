@@ -76,9 +76,6 @@ impl Iterator for LeaseChanges {
     }
 }
 
-/// A subscriber: takes a status, says whether its receiver is still there.
-type Sink = Box<dyn Fn(&LeaseStatus) -> bool + Send>;
-
 /// The subscribers of a lease, and the state last published to them.
 #[derive(Default)]
 pub(super) struct Subscribers {
@@ -129,6 +126,9 @@ impl Subscribers {
         self.sinks.push(Box::new(sink));
     }
 }
+
+/// A subscriber: takes a status, says whether its receiver is still there.
+type Sink = Box<dyn Fn(&LeaseStatus) -> bool + Send>;
 
 /// What makes two states different: the kind, the node and fence, the
 /// kind of fence reason.

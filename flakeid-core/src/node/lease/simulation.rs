@@ -37,15 +37,6 @@ use crate::node::sealable;
 use crate::store::StoreError;
 use crate::{CeilingWait, ClockRegression, SequenceExhaustion};
 
-const SPACE: &str = "sim";
-const HOLDERS: usize = 16;
-const NODES: RangeInclusive<u64> = 0..=7;
-const STEPS: usize = 64;
-const T0: u64 = 1_700_000_000_000;
-const TTL_MS: u64 = 1_000;
-const RENEW_MS: u64 = 200;
-const SKEW_MS: u64 = 2_000;
-
 /// A seeded random stream (SplitMix64).
 pub(super) struct Rng(pub(super) u64);
 
@@ -63,6 +54,19 @@ impl Rng {
         self.below(100) < percent
     }
 }
+
+pub(super) fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+}
+
+const SPACE: &str = "sim";
+const HOLDERS: usize = 16;
+const NODES: RangeInclusive<u64> = 0..=7;
+const STEPS: usize = 64;
+const T0: u64 = 1_700_000_000_000;
+const TTL_MS: u64 = 1_000;
+const RENEW_MS: u64 = 200;
+const SKEW_MS: u64 = 2_000;
 
 /// The store as the holders reach it: down for a while, or failing one
 /// statement, or applying one and losing the answer.
@@ -557,10 +561,6 @@ fn schedule(seed: u64) -> Result<Coverage, String> {
                 .unwrap_or_default()
         )),
     }
-}
-
-pub(super) fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }
 
 #[test]

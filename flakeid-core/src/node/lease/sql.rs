@@ -54,24 +54,6 @@ use super::store::{
 use crate::sql::{Dialect, SqlNameError, SqlStatement, SqlType, SqlValue, SqlWriter};
 use crate::store::{AsyncSqlExecutor, SqlExecutor, SqlRow, StoreError};
 
-/// Node rows inserted per statement (each binds the space once).
-const INSERT_CHUNK: usize = 500;
-/// Attempts at inserting a space's rows: concurrent first claims on
-/// MySQL/MariaDB can deadlock on the same keys; the loser retries.
-const INSERT_ATTEMPTS: usize = 5;
-
-/// The columns every `SELECT` of the lease table returns: the row, plus
-/// the database's clock (`db_now`).
-const NODE_COLUMNS: &[(&str, SqlType)] = &[
-    ("node_id", SqlType::BigInt),
-    ("owner", SqlType::Text),
-    ("fence", SqlType::BigInt),
-    ("lease_until", SqlType::BigInt),
-    ("high_water", SqlType::BigInt),
-    ("holder", SqlType::Text),
-    ("db_now", SqlType::BigInt),
-];
-
 /// One row as every `SELECT` of the lease table returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LeaseRow {
@@ -141,9 +123,6 @@ pub struct LeaseSql {
     dialect: Dialect,
     table: String,
 }
-
-/// 2^60 ms (36 million years): any larger bound is no bound.
-const MAX_AHEAD: i64 = 1 << 60;
 
 impl LeaseSql {
     /// Statements for the table [`LeaseOptions::DEFAULT_TABLE`] (`flakeid_nodes`).
@@ -591,67 +570,6 @@ impl<X: AsyncSqlExecutor> SqlLeaseStore<X> {
     }
 }
 
-/// The rows a query of the lease table returned.
-fn lease_rows(rows: Vec<SqlRow>) -> Result<Vec<LeaseRow>, StoreError> {
-    Ok(rows
-        .iter()
-        .map(LeaseRow::from_sql)
-        .collect::<Result<Vec<_>, _>>()?)
-}
-
-/// The nodes of `nodes` without a row among `rows`.
-fn missing(rows: &[LeaseRow], nodes: RangeInclusive<u64>) -> Vec<u64> {
-    let have: BTreeSet<i64> = rows.iter().map(|r| r.node_id).collect();
-    nodes
-        .filter(|n| !i64::try_from(*n).is_ok_and(|n| have.contains(&n)))
-        .collect()
-}
-
-/// The rows of `space` (as [`LeaseSql::list`] reads them) as a [`NodeTable`].
-fn node_table(space: &str, rows: &[LeaseRow]) -> Result<NodeTable, BadLeaseRow> {
-    Ok(NodeTable {
-        space: space.to_owned(),
-        now_millis: rows.first().map(|r| r.db_now),
-        rows: rows
-            .iter()
-            .map(LeaseRow::to_node_row)
-            .collect::<Result<Vec<_>, _>>()?,
-    })
-}
-
-fn table_of(space: &str, rows: Vec<SqlRow>) -> Result<NodeTable, StoreError> {
-    Ok(node_table(space, &lease_rows(rows)?)?)
-}
-
-/// The row after a won claim, if it is still the claimant's.
-fn claimed(rows: &[LeaseRow], owner: &str) -> Result<Option<NodeRow>, StoreError> {
-    match rows.first().filter(|r| r.owner.as_deref() == Some(owner)) {
-        Some(row) => Ok(Some(row.to_node_row()?)),
-        None => Ok(None),
-    }
-}
-
-/// What a renewal that changed no row did, from the row as it is now: the
-/// row is another holder's, or the ceiling was too far ahead of the
-/// database's clock, or (MySQL, which counts changed rows only) the
-/// renewal changed no value.
-fn renewal_of(rows: &[LeaseRow], r: &RenewRequest<'_>) -> Renewal {
-    let Some(row) = rows.first().filter(|row| {
-        row.owner.as_deref() == Some(r.owner)
-            && u64::try_from(row.fence).is_ok_and(|f| f == r.fence)
-    }) else {
-        return Renewal::Lost;
-    };
-    let now = u64::try_from(row.db_now).unwrap_or(0);
-    if r.ceiling_millis.saturating_sub(now) > r.max_ahead_millis {
-        Renewal::ClockAhead {
-            store_now_millis: row.db_now,
-        }
-    } else {
-        Renewal::Renewed
-    }
-}
-
 impl<X: SqlExecutor> LeaseStore for SqlLeaseStore<X> {
     fn ensure_nodes(&mut self, space: &str, nodes: RangeInclusive<u64>) -> Result<(), StoreError> {
         let mut attempt = 0;
@@ -768,6 +686,88 @@ impl<X: AsyncSqlExecutor> AsyncLeaseStore for SqlLeaseStore<X> {
         let list = self.sql.list(space);
         let space = space.to_owned();
         async move { table_of(&space, self.executor.query(&list).await?) }
+    }
+}
+
+/// Node rows inserted per statement (each binds the space once).
+const INSERT_CHUNK: usize = 500;
+/// Attempts at inserting a space's rows: concurrent first claims on
+/// MySQL/MariaDB can deadlock on the same keys; the loser retries.
+const INSERT_ATTEMPTS: usize = 5;
+
+/// The columns every `SELECT` of the lease table returns: the row, plus
+/// the database's clock (`db_now`).
+const NODE_COLUMNS: &[(&str, SqlType)] = &[
+    ("node_id", SqlType::BigInt),
+    ("owner", SqlType::Text),
+    ("fence", SqlType::BigInt),
+    ("lease_until", SqlType::BigInt),
+    ("high_water", SqlType::BigInt),
+    ("holder", SqlType::Text),
+    ("db_now", SqlType::BigInt),
+];
+
+/// 2^60 ms (36 million years): any larger bound is no bound.
+const MAX_AHEAD: i64 = 1 << 60;
+
+/// The rows a query of the lease table returned.
+fn lease_rows(rows: Vec<SqlRow>) -> Result<Vec<LeaseRow>, StoreError> {
+    Ok(rows
+        .iter()
+        .map(LeaseRow::from_sql)
+        .collect::<Result<Vec<_>, _>>()?)
+}
+
+/// The nodes of `nodes` without a row among `rows`.
+fn missing(rows: &[LeaseRow], nodes: RangeInclusive<u64>) -> Vec<u64> {
+    let have: BTreeSet<i64> = rows.iter().map(|r| r.node_id).collect();
+    nodes
+        .filter(|n| !i64::try_from(*n).is_ok_and(|n| have.contains(&n)))
+        .collect()
+}
+
+/// The rows of `space` (as [`LeaseSql::list`] reads them) as a [`NodeTable`].
+fn node_table(space: &str, rows: &[LeaseRow]) -> Result<NodeTable, BadLeaseRow> {
+    Ok(NodeTable {
+        space: space.to_owned(),
+        now_millis: rows.first().map(|r| r.db_now),
+        rows: rows
+            .iter()
+            .map(LeaseRow::to_node_row)
+            .collect::<Result<Vec<_>, _>>()?,
+    })
+}
+
+fn table_of(space: &str, rows: Vec<SqlRow>) -> Result<NodeTable, StoreError> {
+    Ok(node_table(space, &lease_rows(rows)?)?)
+}
+
+/// The row after a won claim, if it is still the claimant's.
+fn claimed(rows: &[LeaseRow], owner: &str) -> Result<Option<NodeRow>, StoreError> {
+    match rows.first().filter(|r| r.owner.as_deref() == Some(owner)) {
+        Some(row) => Ok(Some(row.to_node_row()?)),
+        None => Ok(None),
+    }
+}
+
+/// What a renewal that changed no row did, from the row as it is now: the
+/// row is another holder's, or the ceiling was too far ahead of the
+/// database's clock, or (MySQL, which counts changed rows only) the
+/// renewal changed no value.
+fn renewal_of(rows: &[LeaseRow], r: &RenewRequest<'_>) -> Renewal {
+    let Some(row) = rows.first().filter(|row| {
+        row.owner.as_deref() == Some(r.owner)
+            && u64::try_from(row.fence).is_ok_and(|f| f == r.fence)
+    }) else {
+        return Renewal::Lost;
+    };
+    let now = u64::try_from(row.db_now).unwrap_or(0);
+    if r.ceiling_millis.saturating_sub(now) > r.max_ahead_millis {
+        Renewal::ClockAhead {
+            store_now_millis: row.db_now,
+        }
+    } else {
+        Renewal::Renewed
     }
 }
 

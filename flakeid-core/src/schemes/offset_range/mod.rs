@@ -2,8 +2,13 @@
 
 use thiserror::Error;
 
-/// The first value past the positive BIGINT domain.
-const DOMAIN_END: u64 = 1 << 63;
+/// SQL that gives one location a counter confined to its range (it lives
+/// with the crate's other SQL text, in [`crate::sql`]).
+mod sql;
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
 
 /// Per-location offset ranges: location `N` owns `[N·size, (N+1)·size)` of
 /// the ID domain and takes its IDs from its own database sequence (or from a
@@ -365,14 +370,6 @@ impl OffsetRanges {
     }
 }
 
-/// SQL that gives one location a counter confined to its range (it lives
-/// with the crate's other SQL text, in [`crate::sql`]).
-mod sql;
-
-// ---------------------------------------------------------------------------
-// Errors
-// ---------------------------------------------------------------------------
-
 /// Offset ranges that cannot be configured, or an ID outside its location's
 /// range (see [`OffsetRanges`](crate::schemes::OffsetRanges)).
 ///
@@ -455,6 +452,9 @@ pub enum OffsetRangeError {
         end: u64,
     },
 }
+
+/// The first value past the positive BIGINT domain.
+const DOMAIN_END: u64 = 1 << 63;
 
 #[cfg(test)]
 mod tests {

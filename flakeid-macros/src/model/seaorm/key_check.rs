@@ -16,6 +16,72 @@ use heck::{
     ToKebabCase, ToLowerCamelCase, ToShoutySnakeCase, ToSnakeCase, ToTitleCase, ToUpperCamelCase,
 };
 
+/// `CHECK (<column> > 0)`, or why `column` cannot be written unquoted.
+pub(super) fn check_clause(column: &str) -> Result<String, &'static str> {
+    let mut chars = column.chars();
+    let plain_start = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_');
+    let plain_rest = chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !(plain_start && plain_rest) {
+        return Err(
+            "is not made of lowercase ASCII letters, digits and `_` starting with a letter or \
+             `_`, so it needs quoting, which differs between PostgreSQL and MySQL",
+        );
+    }
+    if RESERVED.binary_search(&column).is_ok() {
+        return Err("is a reserved word in PostgreSQL, MySQL/MariaDB or SQLite");
+    }
+    Ok(format!("CHECK ({column} > 0)"))
+}
+
+/// The key's column name as `DeriveEntityModel` derives it from the field
+/// when no `column_name` is given: the struct's `rename_all` style applied
+/// to the field name in UpperCamelCase, else the field name in snake_case.
+/// `Ok(None)` for a style SeaORM does not know (its derive reports it).
+pub(super) fn default_column_name(
+    field: &syn::Field,
+    rename_all: Option<&syn::LitStr>,
+) -> syn::Result<Option<String>> {
+    let Some(ident) = &field.ident else {
+        return Ok(None);
+    };
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    let Some(style) = rename_all else {
+        return Ok(Some(
+            if name == name.to_upper_camel_case().to_snake_case() {
+                name.to_owned()
+            } else {
+                name.to_snake_case()
+            },
+        ));
+    };
+    let pascal = name.to_upper_camel_case();
+    // The styles and spellings of sea-orm-macros' `CaseStyle`.
+    let converted = match style.value().as_str() {
+        "camel_case" | "PascalCase" => pascal.to_upper_camel_case(),
+        "camelCase" => {
+            let mut chars = pascal.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_lowercase().chain(chars).collect()
+            })
+        }
+        "snake_case" | "snek_case" => pascal.to_snake_case(),
+        "kebab_case" | "kebab-case" => pascal.to_kebab_case(),
+        "SCREAMING-KEBAB-CASE" => pascal.to_kebab_case().to_uppercase(),
+        "shouty_snake_case" | "shouty_snek_case" | "SCREAMING_SNAKE_CASE" => {
+            pascal.to_shouty_snake_case()
+        }
+        "title_case" => pascal.to_title_case(),
+        "mixed_case" => pascal.to_lower_camel_case(),
+        "lowercase" => pascal.to_lowercase(),
+        "UPPERCASE" => pascal.to_uppercase(),
+        _ => return Ok(None),
+    };
+    Ok(Some(converted))
+}
+
 /// Words that cannot stand unquoted for the column in `CHECK (<name> > 0)`
 /// on some database: found by creating `(<quoted name> BIGINT NOT NULL
 /// PRIMARY KEY CHECK (<name> > 0))` for every keyword of PostgreSQL 15,
@@ -342,72 +408,6 @@ const RESERVED: &[&str] = &[
     "year_month",
     "zerofill",
 ];
-
-/// `CHECK (<column> > 0)`, or why `column` cannot be written unquoted.
-pub(super) fn check_clause(column: &str) -> Result<String, &'static str> {
-    let mut chars = column.chars();
-    let plain_start = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c == '_');
-    let plain_rest = chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if !(plain_start && plain_rest) {
-        return Err(
-            "is not made of lowercase ASCII letters, digits and `_` starting with a letter or \
-             `_`, so it needs quoting, which differs between PostgreSQL and MySQL",
-        );
-    }
-    if RESERVED.binary_search(&column).is_ok() {
-        return Err("is a reserved word in PostgreSQL, MySQL/MariaDB or SQLite");
-    }
-    Ok(format!("CHECK ({column} > 0)"))
-}
-
-/// The key's column name as `DeriveEntityModel` derives it from the field
-/// when no `column_name` is given: the struct's `rename_all` style applied
-/// to the field name in UpperCamelCase, else the field name in snake_case.
-/// `Ok(None)` for a style SeaORM does not know (its derive reports it).
-pub(super) fn default_column_name(
-    field: &syn::Field,
-    rename_all: Option<&syn::LitStr>,
-) -> syn::Result<Option<String>> {
-    let Some(ident) = &field.ident else {
-        return Ok(None);
-    };
-    let name = ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name);
-    let Some(style) = rename_all else {
-        return Ok(Some(
-            if name == name.to_upper_camel_case().to_snake_case() {
-                name.to_owned()
-            } else {
-                name.to_snake_case()
-            },
-        ));
-    };
-    let pascal = name.to_upper_camel_case();
-    // The styles and spellings of sea-orm-macros' `CaseStyle`.
-    let converted = match style.value().as_str() {
-        "camel_case" | "PascalCase" => pascal.to_upper_camel_case(),
-        "camelCase" => {
-            let mut chars = pascal.chars();
-            chars.next().map_or_else(String::new, |first| {
-                first.to_lowercase().chain(chars).collect()
-            })
-        }
-        "snake_case" | "snek_case" => pascal.to_snake_case(),
-        "kebab_case" | "kebab-case" => pascal.to_kebab_case(),
-        "SCREAMING-KEBAB-CASE" => pascal.to_kebab_case().to_uppercase(),
-        "shouty_snake_case" | "shouty_snek_case" | "SCREAMING_SNAKE_CASE" => {
-            pascal.to_shouty_snake_case()
-        }
-        "title_case" => pascal.to_title_case(),
-        "mixed_case" => pascal.to_lower_camel_case(),
-        "lowercase" => pascal.to_lowercase(),
-        "UPPERCASE" => pascal.to_uppercase(),
-        _ => return Ok(None),
-    };
-    Ok(Some(converted))
-}
 
 #[cfg(test)]
 mod tests {
