@@ -217,43 +217,6 @@ impl Clock for MonotonicClock {
     }
 }
 
-/// Set in [`NOW`] while no ticker keeps it current: readers compute the time.
-const DORMANT: u64 = 1 << 63;
-/// Set in [`NOW`] by the ticker once per probe period and cleared by the
-/// next reader; still set at the next check means nobody read the time.
-const PROBE: u64 = 1 << 62;
-const FLAGS: u64 = DORMANT | PROBE;
-/// The time part of [`NOW`] (below the fork tag; 2^51 ms is 71,000 years).
-const TIME_MASK: u64 = (1 << fork::TAG_SHIFT) - 1;
-
-/// Readings within one millisecond that start a ticker.
-const START_READINGS: u32 = 64;
-/// A ticker stops after this many milliseconds without a reading.
-const PROBE_PERIOD_MS: u64 = 16;
-/// How often a ticker checks that the reading rate still pays for it ...
-const TRIAL_PERIOD_MS: u64 = 256;
-/// ... by letting readers compute the time and count themselves for this long.
-const TRIAL_MS: u64 = 3;
-
-const TICKER_NONE: u8 = 0;
-const TICKER_RUNNING: u8 = 1;
-
-/// The published time in Unix milliseconds, tagged with the fork generation
-/// (see [`GenerateError::Forked`](crate::GenerateError::Forked)), plus the [`DORMANT`] and [`PROBE`] bits. [`DORMANT`] is
-/// clear only while a ticker runs, which sets it again before it stops.
-static NOW: Padded<AtomicU64> = Padded(AtomicU64::new(DORMANT));
-/// Whether a ticker thread runs (or is being started).
-static TICKER: AtomicU8 = AtomicU8::new(TICKER_NONE);
-/// Readings made while dormant since the published millisecond last moved.
-static READINGS: AtomicU32 = AtomicU32::new(0);
-/// Set by readers during a ticker's trial when the rate justifies it.
-static DEMAND: AtomicBool = AtomicBool::new(false);
-static ANCHOR: OnceLock<Anchor> = OnceLock::new();
-
-// ---------------------------------------------------------------------------
-// ManualClock
-// ---------------------------------------------------------------------------
-
 /// A clock that only moves when told to; for tests.
 ///
 /// [`Clock::wait_until`] moves the clock forward to the target instead of
@@ -326,6 +289,43 @@ impl Clock for ManualClock {
         Duration::ZERO
     }
 }
+
+/// Set in [`NOW`] while no ticker keeps it current: readers compute the time.
+const DORMANT: u64 = 1 << 63;
+/// Set in [`NOW`] by the ticker once per probe period and cleared by the
+/// next reader; still set at the next check means nobody read the time.
+const PROBE: u64 = 1 << 62;
+const FLAGS: u64 = DORMANT | PROBE;
+/// The time part of [`NOW`] (below the fork tag; 2^51 ms is 71,000 years).
+const TIME_MASK: u64 = (1 << fork::TAG_SHIFT) - 1;
+
+/// Readings within one millisecond that start a ticker.
+const START_READINGS: u32 = 64;
+/// A ticker stops after this many milliseconds without a reading.
+const PROBE_PERIOD_MS: u64 = 16;
+/// How often a ticker checks that the reading rate still pays for it ...
+const TRIAL_PERIOD_MS: u64 = 256;
+/// ... by letting readers compute the time and count themselves for this long.
+const TRIAL_MS: u64 = 3;
+
+const TICKER_NONE: u8 = 0;
+const TICKER_RUNNING: u8 = 1;
+
+/// The published time in Unix milliseconds, tagged with the fork generation
+/// (see [`GenerateError::Forked`](crate::GenerateError::Forked)), plus the [`DORMANT`] and [`PROBE`] bits. [`DORMANT`] is
+/// clear only while a ticker runs, which sets it again before it stops.
+static NOW: Padded<AtomicU64> = Padded(AtomicU64::new(DORMANT));
+/// Whether a ticker thread runs (or is being started).
+static TICKER: AtomicU8 = AtomicU8::new(TICKER_NONE);
+/// Readings made while dormant since the published millisecond last moved.
+static READINGS: AtomicU32 = AtomicU32::new(0);
+/// Set by readers during a ticker's trial when the rate justifies it.
+static DEMAND: AtomicBool = AtomicBool::new(false);
+static ANCHOR: OnceLock<Anchor> = OnceLock::new();
+
+// ---------------------------------------------------------------------------
+// ManualClock
+// ---------------------------------------------------------------------------
 
 #[repr(align(128))]
 struct Padded<T>(T);

@@ -283,8 +283,6 @@ pub enum DieselStoreError {
     Thread(String),
 }
 
-type Connect<C> = Arc<dyn Fn() -> ConnectionResult<C> + Send + Sync>;
-
 /// How long a statement of flakeid's waits for another process's write
 /// on SQLite (one writer at a time) before it fails with "database is
 /// locked": sqlx's default, so that Diesel and SeaORM behave alike.
@@ -421,49 +419,6 @@ where
     }
 }
 
-/// Runs `run` on `conn`, or on a connection `connect` opens; the
-/// connection to keep (none after an error: it may be broken, and the next
-/// statement opens a fresh one) and the result.
-fn on<C, T>(
-    connect: &Connect<C>,
-    conn: Option<C>,
-    run: impl FnOnce(&mut C) -> QueryResult<T>,
-) -> (Option<C>, Result<T, DieselStoreError>)
-where
-    C: Connection,
-    C::Backend: DieselBackend,
-{
-    let mut conn = match conn {
-        Some(conn) => conn,
-        None => match open(connect) {
-            Ok(conn) => conn,
-            Err(e) => return (None, Err(e)),
-        },
-    };
-    match run(&mut conn) {
-        Ok(v) => (Some(conn), Ok(v)),
-        Err(e) => (None, Err(e.into())),
-    }
-}
-
-/// A new connection of flakeid's own.
-fn open<C>(connect: &Connect<C>) -> Result<C, DieselStoreError>
-where
-    C: Connection,
-    C::Backend: DieselBackend,
-{
-    let mut conn = connect()?;
-    if <C::Backend as DieselBackend>::DIALECT == Dialect::Sqlite {
-        // This connection is flakeid's own: let it wait for other
-        // processes' writes as sqlx's do.
-        conn.batch_execute(&format!(
-            "PRAGMA busy_timeout = {}",
-            SQLITE_BUSY_TIMEOUT.as_millis()
-        ))?;
-    }
-    Ok(conn)
-}
-
 impl<C> SqlExecutor for DieselExecutor<C>
 where
     C: Connection + LoadConnection + Send + 'static,
@@ -508,4 +463,49 @@ where
     fn query(&mut self, s: &SqlStatement) -> QueryResult<Vec<SqlRow>> {
         C::Backend::load(self.0, s)
     }
+}
+
+type Connect<C> = Arc<dyn Fn() -> ConnectionResult<C> + Send + Sync>;
+
+/// Runs `run` on `conn`, or on a connection `connect` opens; the
+/// connection to keep (none after an error: it may be broken, and the next
+/// statement opens a fresh one) and the result.
+fn on<C, T>(
+    connect: &Connect<C>,
+    conn: Option<C>,
+    run: impl FnOnce(&mut C) -> QueryResult<T>,
+) -> (Option<C>, Result<T, DieselStoreError>)
+where
+    C: Connection,
+    C::Backend: DieselBackend,
+{
+    let mut conn = match conn {
+        Some(conn) => conn,
+        None => match open(connect) {
+            Ok(conn) => conn,
+            Err(e) => return (None, Err(e)),
+        },
+    };
+    match run(&mut conn) {
+        Ok(v) => (Some(conn), Ok(v)),
+        Err(e) => (None, Err(e.into())),
+    }
+}
+
+/// A new connection of flakeid's own.
+fn open<C>(connect: &Connect<C>) -> Result<C, DieselStoreError>
+where
+    C: Connection,
+    C::Backend: DieselBackend,
+{
+    let mut conn = connect()?;
+    if <C::Backend as DieselBackend>::DIALECT == Dialect::Sqlite {
+        // This connection is flakeid's own: let it wait for other
+        // processes' writes as sqlx's do.
+        conn.batch_execute(&format!(
+            "PRAGMA busy_timeout = {}",
+            SQLITE_BUSY_TIMEOUT.as_millis()
+        ))?;
+    }
+    Ok(conn)
 }

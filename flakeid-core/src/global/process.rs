@@ -537,12 +537,6 @@ impl LeasedGenerator for ProcessGenerator {}
 scheme_of!(impl[] ProcessGenerator, |generator| generator.layout());
 batch_source!(impl[] ProcessGenerator);
 
-/// Whether `error` says the generator's lease was lost: only such a
-/// generator is ever moved away from.
-fn is_lost(error: &GenerateError) -> bool {
-    matches!(error, GenerateError::Fenced(f) if matches!(f.reason, FenceReason::Lost { .. }))
-}
-
 /// The process-wide generator's generator for one node: with the default
 /// clock (no indirection on the hot path) or any other.
 pub(crate) enum AnyGenerator {
@@ -648,6 +642,12 @@ impl AnyGenerator {
             }
         })
     }
+}
+
+/// Whether `error` says the generator's lease was lost: only such a
+/// generator is ever moved away from.
+fn is_lost(error: &GenerateError) -> bool {
+    matches!(error, GenerateError::Fenced(f) if matches!(f.reason, FenceReason::Lost { .. }))
 }
 
 type Current = AnyGenerator;

@@ -50,10 +50,6 @@ use ::sqlx::{Database, Decode, Encode, Type};
 
 use crate::FlakeId;
 
-mod sealed {
-    pub trait Sealed {}
-}
-
 /// A database whose sqlx driver takes flakeid ID types: each of
 /// PostgreSQL, MySQL/MariaDB and SQLite with its feature on. What the ID
 /// types' `sqlx::Type`, `Encode` and `Decode` impls call; sealed.
@@ -133,51 +129,6 @@ macro_rules! signed_bigint_database {
     };
 }
 
-#[cfg(feature = "sqlx-postgres")]
-signed_bigint_database!(::sqlx::postgres::Postgres);
-
-#[cfg(feature = "sqlx-sqlite")]
-signed_bigint_database!(::sqlx_sqlite::Sqlite);
-
-#[cfg(feature = "sqlx-mysql")]
-mod mysql {
-    use ::sqlx::ValueRef as _;
-    use ::sqlx::mysql::{MySql, MySqlTypeInfo, MySqlValueRef};
-
-    use super::{BoxDynError, Decode, Encode, IdDatabase, IsNull, Type, sealed};
-    use crate::FlakeId;
-
-    impl sealed::Sealed for MySql {}
-
-    /// Signed columns are read as `i64`, `BIGINT UNSIGNED` ones as `u64`
-    /// (sqlx refuses to read one as the other, and the bits of a value above
-    /// `i64::MAX` read as `i64` would be a negative number).
-    impl IdDatabase for MySql {
-        fn id_type_info() -> MySqlTypeInfo {
-            <i64 as Type<MySql>>::type_info()
-        }
-
-        fn id_compatible(ty: &MySqlTypeInfo) -> bool {
-            <i64 as Type<MySql>>::compatible(ty) || <u64 as Type<MySql>>::compatible(ty)
-        }
-
-        fn encode_id(id: i64, buf: &mut Vec<u8>) -> Result<IsNull, BoxDynError> {
-            <i64 as Encode<'_, MySql>>::encode_by_ref(&id, buf)
-        }
-
-        fn decode_id<I: FlakeId>(value: MySqlValueRef<'_>) -> Result<I, BoxDynError> {
-            let unsigned = <u64 as Type<MySql>>::compatible(&value.type_info());
-            if unsigned {
-                let v = <u64 as Decode<'_, MySql>>::decode(value)?;
-                Ok(I::from_u64(v)?)
-            } else {
-                let v = <i64 as Decode<'_, MySql>>::decode(value)?;
-                Ok(I::from_i64(v)?)
-            }
-        }
-    }
-}
-
 /// `sqlx::Type`, `Encode` and `Decode` for an ID type, for every
 /// [`IdDatabase`]; `#[flake_id]` calls it as `__private::impl_sqlx!(Type)`.
 #[doc(hidden)]
@@ -249,4 +200,53 @@ macro_rules! __flakeid_core_impl_sqlx_postgres {
             }
         }
     };
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+#[cfg(feature = "sqlx-postgres")]
+signed_bigint_database!(::sqlx::postgres::Postgres);
+
+#[cfg(feature = "sqlx-sqlite")]
+signed_bigint_database!(::sqlx_sqlite::Sqlite);
+
+#[cfg(feature = "sqlx-mysql")]
+mod mysql {
+    use ::sqlx::ValueRef as _;
+    use ::sqlx::mysql::{MySql, MySqlTypeInfo, MySqlValueRef};
+
+    use super::{BoxDynError, Decode, Encode, IdDatabase, IsNull, Type, sealed};
+    use crate::FlakeId;
+
+    impl sealed::Sealed for MySql {}
+
+    /// Signed columns are read as `i64`, `BIGINT UNSIGNED` ones as `u64`
+    /// (sqlx refuses to read one as the other, and the bits of a value above
+    /// `i64::MAX` read as `i64` would be a negative number).
+    impl IdDatabase for MySql {
+        fn id_type_info() -> MySqlTypeInfo {
+            <i64 as Type<MySql>>::type_info()
+        }
+
+        fn id_compatible(ty: &MySqlTypeInfo) -> bool {
+            <i64 as Type<MySql>>::compatible(ty) || <u64 as Type<MySql>>::compatible(ty)
+        }
+
+        fn encode_id(id: i64, buf: &mut Vec<u8>) -> Result<IsNull, BoxDynError> {
+            <i64 as Encode<'_, MySql>>::encode_by_ref(&id, buf)
+        }
+
+        fn decode_id<I: FlakeId>(value: MySqlValueRef<'_>) -> Result<I, BoxDynError> {
+            let unsigned = <u64 as Type<MySql>>::compatible(&value.type_info());
+            if unsigned {
+                let v = <u64 as Decode<'_, MySql>>::decode(value)?;
+                Ok(I::from_u64(v)?)
+            } else {
+                let v = <i64 as Decode<'_, MySql>>::decode(value)?;
+                Ok(I::from_i64(v)?)
+            }
+        }
+    }
 }

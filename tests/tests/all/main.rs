@@ -82,3 +82,6 @@ mod async_generation;
 // Segments: one row handing out ranges to processes, one killed; short
 // keys and DecimalId generator IDs from it; the database paused.
 mod segments;
+
+// The order of items in every source file of the workspace.
+mod item_order;

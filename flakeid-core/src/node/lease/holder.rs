@@ -35,38 +35,6 @@ pub(super) struct Holding {
     pub(super) lease_until_millis: i64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Held,
-    /// Lost; claiming another node for the process-wide generator.
-    Moving {
-        from_node: u64,
-        since_millis: u64,
-    },
-    /// Lost for good (no process-wide generator to move, or healing off).
-    Lost {
-        since_millis: u64,
-    },
-    Released,
-}
-
-#[derive(Debug)]
-struct State {
-    holding: Arc<Holding>,
-    phase: Phase,
-    /// The renewal ends: released, dropped, or lost for good.
-    stopped: bool,
-    /// Renewals have failed in a row since (generator clock, Unix ms).
-    failing_since: Option<u64>,
-    last_error: Option<String>,
-    /// Events already emitted for this run of failures.
-    warned_ceiling: bool,
-    logged_fenced: bool,
-    /// When the renewal in flight was asked for (its latency's start).
-    /// Told of every change of the status.
-    subscribers: Subscribers,
-}
-
 /// What the renewal does after a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Next {
@@ -687,22 +655,6 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
     }
 }
 
-impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
-    /// The holding of a node just won, its ceiling raised to the first
-    /// ceiling persisted.
-    fn holding(&self, won: &Won) -> Holding {
-        let ceiling = Arc::new(Ceiling::new(self.options.at_ceiling));
-        ceiling.raise(won.ceiling_millis, self.options.clock.now_millis());
-        Holding {
-            node: won.node,
-            fence: won.row.fence,
-            ceiling,
-            resume_after: won.row.high_water_millis,
-            lease_until_millis: won.row.lease_until_millis,
-        }
-    }
-}
-
 /// Accessors shared by both lease handles.
 macro_rules! lease_accessors {
     () => {
@@ -809,3 +761,51 @@ macro_rules! lease_accessors {
 }
 
 pub(super) use lease_accessors;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Held,
+    /// Lost; claiming another node for the process-wide generator.
+    Moving {
+        from_node: u64,
+        since_millis: u64,
+    },
+    /// Lost for good (no process-wide generator to move, or healing off).
+    Lost {
+        since_millis: u64,
+    },
+    Released,
+}
+
+#[derive(Debug)]
+struct State {
+    holding: Arc<Holding>,
+    phase: Phase,
+    /// The renewal ends: released, dropped, or lost for good.
+    stopped: bool,
+    /// Renewals have failed in a row since (generator clock, Unix ms).
+    failing_since: Option<u64>,
+    last_error: Option<String>,
+    /// Events already emitted for this run of failures.
+    warned_ceiling: bool,
+    logged_fenced: bool,
+    /// When the renewal in flight was asked for (its latency's start).
+    /// Told of every change of the status.
+    subscribers: Subscribers,
+}
+
+impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
+    /// The holding of a node just won, its ceiling raised to the first
+    /// ceiling persisted.
+    fn holding(&self, won: &Won) -> Holding {
+        let ceiling = Arc::new(Ceiling::new(self.options.at_ceiling));
+        ceiling.raise(won.ceiling_millis, self.options.clock.now_millis());
+        Holding {
+            node: won.node,
+            fence: won.row.fence,
+            ceiling,
+            resume_after: won.row.high_water_millis,
+            lease_until_millis: won.row.lease_until_millis,
+        }
+    }
+}
