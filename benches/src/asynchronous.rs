@@ -20,16 +20,12 @@ use std::fmt::Write as _;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::{BitLayout, presets};
-use flakeid_core::node::{
-    AsyncLeaseStore, ClaimRequest, LeaseOptions, MemoryLeaseStore, NodeRow, NodeTable,
-    ReleaseRequest, RenewRequest, Renewal,
-};
-use flakeid_core::store::StoreError;
+use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
+use flakeid_core::store::Outage;
 use flakeid_core::{CeilingWait, GenerateError, Generator, flake_id, global};
 use flakeid_tests::ticker::{Stalls, Ticker, charged, charged_sync};
 
@@ -326,68 +322,9 @@ async fn used_up_ticks(cfg: &Config, path: Path) -> Result<Stall, BenchError> {
     })
 }
 
-/// A lease store that refuses every call while `down` is set.
-struct Outages {
-    store: MemoryLeaseStore,
-    down: Arc<AtomicBool>,
-}
-
-impl Outages {
-    fn check(&self) -> Result<(), StoreError> {
-        if self.down.load(Ordering::Relaxed) {
-            Err("the lease store is down".into())
-        } else {
-            Ok(())
-        }
-    }
-}
-
-impl AsyncLeaseStore for Outages {
-    fn ensure_nodes(
-        &self,
-        space: &str,
-        nodes: std::ops::RangeInclusive<u64>,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        let (up, call) = (self.check(), self.store.ensure_nodes(space, nodes));
-        async move { up.and(call.await) }
-    }
-
-    fn try_claim(
-        &self,
-        request: &ClaimRequest<'_>,
-    ) -> impl Future<Output = Result<Option<NodeRow>, StoreError>> + Send {
-        let (up, call) = (self.check(), self.store.try_claim(request));
-        async move { up.and(call.await) }
-    }
-
-    fn renew(
-        &self,
-        request: &RenewRequest<'_>,
-    ) -> impl Future<Output = Result<Renewal, StoreError>> + Send {
-        let (up, call) = (self.check(), self.store.renew(request));
-        async move { up.and(call.await) }
-    }
-
-    fn release(
-        &self,
-        request: &ReleaseRequest<'_>,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
-        let (up, call) = (self.check(), self.store.release(request));
-        async move { up.and(call.await) }
-    }
-
-    fn list(&self, space: &str) -> impl Future<Output = Result<NodeTable, StoreError>> + Send {
-        let (up, call) = (self.check(), self.store.list(space));
-        async move { up.and(call.await) }
-    }
-}
-
 async fn lease_outage(cfg: &Config, path: Path) -> Result<Stall, BenchError> {
-    let down = Arc::new(AtomicBool::new(false));
-    let store = Outages {
-        store: MemoryLeaseStore::new(),
-        down: down.clone(),
-    };
+    let down = Outage::new();
+    let store = MemoryLeaseStore::new().behind(&down);
     // Renewed every 50 ms with the ceiling 100 ms ahead; at the ceiling,
     // callers wait up to twice the outage.
     let lease = LeaseOptions::new("bench", presets::twitter())
@@ -405,9 +342,9 @@ async fn lease_outage(cfg: &Config, path: Path) -> Result<Stall, BenchError> {
         let (down, length, after) = (down.clone(), cfg.outage, cfg.lease_run / 4);
         async move {
             tokio::time::sleep(after).await;
-            down.store(true, Ordering::Relaxed);
+            down.start();
             tokio::time::sleep(length).await;
-            down.store(false, Ordering::Relaxed);
+            down.end();
         }
     });
     let started = Instant::now();

@@ -12,6 +12,8 @@
 //! statements as given; it writes no SQL of its own.
 
 use core::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::sql::{Dialect, SqlStatement, SqlType, SqlValue};
 
@@ -35,6 +37,78 @@ use crate::sql::{Dialect, SqlStatement, SqlType, SqlValue};
 /// assert!(matches!(&e, SegmentError::Start { error, .. } if error == "connection refused"));
 /// ```
 pub type StoreError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// A switch that cuts the memory stores' handles placed behind it off from
+/// their table, as a network partition cuts an application off from its
+/// database: while the outage is on, every call through such a handle
+/// fails with [`Unreachable`]; other handles of the same table still reach
+/// it (a one-sided partition: another process keeps going). For tests of
+/// how an application and its leases or segments cope with their store
+/// going away ([`MemoryLeaseStore::behind`](crate::node::MemoryLeaseStore::behind),
+/// [`MemorySegmentStore::behind`](crate::segment::MemorySegmentStore::behind)).
+/// Clones share the switch.
+///
+/// ```
+/// use flakeid_core::node::{LeaseError, LeaseOptions, MemoryLeaseStore};
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::store::{Outage, Unreachable};
+///
+/// let store = MemoryLeaseStore::new();
+/// let outage = Outage::new();
+/// let options = LeaseOptions::new("jobs", presets::twitter());
+/// outage.start();
+/// let err = options.clone().claim(store.behind(&outage)).unwrap_err();
+/// assert!(matches!(&err, LeaseError::Store { source, .. } if source.is::<Unreachable>()), "{err}");
+/// // The table itself is fine: another handle claims.
+/// let lease = options.clone().claim(store.clone())?;
+/// outage.end();
+/// let second = options.claim(store.behind(&outage))?;
+/// assert_ne!(second.node(), lease.node());
+/// # second.release_unused()?;
+/// # lease.release_unused()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Outage {
+    on: Arc<AtomicBool>,
+}
+
+/// The error of a call through a memory store's handle behind an
+/// [`Outage`] that is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the store is unreachable: an outage is on")]
+pub struct Unreachable;
+
+impl Outage {
+    /// A switch that is off.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Cuts the handles behind this outage off: their calls fail from now on.
+    pub fn start(&self) {
+        self.on.store(true, Ordering::SeqCst);
+    }
+
+    /// Lets the handles behind this outage reach their table again.
+    pub fn end(&self) {
+        self.on.store(false, Ordering::SeqCst);
+    }
+
+    /// Whether the outage is on.
+    pub fn is_on(&self) -> bool {
+        self.on.load(Ordering::SeqCst)
+    }
+
+    /// `Err(Unreachable)` while the outage is on.
+    pub(crate) fn check(&self) -> Result<(), StoreError> {
+        if self.is_on() {
+            Err(Box::new(Unreachable))
+        } else {
+            Ok(())
+        }
+    }
+}
 
 /// What a statement that is not a query did.
 ///

@@ -325,29 +325,23 @@ mod events {
 /// A lease store behind a link a test can cut, and the holder's set-up.
 mod link {
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Duration;
 
     use flakeid_core::ManualClock;
     use flakeid_core::layout::{BitLayout, presets};
-    use flakeid_core::node::{LeaseOptions, LeaseStore, MemoryLeaseStore, ReleaseRequest, Renewal};
-    use flakeid_core::store::StoreError;
+    use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
+    use flakeid_core::store::Outage;
 
-    /// The holder's link to the store, which a test can cut.
-    #[derive(Clone)]
-    pub(crate) struct Link {
-        pub(crate) store: MemoryLeaseStore,
-        pub(crate) down: Arc<AtomicBool>,
-    }
     /// A holder cut off from its store on demand: a manual clock shared by
     /// an in-memory store and the lease options of `space` (nodes 0 and 1,
     /// claimed in order, a 400 ms TTL, renewals every 250 ms, long enough
     /// for a loaded machine's scheduling delays), and the link to claim
-    /// through.
+    /// through: the store behind `outage`.
     pub(crate) struct CutOff {
         pub(crate) clock: Arc<ManualClock>,
         pub(crate) store: MemoryLeaseStore,
-        pub(crate) link: Link,
+        pub(crate) link: MemoryLeaseStore,
+        pub(crate) outage: Outage,
         pub(crate) options: LeaseOptions<BitLayout, Arc<ManualClock>>,
     }
 
@@ -355,10 +349,8 @@ mod link {
         pub(crate) fn new(space: &str) -> CutOff {
             let clock = Arc::new(ManualClock::new(1_700_000_000_000));
             let store = MemoryLeaseStore::with_clock(clock.clone());
-            let link = Link {
-                store: store.clone(),
-                down: Arc::new(AtomicBool::new(false)),
-            };
+            let outage = Outage::new();
+            let link = store.behind(&outage);
             let options = LeaseOptions::new(space, presets::twitter())
                 .clock(clock.clone())
                 .nodes(0..=1)
@@ -369,50 +361,9 @@ mod link {
                 clock,
                 store,
                 link,
+                outage,
                 options,
             }
-        }
-    }
-
-    impl Link {
-        fn up(&self) -> Result<(), StoreError> {
-            if self.down.load(Ordering::SeqCst) {
-                Err("network unreachable".into())
-            } else {
-                Ok(())
-            }
-        }
-    }
-    impl LeaseStore for Link {
-        fn ensure_nodes(
-            &mut self,
-            space: &str,
-            nodes: std::ops::RangeInclusive<u64>,
-        ) -> Result<(), StoreError> {
-            self.up()?;
-            LeaseStore::ensure_nodes(&mut self.store, space, nodes)
-        }
-        fn try_claim(
-            &mut self,
-            r: &flakeid_core::node::ClaimRequest<'_>,
-        ) -> Result<Option<flakeid_core::node::NodeRow>, StoreError> {
-            self.up()?;
-            LeaseStore::try_claim(&mut self.store, r)
-        }
-        fn renew(
-            &mut self,
-            r: &flakeid_core::node::RenewRequest<'_>,
-        ) -> Result<Renewal, StoreError> {
-            self.up()?;
-            LeaseStore::renew(&mut self.store, r)
-        }
-        fn release(&mut self, r: &ReleaseRequest<'_>) -> Result<bool, StoreError> {
-            self.up()?;
-            LeaseStore::release(&mut self.store, r)
-        }
-        fn list(&mut self, space: &str) -> Result<flakeid_core::node::NodeTable, StoreError> {
-            self.up()?;
-            LeaseStore::list(&mut self.store, space)
         }
     }
 }
@@ -458,6 +409,7 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
         clock,
         store,
         link,
+        outage,
         options,
     } = CutOff::new("heal");
     let lease = options.clone().claim(link.clone()).unwrap();
@@ -498,7 +450,7 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
     };
     wait("IDs flow", &|| clock.now_millis() > 1_700_000_000_005);
     // Cut off past its TTL; another holder takes node 0.
-    link.down.store(true, Ordering::SeqCst);
+    outage.start();
     wait("a renewal fails", &|| {
         matches!(lease.status(), LeaseStatus::RenewingLate { .. })
     });
@@ -511,7 +463,7 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
     assert_eq!(taker.node(), 0);
     // Back on the network: the renewal finds node 0 taken, the lease
     // claims node 1, and the generator moves there.
-    link.down.store(false, Ordering::SeqCst);
+    outage.end();
     wait("the generator moves", &|| generator.moves() == 1);
     assert_eq!(generator.node(), 1);
     assert_eq!(lease.node(), 1);
@@ -673,7 +625,6 @@ fn clock_ms(clock: &flakeid_core::ManualClock) -> u64 {
 /// once, while it happens.
 #[test]
 fn a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves() {
-    use std::sync::atomic::Ordering;
     use std::time::Duration;
 
     use flakeid_core::FenceReason;
@@ -692,6 +643,7 @@ fn a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves() {
         clock,
         store,
         link,
+        outage,
         options,
     } = CutOff::new("told");
     let lease = options.clone().claim(link.clone()).unwrap();
@@ -708,7 +660,7 @@ fn a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves() {
         "{first}"
     );
 
-    link.down.store(true, Ordering::SeqCst);
+    outage.start();
     let late = next("renewing late");
     assert!(
         matches!(late, LeaseStatus::RenewingLate { node: 0, .. }),
@@ -733,7 +685,7 @@ fn a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves() {
         .nodes(0..=0)
         .claim(store.clone())
         .expect("node 0 expired");
-    link.down.store(false, Ordering::SeqCst);
+    outage.end();
     let moving = next("lost: moving");
     assert!(
         matches!(moving, LeaseStatus::Moving { from_node: 0, .. }),

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::store::{AsyncSegmentStore, FetchRequest, Fetched, SegmentRow, SegmentStore};
 use crate::clock::{Clock, MonotonicClock};
-use crate::store::StoreError;
+use crate::store::{Outage, StoreError};
 
 /// Segment rows in memory: the protocol without a database, for tests,
 /// examples and benchmarks of one process. Clones share one table, as
@@ -29,6 +29,8 @@ use crate::store::StoreError;
 pub struct MemorySegmentStore {
     rows: Arc<Mutex<BTreeMap<String, SegmentRow>>>,
     clock: Arc<dyn Clock>,
+    /// What this handle is behind (see [`behind`](Self::behind)).
+    outage: Option<Outage>,
 }
 
 impl core::fmt::Debug for MemorySegmentStore {
@@ -56,6 +58,33 @@ impl MemorySegmentStore {
         MemorySegmentStore {
             rows: Arc::new(Mutex::new(BTreeMap::new())),
             clock: Arc::new(clock),
+            outage: None,
+        }
+    }
+
+    /// A handle on the same rows behind `outage`: while the outage is on,
+    /// each fetch through it fails with
+    /// [`Unreachable`](crate::store::Unreachable) and changes nothing, as
+    /// a database cut off by a partition; the other handles are untouched.
+    /// See [`Outage`].
+    ///
+    /// ```
+    /// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
+    /// use flakeid_core::store::Outage;
+    ///
+    /// let store = MemorySegmentStore::new();
+    /// let outage = Outage::new();
+    /// outage.start();
+    /// assert!(SegmentOptions::new("orders").start(store.behind(&outage)).is_err());
+    /// outage.end();
+    /// let ids = SegmentOptions::new("orders").start(store.behind(&outage))?;
+    /// assert_eq!(ids.next_value()?, 1);
+    /// # Ok::<(), flakeid_core::segment::SegmentError>(())
+    /// ```
+    pub fn behind(&self, outage: &Outage) -> Self {
+        Self {
+            outage: Some(outage.clone()),
+            ..self.clone()
         }
     }
 
@@ -92,6 +121,7 @@ impl MemorySegmentStore {
 
 impl SegmentStore for MemorySegmentStore {
     fn fetch(&mut self, request: &FetchRequest<'_>) -> Result<Fetched, StoreError> {
+        self.outage.as_ref().map_or(Ok(()), Outage::check)?;
         Ok(self.advance(request))
     }
 }
@@ -101,6 +131,11 @@ impl AsyncSegmentStore for MemorySegmentStore {
         &self,
         request: &FetchRequest<'_>,
     ) -> impl Future<Output = Result<Fetched, StoreError>> + Send {
-        ready(Ok(self.advance(request)))
+        ready(
+            self.outage
+                .as_ref()
+                .map_or(Ok(()), Outage::check)
+                .map(|()| self.advance(request)),
+        )
     }
 }

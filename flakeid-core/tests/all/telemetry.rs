@@ -3,16 +3,16 @@
 //! only, so that the other tests of this binary record nothing into it).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use flakeid_core::node::{LeaseStatus, MemoryLeaseStore};
 use flakeid_core::segment::SegmentOptions;
+use flakeid_core::store::Outage;
 use flakeid_core::{ClockRegression, FenceReason, Generator, ManualClock, layout::presets};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 
-use crate::node::lease::{Partitionable, eventually, quick};
+use crate::node::lease::{eventually, quick};
 use crate::segment::{Mode, Switched};
 
 const T0: u64 = 1_700_000_000_000;
@@ -165,16 +165,13 @@ fn a_clock_step_back_is_counted_once_and_its_wait_by_cause() {
 fn a_lost_lease_counts_failed_renewals_a_fence_and_the_loss() {
     let db = Arc::new(ManualClock::new(T0));
     let store = MemoryLeaseStore::with_clock(db.clone());
-    let link = Partitionable {
-        store: store.clone(),
-        down: Arc::new(AtomicBool::new(false)),
-    };
+    let outage = Outage::new();
     let ((a, ga), s) = recorded(|| {
         // Renewals every 250 ms rather than 20: on a loaded machine a
         // renewal unanswered for one interval counts as failed.
         let a = quick("metrics")
             .renew_every(Duration::from_millis(250))
-            .claim(link.clone())
+            .claim(store.behind(&outage))
             .unwrap();
         let ga = a.generator_builder().build().unwrap();
         (a, ga)
@@ -184,7 +181,7 @@ fn a_lost_lease_counts_failed_renewals_a_fence_and_the_loss() {
         s.value("flakeid_lease_renewal_duration_seconds", &space) >= 1.0
     });
     assert_eq!(s.value("flakeid_lease_renewal_failures_total", &space), 0.0);
-    link.down.store(true, Ordering::SeqCst);
+    outage.start();
     eventually("a failed renewal is counted", || {
         s.value("flakeid_lease_renewal_failures_total", &space) >= 1.0
     });
@@ -196,7 +193,7 @@ fn a_lost_lease_counts_failed_renewals_a_fence_and_the_loss() {
     db.advance(Duration::from_secs(1));
     let b = quick("metrics").claim(store.clone()).unwrap();
     assert_eq!(s.value("flakeid_lease_lost_total", &space), 0.0);
-    link.down.store(false, Ordering::SeqCst);
+    outage.end();
     eventually("the loss is counted", || {
         matches!(
             a.status(),

@@ -12,7 +12,7 @@ use super::store::{
     AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
     Renewal,
 };
-use crate::store::StoreError;
+use crate::store::{Outage, StoreError};
 use crate::{Clock, MonotonicClock};
 
 /// The lease table in memory: the protocol without a database, for tests,
@@ -37,6 +37,8 @@ use crate::{Clock, MonotonicClock};
 pub struct MemoryLeaseStore {
     rows: Arc<Mutex<BTreeMap<(String, u64), NodeRow>>>,
     clock: Arc<dyn Clock>,
+    /// What this handle is behind (see [`behind`](Self::behind)).
+    outage: Option<Outage>,
 }
 
 impl core::fmt::Debug for MemoryLeaseStore {
@@ -65,7 +67,25 @@ impl MemoryLeaseStore {
         MemoryLeaseStore {
             rows: Arc::new(Mutex::new(BTreeMap::new())),
             clock: Arc::new(clock),
+            outage: None,
         }
+    }
+
+    /// A handle on the same table behind `outage`: while the outage is on,
+    /// each of its calls fails with
+    /// [`Unreachable`](crate::store::Unreachable) and changes nothing, as a
+    /// holder's connection cut off by a partition; this handle and the
+    /// other handles are untouched. See [`Outage`].
+    pub fn behind(&self, outage: &Outage) -> Self {
+        Self {
+            outage: Some(outage.clone()),
+            ..self.clone()
+        }
+    }
+
+    /// `Err` while the outage this handle is behind is on.
+    fn reach(&self) -> Result<(), StoreError> {
+        self.outage.as_ref().map_or(Ok(()), Outage::check)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<(String, u64), NodeRow>> {
@@ -168,23 +188,28 @@ fn ttl_millis(ttl: core::time::Duration) -> i64 {
 
 impl LeaseStore for MemoryLeaseStore {
     fn ensure_nodes(&mut self, space: &str, nodes: RangeInclusive<u64>) -> Result<(), StoreError> {
+        self.reach()?;
         self.ensure(space, nodes);
         Ok(())
     }
 
     fn try_claim(&mut self, request: &ClaimRequest<'_>) -> Result<Option<NodeRow>, StoreError> {
+        self.reach()?;
         Ok(self.claim(request))
     }
 
     fn renew(&mut self, request: &RenewRequest<'_>) -> Result<Renewal, StoreError> {
+        self.reach()?;
         Ok(self.renew_row(request))
     }
 
     fn release(&mut self, request: &ReleaseRequest<'_>) -> Result<bool, StoreError> {
+        self.reach()?;
         Ok(self.release_row(request))
     }
 
     fn list(&mut self, space: &str) -> Result<NodeTable, StoreError> {
+        self.reach()?;
         Ok(self.table(space))
     }
 }
@@ -195,32 +220,31 @@ impl AsyncLeaseStore for MemoryLeaseStore {
         space: &str,
         nodes: RangeInclusive<u64>,
     ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        self.ensure(space, nodes);
-        ready(Ok(()))
+        ready(self.reach().map(|()| self.ensure(space, nodes)))
     }
 
     fn try_claim(
         &self,
         request: &ClaimRequest<'_>,
     ) -> impl Future<Output = Result<Option<NodeRow>, StoreError>> + Send {
-        ready(Ok(self.claim(request)))
+        ready(self.reach().map(|()| self.claim(request)))
     }
 
     fn renew(
         &self,
         request: &RenewRequest<'_>,
     ) -> impl Future<Output = Result<Renewal, StoreError>> + Send {
-        ready(Ok(self.renew_row(request)))
+        ready(self.reach().map(|()| self.renew_row(request)))
     }
 
     fn release(
         &self,
         request: &ReleaseRequest<'_>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send {
-        ready(Ok(self.release_row(request)))
+        ready(self.reach().map(|()| self.release_row(request)))
     }
 
     fn list(&self, space: &str) -> impl Future<Output = Result<NodeTable, StoreError>> + Send {
-        ready(Ok(self.table(space)))
+        ready(self.reach().map(|()| self.table(space)))
     }
 }

@@ -15,7 +15,7 @@ use flakeid_core::node::{
     ClaimRequest, HighWaterFileError, HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStatus,
     LeaseStore, MemoryLeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest, Renewal,
 };
-use flakeid_core::store::StoreError;
+use flakeid_core::store::{Outage, StoreError};
 use flakeid_core::{
     CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, Generator, ManualClock,
 };
@@ -161,59 +161,16 @@ pub(crate) fn eventually(what: &str, cond: impl Fn() -> bool) {
     panic!("never happened: {what}");
 }
 
-/// A store that can be cut off, as a holder partitioned from its database.
-#[derive(Clone)]
-pub(crate) struct Partitionable {
-    pub(crate) store: MemoryLeaseStore,
-    pub(crate) down: Arc<AtomicBool>,
-}
-
-impl Partitionable {
-    fn check(&self) -> Result<(), StoreError> {
-        if self.down.load(Ordering::SeqCst) {
-            Err("database unreachable".into())
-        } else {
-            Ok(())
-        }
-    }
-}
-
-impl LeaseStore for Partitionable {
-    fn ensure_nodes(&mut self, space: &str, nodes: RangeInclusive<u64>) -> Result<(), StoreError> {
-        self.check()?;
-        LeaseStore::ensure_nodes(&mut self.store, space, nodes)
-    }
-    fn try_claim(&mut self, r: &ClaimRequest<'_>) -> Result<Option<NodeRow>, StoreError> {
-        self.check()?;
-        LeaseStore::try_claim(&mut self.store, r)
-    }
-    fn renew(&mut self, r: &RenewRequest<'_>) -> Result<Renewal, StoreError> {
-        self.check()?;
-        LeaseStore::renew(&mut self.store, r)
-    }
-    fn release(&mut self, r: &ReleaseRequest<'_>) -> Result<bool, StoreError> {
-        self.check()?;
-        LeaseStore::release(&mut self.store, r)
-    }
-    fn list(&mut self, space: &str) -> Result<NodeTable, StoreError> {
-        self.check()?;
-        LeaseStore::list(&mut self.store, space)
-    }
-}
-
 #[test]
 fn a_lost_lease_fences_its_generator_and_the_next_holder_starts_after_it() {
     let db = Arc::new(ManualClock::new(T0));
     let store = MemoryLeaseStore::with_clock(db.clone());
-    let link = Partitionable {
-        store: store.clone(),
-        down: Arc::new(AtomicBool::new(false)),
-    };
-    let a = quick("lost").claim(link.clone()).unwrap();
+    let outage = Outage::new();
+    let a = quick("lost").claim(store.behind(&outage)).unwrap();
     let ga = a.generator_builder().build().unwrap();
     let a_ids: Vec<u64> = (0..5_000).map(|_| ga.next_id().unwrap()).collect();
     // A loses the database; its renewals fail and the store's clock passes its lease.
-    link.down.store(true, Ordering::SeqCst);
+    outage.start();
     eventually("A records a failed renewal", || {
         matches!(
             a.status(),
@@ -235,7 +192,7 @@ fn a_lost_lease_fences_its_generator_and_the_next_holder_starts_after_it() {
     assert!(b.resume_after_millis() >= stamped(&ga, *a_ids.last().unwrap()));
     // A reaches the database again: its renewal finds the row taken and
     // its ceiling closes for good.
-    link.down.store(false, Ordering::SeqCst);
+    outage.end();
     eventually("A notices the loss", || {
         matches!(
             a.status(),
