@@ -88,6 +88,11 @@ impl MemorySegmentStore {
         }
     }
 
+    /// `Err` while the outage this handle is behind is on.
+    fn reach(&self) -> Result<(), StoreError> {
+        self.outage.as_ref().map_or(Ok(()), Outage::check)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, SegmentRow>> {
         self.rows.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -121,7 +126,7 @@ impl MemorySegmentStore {
 
 impl SegmentStore for MemorySegmentStore {
     fn fetch(&mut self, request: &FetchRequest<'_>) -> Result<Fetched, StoreError> {
-        self.outage.as_ref().map_or(Ok(()), Outage::check)?;
+        self.reach()?;
         Ok(self.advance(request))
     }
 }
@@ -131,11 +136,6 @@ impl AsyncSegmentStore for MemorySegmentStore {
         &self,
         request: &FetchRequest<'_>,
     ) -> impl Future<Output = Result<Fetched, StoreError>> + Send {
-        ready(
-            self.outage
-                .as_ref()
-                .map_or(Ok(()), Outage::check)
-                .map(|()| self.advance(request)),
-        )
+        ready(self.reach().map(|()| self.advance(request)))
     }
 }

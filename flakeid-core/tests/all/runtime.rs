@@ -11,10 +11,8 @@ use std::time::{Duration, Instant};
 use flakeid_core::layout::BitLayout;
 use flakeid_core::runtime::{Attempt, Sleep};
 use flakeid_core::schemes::TraceIdGenerator;
-use flakeid_core::segment::{
-    AsyncSegmentStore, FetchRequest, Fetched, MemorySegmentStore, SegmentError, SegmentOptions,
-};
-use flakeid_core::store::StoreError;
+use flakeid_core::segment::{MemorySegmentStore, SegmentError, SegmentOptions};
+use flakeid_core::store::{Outage, StoreError, Unreachable};
 use flakeid_core::{Clock, GenerateError, Generator, IdSource, ManualClock, SequenceExhaustion};
 
 /// tokio's timers, as any runtime's would be given (works with or without
@@ -205,44 +203,10 @@ fn a_source_of_ids_gives_batches_to_async_callers_in_parts() {
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
 }
 
-/// A segment store that is down until told otherwise, then advances a
-/// memory row.
-#[derive(Clone, Default)]
-struct Outage {
-    rows: MemorySegmentStore,
-    down: Arc<AtomicBool>,
-}
-
-impl AsyncSegmentStore for Outage {
-    fn fetch(
-        &self,
-        request: &FetchRequest<'_>,
-    ) -> impl Future<Output = Result<Fetched, StoreError>> + Send {
-        let result = if self.down.load(Ordering::Relaxed) {
-            Err(StoreError::from("connection refused"))
-        } else {
-            AsyncSegmentStore::fetch(&self.rows, request).now_or_never()
-        };
-        std::future::ready(result)
-    }
-}
-
-/// The output of a future that is ready at once.
-trait NowOrNever: Future + Sized {
-    fn now_or_never(self) -> Self::Output {
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match std::pin::pin!(self).poll(&mut cx) {
-            std::task::Poll::Ready(v) => v,
-            std::task::Poll::Pending => panic!("the memory store answers at once"),
-        }
-    }
-}
-
-impl<F: Future> NowOrNever for F {}
-
 #[test]
 fn an_async_caller_waits_for_the_segment_in_flight_while_the_fetcher_runs() {
-    let store = Outage::default();
+    let outage = Outage::new();
+    let store = MemorySegmentStore::new().behind(&outage);
     let runtime = current_thread();
     let values = runtime.block_on(async {
         let options = SegmentOptions::new("orders")
@@ -254,13 +218,13 @@ fn an_async_caller_waits_for_the_segment_in_flight_while_the_fetcher_runs() {
         tokio::spawn(fetcher);
         let mut values = vec![ids.next_value_async_on(&Timers).await.unwrap()];
         // The store goes down: the prefetch fails and is retried.
-        store.down.store(true, Ordering::Relaxed);
+        outage.start();
         values.push(ids.next_value_async_on(&Timers).await.unwrap());
         let back = {
-            let down = store.down.clone();
+            let outage = outage.clone();
             tokio::spawn(async move {
                 tokio::time::sleep(Duration::from_millis(50)).await;
-                down.store(false, Ordering::Relaxed);
+                outage.end();
             })
         };
         // Both segments used up: this waits for the fetcher, on this thread.
@@ -275,7 +239,8 @@ fn an_async_caller_waits_for_the_segment_in_flight_while_the_fetcher_runs() {
 
 #[test]
 fn an_async_caller_gives_up_on_segments_after_the_wait_as_next_value_does() {
-    let store = Outage::default();
+    let outage = Outage::new();
+    let store = MemorySegmentStore::new().behind(&outage);
     let runtime = current_thread();
     runtime.block_on(async {
         let options = SegmentOptions::new("orders")
@@ -285,7 +250,7 @@ fn an_async_caller_gives_up_on_segments_after_the_wait_as_next_value_does() {
             .wait(Duration::from_millis(30));
         let (ids, fetcher) = options.start_async(store.clone(), Timers).await.unwrap();
         tokio::spawn(fetcher);
-        store.down.store(true, Ordering::Relaxed);
+        outage.start();
         assert_eq!(ids.next_value_async_on(&Timers).await.unwrap(), 1);
         let started = Instant::now();
         let e = ids.next_value_async_on(&Timers).await.unwrap_err();
@@ -297,7 +262,10 @@ fn an_async_caller_gives_up_on_segments_after_the_wait_as_next_value_does() {
                 ..
             } => {
                 assert!(failed_fetches >= 1);
-                assert_eq!(last_error.as_deref(), Some("connection refused"));
+                assert_eq!(
+                    last_error.as_deref(),
+                    Some(Unreachable.to_string().as_str())
+                );
             }
             other => panic!("{other:?}"),
         }
