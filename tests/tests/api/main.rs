@@ -6,11 +6,10 @@
 //! ./scripts/test.sh --workspace --test api
 //! ```
 //!
-//! The API comes from rustdoc's JSON output (`cargo doc` with
-//! `RUSTC_BOOTSTRAP=1` and `-Z unstable-options --output-format json`, every
-//! feature on, `--cfg docsrs` as docs.rs builds, in the target directory
-//! `target/api` so that the normal build is not disturbed), rendered by
-//! `render.rs` into sorted lines. After an intended change, write the new
+//! The API comes from rustdoc's JSON output (`RUSTC_BOOTSTRAP=1` and
+//! `-Z unstable-options --output-format json`, every feature on,
+//! `--cfg docsrs` as docs.rs builds; see `rustdoc.rs` for how the crates are
+//! found), rendered by `render.rs` into sorted lines. After an intended change, write the new
 //! snapshots and review their diff:
 //!
 //! ```sh
@@ -21,6 +20,7 @@
 #![allow(unreachable_pub)]
 
 mod render;
+mod rustdoc;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -47,40 +47,6 @@ fn repo() -> PathBuf {
         .to_owned()
 }
 
-/// `target/api`, beside the workspace's own target directory.
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    // target/debug/deps/api-HASH → target
-    exe.ancestors()
-        .nth(3)
-        .expect("the test binary lies in target/<profile>/deps")
-        .join("api")
-}
-
-/// Runs rustdoc with JSON output on the library crates, every feature on.
-fn document() -> PathBuf {
-    let target = target_dir();
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cargo
-        .args(["doc", "--no-deps", "--all-features", "--lib"])
-        .args(CRATES.iter().flat_map(|c| ["-p", c]))
-        .arg("--target-dir")
-        .arg(&target)
-        .current_dir(repo())
-        .env("RUSTC_BOOTSTRAP", "1")
-        // No lint wrapper (`FLAKEID_TEST_LINT=1`'s clippy-driver) for the
-        // crates this documents: the test command's own build lints them.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CLIPPY_ARGS")
-        .env(
-            "RUSTDOCFLAGS",
-            "-Z unstable-options --output-format json --cfg docsrs",
-        );
-    let status = cargo.status().expect("run cargo doc");
-    assert!(status.success(), "cargo doc (JSON) failed: {status}");
-    target.join("doc")
-}
-
 /// What a snapshot differs by: lines only in `new` (+) and only in `old` (-).
 fn diff(old: &[String], new: &[String]) -> Vec<String> {
     let old_set: BTreeSet<&String> = old.iter().collect();
@@ -95,7 +61,7 @@ fn diff(old: &[String], new: &[String]) -> Vec<String> {
 
 #[test]
 fn public_api_matches_the_snapshots() {
-    let docs = document();
+    let docs = rustdoc::document(&repo(), &CRATES);
     let bless = std::env::var(BLESS_VAR).is_ok_and(|v| v == "1");
     let mut changed = Vec::new();
     for krate in CRATES {
