@@ -419,6 +419,9 @@ if idle:
     sys.exit("targets without unit tests that build a test harness anyway (give them `test = false`): "
              + "; ".join(idle))
 names = {t["name"] for p in packages for t in p["targets"] if "test" in t["kind"]}
+# The binaries whose unit tests `cargo test` runs, as "bin:NAME" (an explicit
+# `--bins` would also build a harness for each `test = false` binary).
+names |= {"bin:" + t["name"] for p in packages for t in p["targets"] if "bin" in t["kind"] and t["test"]}
 print("\n".join(sorted(names)))') || return 1
     local slow=(docs api db_quick time_range_quick generator_process ui) name
     # The `all` binaries in two processes: the lease and segment tests
@@ -449,12 +452,18 @@ print("\n".join(sorted(names)))') || return 1
     done
     echo "doc --workspace --doc"
     echo loom-model
+    local bins=()
     while read -r name; do
         [ "$name" = all ] && continue
+        if [ "${name#bin:}" != "$name" ]; then
+            bins+=(--bin "${name#bin:}")
+            continue
+        fi
         printf '%s\n' "${slow[@]}" | grep -qx "$name" && continue
         echo "$name --workspace --test $name"
     done <<<"$names"
-    echo "bins --workspace --bins"
+    [ "${#bins[@]}" -gt 0 ] && echo "bins --workspace ${bins[*]}"
+    return 0
 }
 
 # The jobs started that are still running, in `alive_jobs` (the Docker engine
