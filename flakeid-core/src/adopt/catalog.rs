@@ -165,6 +165,26 @@ impl Reference {
         })
     }
 
+    /// The referencing table as a statement names it: qualified with its
+    /// schema (PostgreSQL) or database (MySQL/MariaDB) when it has one.
+    pub(crate) fn qualified_table(&self, d: Dialect) -> Result<String, AdoptError> {
+        Ok(match &self.schema {
+            Some(s) => {
+                let role = if d == Dialect::MySql {
+                    "database"
+                } else {
+                    "schema"
+                };
+                format!(
+                    "{}.{}",
+                    d.identifier(role, s)?,
+                    d.identifier("table", &self.table)?
+                )
+            }
+            None => d.identifier("table", &self.table)?,
+        })
+    }
+
     /// The column `table.column` of the `column_type` in `row`, named with
     /// [`Adoption::reference`](super::Adoption::reference) and referencing
     /// the key without a foreign key.
@@ -228,6 +248,43 @@ impl<E: AsyncSqlExecutor> Queries<'_, E> {
     }
 }
 
+/// The catalog's row of the column `table.column`: the first of `rows`,
+/// or [`AdoptError::NoSuchColumn`] when there is none.
+pub(crate) fn column_row<'r>(
+    rows: &'r [SqlRow],
+    table: &str,
+    column: &str,
+) -> Result<&'r SqlRow, AdoptError> {
+    rows.first().ok_or_else(|| AdoptError::NoSuchColumn {
+        table: table.to_owned(),
+        column: column.to_owned(),
+    })
+}
+
+/// Checks that `table.column` is the table's key (`is_key`: its primary
+/// key, of this one column) and that its `column_type` holds integers.
+pub(crate) fn integer_key(
+    table: &str,
+    column: &str,
+    is_key: bool,
+    column_type: &str,
+) -> Result<(), AdoptError> {
+    if !is_key {
+        return Err(AdoptError::NotTheKey {
+            table: table.to_owned(),
+            column: column.to_owned(),
+        });
+    }
+    if integer_width(column_type).is_none() {
+        return Err(AdoptError::NotAnInteger {
+            table: table.to_owned(),
+            column: column.to_owned(),
+            column_type: column_type.to_owned(),
+        });
+    }
+    Ok(())
+}
+
 /// The text column `name` of `row`, or an empty string.
 pub(crate) fn text(row: &SqlRow, name: &str) -> String {
     row.text(name).unwrap_or_default().to_owned()
@@ -261,6 +318,12 @@ pub(crate) fn integers(references: &[Reference]) -> Result<(), AdoptError> {
         None => Ok(()),
     }
 }
+
+/// The columns of a query for the smallest and largest key of a key table.
+pub(crate) static KEYS: [(&str, SqlType); 2] =
+    [("smallest", SqlType::BigInt), ("largest", SqlType::BigInt)];
+/// The column of a query for the largest key the auto-increment handed out.
+pub(crate) static ISSUED: [(&str, SqlType); 1] = [("issued", SqlType::BigInt)];
 
 #[cfg(test)]
 mod tests {

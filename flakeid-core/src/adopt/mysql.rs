@@ -4,7 +4,8 @@
 //! checks off.
 
 use super::catalog::{Catalog, Increment};
-use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, integer_width, integers, text};
+use super::catalog::{ColumnDetails, KeyTable, Queries, Reference};
+use super::catalog::{column_row, integer_key, integers, text};
 use super::error::AdoptError;
 use super::plan::{CHECK, Guard, lock_order};
 use crate::id_function::IdFunction;
@@ -35,24 +36,10 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             &KEY_COLUMNS,
         )
         .await?;
-    let row = rows.first().ok_or_else(|| AdoptError::NoSuchColumn {
-        table: table.to_owned(),
-        column: column.to_owned(),
-    })?;
+    let row = column_row(&rows, table, column)?;
     let column_type = text(row, "column_type");
-    if row.i64("is_key") != Some(1) || row.i64("key_columns") != Some(1) {
-        return Err(AdoptError::NotTheKey {
-            table: table.to_owned(),
-            column: column.to_owned(),
-        });
-    }
-    if integer_width(&column_type).is_none() {
-        return Err(AdoptError::NotAnInteger {
-            table: table.to_owned(),
-            column: column.to_owned(),
-            column_type,
-        });
-    }
+    let is_key = row.i64("is_key") == Some(1) && row.i64("key_columns") == Some(1);
+    integer_key(table, column, is_key, &column_type)?;
     let increment = if text(row, "extra")
         .to_ascii_lowercase()
         .contains("auto_increment")
@@ -70,7 +57,7 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
                  WHERE t.TABLE_SCHEMA = DATABASE() AND t.TABLE_NAME = ?) AS issued FROM {t}"
             ),
             &[table],
-            &KEYS,
+            &KEYS_AND_ISSUED,
         )
         .await?;
     let mut references = Vec::new();
@@ -143,10 +130,7 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
                 &COLUMN,
             )
             .await?;
-        let row = rows.first().ok_or_else(|| AdoptError::NoSuchColumn {
-            table: ref_table.to_owned(),
-            column: ref_column.to_owned(),
-        })?;
+        let row = column_row(&rows, ref_table, ref_column)?;
         references.push(Reference::named(
             ref_table,
             ref_column.to_owned(),
@@ -234,14 +218,7 @@ pub(crate) fn plan(
         ));
         let mut referencing = Vec::new();
         for r in &t.references {
-            let rt = match &r.schema {
-                Some(s) => format!(
-                    "{}.{}",
-                    d.identifier("database", s)?,
-                    d.identifier("table", &r.table)?
-                ),
-                None => d.identifier("table", &r.table)?,
-            };
+            let rt = r.qualified_table(d)?;
             let rc = d.identifier("column", &r.column)?;
             referencing.push(rt.clone());
             if let (Some(c), Some(fk)) = (&r.constraint, &r.details.foreign_key) {
@@ -346,7 +323,7 @@ static KEY_COLUMNS: [(&str, SqlType); 7] = [
     ("is_key", SqlType::BigInt),
     ("key_columns", SqlType::BigInt),
 ];
-static KEYS: [(&str, SqlType); 3] = [
+static KEYS_AND_ISSUED: [(&str, SqlType); 3] = [
     ("smallest", SqlType::BigInt),
     ("largest", SqlType::BigInt),
     ("issued", SqlType::BigInt),

@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use super::catalog::{Catalog, Increment};
-use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, integer_width, integers, text};
+use super::catalog::{Catalog, ISSUED, Increment, KEYS};
+use super::catalog::{ColumnDetails, KeyTable, Queries, Reference};
+use super::catalog::{column_row, integer_key, integer_width, integers, text};
 use super::error::AdoptError;
 use super::plan::{CHECK, Guard, lock_order};
 use crate::id_function::IdFunction;
@@ -22,10 +23,6 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
     let table = q.table;
     let t = d.identifier("table", table)?;
     let c = d.identifier("column", column)?;
-    let missing = || AdoptError::NoSuchColumn {
-        table: table.to_owned(),
-        column: column.to_owned(),
-    };
     let rows = q
         .rows(
             "SELECT format_type(a.atttypid, a.atttypmod) AS column_type, \
@@ -42,21 +39,9 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             &KEY_COLUMNS,
         )
         .await?;
-    let row = rows.first().ok_or_else(missing)?;
+    let row = column_row(&rows, table, column)?;
     let column_type = text(row, "column_type");
-    if row.i64("is_key") != Some(1) {
-        return Err(AdoptError::NotTheKey {
-            table: table.to_owned(),
-            column: column.to_owned(),
-        });
-    }
-    if integer_width(&column_type).is_none() {
-        return Err(AdoptError::NotAnInteger {
-            table: table.to_owned(),
-            column: column.to_owned(),
-            column_type,
-        });
-    }
+    integer_key(table, column, row.i64("is_key") == Some(1), &column_type)?;
     let sequence = row.text("sequence_name").map(str::to_owned);
     let default = row.text("column_default").map(str::to_owned);
     let increment = match (text(row, "identity").as_str(), sequence.clone(), default) {
@@ -136,10 +121,7 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
                 &COLUMN_TYPE,
             )
             .await?;
-        let row = rows.first().ok_or_else(|| AdoptError::NoSuchColumn {
-            table: ref_table.to_owned(),
-            column: ref_column.to_owned(),
-        })?;
+        let row = column_row(&rows, ref_table, ref_column)?;
         references.push(Reference::named(
             ref_table,
             ref_column.to_owned(),
@@ -261,14 +243,7 @@ pub(crate) fn plan(
         ));
         let mut referencing = Vec::new();
         for r in &t.references {
-            let rt = match &r.schema {
-                Some(s) => format!(
-                    "{}.{}",
-                    d.identifier("schema", s)?,
-                    d.identifier("table", &r.table)?
-                ),
-                None => d.identifier("table", &r.table)?,
-            };
+            let rt = r.qualified_table(d)?;
             let rc = d.identifier("column", &r.column)?;
             referencing.push(rt.clone());
             if integer_width(&r.column_type) == Some(false) {
@@ -359,8 +334,6 @@ static KEY_COLUMNS: [(&str, SqlType); 5] = [
     ("sequence_name", SqlType::Text),
     ("is_key", SqlType::BigInt),
 ];
-static KEYS: [(&str, SqlType); 2] = [("smallest", SqlType::BigInt), ("largest", SqlType::BigInt)];
-static ISSUED: [(&str, SqlType); 1] = [("issued", SqlType::BigInt)];
 static FOREIGN_KEYS: [(&str, SqlType); 6] = [
     ("constraint_name", SqlType::Text),
     ("schema_name", SqlType::Text),

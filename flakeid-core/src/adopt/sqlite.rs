@@ -3,8 +3,8 @@
 //! (its `CREATE TABLE` text with the key's definition rewritten) in one
 //! savepoint.
 
-use super::catalog::{Catalog, Increment};
-use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, SqliteTable, text};
+use super::catalog::{Catalog, ISSUED, Increment, KEYS};
+use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, SqliteTable, column_row, text};
 use super::error::AdoptError;
 use super::plan::{CHECK, Guard};
 use crate::sql::{Dialect, SqlType};
@@ -18,10 +18,6 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
 ) -> Result<KeyTable, AdoptError> {
     let d = Dialect::Sqlite;
     let given = q.table;
-    let missing = || AdoptError::NoSuchColumn {
-        table: given.to_owned(),
-        column: column.to_owned(),
-    };
     let rows = q
         .rows(
             "SELECT name AS table_name, sql AS create_sql, \
@@ -31,7 +27,7 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             &TABLE,
         )
         .await?;
-    let row = rows.first().ok_or_else(missing)?;
+    let row = column_row(&rows, given, column)?;
     let table = text(row, "table_name");
     let create = text(row, "create_sql");
     let key_columns = row.i64("key_columns");
@@ -43,7 +39,7 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
             &COLUMN,
         )
         .await?;
-    let row = rows.first().ok_or_else(missing)?;
+    let row = column_row(&rows, given, column)?;
     let column = text(row, "column_name");
     let column_type = text(row, "column_type");
     if row.i64("pk") != Some(1) || key_columns != Some(1) {
@@ -131,10 +127,7 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
                 &COLUMN,
             )
             .await?;
-        let row = rows.first().ok_or_else(|| AdoptError::NoSuchColumn {
-            table: ref_table.to_owned(),
-            column: ref_column.to_owned(),
-        })?;
+        let row = column_row(&rows, ref_table, ref_column)?;
         references.push(Reference::named(
             ref_table,
             text(row, "column_name"),
@@ -423,8 +416,6 @@ static COLUMN: [(&str, SqlType); 3] = [
     ("pk", SqlType::BigInt),
 ];
 static COLUMNS: [(&str, SqlType); 1] = [("column_name", SqlType::Text)];
-static KEYS: [(&str, SqlType); 2] = [("smallest", SqlType::BigInt), ("largest", SqlType::BigInt)];
-static ISSUED: [(&str, SqlType); 1] = [("issued", SqlType::BigInt)];
 static FOREIGN_KEYS: [(&str, SqlType); 5] = [
     ("table_name", SqlType::Text),
     ("column_name", SqlType::Text),
