@@ -287,76 +287,112 @@ fn decode(
             ),
         ));
     }
+    let mut fields = vec![
+        Field::text("id", "id", id.to_string()),
+        Field::text("read_as", "read as", form.name().to_owned()),
+        Field::text("layout", "layout", described),
+    ];
     if let Some(cut_over) = cut_over.filter(|&k| id < k) {
-        if json {
-            let out = serde_json::json!({
-                "id": id.to_string(),
-                "read_as": form.name(),
-                "layout": described,
-                "before_cut_over": cut_over.to_string(),
-                "base62": Encoding::Base62.encode(id),
-                "crockford": Encoding::Crockford.encode(id),
-            });
-            println!("{out}");
-            return Ok(());
-        }
-        println!("id         {id}");
-        println!("read as    {}", form.name());
-        println!("layout     {described}");
-        println!("issued     before flake keys (below the cut-over {cut_over})");
-        println!("base62     {}", Encoding::Base62.encode(id));
-        println!("crockford  {}", Encoding::Crockford.encode(id));
-        return Ok(());
+        fields.push(Field {
+            key: "before_cut_over",
+            label: Some("issued"),
+            text: format!("before flake keys (below the cut-over {cut_over})"),
+            json: cut_over.to_string().into(),
+        });
+    } else {
+        let parts = layout.decompose(id);
+        let node_fields = layout
+            .split_node(parts.node)
+            .map_err(|e| CliError::usage("<ID>", e))?;
+        fields.extend([
+            Field::text("time", "time", format_rfc3339(layout.timestamp(id))),
+            Field::number("unix_ms", "unix ms", layout.timestamp_millis(id)),
+            Field::number("tick", "tick", parts.tick),
+            Field::number("node", "node", parts.node),
+            Field::node_fields(&node_fields),
+            Field::number("sequence", "sequence", parts.sequence),
+        ]);
     }
-    let parts = layout.decompose(id);
-    let fields = layout
-        .split_node(parts.node)
-        .map_err(|e| CliError::usage("<ID>", e))?;
-    let time = format_rfc3339(layout.timestamp(id));
-    let millis = layout.timestamp_millis(id);
+    fields.extend([
+        Field::text("base62", "base62", Encoding::Base62.encode(id)),
+        Field::text("crockford", "crockford", Encoding::Crockford.encode(id)),
+    ]);
     if json {
-        let node_fields: serde_json::Map<String, serde_json::Value> = fields
+        let out: serde_json::Map<String, serde_json::Value> = fields
+            .into_iter()
+            .map(|f| (f.key.to_owned(), f.json))
+            .collect();
+        println!("{}", serde_json::Value::Object(out));
+    } else {
+        for f in fields {
+            match f.label {
+                Some(label) => println!("{label:<10} {}", f.text),
+                None => print!("{}", f.text),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A field of `decode`'s output, in the text and in the JSON.
+struct Field {
+    /// Its key in the JSON.
+    key: &'static str,
+    /// Its label in the text; `None` for lines that stand as they are.
+    label: Option<&'static str>,
+    /// What the text shows.
+    text: String,
+    /// What the JSON holds.
+    json: serde_json::Value,
+}
+
+impl Field {
+    /// A field whose value is `text` in both.
+    fn text(key: &'static str, label: &'static str, text: String) -> Self {
+        Field {
+            key,
+            label: Some(label),
+            json: text.clone().into(),
+            text,
+        }
+    }
+
+    /// A field whose value is a number (a JSON number).
+    fn number(key: &'static str, label: &'static str, value: u64) -> Self {
+        Field {
+            key,
+            label: Some(label),
+            text: value.to_string(),
+            json: value.into(),
+        }
+    }
+
+    /// The fields the node splits into: lines indented under the node's
+    /// line (which already shows a field named `node`), and a JSON object
+    /// of them all.
+    fn node_fields(fields: &[(&str, u64)]) -> Self {
+        let width = fields
+            .iter()
+            .map(|(name, _)| name.len())
+            .max()
+            .unwrap_or(0)
+            .max(8);
+        let text = fields
+            .iter()
+            .filter(|(name, _)| *name != "node")
+            .map(|(name, value)| format!("  {name:<width$} {value}\n"))
+            .collect();
+        let json = fields
             .iter()
             .map(|(name, value)| ((*name).to_owned(), (*value).into()))
-            .collect();
-        let out = serde_json::json!({
-            "id": id.to_string(),
-            "read_as": form.name(),
-            "layout": described,
-            "time": time,
-            "unix_ms": millis,
-            "tick": parts.tick,
-            "node": parts.node,
-            "node_fields": node_fields,
-            "sequence": parts.sequence,
-            "base62": Encoding::Base62.encode(id),
-            "crockford": Encoding::Crockford.encode(id),
-        });
-        println!("{out}");
-        return Ok(());
-    }
-    println!("id         {id}");
-    println!("read as    {}", form.name());
-    println!("layout     {described}");
-    println!("time       {time}");
-    println!("unix ms    {millis}");
-    println!("tick       {}", parts.tick);
-    println!("node       {}", parts.node);
-    let width = fields
-        .iter()
-        .map(|(name, _)| name.len())
-        .max()
-        .unwrap_or(0)
-        .max(8);
-    for (name, value) in fields {
-        if name != "node" {
-            println!("  {name:<width$} {value}");
+            .collect::<serde_json::Map<_, _>>();
+        Field {
+            key: "node_fields",
+            label: None,
+            text,
+            json: json.into(),
         }
     }
-    println!("sequence   {}", parts.sequence);
-    println!("base62     {}", Encoding::Base62.encode(id));
-    println!("crockford  {}", Encoding::Crockford.encode(id));
-    Ok(())
 }
 
 fn generate(node: u64, count: u64, format: TextForm, layout: &LayoutArgs) -> Result<(), CliError> {
