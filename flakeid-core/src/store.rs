@@ -12,9 +12,11 @@
 //! statements as given; it writes no SQL of its own.
 
 use core::future::Future;
-use std::sync::Arc;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use crate::clock::Clock;
 use crate::sql::{Dialect, SqlStatement, SqlType, SqlValue};
 
 /// What a store reports when a statement fails: the database driver's
@@ -107,6 +109,61 @@ impl Outage {
         } else {
             Ok(())
         }
+    }
+}
+
+/// The table of a memory store ([`MemoryLeaseStore`](crate::node::MemoryLeaseStore),
+/// [`MemorySegmentStore`](crate::segment::MemorySegmentStore)): rows that
+/// clones share, as connections share one database; a clock that stands
+/// for the database's; and the [`Outage`] a handle may be behind.
+pub(crate) struct MemoryRows<K, V> {
+    rows: Arc<Mutex<BTreeMap<K, V>>>,
+    clock: Arc<dyn Clock>,
+    outage: Option<Outage>,
+}
+
+// Not derived: a clone shares the rows, whatever `K` and `V` are.
+impl<K, V> Clone for MemoryRows<K, V> {
+    fn clone(&self) -> Self {
+        Self {
+            rows: Arc::clone(&self.rows),
+            clock: Arc::clone(&self.clock),
+            outage: self.outage.clone(),
+        }
+    }
+}
+
+impl<K: Ord, V> MemoryRows<K, V> {
+    /// No rows, and times from `clock`.
+    pub(crate) fn new(clock: impl Clock) -> Self {
+        Self {
+            rows: Arc::new(Mutex::new(BTreeMap::new())),
+            clock: Arc::new(clock),
+            outage: None,
+        }
+    }
+
+    /// A handle on the same rows behind `outage`.
+    pub(crate) fn behind(&self, outage: &Outage) -> Self {
+        Self {
+            outage: Some(outage.clone()),
+            ..self.clone()
+        }
+    }
+
+    /// `Err` while the outage this handle is behind is on.
+    pub(crate) fn reach(&self) -> Result<(), StoreError> {
+        self.outage.as_ref().map_or(Ok(()), Outage::check)
+    }
+
+    /// The rows (a lock poisoned by a panic elsewhere is taken as it is).
+    pub(crate) fn lock(&self) -> MutexGuard<'_, BTreeMap<K, V>> {
+        self.rows.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The clock's reading, in milliseconds.
+    pub(crate) fn now_millis(&self) -> i64 {
+        i64::try_from(self.clock.now_millis()).unwrap_or(i64::MAX)
     }
 }
 

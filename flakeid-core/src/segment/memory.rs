@@ -2,12 +2,10 @@
 //! examples and benchmarks of one process.
 
 use core::future::{Future, ready};
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
 
 use super::store::{AsyncSegmentStore, FetchRequest, Fetched, SegmentRow, SegmentStore};
 use crate::clock::{Clock, MonotonicClock};
-use crate::store::{Outage, StoreError};
+use crate::store::{MemoryRows, Outage, StoreError};
 
 /// Segment rows in memory: the protocol without a database, for tests,
 /// examples and benchmarks of one process. Clones share one table, as
@@ -27,16 +25,13 @@ use crate::store::{Outage, StoreError};
 /// ```
 #[derive(Clone)]
 pub struct MemorySegmentStore {
-    rows: Arc<Mutex<BTreeMap<String, SegmentRow>>>,
-    clock: Arc<dyn Clock>,
-    /// What this handle is behind (see [`behind`](Self::behind)).
-    outage: Option<Outage>,
+    rows: MemoryRows<String, SegmentRow>,
 }
 
 impl core::fmt::Debug for MemorySegmentStore {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("MemorySegmentStore")
-            .field("rows", &self.lock().len())
+            .field("rows", &self.rows.lock().len())
             .finish_non_exhaustive()
     }
 }
@@ -56,9 +51,7 @@ impl MemorySegmentStore {
     /// An empty table whose update times come from `clock`.
     pub fn with_clock(clock: impl Clock) -> Self {
         MemorySegmentStore {
-            rows: Arc::new(Mutex::new(BTreeMap::new())),
-            clock: Arc::new(clock),
-            outage: None,
+            rows: MemoryRows::new(clock),
         }
     }
 
@@ -83,29 +76,19 @@ impl MemorySegmentStore {
     /// ```
     pub fn behind(&self, outage: &Outage) -> Self {
         Self {
-            outage: Some(outage.clone()),
-            ..self.clone()
+            rows: self.rows.behind(outage),
         }
-    }
-
-    /// `Err` while the outage this handle is behind is on.
-    fn reach(&self) -> Result<(), StoreError> {
-        self.outage.as_ref().map_or(Ok(()), Outage::check)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, SegmentRow>> {
-        self.rows.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The row `name`, if it exists.
     pub fn row(&self, name: &str) -> Option<SegmentRow> {
-        self.lock().get(name).cloned()
+        self.rows.lock().get(name).cloned()
     }
 
     fn advance(&self, r: &FetchRequest<'_>) -> Fetched {
-        let now = i64::try_from(self.clock.now_millis()).unwrap_or(i64::MAX);
+        let now = self.rows.now_millis();
         let step = i64::try_from(r.step).unwrap_or(i64::MAX);
-        let mut rows = self.lock();
+        let mut rows = self.rows.lock();
         let row = rows.entry(r.name.to_owned()).or_insert_with(|| SegmentRow {
             name: r.name.to_owned(),
             max_id: i64::try_from(r.first.saturating_sub(1)).unwrap_or(i64::MAX),
@@ -126,7 +109,7 @@ impl MemorySegmentStore {
 
 impl SegmentStore for MemorySegmentStore {
     fn fetch(&mut self, request: &FetchRequest<'_>) -> Result<Fetched, StoreError> {
-        self.reach()?;
+        self.rows.reach()?;
         Ok(self.advance(request))
     }
 }
@@ -136,6 +119,6 @@ impl AsyncSegmentStore for MemorySegmentStore {
         &self,
         request: &FetchRequest<'_>,
     ) -> impl Future<Output = Result<Fetched, StoreError>> + Send {
-        ready(self.reach().map(|()| self.advance(request)))
+        ready(self.rows.reach().map(|()| self.advance(request)))
     }
 }

@@ -6,13 +6,12 @@
 use core::future::{Future, ready};
 use core::ops::RangeInclusive;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
 
 use super::store::{
     AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
     Renewal,
 };
-use crate::store::{Outage, StoreError};
+use crate::store::{MemoryRows, Outage, StoreError};
 use crate::{Clock, MonotonicClock};
 
 /// The lease table in memory: the protocol without a database, for tests,
@@ -35,16 +34,13 @@ use crate::{Clock, MonotonicClock};
 /// ```
 #[derive(Clone)]
 pub struct MemoryLeaseStore {
-    rows: Arc<Mutex<BTreeMap<(String, u64), NodeRow>>>,
-    clock: Arc<dyn Clock>,
-    /// What this handle is behind (see [`behind`](Self::behind)).
-    outage: Option<Outage>,
+    rows: MemoryRows<(String, u64), NodeRow>,
 }
 
 impl core::fmt::Debug for MemoryLeaseStore {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("MemoryLeaseStore")
-            .field("rows", &self.lock().len())
+            .field("rows", &self.rows.lock().len())
             .finish_non_exhaustive()
     }
 }
@@ -65,9 +61,7 @@ impl MemoryLeaseStore {
     /// [`ManualClock`](crate::ManualClock) in tests of expiry).
     pub fn with_clock(clock: impl Clock) -> Self {
         MemoryLeaseStore {
-            rows: Arc::new(Mutex::new(BTreeMap::new())),
-            clock: Arc::new(clock),
-            outage: None,
+            rows: MemoryRows::new(clock),
         }
     }
 
@@ -78,27 +72,14 @@ impl MemoryLeaseStore {
     /// other handles are untouched. See [`Outage`].
     pub fn behind(&self, outage: &Outage) -> Self {
         Self {
-            outage: Some(outage.clone()),
-            ..self.clone()
+            rows: self.rows.behind(outage),
         }
-    }
-
-    /// `Err` while the outage this handle is behind is on.
-    fn reach(&self) -> Result<(), StoreError> {
-        self.outage.as_ref().map_or(Ok(()), Outage::check)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<(String, u64), NodeRow>> {
-        self.rows.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn now(&self) -> i64 {
-        i64::try_from(self.clock.now_millis()).unwrap_or(i64::MAX)
     }
 
     /// The rows of `space`.
     pub fn table(&self, space: &str) -> NodeTable {
         let rows: Vec<NodeRow> = self
+            .rows
             .lock()
             .iter()
             .filter(|((s, _), _)| s == space)
@@ -106,13 +87,13 @@ impl MemoryLeaseStore {
             .collect();
         NodeTable {
             space: space.to_owned(),
-            now_millis: (!rows.is_empty()).then(|| self.now()),
+            now_millis: (!rows.is_empty()).then(|| self.rows.now_millis()),
             rows,
         }
     }
 
     fn ensure(&self, space: &str, nodes: RangeInclusive<u64>) {
-        let mut rows = self.lock();
+        let mut rows = self.rows.lock();
         for node in nodes {
             rows.entry((space.to_owned(), node)).or_insert(NodeRow {
                 node,
@@ -126,8 +107,8 @@ impl MemoryLeaseStore {
     }
 
     fn claim(&self, r: &ClaimRequest<'_>) -> Option<NodeRow> {
-        let now = self.now();
-        let mut rows = self.lock();
+        let now = self.rows.now_millis();
+        let mut rows = self.rows.lock();
         let row = rows.get_mut(&(r.space.to_owned(), r.node))?;
         if row.owner.is_some() && row.lease_until_millis >= now
             || row.high_water_ahead_millis(now) > r.max_ahead_millis
@@ -153,8 +134,8 @@ impl MemoryLeaseStore {
     }
 
     fn renew_row(&self, r: &RenewRequest<'_>) -> Renewal {
-        let now = self.now();
-        let mut rows = self.lock();
+        let now = self.rows.now_millis();
+        let mut rows = self.rows.lock();
         let Some(row) = Self::row_of(&mut rows, r.space, r.node, r.owner, r.fence) else {
             return Renewal::Lost;
         };
@@ -170,8 +151,8 @@ impl MemoryLeaseStore {
     }
 
     fn release_row(&self, r: &ReleaseRequest<'_>) -> bool {
-        let now = self.now();
-        let mut rows = self.lock();
+        let now = self.rows.now_millis();
+        let mut rows = self.rows.lock();
         let Some(row) = Self::row_of(&mut rows, r.space, r.node, r.owner, r.fence) else {
             return false;
         };
@@ -188,28 +169,28 @@ fn ttl_millis(ttl: core::time::Duration) -> i64 {
 
 impl LeaseStore for MemoryLeaseStore {
     fn ensure_nodes(&mut self, space: &str, nodes: RangeInclusive<u64>) -> Result<(), StoreError> {
-        self.reach()?;
+        self.rows.reach()?;
         self.ensure(space, nodes);
         Ok(())
     }
 
     fn try_claim(&mut self, request: &ClaimRequest<'_>) -> Result<Option<NodeRow>, StoreError> {
-        self.reach()?;
+        self.rows.reach()?;
         Ok(self.claim(request))
     }
 
     fn renew(&mut self, request: &RenewRequest<'_>) -> Result<Renewal, StoreError> {
-        self.reach()?;
+        self.rows.reach()?;
         Ok(self.renew_row(request))
     }
 
     fn release(&mut self, request: &ReleaseRequest<'_>) -> Result<bool, StoreError> {
-        self.reach()?;
+        self.rows.reach()?;
         Ok(self.release_row(request))
     }
 
     fn list(&mut self, space: &str) -> Result<NodeTable, StoreError> {
-        self.reach()?;
+        self.rows.reach()?;
         Ok(self.table(space))
     }
 }
@@ -220,31 +201,31 @@ impl AsyncLeaseStore for MemoryLeaseStore {
         space: &str,
         nodes: RangeInclusive<u64>,
     ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        ready(self.reach().map(|()| self.ensure(space, nodes)))
+        ready(self.rows.reach().map(|()| self.ensure(space, nodes)))
     }
 
     fn try_claim(
         &self,
         request: &ClaimRequest<'_>,
     ) -> impl Future<Output = Result<Option<NodeRow>, StoreError>> + Send {
-        ready(self.reach().map(|()| self.claim(request)))
+        ready(self.rows.reach().map(|()| self.claim(request)))
     }
 
     fn renew(
         &self,
         request: &RenewRequest<'_>,
     ) -> impl Future<Output = Result<Renewal, StoreError>> + Send {
-        ready(self.reach().map(|()| self.renew_row(request)))
+        ready(self.rows.reach().map(|()| self.renew_row(request)))
     }
 
     fn release(
         &self,
         request: &ReleaseRequest<'_>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send {
-        ready(self.reach().map(|()| self.release_row(request)))
+        ready(self.rows.reach().map(|()| self.release_row(request)))
     }
 
     fn list(&self, space: &str) -> impl Future<Output = Result<NodeTable, StoreError>> + Send {
-        ready(self.reach().map(|()| self.table(space)))
+        ready(self.rows.reach().map(|()| self.table(space)))
     }
 }
