@@ -107,7 +107,7 @@ pub(crate) const DEFAULT_CATCH_UP_WINDOW: Duration = Duration::from_millis(10);
 /// The state word is one atomic, so uniqueness and order come from its
 /// single modification order. Beyond that, a thread that finds a state
 /// word of tick `t` reads a clock no older than the reading that chose
-/// `t` (Acquire/Release, see `reserve_one`), so a stale clock reading
+/// `t` (Acquire/Release, see `reserve_with`), so a stale clock reading
 /// is never reported as a [`GenerateError::ClockRegressed`] under
 /// [`ClockRegression::Fail`] on weakly ordered CPUs (ARM, POWER).
 ///
@@ -539,7 +539,7 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// Relaxed orderings suffice here: the shortcut only continues a tick
     /// that a reservation on the general path entered, so it never judges a
     /// clock regression, and its CAS extends that reservation's release
-    /// sequence (see [`reserve_one`](Self::reserve_one)). A clock reading of
+    /// sequence (see [`reserve_with`](Self::reserve_with)). A clock reading of
     /// another fork generation never matches (see [`GenerateError::Forked`](crate::GenerateError::Forked)).
     #[inline(always)]
     fn reserve_same_tick(&self) -> Option<(u64, u64, u64)> {
@@ -921,6 +921,52 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     }
 
     /// [`reserve`](Self::reserve) for one ID; returns the new state word.
+    #[inline]
+    fn reserve_one(&self) -> Result<u64, Outcome> {
+        self.reserve_with(|last, now| {
+            let new_state = self
+                .params
+                .plan_one(last, self.tick_at(now), || self.ahead())
+                .map_err(|blocked| self.blocked(blocked, now))?;
+            self.check_ceiling(self.params.unpack(new_state).0)?;
+            Ok((new_state, new_state, new_state))
+        })
+    }
+
+    /// One attempt to reserve `n` IDs: CAS until the state moves or the plan
+    /// says to wait or fail. With `reserve_ahead` a batch that does not fit
+    /// before the clock takes its positions now; the caller waits for them
+    /// to be due.
+    #[inline]
+    fn reserve(&self, n: u64, reserve_ahead: bool) -> Result<Reservation, Outcome> {
+        self.reserve_with(|last, now| {
+            let now_tick = self.tick_at(now);
+            let ahead = if self.params.unpack(last).0 > now_tick {
+                self.ahead()
+            } else {
+                Ahead::default()
+            };
+            let r = self
+                .params
+                .plan(last, now_tick, n, ahead, reserve_ahead)
+                .map_err(|blocked| self.blocked(blocked, now))?;
+            self.check_ceiling(r.end_tick)?;
+            if r.ahead {
+                // Recorded before the state word that needs it.
+                let horizon = now_tick.saturating_add(self.params.lead);
+                self.ahead_until.fetch_max(r.end_tick, Ordering::Relaxed);
+                self.ahead_span
+                    .fetch_max(r.end_tick - horizon, Ordering::Relaxed);
+            }
+            Ok((r.new_state, self.params.pack(r.tick, r.seq, false), r))
+        })
+    }
+
+    /// The CAS loop of a reservation: `plan`, given the state word and the
+    /// clock's reading, says which state word to store, the state of the
+    /// first ID it reserves, and what the caller gets (or to wait or fail);
+    /// when another thread replaced the state word first, the loop plans
+    /// again from that thread's.
     ///
     /// # Memory ordering
     ///
@@ -932,88 +978,32 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// Release that this Acquire pairs with, directly or through the
     /// shortcut's RMWs in its release sequence): it never mistakes a stale
     /// reading for a clock that went backwards.
-    #[inline]
-    fn reserve_one(&self) -> Result<u64, Outcome> {
+    #[inline(always)]
+    fn reserve_with<T>(
+        &self,
+        mut plan: impl FnMut(u64, u64) -> Result<(u64, u64, T), Outcome>,
+    ) -> Result<T, Outcome> {
         self.check_fork()?;
         let mut last = self.state.0.load(Ordering::Acquire);
         loop {
             let now = self.clock.now_millis();
-            match self
-                .params
-                .plan_one(last, self.tick_at(now), || self.ahead())
-            {
-                Ok(new_state) => {
-                    self.check_ceiling(self.params.unpack(new_state).0)?;
-                    match self.state.0.compare_exchange_weak(
-                        last,
-                        new_state,
-                        Ordering::Release,
-                        Ordering::Acquire,
-                    ) {
-                        Ok(_) => {
-                            self.note_reservation(last, new_state, now);
-                            return Ok(new_state);
-                        }
-                        Err(actual) => {
-                            // Another thread won; backing off briefly lets it
-                            // (or an SMT sibling) finish, fewer CAS collisions.
-                            core::hint::spin_loop();
-                            last = actual;
-                        }
-                    }
+            let (new_state, first, reserved) = plan(last, now)?;
+            match self.state.0.compare_exchange_weak(
+                last,
+                new_state,
+                Ordering::Release,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    self.note_reservation(last, first, now);
+                    return Ok(reserved);
                 }
-                Err(blocked) => return Err(self.blocked(blocked, now)),
-            }
-        }
-    }
-
-    /// One attempt to reserve `n` IDs: CAS until the state moves or the plan
-    /// says to wait or fail (orderings as in [`reserve_one`](Self::reserve_one)).
-    /// With `reserve_ahead` a batch that does not fit before the clock takes
-    /// its positions now; the caller waits for them to be due.
-    #[inline]
-    fn reserve(&self, n: u64, reserve_ahead: bool) -> Result<Reservation, Outcome> {
-        self.check_fork()?;
-        let mut last = self.state.0.load(Ordering::Acquire);
-        loop {
-            let now = self.clock.now_millis();
-            let now_tick = self.tick_at(now);
-            let ahead = if self.params.unpack(last).0 > now_tick {
-                self.ahead()
-            } else {
-                Ahead::default()
-            };
-            match self.params.plan(last, now_tick, n, ahead, reserve_ahead) {
-                Ok(r) => {
-                    self.check_ceiling(r.end_tick)?;
-                    if r.ahead {
-                        // Recorded before the state word that needs it.
-                        let horizon = now_tick.saturating_add(self.params.lead);
-                        self.ahead_until.fetch_max(r.end_tick, Ordering::Relaxed);
-                        self.ahead_span
-                            .fetch_max(r.end_tick - horizon, Ordering::Relaxed);
-                    }
-                    match self.state.0.compare_exchange_weak(
-                        last,
-                        r.new_state,
-                        Ordering::Release,
-                        Ordering::Acquire,
-                    ) {
-                        Ok(_) => {
-                            self.note_reservation(
-                                last,
-                                self.params.pack(r.tick, r.seq, false),
-                                now,
-                            );
-                            return Ok(r);
-                        }
-                        Err(actual) => {
-                            core::hint::spin_loop();
-                            last = actual;
-                        }
-                    }
+                Err(actual) => {
+                    // Another thread won; backing off briefly lets it
+                    // (or an SMT sibling) finish, fewer CAS collisions.
+                    core::hint::spin_loop();
+                    last = actual;
                 }
-                Err(blocked) => return Err(self.blocked(blocked, now)),
             }
         }
     }
