@@ -39,6 +39,7 @@ pub fn document(repo: &Path, crates: &[&str]) -> PathBuf {
 #[derive(Debug)]
 struct Record {
     file: PathBuf,
+    modified: std::time::SystemTime,
     cwd: PathBuf,
     rustc: PathBuf,
     args: Vec<String>,
@@ -67,8 +68,12 @@ impl Record {
         // The wrapper is given the compiler first.
         let rustc = PathBuf::from(args.first().ok_or_else(bad)?);
         args.remove(0);
+        let modified = std::fs::metadata(file)
+            .and_then(|m| m.modified())
+            .map_err(|e| format!("{}: {e}", file.display()))?;
         Ok(Record {
             file: file.to_owned(),
+            modified,
             cwd,
             rustc,
             args,
@@ -215,6 +220,9 @@ fn records(repo: &Path, crates: &[&str]) -> Vec<Record> {
                 seen.push(record);
             }
         }
+        // The latest such compile: an older one (before a dependency
+        // changed) can name files of an older build.
+        seen.sort_by_key(|r| std::cmp::Reverse(r.modified));
         let index = seen.iter().position(|r| &r.features() == all);
         let Some(index) = index else {
             panic!(
