@@ -77,8 +77,13 @@ fn a_used_up_tick_is_waited_for_on_the_timer_while_other_tasks_run() {
     let first = generator.layout().decompose(ids[0]).tick;
     let last = generator.layout().decompose(ids[199]).tick;
     assert!(last - first >= 49, "{first}..{last}");
+    // Had the waits blocked the thread, the ticker would run once at most,
+    // after the loop. Two or more: it ran during the waits (how often
+    // depends on how often a loaded machine runs this thread: 9 times in
+    // 64 ticks on a CI machine running other tests, where this asked for
+    // 10; as in the batch test below).
     assert!(
-        ticks.load(Ordering::Relaxed) >= 10,
+        ticks.load(Ordering::Relaxed) >= 2,
         "the ticker ran only {} times while 200 IDs took {} ticks",
         ticks.load(Ordering::Relaxed),
         last - first
