@@ -133,6 +133,55 @@ impl Sql {
         rows.unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 
+    /// Inserts a user named `name` (no quote in it) with the key column's
+    /// default; its key. `prepared`: as a prepared statement with `name`
+    /// bound, as SeaORM and sqlx's `query` send it; otherwise as text, as
+    /// a SQL script or `raw_sql` sends it.
+    ///
+    /// # Errors
+    /// The database's error, as text.
+    pub async fn insert_user(&mut self, name: &str, prepared: bool) -> Result<i64, String> {
+        use sqlx::Row as _;
+        let key = match self {
+            Sql::Pg(_) => "CAST(id AS bigint)",
+            Sql::My(_) => "CAST(id AS SIGNED)",
+            Sql::Lite(_) => "id",
+        };
+        let text = format!("INSERT INTO users (name) VALUES ('{name}') RETURNING {key}");
+        let bound = match self {
+            Sql::Pg(_) => format!("INSERT INTO users (name) VALUES ($1) RETURNING {key}"),
+            _ => format!("INSERT INTO users (name) VALUES (?) RETURNING {key}"),
+        };
+        let q = || sqlx::AssertSqlSafe(bound.clone());
+        let t = || sqlx::raw_sql(sqlx::AssertSqlSafe(text.clone()));
+        match (self, prepared) {
+            (Sql::Pg(c), true) => sqlx::query_scalar(q()).bind(name).fetch_one(c).await,
+            (Sql::My(c), true) => sqlx::query_scalar(q()).bind(name).fetch_one(c).await,
+            (Sql::Lite(c), true) => sqlx::query_scalar(q()).bind(name).fetch_one(c).await,
+            (Sql::Pg(c), false) => t().fetch_one(c).await.and_then(|r| r.try_get(0)),
+            (Sql::My(c), false) => t().fetch_one(c).await.and_then(|r| r.try_get(0)),
+            (Sql::Lite(c), false) => t().fetch_one(c).await.and_then(|r| r.try_get(0)),
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    /// The `users` rows [`insert_user`](Self::insert_user) wrote (named
+    /// `writer …`): key and name.
+    pub async fn writers_rows(&mut self) -> Vec<(i64, String)> {
+        const PG: &str = "SELECT CAST(id AS bigint), name FROM users WHERE name LIKE 'writer %'";
+        const MY: &str = "SELECT CAST(id AS SIGNED), name FROM users WHERE name LIKE 'writer %'";
+        match self {
+            Sql::Pg(c) => sqlx::query_as(PG).fetch_all(c).await,
+            Sql::My(c) => sqlx::query_as(MY).fetch_all(c).await,
+            Sql::Lite(c) => {
+                sqlx::query_as("SELECT id, name FROM users WHERE name LIKE 'writer %'")
+                    .fetch_all(c)
+                    .await
+            }
+        }
+        .unwrap_or_else(|e| panic!("the writers' rows: {e}"))
+    }
+
     /// Every row of `table` as [`Row`]s, by key.
     pub async fn rows(&mut self, kind: Kind, table: &str) -> Vec<Row> {
         let cast = |c: &str| match kind {
