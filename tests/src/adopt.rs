@@ -27,6 +27,25 @@ impl Kind {
             Kind::Sqlite => Dialect::Sqlite,
         }
     }
+
+    /// `expr` as a 64-bit signed integer in this database's SQL (SQLite's
+    /// integers are already).
+    pub fn bigint(self, expr: &str) -> String {
+        match self {
+            Kind::Postgres => format!("CAST({expr} AS BIGINT)"),
+            Kind::MySql => format!("CAST({expr} AS SIGNED)"),
+            Kind::Sqlite => expr.to_owned(),
+        }
+    }
+
+    /// Whether `error` (a statement's error, as text) is MariaDB's refusal
+    /// of an insert that waited for an adoption's `LOCK TABLES`: error 1305,
+    /// `FUNCTION … flakeid_next_id does not exist` (docs/adopt.md, "What
+    /// runs, and which locks it takes"). Nothing is stored for it; the
+    /// insert can be run again.
+    pub fn refused_waiting_insert(self, error: &str) -> bool {
+        self == Kind::MySql && error.contains("1305 (42000)")
+    }
 }
 
 /// The width of the keys [`create_schema`] makes.
@@ -142,18 +161,15 @@ impl Sql {
     /// The database's error, as text.
     pub async fn insert_user(&mut self, name: &str, prepared: bool) -> Result<i64, String> {
         use sqlx::Row as _;
-        let key = match self {
-            Sql::Pg(_) => "CAST(id AS bigint)",
-            Sql::My(_) => "CAST(id AS SIGNED)",
-            Sql::Lite(_) => "id",
+        let key = self.kind().bigint("id");
+        let value = match (self.kind(), prepared) {
+            (_, false) => format!("'{name}'"),
+            (Kind::Postgres, true) => "$1".to_owned(),
+            (_, true) => "?".to_owned(),
         };
-        let text = format!("INSERT INTO users (name) VALUES ('{name}') RETURNING {key}");
-        let bound = match self {
-            Sql::Pg(_) => format!("INSERT INTO users (name) VALUES ($1) RETURNING {key}"),
-            _ => format!("INSERT INTO users (name) VALUES (?) RETURNING {key}"),
-        };
-        let q = || sqlx::AssertSqlSafe(bound.clone());
-        let t = || sqlx::raw_sql(sqlx::AssertSqlSafe(text.clone()));
+        let sql = format!("INSERT INTO users (name) VALUES ({value}) RETURNING {key}");
+        let q = || sqlx::AssertSqlSafe(sql.clone());
+        let t = || sqlx::raw_sql(sqlx::AssertSqlSafe(sql.clone()));
         match (self, prepared) {
             (Sql::Pg(c), true) => sqlx::query_scalar(q()).bind(name).fetch_one(c).await,
             (Sql::My(c), true) => sqlx::query_scalar(q()).bind(name).fetch_one(c).await,
@@ -168,27 +184,31 @@ impl Sql {
     /// The `users` rows [`insert_user`](Self::insert_user) wrote (named
     /// `writer …`): key and name.
     pub async fn writers_rows(&mut self) -> Vec<(i64, String)> {
-        const PG: &str = "SELECT CAST(id AS bigint), name FROM users WHERE name LIKE 'writer %'";
-        const MY: &str = "SELECT CAST(id AS SIGNED), name FROM users WHERE name LIKE 'writer %'";
+        let sql = format!(
+            "SELECT {}, name FROM users WHERE name LIKE 'writer %'",
+            self.kind().bigint("id")
+        );
+        let q = || sqlx::AssertSqlSafe(sql.clone());
         match self {
-            Sql::Pg(c) => sqlx::query_as(PG).fetch_all(c).await,
-            Sql::My(c) => sqlx::query_as(MY).fetch_all(c).await,
-            Sql::Lite(c) => {
-                sqlx::query_as("SELECT id, name FROM users WHERE name LIKE 'writer %'")
-                    .fetch_all(c)
-                    .await
-            }
+            Sql::Pg(c) => sqlx::query_as(q()).fetch_all(c).await,
+            Sql::My(c) => sqlx::query_as(q()).fetch_all(c).await,
+            Sql::Lite(c) => sqlx::query_as(q()).fetch_all(c).await,
         }
-        .unwrap_or_else(|e| panic!("the writers' rows: {e}"))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+    }
+
+    /// The database this connection is to.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Sql::Pg(_) => Kind::Postgres,
+            Sql::My(_) => Kind::MySql,
+            Sql::Lite(_) => Kind::Sqlite,
+        }
     }
 
     /// Every row of `table` as [`Row`]s, by key.
     pub async fn rows(&mut self, kind: Kind, table: &str) -> Vec<Row> {
-        let cast = |c: &str| match kind {
-            Kind::Postgres => format!("CAST({c} AS BIGINT)"),
-            Kind::MySql => format!("CAST({c} AS SIGNED)"),
-            Kind::Sqlite => c.to_owned(),
-        };
+        let cast = |c: &str| kind.bigint(c);
         let (a, b, t) = match table {
             "users" => ("NULL", "NULL", "name"),
             "posts" => ("user_id", "NULL", "title"),

@@ -264,7 +264,7 @@ async fn write(
         let at = Instant::now();
         match sql.run(insert).await {
             Ok(()) => times.push((at, at.elapsed())),
-            Err(e) if kind == Kind::MySql && e.contains("1305 (42000)") => {
+            Err(e) if kind.refused_waiting_insert(&e) => {
                 eprintln!("the writer's insert {}: {e}", times.len() + 1);
                 refused += 1;
             }

@@ -107,12 +107,9 @@ async fn switch_keeps_every_row_and_takes_flake_keys(kind: Kind, via: Via) {
     assert_eq!(all_rows(&mut sql, kind).await, before);
     // Auto-increment issues keys again, after the largest.
     sql.ok("INSERT INTO users (name) VALUES ('back')").await;
-    let max = match kind {
-        Kind::Postgres => "SELECT CAST(MAX(id) AS BIGINT) FROM users",
-        Kind::MySql => "SELECT CAST(MAX(id) AS SIGNED) FROM users",
-        Kind::Sqlite => "SELECT MAX(id) FROM users",
-    };
-    let back = sql.int(max).await;
+    let back = sql
+        .int(&format!("SELECT {} FROM users", kind.bigint("MAX(id)")))
+        .await;
     assert_eq!(back, Some(i64::from(OLD.0) + 1));
     sql.ok(&format!("DELETE FROM users WHERE id = {}", OLD.0 + 1))
         .await;
@@ -325,7 +322,7 @@ async fn writers_during_one_switch(kind: Kind, round: usize) {
                 let name = format!("writer {w} row {n}");
                 let id = match conn.insert_user(&name, prepared).await {
                     Ok(id) => id,
-                    Err(e) if kind == Kind::MySql && e.contains("1305 (42000)") && refused == 0 => {
+                    Err(e) if kind.refused_waiting_insert(&e) && refused == 0 => {
                         eprintln!("round {round}: writer {w} row {n} refused, run again: {e}");
                         refused += 1;
                         continue;
@@ -387,10 +384,7 @@ async fn writers_during_one_switch(kind: Kind, round: usize) {
     let largest_old = sql
         .int(&format!(
             "SELECT {} FROM users WHERE id < {CUT_OVER}",
-            match kind {
-                Kind::Postgres => "CAST(MAX(id) AS bigint)",
-                _ => "CAST(MAX(id) AS SIGNED)",
-            }
+            kind.bigint("MAX(id)")
         ))
         .await;
     assert!(new.iter().all(|&k| Some(k) > largest_old));
