@@ -272,11 +272,71 @@ fn voluntary_switches() -> u64 {
         .unwrap_or_default()
 }
 
-/// How long the calling thread has run on a CPU (Linux schedstat).
+/// How long the calling thread has run on a CPU, up to this instant
+/// (`CLOCK_THREAD_CPUTIME_ID`; time the host took its virtual CPU away is
+/// not in it on a kernel with paravirtual steal accounting).
+///
+/// Not the runtime in `/proc/thread-self/schedstat`: for a running thread
+/// the kernel brings that up to date only at its scheduler ticks, so a
+/// short call measured with it would be charged the CPU time of the
+/// uncharged work before it (see the test below).
 fn cpu_time() -> Duration {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|text| text.split_whitespace().next()?.parse().ok())
-        .map(Duration::from_nanos)
-        .unwrap_or_default()
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or_default(),
+        u32::try_from(t.tv_nsec).unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spins on the CPU for `d` (no system call that could give it up).
+    fn spin(d: Duration) {
+        let start = Instant::now();
+        while start.elapsed() < d {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// A call that never gives up its CPU is charged the CPU time it ran,
+    /// which is never more than its wall time: none of the CPU time the
+    /// thread spent before it, on uncharged work, is charged to it.
+    ///
+    /// The kernel's `schedstat` runtime of a running thread is only brought
+    /// up to date at scheduler ticks (4 ms apart at `HZ=250`), so a short call
+    /// measured with it is charged nothing, or the whole run since the last
+    /// tick: uncharged work's milliseconds.
+    #[test]
+    fn a_call_is_charged_no_more_than_the_cpu_time_it_ran() {
+        let mut over = Vec::new();
+        let mut charged_total = Duration::ZERO;
+        let mut spun_total = Duration::ZERO;
+        for round in 0..200 {
+            // Uncharged work: the driver's, in the tests.
+            spin(Duration::from_millis(3));
+            let before = charged_so_far().0;
+            let start = Instant::now();
+            charged_sync(|| spin(Duration::from_micros(200)));
+            let wall = start.elapsed();
+            let charged = charged_so_far().0 - before;
+            if charged > wall {
+                over.push((round, charged, wall));
+            }
+            charged_total += charged;
+            spun_total += wall;
+        }
+        assert!(
+            over.is_empty(),
+            "{} of 200 calls were charged more than their wall time (round, charged, wall): {:?}",
+            over.len(),
+            &over[..over.len().min(10)]
+        );
+        // The CPU time is really counted: most of the spinning was on a CPU.
+        assert!(
+            charged_total >= spun_total / 4,
+            "200 calls spinning {spun_total:?} in all were charged {charged_total:?}"
+        );
+    }
 }
