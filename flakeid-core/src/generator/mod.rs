@@ -306,8 +306,9 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     }
 
     /// The same-tick shortcut of [`next_id`](Self::next_id) alone: an ID if
-    /// the clock is still in the last issued tick and it has a sequence
-    /// number left, else `None` (then call `next_id`).
+    /// the clock is still in the last issued tick (or, running ahead,
+    /// behind it by at most the lead) and it has a sequence number left,
+    /// else `None` (then call `next_id`).
     #[inline]
     pub(crate) fn next_id_same_tick(&self) -> Option<L::Raw> {
         self.reserve_same_tick()
@@ -531,8 +532,10 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     }
 
     /// The shortcut for the common call: the clock is still on the last
-    /// issued tick and the tick has sequence numbers left, so the next ID is
-    /// the next sequence number. One load, one clock reading, one CAS;
+    /// issued tick (or, with [`SequenceExhaustion::RunAhead`], that tick is
+    /// at most the lead ahead of the clock's) and the tick has sequence
+    /// numbers left, so the next ID is the next sequence number. One load,
+    /// one clock reading, one CAS;
     /// anything else (including a lost CAS) returns `None` for the general
     /// path. Returns the new state word, its tick and its sequence.
     ///

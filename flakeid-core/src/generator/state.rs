@@ -66,6 +66,9 @@ pub(crate) struct SameTick {
     seq_field: u64,
     /// The last sequence value of a tick, `S - 1`, in place.
     last_seq: u64,
+    /// The run-ahead lead in ticks ([`Params::lead`]): a last issued tick
+    /// at most this far ahead of the clock's tick is continued too.
+    lead: u64,
 }
 
 impl SameTick {
@@ -103,14 +106,16 @@ impl SameTick {
             seq_unit: 1 << p.seq_shift,
             seq_field: p.seq_mask << p.seq_shift,
             last_seq: (p.seqs - 1) << p.seq_shift,
+            lead: p.lead,
         }
     }
 
     /// The most common case of [`Params::plan_one`]: the clock (Unix ms
     /// `now`, tagged with the fork generation as [`Clock::try_tagged_now`]
-    /// returns it) is still in the last issued tick and the tick has a
-    /// sequence number left, so the next state is `last` with the sequence
-    /// plus one (saturating or not).
+    /// returns it) is still in the last issued tick, or behind it by at
+    /// most the run-ahead lead (a burst running ahead of the clock), and
+    /// the tick has a sequence number left, so the next state is `last`
+    /// with the sequence plus one (saturating or not).
     ///
     /// [`Clock::try_tagged_now`]: crate::Clock::try_tagged_now
     /// Returns `(new state, tick, sequence)`; `None` means "ask `plan_one`",
@@ -129,7 +134,9 @@ impl SameTick {
         };
         let tick = (last & !SATURATING) >> self.tick_shift;
         let seq = last & self.seq_field;
-        ((tick == now_tick) & (seq < self.last_seq))
+        // Without a lead: `tick == now_tick`.
+        let within_lead = (tick >= now_tick) & (tick.wrapping_sub(now_tick) <= self.lead);
+        (within_lead & (seq < self.last_seq))
             .then(|| (last + self.seq_unit, tick, (seq >> self.seq_shift) + 1))
     }
 }
@@ -249,6 +256,9 @@ impl Params {
             if now <= self.max_tick {
                 return Ok(self.pack(now, 0, false));
             }
+        } else if ls + 1 < self.seqs && lt - now <= self.lead {
+            // Running ahead of the clock within the lead: next sequence number.
+            return Ok(last + (1 << self.seq_shift));
         }
         self.plan_one_slow(last, now, ahead)
     }
@@ -467,7 +477,8 @@ mod tests {
     }
 
     /// The shortcut agrees with `plan` wherever it answers, and answers
-    /// wherever `plan` issues the next sequence number of the clock's tick.
+    /// wherever `plan` issues the next sequence number of the last issued
+    /// tick while that tick is the clock's or at most the lead ahead of it.
     #[test]
     fn same_tick_agrees_with_plan() {
         for (seqs, lead, catch_up, floor, node) in [
@@ -502,7 +513,8 @@ mod tests {
                             .plan(last, tick, 1, Ahead::default(), false)
                             .map(|r| r.new_state);
                         let (lt, ls, _) = p.unpack(last);
-                        let expected = (now >= epoch && lt == tick && ls + 1 < seqs)
+                        let within_lead = lt >= tick && lt - tick <= lead;
+                        let expected = (now >= epoch && within_lead && ls + 1 < seqs)
                             .then(|| (p.pack(lt, ls + 1, p.unpack(last).2), lt, ls + 1));
                         let got = fast.next(last, now);
                         assert_eq!(
