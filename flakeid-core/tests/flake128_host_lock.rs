@@ -63,6 +63,28 @@ impl Drop for TempDir {
     }
 }
 
+/// A host of its own: a fake `/sys/class/net` (see `TempDir::fake_net`)
+/// and a directory for its locks.
+struct Host {
+    net: TempDir,
+    locks: TempDir,
+}
+
+impl Host {
+    /// The directories `net-{name}` and `locks-{name}`.
+    fn new(name: &str) -> Self {
+        Host {
+            net: TempDir::fake_net(&format!("net-{name}")),
+            locks: TempDir::new(&format!("locks-{name}")),
+        }
+    }
+
+    /// The default (MAC-derived) generator of this host.
+    fn mac_builder(&self) -> Flake128GeneratorBuilder {
+        mac_builder(&self.net.0, &self.locks.0)
+    }
+}
+
 /// The default (MAC-derived) generator, reading `net` and locking in `locks`.
 fn mac_builder(net: &Path, locks: &Path) -> Flake128GeneratorBuilder {
     Flake128Generator::builder()
@@ -140,13 +162,12 @@ fn a_second_process_gets_the_mac_worker_only_after_the_first_exits_or_is_killed(
         hold();
         return;
     }
-    let net = TempDir::fake_net("net-kill");
-    let locks = TempDir::new("locks-kill");
-    let lock = locks.0.join(LOCK_NAME);
+    let host = Host::new("kill");
+    let lock = host.locks.0.join(LOCK_NAME);
 
     // Killed with SIGKILL: the operating system releases the lock.
-    let mut holder = spawn_holder(NAME, &net.0, &locks.0);
-    let err = mac_builder(&net.0, &locks.0).build().unwrap_err();
+    let mut holder = spawn_holder(NAME, &host.net.0, &host.locks.0);
+    let err = host.mac_builder().build().unwrap_err();
     assert_eq!(
         err,
         Flake128Error::WorkerInUse {
@@ -158,34 +179,37 @@ fn a_second_process_gets_the_mac_worker_only_after_the_first_exits_or_is_killed(
     holder.kill().unwrap(); // SIGKILL on Unix
     let status = holder.wait().unwrap();
     assert_eq!(status.signal(), Some(9), "{status}");
-    let after_kill = mac_builder(&net.0, &locks.0).build().unwrap();
+    let after_kill = host.mac_builder().build().unwrap();
     assert_eq!(after_kill.worker(), MAC);
     assert_eq!(after_kill.lock_path(), Some(lock.as_path()));
     assert_eq!(after_kill.generate().unwrap().worker(), MAC);
     drop(after_kill);
 
     // Exiting normally releases it too.
-    let mut holder = spawn_holder(NAME, &net.0, &locks.0);
+    let mut holder = spawn_holder(NAME, &host.net.0, &host.locks.0);
     assert!(matches!(
-        mac_builder(&net.0, &locks.0).build(),
+        host.mac_builder().build(),
         Err(Flake128Error::WorkerInUse { .. })
     ));
     drop(holder.stdin.take());
     let status = holder.wait().unwrap();
     assert!(status.success(), "{status}");
-    assert!(mac_builder(&net.0, &locks.0).build().is_ok());
+    assert!(host.mac_builder().build().is_ok());
 }
 
 #[test]
 fn a_second_generator_in_one_process_is_refused_until_the_first_is_dropped() {
     let _serial = serial();
-    let net = TempDir::fake_net("net-same");
-    let locks = TempDir::new("locks-same");
-    let first = mac_builder(&net.0, &locks.0).build().unwrap();
-    let err = mac_builder(&net.0, &locks.0).build().unwrap_err();
-    assert_eq!(err.to_string(), in_use_message(&locks.0.join(LOCK_NAME)));
+    let host = Host::new("same");
+    let first = host.mac_builder().build().unwrap();
+    let err = host.mac_builder().build().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        in_use_message(&host.locks.0.join(LOCK_NAME))
+    );
     drop(first);
-    let again = mac_builder(&net.0, &locks.0)
+    let again = host
+        .mac_builder()
         .clock(ManualClock::new(NOW))
         .build()
         .unwrap();
@@ -200,21 +224,20 @@ fn a_second_generator_in_one_process_is_refused_until_the_first_is_dropped() {
 #[test]
 fn an_explicit_worker_takes_no_lock() {
     let _serial = serial();
-    let net = TempDir::fake_net("net-explicit");
-    let locks = TempDir::new("locks-explicit");
-    let by_mac = mac_builder(&net.0, &locks.0).build().unwrap();
+    let host = Host::new("explicit");
+    let by_mac = host.mac_builder().build().unwrap();
     // The caller vouches for an explicit worker: even the MAC's value is
     // not checked against the lock.
     let a = Flake128Generator::builder()
         .worker(MAC)
-        .lock_dir(&locks.0)
+        .lock_dir(&host.locks.0)
         .build()
         .unwrap();
     let b = Flake128Generator::builder().worker(MAC).build().unwrap();
     assert_eq!((a.worker(), a.lock_path()), (MAC, None));
     assert_eq!((b.worker(), b.lock_path()), (MAC, None));
     assert!(by_mac.lock_path().is_some());
-    let files: Vec<_> = fs::read_dir(&locks.0)
+    let files: Vec<_> = fs::read_dir(&host.locks.0)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
@@ -291,29 +314,28 @@ fn clean_everything_in(dir: &Path, config_dir: &Path) {
 #[test]
 fn a_tmp_cleaner_leaves_a_held_lock_in_place() {
     let _serial = serial();
-    let net = TempDir::fake_net("net-clean");
-    let locks = TempDir::new("locks-clean");
+    let host = Host::new("clean");
     let config = TempDir::new("config-clean");
-    let lock = locks.0.join(LOCK_NAME);
-    let stale = locks.0.join("stale");
+    let lock = host.locks.0.join(LOCK_NAME);
+    let stale = host.locks.0.join("stale");
     fs::write(&stale, "").unwrap();
 
-    let held = mac_builder(&net.0, &locks.0).build().unwrap();
-    clean_everything_in(&locks.0, &config.0);
+    let held = host.mac_builder().build().unwrap();
+    clean_everything_in(&host.locks.0, &config.0);
     assert!(!stale.exists(), "the cleaner removes what is not locked");
     assert!(lock.is_dir(), "the cleaner skips the held lock");
     assert!(matches!(
-        mac_builder(&net.0, &locks.0).build(),
+        host.mac_builder().build(),
         Err(Flake128Error::WorkerInUse { .. })
     ));
 
     drop(held);
-    clean_everything_in(&locks.0, &config.0);
+    clean_everything_in(&host.locks.0, &config.0);
     assert!(
         !lock.exists(),
         "a lock nobody holds is cleaned like anything else"
     );
-    assert!(mac_builder(&net.0, &locks.0).build().is_ok());
+    assert!(host.mac_builder().build().is_ok());
 }
 
 /// A process forked (without `exec`) while a generator holds the worker
@@ -325,12 +347,11 @@ fn a_forked_child_keeps_the_worker_until_it_exits_and_its_copy_issues_nothing() 
     const NAME: &str = "a_forked_child_keeps_the_worker_until_it_exits_and_its_copy_issues_nothing";
     let _serial = serial();
     let Some(dir) = std::env::var_os(FORK_VAR) else {
-        let net = TempDir::fake_net("net-fork");
-        let locks = TempDir::new("locks-fork");
+        let host = Host::new("fork");
         let out = Command::new(std::env::current_exe().unwrap())
             .args([NAME, "--exact", "--test-threads=1", "--nocapture"])
-            .env(FORK_VAR, &locks.0)
-            .env(NET_VAR, &net.0)
+            .env(FORK_VAR, &host.locks.0)
+            .env(NET_VAR, &host.net.0)
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);

@@ -7,6 +7,31 @@ use std::process::Command;
 use flakeid_core::layout::{Layout, presets};
 use flakeid_core::{ConfigError, Generator, global};
 
+#[path = "all/support/capture.rs"]
+mod capture;
+#[path = "all/support/changes.rs"]
+mod changes;
+#[path = "all/support/config_errors.rs"]
+mod config_errors;
+
+use capture::Capture;
+use changes::next_change;
+use config_errors::{fails_with_clock, invalid_var};
+
+/// Opens test `$test`: in the parent process, runs the test in a child
+/// process of its own with the variables `$var = $value` as its only
+/// `FLAKEID_*` variables, requires it to pass and returns; in the child,
+/// goes on with the test.
+macro_rules! in_child {
+    ($test:ident $(, $var:literal = $value:literal)* $(,)?) => {
+        let _: fn() = $test;
+        if !is_child() {
+            run_child(stringify!($test), &[$(($var, $value)),*]);
+            return;
+        }
+    };
+}
+
 const CHILD: &str = "FLAKEID_TEST_GLOBAL_CHILD";
 
 fn is_child() -> bool {
@@ -37,13 +62,11 @@ fn run_child(name: &str, vars: &[(&str, &str)]) -> String {
 
 #[test]
 fn lazily_configures_from_the_environment() {
-    if !is_child() {
-        run_child(
-            "lazily_configures_from_the_environment",
-            &[("FLAKEID_NODE_ID", "5"), ("FLAKEID_LAYOUT", "discord")],
-        );
-        return;
-    }
+    in_child!(
+        lazily_configures_from_the_environment,
+        "FLAKEID_NODE_ID" = "5",
+        "FLAKEID_LAYOUT" = "discord"
+    );
     let g = global::generator().unwrap();
     assert_eq!(g.node(), 5);
     assert_eq!(g.layout(), &presets::discord());
@@ -54,10 +77,7 @@ fn lazily_configures_from_the_environment() {
 
 #[test]
 fn lazy_error_is_stored_and_init_can_replace_it() {
-    if !is_child() {
-        run_child("lazy_error_is_stored_and_init_can_replace_it", &[]);
-        return;
-    }
+    in_child!(lazy_error_is_stored_and_init_can_replace_it);
     assert_eq!(global::generator().unwrap_err(), ConfigError::MissingNodeId);
     assert_eq!(global::generator().unwrap_err(), ConfigError::MissingNodeId);
     let g = global::init(Generator::builder(presets::tsid(), 9)).unwrap();
@@ -67,10 +87,7 @@ fn lazy_error_is_stored_and_init_can_replace_it() {
 
 #[test]
 fn init_is_idempotent_for_the_same_configuration_only() {
-    if !is_child() {
-        run_child("init_is_idempotent_for_the_same_configuration_only", &[]);
-        return;
-    }
+    in_child!(init_is_idempotent_for_the_same_configuration_only);
     let first = global::init(Generator::builder(presets::twitter(), 3)).unwrap();
     let id = first.next_id().unwrap();
     let again = global::init(Generator::builder(presets::twitter(), 3)).unwrap();
@@ -99,116 +116,63 @@ fn init_is_idempotent_for_the_same_configuration_only() {
 
 #[test]
 fn init_from_env_reports_bad_values() {
-    if !is_child() {
-        run_child(
-            "init_from_env_reports_bad_values",
-            &[("FLAKEID_NODE_ID", "2000"), ("FLAKEID_LAYOUT", "twitter")],
-        );
-        return;
-    }
+    in_child!(
+        init_from_env_reports_bad_values,
+        "FLAKEID_NODE_ID" = "2000",
+        "FLAKEID_LAYOUT" = "twitter"
+    );
     let message = r#"FLAKEID_NODE_ID="2000" is invalid: out of range: the twitter layout allows node IDs 0..=1023"#;
     let err = global::init_from_env().unwrap_err();
     assert_eq!(err.to_string(), message);
-    assert!(matches!(
-        err,
-        ConfigError::InvalidEnv {
-            var: "FLAKEID_NODE_ID",
-            ..
-        }
-    ));
+    assert_eq!(invalid_var(err), ("FLAKEID_NODE_ID", "2000".into()));
     assert_eq!(global::generator().unwrap_err().to_string(), message);
 }
 
 #[test]
 fn lazy_generator_rejects_a_signed_node_id() {
-    if !is_child() {
-        run_child(
-            "lazy_generator_rejects_a_signed_node_id",
-            &[("FLAKEID_NODE_ID", "+5")],
-        );
-        return;
-    }
+    in_child!(
+        lazy_generator_rejects_a_signed_node_id,
+        "FLAKEID_NODE_ID" = "+5"
+    );
     let message = r#"FLAKEID_NODE_ID="+5" is invalid: expected plain decimal digits 0-9 (no sign, no other characters)"#;
     assert_eq!(global::generator().unwrap_err().to_string(), message);
     assert_eq!(global::init_from_env().unwrap_err().to_string(), message);
 }
 
-/// The clock reading in a message that ends in "the clock reads N ms since
-/// the Unix epoch", which must lie within `before..=now`.
-fn clock_in(message: &str, before: u64) -> u64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64;
-    let reading = message
-        .strip_suffix(" ms since the Unix epoch")
-        .and_then(|m| m.rsplit(' ').next())
-        .and_then(|n| n.parse::<u64>().ok())
-        .unwrap_or_else(|| panic!("no clock reading in {message}"));
-    assert!((before..=now).contains(&reading), "{message}");
-    reading
-}
-
-fn unix_millis() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
-
 #[test]
 fn lazy_generator_rejects_an_epoch_in_the_future() {
-    if !is_child() {
-        run_child(
-            "lazy_generator_rejects_an_epoch_in_the_future",
-            &[
-                ("FLAKEID_NODE_ID", "5"),
-                ("FLAKEID_LAYOUT", "discord"),
-                ("FLAKEID_EPOCH", "3000-01-01T00:00:00Z"),
-            ],
-        );
-        return;
-    }
-    let before = unix_millis();
-    let err = global::generator().unwrap_err();
-    let msg = err.to_string();
-    let now = clock_in(&msg, before);
-    assert_eq!(
-        msg,
-        format!(
-            r#"FLAKEID_EPOCH="3000-01-01T00:00:00Z" is invalid: epoch 32503680000000 ms is in the future: the clock reads {now} ms since the Unix epoch"#
-        )
+    in_child!(
+        lazy_generator_rejects_an_epoch_in_the_future,
+        "FLAKEID_NODE_ID" = "5",
+        "FLAKEID_LAYOUT" = "discord",
+        "FLAKEID_EPOCH" = "3000-01-01T00:00:00Z"
     );
-    assert!(matches!(
-        err,
-        ConfigError::InvalidEnv {
-            var: "FLAKEID_EPOCH",
-            ..
-        }
-    ));
+    let err = fails_with_clock(
+        || global::generator().unwrap_err(),
+        |now| {
+            format!(
+                r#"FLAKEID_EPOCH="3000-01-01T00:00:00Z" is invalid: epoch 32503680000000 ms is in the future: the clock reads {now} ms since the Unix epoch"#
+            )
+        },
+    );
+    assert_eq!(invalid_var(err).0, "FLAKEID_EPOCH");
 }
 
 #[test]
 fn init_from_env_rejects_an_epoch_the_layout_ran_out_from() {
-    if !is_child() {
-        run_child(
-            "init_from_env_rejects_an_epoch_the_layout_ran_out_from",
-            &[
-                ("FLAKEID_DEV_MODE", "1"),
-                ("FLAKEID_LAYOUT", "instagram"),
-                ("FLAKEID_EPOCH", "1000"),
-            ],
-        );
-        return;
-    }
-    let before = unix_millis();
-    let msg = global::init_from_env().unwrap_err().to_string();
-    let now = clock_in(&msg, before);
-    assert_eq!(
-        msg,
-        format!(
-            r#"FLAKEID_EPOCH="1000" is invalid: the instagram layout's time field, counted from this epoch, ran out at 1099511628776 ms: the clock reads {now} ms since the Unix epoch"#
-        )
+    in_child!(
+        init_from_env_rejects_an_epoch_the_layout_ran_out_from,
+        "FLAKEID_DEV_MODE" = "1",
+        "FLAKEID_LAYOUT" = "instagram",
+        "FLAKEID_EPOCH" = "1000"
+    );
+    fails_with_clock(
+        || global::init_from_env().unwrap_err(),
+        |now| {
+            format!(
+                r#"FLAKEID_EPOCH="1000" is invalid: the instagram layout's time field, counted from this epoch, ran out at 1099511628776 ms: the clock reads {now} ms since the Unix epoch"#
+            )
+        },
     );
 }
 
@@ -232,10 +196,7 @@ fn dev_mode_announces_its_random_node() {
 #[test]
 #[cfg(feature = "macros")]
 fn a_leased_node_id_serves_only_its_own_layout() {
-    if !is_child() {
-        run_child("a_leased_node_id_serves_only_its_own_layout", &[]);
-        return;
-    }
+    in_child!(a_leased_node_id_serves_only_its_own_layout);
     use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
     use flakeid_core::{GenerateError, flake_id};
 
@@ -265,71 +226,15 @@ fn a_leased_node_id_serves_only_its_own_layout() {
     );
 }
 
-/// The events of `flakeid::lease`, captured from every thread.
-mod events {
-    use std::fmt::Write as _;
-    use std::sync::Mutex;
-
-    use tracing::field::{Field, Visit};
-    use tracing::span::{Attributes, Id, Record};
-    use tracing::{Event, Metadata, Subscriber};
-
-    pub(crate) static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-    /// One line per event: `LEVEL message key=value …`.
-    struct Line(String);
-
-    impl Visit for Line {
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            if field.name() == "message" {
-                let _ = write!(self.0, " {value:?}");
-            } else {
-                let _ = write!(self.0, " {}={value:?}", field.name());
-            }
-        }
-    }
-
-    pub(crate) struct Capture;
-
-    impl Subscriber for Capture {
-        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-            metadata.target().starts_with("flakeid")
-        }
-        fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-        fn record(&self, _: &Id, _: &Record<'_>) {}
-        fn record_follows_from(&self, _: &Id, _: &Id) {}
-        fn event(&self, event: &Event<'_>) {
-            let mut line = Line(event.metadata().level().to_string());
-            event.record(&mut line);
-            SEEN.lock().unwrap().push(line.0);
-        }
-        fn enter(&self, _: &Id) {}
-        fn exit(&self, _: &Id) {}
-    }
-
-    pub(crate) fn install() {
-        tracing::subscriber::set_global_default(Capture).unwrap();
-    }
-
-    pub(crate) fn find(text: &str) -> Option<String> {
-        SEEN.lock()
-            .unwrap()
-            .iter()
-            .find(|l| l.contains(text))
-            .cloned()
-    }
-}
-
 /// A lease store behind a link a test can cut, and the holder's set-up.
 mod link {
     use std::sync::Arc;
     use std::time::Duration;
 
     use flakeid_core::ManualClock;
+    use flakeid_core::global::ProcessGenerator;
     use flakeid_core::layout::{BitLayout, presets};
-    use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
+    use flakeid_core::node::{LeaseOptions, MemoryLeaseStore, NodeLease};
     use flakeid_core::store::Outage;
 
     /// A holder cut off from its store on demand: a manual clock shared by
@@ -365,6 +270,29 @@ mod link {
                 options,
             }
         }
+
+        /// Another holder's claim of node 0, straight from the store (once
+        /// the lease on it expired).
+        pub(crate) fn take_node_0(&self) -> NodeLease<BitLayout, Arc<ManualClock>> {
+            self.options
+                .clone()
+                .nodes(0..=0)
+                .claim(self.store.clone())
+                .expect("node 0 expired")
+        }
+
+        /// Claims a node through the link and makes its generator the
+        /// process-wide one.
+        pub(crate) fn claim_process_wide(
+            &self,
+        ) -> (
+            NodeLease<BitLayout, Arc<ManualClock>>,
+            &'static ProcessGenerator,
+        ) {
+            let lease = self.options.clone().claim(self.link.clone()).unwrap();
+            let generator = flakeid_core::global::init(lease.generator_builder()).unwrap();
+            (lease, generator)
+        }
     }
 }
 
@@ -386,14 +314,10 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
 
     use link::CutOff;
 
-    if !is_child() {
-        run_child(
-            "a_lost_lease_moves_the_process_wide_generator_to_a_free_node",
-            &[],
-        );
-        return;
-    }
-    events::install();
+    in_child!(a_lost_lease_moves_the_process_wide_generator_to_a_free_node);
+    let events = Capture::of("flakeid");
+    tracing::subscriber::set_global_default(events.clone()).unwrap();
+    let find = |text: &str| events.lines().into_iter().find(|l| l.contains(text));
     // This child process's own recorder: the move is counted.
     #[cfg(feature = "metrics")]
     let snapshotter = {
@@ -405,17 +329,10 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
         snapshotter
     };
 
-    let CutOff {
-        clock,
-        store,
-        link,
-        outage,
-        options,
-    } = CutOff::new("heal");
-    let lease = options.clone().claim(link.clone()).unwrap();
+    let cut = CutOff::new("heal");
+    let (lease, generator) = cut.claim_process_wide();
     assert_eq!(lease.node(), 0);
     // A custom clock feeds the process-wide generator.
-    let generator = global::init(lease.generator_builder()).unwrap();
     assert!(std::ptr::eq(generator, global::generator().unwrap()));
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -448,22 +365,18 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
         }
         panic!("never happened: {what}");
     };
-    wait("IDs flow", &|| clock.now_millis() > 1_700_000_000_005);
+    wait("IDs flow", &|| cut.clock.now_millis() > 1_700_000_000_005);
     // Cut off past its TTL; another holder takes node 0.
-    outage.start();
+    cut.outage.start();
     wait("a renewal fails", &|| {
         matches!(lease.status(), LeaseStatus::RenewingLate { .. })
     });
-    clock.advance(Duration::from_millis(1_000));
-    let taker = options
-        .clone()
-        .nodes(0..=0)
-        .claim(store.clone())
-        .expect("node 0 expired");
+    cut.clock.advance(Duration::from_millis(1_000));
+    let taker = cut.take_node_0();
     assert_eq!(taker.node(), 0);
     // Back on the network: the renewal finds node 0 taken, the lease
     // claims node 1, and the generator moves there.
-    outage.end();
+    cut.outage.end();
     wait("the generator moves", &|| generator.moves() == 1);
     assert_eq!(generator.node(), 1);
     assert_eq!(lease.node(), 1);
@@ -471,8 +384,10 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
     // The workers move the manual clock as they use up its ticks: 10 ms
     // past the move are 40,960 IDs of node 1. (A fixed time would be
     // reached before the move when they ran ahead while node 0 was cut off.)
-    let moved_at = clock.now_millis();
-    wait("IDs of node 1 flow", &|| clock.now_millis() > moved_at + 10);
+    let moved_at = cut.clock.now_millis();
+    wait("IDs of node 1 flow", &|| {
+        cut.clock.now_millis() > moved_at + 10
+    });
     stop.store(true, Ordering::Relaxed);
     let mut seen = HashSet::new();
     let (mut old, mut new) = (0, 0);
@@ -506,12 +421,12 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
         "node lease lost",
         "node lease re-claimed",
     ] {
-        let line = events::find(what).unwrap_or_else(|| panic!("no {what:?} event"));
+        let line = find(what).unwrap_or_else(|| panic!("no {what:?} event"));
         for field in ["space=heal", "node=", "fence=", "owner="] {
             assert!(line.contains(field), "{what}: {line}");
         }
     }
-    assert!(events::find("from_node=0").is_some());
+    assert!(find("from_node=0").is_some());
     #[cfg(feature = "metrics")]
     {
         let counted = |name: &str| -> u64 {
@@ -535,7 +450,8 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
     }
     // Released from the process-wide generator, on its new node.
     let mark = lease.release(generator).unwrap();
-    let row = store
+    let row = cut
+        .store
         .table("heal")
         .rows
         .iter()
@@ -543,7 +459,7 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
         .cloned()
         .unwrap();
     assert_eq!((row.owner, row.high_water_millis), (None, mark));
-    assert!(events::find("node lease released").is_some());
+    assert!(find("node lease released").is_some());
     assert!(generator.next_id().is_err(), "released: nothing more");
     taker.release_unused().unwrap();
 }
@@ -559,10 +475,7 @@ fn a_lost_lease_without_healing_stays_lost() {
     use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
     use flakeid_core::{GenerateError, ManualClock};
 
-    if !is_child() {
-        run_child("a_lost_lease_without_healing_stays_lost", &[]);
-        return;
-    }
+    in_child!(a_lost_lease_without_healing_stays_lost);
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let store = MemoryLeaseStore::with_clock(clock.clone());
     let options = LeaseOptions::new("no-heal", presets::twitter())
@@ -632,76 +545,47 @@ fn a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves() {
 
     use link::CutOff;
 
-    if !is_child() {
-        run_child(
-            "a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves",
-            &[],
-        );
-        return;
-    }
-    let CutOff {
-        clock,
-        store,
-        link,
-        outage,
-        options,
-    } = CutOff::new("told");
-    let lease = options.clone().claim(link.clone()).unwrap();
-    let generator = global::init(lease.generator_builder()).unwrap();
+    in_child!(a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves);
+    let cut = CutOff::new("told");
+    let (lease, generator) = cut.claim_process_wide();
     let changes = lease.changes();
-    let next = |what: &str| {
-        changes
-            .recv_timeout(Duration::from_secs(10))
-            .unwrap_or_else(|| panic!("not told: {what}"))
-    };
-    let first = next("the state at subscription");
-    assert!(
-        matches!(first, LeaseStatus::Held { node: 0, .. }),
-        "{first}"
+    next_change!(
+        changes,
+        "the state at subscription",
+        LeaseStatus::Held { node: 0, .. }
     );
 
-    outage.start();
-    let late = next("renewing late");
-    assert!(
-        matches!(late, LeaseStatus::RenewingLate { node: 0, .. }),
-        "{late}"
+    cut.outage.start();
+    next_change!(
+        changes,
+        "renewing late",
+        LeaseStatus::RenewingLate { node: 0, .. }
     );
     // Past the ceiling (and the TTL): fenced at the next failed renewal.
-    clock.advance(Duration::from_millis(1_000));
-    let fenced = next("fenced");
-    assert!(
-        matches!(
-            fenced,
-            LeaseStatus::Fenced {
-                node: 0,
-                reason: FenceReason::NotRenewed { .. },
-                ..
-            }
-        ),
-        "{fenced}"
+    cut.clock.advance(Duration::from_millis(1_000));
+    next_change!(
+        changes,
+        "fenced",
+        LeaseStatus::Fenced {
+            node: 0,
+            reason: FenceReason::NotRenewed { .. },
+            ..
+        }
     );
-    let taker = options
-        .clone()
-        .nodes(0..=0)
-        .claim(store.clone())
-        .expect("node 0 expired");
-    outage.end();
-    let moving = next("lost: moving");
-    assert!(
-        matches!(moving, LeaseStatus::Moving { from_node: 0, .. }),
-        "{moving}"
+    let taker = cut.take_node_0();
+    cut.outage.end();
+    next_change!(
+        changes,
+        "lost: moving",
+        LeaseStatus::Moving { from_node: 0, .. }
     );
-    let moved = next("held on node 1");
-    assert!(
-        matches!(moved, LeaseStatus::Held { node: 1, .. }),
-        "{moved}"
-    );
+    next_change!(changes, "held on node 1", LeaseStatus::Held { node: 1, .. });
     assert_eq!(generator.node(), 1);
     // Renewals that go through are not changes.
     assert_eq!(changes.recv_timeout(Duration::from_millis(600)), None);
 
     lease.release(generator).unwrap();
-    assert_eq!(next("released"), LeaseStatus::Released);
+    next_change!(changes, "released", LeaseStatus::Released);
     assert_eq!(changes.recv_timeout(Duration::from_millis(600)), None);
     taker.release_unused().unwrap();
 }

@@ -96,6 +96,22 @@ fn generator(exhaustion: SequenceExhaustion) -> (Arc<Gen>, Arc<ManualClock>) {
     (Arc::new(g), clock)
 }
 
+/// What `take` returns on each of `threads` threads, each with its handle
+/// of `g`, in the order the threads were spawned.
+fn on_threads<G, T>(threads: usize, g: &Arc<G>, take: fn(&G) -> T) -> Vec<T>
+where
+    G: Send + Sync + 'static,
+    T: Send + 'static,
+{
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let g = Arc::clone(g);
+            thread::spawn(move || take(&g))
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
 fn check(per_thread: Vec<Vec<u64>>) {
     for ids in &per_thread {
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "{per_thread:?}");
@@ -113,13 +129,8 @@ fn check(per_thread: Vec<Vec<u64>>) {
 fn concurrent_next_id_is_unique_and_increasing() {
     model(|| {
         let (g, _clock) = generator(SequenceExhaustion::Wait);
-        let handles: Vec<_> = (0..2)
-            .map(|_| {
-                let g = Arc::clone(&g);
-                thread::spawn(move || vec![g.next_id().unwrap(), g.next_id().unwrap()])
-            })
-            .collect();
-        let mut per_thread: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        let mut per_thread =
+            on_threads(2, &g, |g| vec![g.next_id().unwrap(), g.next_id().unwrap()]);
         per_thread.push(vec![g.next_id().unwrap()]);
         check(per_thread);
     });
@@ -147,13 +158,7 @@ fn concurrent_batch_and_ids_do_not_overlap() {
 fn three_threads_share_a_two_id_tick() {
     model(|| {
         let (g, _clock) = generator(SequenceExhaustion::Wait);
-        let handles: Vec<_> = (0..3)
-            .map(|_| {
-                let g = Arc::clone(&g);
-                thread::spawn(move || vec![g.next_id().unwrap()])
-            })
-            .collect();
-        check(handles.into_iter().map(|h| h.join().unwrap()).collect());
+        check(on_threads(3, &g, |g| vec![g.next_id().unwrap()]));
     });
 }
 
@@ -191,17 +196,8 @@ fn a_newer_state_never_comes_with_an_older_clock() {
             let clock = Arc::clone(&clock);
             thread::spawn(move || clock.0.store(EPOCH + 12, AtomicOrdering::Release))
         };
-        let handles: Vec<_> = (0..2)
-            .map(|_| {
-                let g = Arc::clone(&g);
-                thread::spawn(move || g.next_id())
-            })
-            .collect();
+        let ids: Vec<u64> = on_threads(2, &g, |g| g.next_id().expect("no spurious ClockRegressed"));
         ticker.join().unwrap();
-        let ids: Vec<u64> = handles
-            .into_iter()
-            .map(|h| h.join().unwrap().expect("no spurious ClockRegressed"))
-            .collect();
         check(vec![vec![ids[0]], vec![ids[1]]]);
     });
 }

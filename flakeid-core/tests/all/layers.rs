@@ -39,21 +39,13 @@ fn no_target_has_an_import_cycle_between_its_files() {
             failures.push(format!("{}: {cycle}", target.name));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "import cycles between files:\n{}",
-        failures.join("\n")
-    );
+    assert_none("import cycles between files", &failures);
 }
 
 #[test]
 fn flakeid_core_has_no_import_cycle_between_its_folders() {
     let cycles = Graph::of(&core_target()).folder_cycles();
-    assert!(
-        cycles.is_empty(),
-        "import cycles between folders of flakeid-core:\n{}",
-        cycles.join("\n")
-    );
+    assert_none("import cycles between folders of flakeid-core", &cycles);
 }
 
 #[test]
@@ -62,21 +54,13 @@ fn flakeid_core_imports_only_from_its_own_and_lower_layers() {
     let layers = Layers::of(&core).unwrap_or_else(|e| panic!("{e}"));
     let graph = Graph::of(&core);
     let failures = layers.check(&graph);
-    assert!(
-        failures.is_empty(),
-        "flakeid-core against the layers of src/lib.rs:\n{}",
-        failures.join("\n")
-    );
+    assert_none("flakeid-core against the layers of src/lib.rs", &failures);
 }
 
 #[test]
 fn flakeid_core_defines_every_public_item_in_the_folder_its_path_names() {
     let failures = Graph::of(&core_target()).misplaced();
-    assert!(
-        failures.is_empty(),
-        "public items away from their path's folder:\n{}",
-        failures.join("\n")
-    );
+    assert_none("public items away from their path's folder", &failures);
 }
 
 #[test]
@@ -94,16 +78,12 @@ fn no_file_has_items_after_its_tests() {
     }
     failures.sort();
     failures.dedup();
-    assert!(
-        failures.is_empty(),
-        "public items, then private helpers, then tests:\n{}",
-        failures.join("\n")
-    );
+    assert_none("public items, then private helpers, then tests", &failures);
 }
 
 #[test]
 fn the_checker_follows_use_groups_and_globs() {
-    let sample = Sample::new(
+    let graph = sample_graph(
         "use",
         &[
             ("src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\nmod e;\n"),
@@ -122,10 +102,10 @@ fn the_checker_follows_use_groups_and_globs() {
             ("src/e.rs", "pub struct E;\n"),
         ],
     );
-    let graph = Graph::of(&sample.target());
-    assert!(graph.imports("a.rs", "b.rs"));
-    assert!(graph.imports("a.rs", "c.rs"));
-    assert!(graph.imports("a.rs", "e.rs"));
+    assert_imports(
+        &graph,
+        &[("a.rs", "b.rs"), ("a.rs", "c.rs"), ("a.rs", "e.rs")],
+    );
     assert!(!graph.imports("d.rs", "e.rs"), "a re-export is no import");
     let cycles = graph.file_cycles();
     assert_eq!(cycles.len(), 1, "{cycles:?}");
@@ -134,7 +114,7 @@ fn the_checker_follows_use_groups_and_globs() {
 
 #[test]
 fn the_checker_follows_paths_in_code() {
-    let sample = Sample::new(
+    let graph = sample_graph(
         "inline",
         &[
             ("src/lib.rs", "mod a;\nmod b;\nmod c;\n"),
@@ -154,16 +134,20 @@ fn the_checker_follows_paths_in_code() {
             ),
         ],
     );
-    let graph = Graph::of(&sample.target());
-    assert!(graph.imports("a.rs", "b/mod.rs"));
-    assert!(graph.imports("a.rs", "c.rs"));
-    assert!(graph.imports("b/mod.rs", "b/k.rs"));
+    assert_imports(
+        &graph,
+        &[
+            ("a.rs", "b/mod.rs"),
+            ("a.rs", "c.rs"),
+            ("b/mod.rs", "b/k.rs"),
+        ],
+    );
     assert!(!graph.imports("c.rs", "a.rs"), "test code imports nothing");
 }
 
 #[test]
 fn the_checker_expands_the_crates_own_macros() {
-    let sample = Sample::new(
+    let graph = sample_graph(
         "macros",
         &[
             ("src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\n"),
@@ -185,16 +169,14 @@ fn the_checker_expands_the_crates_own_macros() {
             ("src/d.rs", "pub struct D;\n"),
         ],
     );
-    let graph = Graph::of(&sample.target());
-    assert!(graph.imports("c.rs", "b.rs"));
-    assert!(graph.imports("c.rs", "a.rs"));
+    assert_imports(&graph, &[("c.rs", "b.rs"), ("c.rs", "a.rs")]);
     assert!(!graph.imports("a.rs", "b.rs"));
     assert!(!graph.imports("a.rs", "d.rs"));
 }
 
 #[test]
 fn the_checker_reads_tracing_fields() {
-    let sample = Sample::new(
+    let graph = sample_graph(
         "tracing",
         &[
             ("src/lib.rs", "mod a;\nmod b;\nmod c;\n"),
@@ -207,14 +189,12 @@ fn the_checker_reads_tracing_fields() {
             ("src/c.rs", "pub fn space() -> String { String::new() }\n"),
         ],
     );
-    let graph = Graph::of(&sample.target());
-    assert!(graph.imports("a.rs", "b.rs"));
-    assert!(graph.imports("a.rs", "c.rs"));
+    assert_imports(&graph, &[("a.rs", "b.rs"), ("a.rs", "c.rs")]);
 }
 
 #[test]
 fn the_checker_reads_the_crates_own_name() {
-    let sample = Sample::new(
+    let graph = sample_graph(
         "self_name",
         &[
             (
@@ -229,9 +209,7 @@ fn the_checker_reads_the_crates_own_name() {
             ("src/c.rs", "pub fn make() -> crate::b::B { crate::b::B }\n"),
         ],
     );
-    let graph = Graph::of(&sample.target());
-    assert!(graph.imports("a.rs", "b.rs"));
-    assert!(graph.imports("a.rs", "c.rs"));
+    assert_imports(&graph, &[("a.rs", "b.rs"), ("a.rs", "c.rs")]);
 }
 
 #[test]
@@ -263,7 +241,7 @@ fn the_checker_reads_bin_targets() {
 #[test]
 fn the_checker_sees_a_cycle_between_folders() {
     // No two files form a cycle, but folder a reaches b and b reaches a.
-    let sample = Sample::new(
+    let graph = sample_graph(
         "folders",
         &[
             ("src/lib.rs", "mod a;\nmod b;\n"),
@@ -275,7 +253,6 @@ fn the_checker_sees_a_cycle_between_folders() {
             ("src/b/s.rs", "pub struct S(crate::a::q::Q);\n"),
         ],
     );
-    let graph = Graph::of(&sample.target());
     assert!(graph.file_cycles().is_empty());
     let cycles = graph.folder_cycles();
     assert_eq!(cycles.len(), 1, "{cycles:?}");
@@ -372,6 +349,23 @@ fn the_checker_sees_items_after_the_tests() {
     )
     .unwrap();
     assert_eq!(items_after_tests(&file), ["enum E", "impl E"]);
+}
+
+/// The import graph of a sample crate of `files`.
+fn sample_graph(name: &str, files: &[(&str, &str)]) -> Graph {
+    Graph::of(&Sample::new(name, files).target())
+}
+
+/// Fails unless each file `from` imports its file `to`.
+fn assert_imports(graph: &Graph, edges: &[(&str, &str)]) {
+    for (from, to) in edges {
+        assert!(graph.imports(from, to), "{from} should import {to}");
+    }
+}
+
+/// Fails, listing `failures` under `heading`, unless there are none.
+fn assert_none(heading: &str, failures: &[String]) {
+    assert!(failures.is_empty(), "{heading}:\n{}", failures.join("\n"));
 }
 
 /// The items of `file` after its first inline `#[cfg(test)]` module,
@@ -1338,21 +1332,18 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 }
 
 fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
-    match item {
-        syn::Item::Const(i) => &i.attrs,
-        syn::Item::Enum(i) => &i.attrs,
-        syn::Item::Fn(i) => &i.attrs,
-        syn::Item::Impl(i) => &i.attrs,
-        syn::Item::Macro(i) => &i.attrs,
-        syn::Item::Mod(i) => &i.attrs,
-        syn::Item::Static(i) => &i.attrs,
-        syn::Item::Struct(i) => &i.attrs,
-        syn::Item::Trait(i) => &i.attrs,
-        syn::Item::Type(i) => &i.attrs,
-        syn::Item::Union(i) => &i.attrs,
-        syn::Item::Use(i) => &i.attrs,
-        _ => &[],
+    /// The attributes of the kinds of item named, none of any other.
+    macro_rules! attrs_of {
+        ($($kind:ident),*) => {
+            match item {
+                $(syn::Item::$kind(i) => &i.attrs,)*
+                _ => &[],
+            }
+        };
     }
+    attrs_of!(
+        Const, Enum, Fn, Impl, Macro, Mod, Static, Struct, Trait, Type, Union, Use
+    )
 }
 
 impl VisitMut for Collector<'_> {

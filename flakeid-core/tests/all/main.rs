@@ -104,6 +104,7 @@ mod schemes {
 mod segment;
 mod source;
 mod sql;
+mod support;
 #[cfg(feature = "metrics")]
 mod telemetry;
 mod time_bounds;

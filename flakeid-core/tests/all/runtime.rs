@@ -11,9 +11,11 @@ use std::time::{Duration, Instant};
 use flakeid_core::layout::BitLayout;
 use flakeid_core::runtime::{Attempt, Sleep};
 use flakeid_core::schemes::TraceIdGenerator;
-use flakeid_core::segment::{MemorySegmentStore, SegmentError, SegmentOptions};
+use flakeid_core::segment::{MemorySegmentStore, SegmentError, SegmentIds};
 use flakeid_core::store::{Outage, StoreError, Unreachable};
 use flakeid_core::{Clock, GenerateError, Generator, IdSource, ManualClock, SequenceExhaustion};
+
+use crate::support::fixed_step;
 
 /// tokio's timers, as any runtime's would be given (works with or without
 /// the crate's `tokio` feature).
@@ -43,33 +45,53 @@ fn four_per_tick() -> BitLayout {
         .expect("a layout")
 }
 
-/// Counts how often a task beside the tested one ran while it waited.
-fn ticker(stop: Arc<AtomicBool>) -> (Arc<AtomicU64>, impl Future<Output = ()>) {
+/// Segments of "orders" of `step` values each from an in-memory store
+/// behind `outage`, started on the running runtime with the fetcher
+/// spawned: failed fetches retried every 5 ms, callers waiting up to `wait`.
+async fn orders_behind(outage: &Outage, step: u64, wait: Duration) -> SegmentIds {
+    let store = MemorySegmentStore::new().behind(outage);
+    let options = fixed_step("orders", step)
+        .retry_every(Duration::from_millis(5))
+        .wait(wait);
+    let (ids, fetcher) = options.start_async(store, Timers).await.unwrap();
+    tokio::spawn(fetcher);
+    ids
+}
+
+/// Runs `work` on `runtime` beside a task that counts how often it ran
+/// (once a millisecond at most) while `work` waited; returns what `work`
+/// returned and that count.
+fn beside_a_ticker<T>(
+    runtime: &tokio::runtime::Runtime,
+    work: impl Future<Output = T>,
+) -> (T, u64) {
+    let stop = Arc::new(AtomicBool::new(false));
     let ticks = Arc::new(AtomicU64::new(0));
-    let counted = ticks.clone();
-    let task = async move {
-        while !stop.load(Ordering::Relaxed) {
+    let (stopped, counted) = (stop.clone(), ticks.clone());
+    let ticker = async move {
+        while !stopped.load(Ordering::Relaxed) {
             tokio::time::sleep(Duration::from_millis(1)).await;
             counted.fetch_add(1, Ordering::Relaxed);
         }
     };
-    (ticks, task)
+    runtime.block_on(async {
+        let ticking = tokio::spawn(ticker);
+        let out = work.await;
+        stop.store(true, Ordering::Relaxed);
+        ticking.await.unwrap();
+        (out, ticks.load(Ordering::Relaxed))
+    })
 }
 
 #[test]
 fn a_used_up_tick_is_waited_for_on_the_timer_while_other_tasks_run() {
     let generator = Generator::builder(four_per_tick(), 3).build().unwrap();
     let runtime = current_thread();
-    let stop = Arc::new(AtomicBool::new(false));
-    let (ticks, tick_task) = ticker(stop.clone());
-    let ids = runtime.block_on(async {
-        let ticking = tokio::spawn(tick_task);
+    let (ids, ticks) = beside_a_ticker(&runtime, async {
         let mut ids = Vec::new();
         for _ in 0..200 {
             ids.push(generator.next_id_async_on(&Timers).await.unwrap());
         }
-        stop.store(true, Ordering::Relaxed);
-        ticking.await.unwrap();
         ids
     });
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing");
@@ -83,9 +105,8 @@ fn a_used_up_tick_is_waited_for_on_the_timer_while_other_tasks_run() {
     // 64 ticks on a CI machine running other tests, where this asked for
     // 10; as in the batch test below).
     assert!(
-        ticks.load(Ordering::Relaxed) >= 2,
-        "the ticker ran only {} times while 200 IDs took {} ticks",
-        ticks.load(Ordering::Relaxed),
+        ticks >= 2,
+        "the ticker ran only {ticks} times while 200 IDs took {} ticks",
         last - first
     );
 }
@@ -134,20 +155,14 @@ fn an_attempt_says_how_long_to_wait_and_a_manual_clock_moves_itself() {
 fn an_async_batch_reserved_ahead_is_due_when_its_last_tick_is() {
     let generator = Generator::builder(four_per_tick(), 2).build().unwrap();
     let runtime = current_thread();
-    let stop = Arc::new(AtomicBool::new(false));
-    let (ticks, tick_task) = ticker(stop.clone());
-    let (ids, elapsed) = runtime.block_on(async {
-        let ticking = tokio::spawn(tick_task);
+    let ((ids, elapsed), ticks) = beside_a_ticker(&runtime, async {
         let started = Instant::now();
         let ids: Vec<u64> = generator
             .next_batch_async_on(400, &Timers)
             .await
             .unwrap()
             .collect();
-        let elapsed = started.elapsed();
-        stop.store(true, Ordering::Relaxed);
-        ticking.await.unwrap();
-        (ids, elapsed)
+        (ids, started.elapsed())
     });
     assert_eq!(ids.len(), 400);
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
@@ -166,10 +181,7 @@ fn an_async_batch_reserved_ahead_is_due_when_its_last_tick_is() {
     // only after it: one tick. Two or more: it ran during the wait of about
     // 100 ms (how many depends on how often a loaded machine runs this
     // thread; it would have to leave it unscheduled for the whole wait).
-    assert!(
-        ticks.load(Ordering::Relaxed) >= 2,
-        "the ticker did not run while the batch was due"
-    );
+    assert!(ticks >= 2, "the ticker did not run while the batch was due");
     // An empty batch and a too large one answer at once.
     assert_eq!(
         runtime
@@ -211,16 +223,9 @@ fn a_source_of_ids_gives_batches_to_async_callers_in_parts() {
 #[test]
 fn an_async_caller_waits_for_the_segment_in_flight_while_the_fetcher_runs() {
     let outage = Outage::new();
-    let store = MemorySegmentStore::new().behind(&outage);
     let runtime = current_thread();
     let values = runtime.block_on(async {
-        let options = SegmentOptions::new("orders")
-            .step(2)
-            .max_step(2)
-            .retry_every(Duration::from_millis(5))
-            .wait(Duration::from_secs(10));
-        let (ids, fetcher) = options.start_async(store.clone(), Timers).await.unwrap();
-        tokio::spawn(fetcher);
+        let ids = orders_behind(&outage, 2, Duration::from_secs(10)).await;
         let mut values = vec![ids.next_value_async_on(&Timers).await.unwrap()];
         // The store goes down: the prefetch fails and is retried.
         outage.start();
@@ -245,16 +250,9 @@ fn an_async_caller_waits_for_the_segment_in_flight_while_the_fetcher_runs() {
 #[test]
 fn an_async_caller_gives_up_on_segments_after_the_wait_as_next_value_does() {
     let outage = Outage::new();
-    let store = MemorySegmentStore::new().behind(&outage);
     let runtime = current_thread();
     runtime.block_on(async {
-        let options = SegmentOptions::new("orders")
-            .step(1)
-            .max_step(1)
-            .retry_every(Duration::from_millis(5))
-            .wait(Duration::from_millis(30));
-        let (ids, fetcher) = options.start_async(store.clone(), Timers).await.unwrap();
-        tokio::spawn(fetcher);
+        let ids = orders_behind(&outage, 1, Duration::from_millis(30)).await;
         outage.start();
         assert_eq!(ids.next_value_async_on(&Timers).await.unwrap(), 1);
         let started = Instant::now();

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use flakeid_core::ManualClock;
 use flakeid_core::segment::{
@@ -12,6 +12,8 @@ use flakeid_core::segment::{
     SegmentStore,
 };
 use flakeid_core::store::StoreError;
+
+use crate::support::{eventually, fixed_step};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -61,15 +63,6 @@ impl SegmentStore for Switched {
         s.1 += 1;
         drop(s);
         SegmentStore::fetch(&mut self.rows, request)
-    }
-}
-
-/// Waits (generously: the machine is shared) until `f` holds.
-fn eventually(what: &str, f: impl Fn() -> bool) {
-    let until = Instant::now() + Duration::from_secs(30);
-    while !f() {
-        assert!(Instant::now() < until, "never happened: {what}");
-        std::thread::sleep(Duration::from_millis(1));
     }
 }
 
@@ -131,9 +124,7 @@ fn the_default_share_is_ten_percent() {
 #[test]
 fn an_outage_is_absorbed_until_both_segments_are_used_then_refused_then_recovered() {
     let store = Switched::new();
-    let ids = SegmentOptions::new("orders")
-        .step(10)
-        .max_step(10)
+    let ids = fixed_step("orders", 10)
         .retry_every(Duration::from_millis(5))
         .wait(Duration::ZERO)
         .start(store.clone())
@@ -184,9 +175,7 @@ fn an_outage_is_absorbed_until_both_segments_are_used_then_refused_then_recovere
 fn a_hung_database_is_absorbed_then_callers_wait_then_get_the_error_then_recover() {
     let store = Switched::new();
     let ids = Arc::new(
-        SegmentOptions::new("paused")
-            .step(10)
-            .max_step(10)
+        fixed_step("paused", 10)
             .wait(Duration::from_millis(20))
             .start(store.clone())
             .unwrap(),
@@ -317,11 +306,7 @@ fn sources_on_one_row_in_many_threads_never_repeat_a_value() {
 #[test]
 fn a_stopped_source_serves_what_it_holds_then_says_so() {
     let store = MemorySegmentStore::new();
-    let ids = SegmentOptions::new("s")
-        .step(10)
-        .max_step(10)
-        .start(store.clone())
-        .unwrap();
+    let ids = fixed_step("s", 10).start(store.clone()).unwrap();
     ids.next_value().unwrap();
     ids.next_value().unwrap(); // triggers the prefetch
     eventually("the prefetch arrives", || next_segment(&ids).is_some());
@@ -340,9 +325,7 @@ fn a_stopped_source_serves_what_it_holds_then_says_so() {
 fn a_row_that_would_pass_the_largest_id_is_exhausted() {
     let store = MemorySegmentStore::new();
     let first = i64::MAX as u64 - 14;
-    let ids = SegmentOptions::new("end")
-        .step(10)
-        .max_step(10)
+    let ids = fixed_step("end", 10)
         .first_value(first)
         .wait(Duration::from_secs(30))
         .start(store.clone())

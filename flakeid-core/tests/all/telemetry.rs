@@ -6,16 +6,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use flakeid_core::node::{LeaseStatus, MemoryLeaseStore};
-use flakeid_core::segment::SegmentOptions;
+use flakeid_core::node::LeaseStatus;
 use flakeid_core::store::Outage;
-use flakeid_core::{ClockRegression, FenceReason, Generator, ManualClock, layout::presets};
+use flakeid_core::{ClockRegression, FenceReason, ManualClock};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 
-use crate::node::lease::{eventually, quick};
+use crate::node::lease::quick;
 use crate::segment::{Mode, Switched};
-
-const T0: u64 = 1_700_000_000_000;
+use crate::support::{T0, eventually, fixed_step, store_on_clock, twitter_on};
 
 /// A recorder for what `build` builds, and a reader of its values.
 fn recorded<T>(build: impl FnOnce() -> T) -> (T, Recorded) {
@@ -66,6 +64,11 @@ impl Recorded {
         totals.get(&key).copied().unwrap_or(0.0)
     }
 
+    /// `flakeid_waits_total` of `node` for `cause`.
+    fn waits(&self, node: &str, cause: &str) -> f64 {
+        self.value("flakeid_waits_total", &[("node", node), ("cause", cause)])
+    }
+
     fn is_empty(&self) -> bool {
         self.snapshotter.snapshot().into_vec().is_empty()
     }
@@ -74,45 +77,22 @@ impl Recorded {
 #[test]
 fn issued_ids_and_waits_are_counted_per_tick_and_per_cause() {
     let clock = Arc::new(ManualClock::new(T0));
-    let (g, s) = recorded(|| {
-        Generator::builder(presets::twitter(), 7)
-            .clock(clock.clone())
-            .build()
-            .unwrap()
-    });
+    let (g, s) = recorded(|| twitter_on(&clock, 7).build().unwrap());
     let node = [("node", "7")];
     // The first ID waits for the tick after the build tick (the manual
     // clock advances itself while the generator waits).
     g.next_id().unwrap();
-    assert_eq!(
-        s.value(
-            "flakeid_waits_total",
-            &[("node", "7"), ("cause", "first_tick")]
-        ),
-        1.0
-    );
+    assert_eq!(s.waits("7", "first_tick"), 1.0);
     assert_eq!(s.value("flakeid_ids_issued_total", &node), 0.0);
     // The rest of the tick's 4,096 IDs, then the next tick after a wait.
     for _ in 1..4_096 {
         g.next_id().unwrap();
     }
-    assert_eq!(
-        s.value(
-            "flakeid_waits_total",
-            &[("node", "7"), ("cause", "sequence")]
-        ),
-        0.0
-    );
+    assert_eq!(s.waits("7", "sequence"), 0.0);
     for _ in 0..10 {
         g.next_id().unwrap();
     }
-    assert_eq!(
-        s.value(
-            "flakeid_waits_total",
-            &[("node", "7"), ("cause", "sequence")]
-        ),
-        1.0
-    );
+    assert_eq!(s.waits("7", "sequence"), 1.0);
     // Counted once the generator entered its next tick.
     assert_eq!(s.value("flakeid_ids_issued_total", &node), 4_096.0);
     // Ticks skipped while idle are not counted as issued.
@@ -131,8 +111,7 @@ fn issued_ids_and_waits_are_counted_per_tick_and_per_cause() {
 fn a_clock_step_back_is_counted_once_and_its_wait_by_cause() {
     let clock = Arc::new(ManualClock::new(T0));
     let (g, s) = recorded(|| {
-        Generator::builder(presets::twitter(), 3)
-            .clock(clock.clone())
+        twitter_on(&clock, 3)
             .clock_regression(ClockRegression::Wait {
                 max: Duration::from_secs(10),
             })
@@ -152,19 +131,12 @@ fn a_clock_step_back_is_counted_once_and_its_wait_by_cause() {
         s.value("flakeid_clock_regressions_total", &[("node", "3")]),
         1.0
     );
-    assert_eq!(
-        s.value(
-            "flakeid_waits_total",
-            &[("node", "3"), ("cause", "clock_regression")]
-        ),
-        1.0
-    );
+    assert_eq!(s.waits("3", "clock_regression"), 1.0);
 }
 
 #[test]
 fn a_lost_lease_counts_failed_renewals_a_fence_and_the_loss() {
-    let db = Arc::new(ManualClock::new(T0));
-    let store = MemoryLeaseStore::with_clock(db.clone());
+    let (db, store) = store_on_clock(T0);
     let outage = Outage::new();
     let ((a, ga), s) = recorded(|| {
         // Renewals every 250 ms rather than 20: on a loaded machine a
@@ -214,9 +186,7 @@ fn a_lost_lease_counts_failed_renewals_a_fence_and_the_loss() {
 fn segment_fetches_waits_and_values_left_are_recorded() {
     let store = Switched::new();
     let (ids, s) = recorded(|| {
-        SegmentOptions::new("orders")
-            .step(100)
-            .max_step(100)
+        fixed_step("orders", 100)
             .prefetch_at(0.5)
             .retry_every(Duration::from_millis(5))
             .wait(Duration::from_secs(30))
@@ -261,10 +231,7 @@ fn nothing_is_recorded_without_a_recorder() {
     // Built with no recorder installed: the handles are no-ops, and a
     // recorder installed later for this thread sees nothing of them.
     let clock = Arc::new(ManualClock::new(T0));
-    let g = Generator::builder(presets::twitter(), 9)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let g = twitter_on(&clock, 9).build().unwrap();
     let (_, s) = recorded(|| {
         for _ in 0..5_000 {
             g.next_id().unwrap();

@@ -51,27 +51,27 @@ impl Subject {
     }
 }
 
+/// The tick of `layout` a clock reading `ms` (Unix ms) falls in, if the
+/// layout's time runs from its epoch to then.
+fn tick_at(layout: &impl Layout, ms: u64) -> Option<u64> {
+    let tick = ms.checked_sub(layout.epoch_millis())? / layout.tick_millis();
+    (tick <= layout.max_tick()).then_some(tick)
+}
+
 /// A bit or decimal layout run by a `Generator` (bounds from `scheme`,
 /// which is the layout or a scheme over it).
 fn sequence_subject<L>(name: &str, layout: L, scheme: Box<dyn IdScheme>) -> Subject
 where
     L: Layout<Raw = u64> + IdScheme + Clone,
 {
-    let (epoch_ms, tick_ms, max_tick) = (
-        layout.epoch_millis(),
-        layout.tick_millis(),
-        layout.max_tick(),
-    );
+    let tick_ms = layout.tick_millis();
     let l = layout.clone();
     let issue = move |ms: u64| {
         // A generator issues nothing in its build tick nor in tick 0: build
         // it one tick earlier.
-        let Some(tick) = ms.checked_sub(epoch_ms).map(|d| d / tick_ms) else {
+        let Some(tick) = tick_at(&l, ms).filter(|&tick| tick != 0) else {
             return Vec::new();
         };
-        if tick == 0 || tick > max_tick {
-            return Vec::new();
-        }
         [0, l.max_node()]
             .into_iter()
             .map(|node| {
@@ -95,17 +95,9 @@ fn random_key_subject<L>(name: &str, layout: L) -> Subject
 where
     L: Layout<Raw = u64> + IdScheme + Clone + PartialEq,
 {
-    let (epoch_ms, tick_ms, max_tick) = (
-        layout.epoch_millis(),
-        layout.tick_millis(),
-        layout.max_tick(),
-    );
     let l = layout.clone();
     let issue = move |ms: u64| {
-        let in_layout = ms
-            .checked_sub(epoch_ms)
-            .is_some_and(|d| d / tick_ms <= max_tick);
-        if !in_layout {
+        if tick_at(&l, ms).is_none() {
             return Vec::new();
         }
         [0, l.max_node()]

@@ -33,6 +33,11 @@ impl TinyLayout {
             tick_millis: 1,
         }
     }
+
+    /// The layout with its time running out after tick `max_tick`.
+    fn ending_at(self, max_tick: u64) -> Self {
+        TinyLayout { max_tick, ..self }
+    }
 }
 
 impl Layout for TinyLayout {
@@ -93,10 +98,71 @@ impl<L: Layout> BuildStarted<L> for GeneratorBuilder<L, Arc<ManualClock>> {
     }
 }
 
-fn parts(g: &Generator<TinyLayout, Arc<ManualClock>>, id: u64) -> (u64, u64) {
+type Tiny = Generator<TinyLayout, Arc<ManualClock>>;
+
+/// A clock at `EPOCH + tick` and, on it, a generator of four IDs a tick for
+/// node 1 as `configure` sets it up, started (see `BuildStarted`).
+fn start(
+    tick: u64,
+    configure: impl FnOnce(
+        GeneratorBuilder<TinyLayout, Arc<ManualClock>>,
+    ) -> GeneratorBuilder<TinyLayout, Arc<ManualClock>>,
+) -> (Arc<ManualClock>, Tiny) {
+    start_layout(TinyLayout::new(4), tick, configure)
+}
+
+/// As `start`, of `layout`.
+fn start_layout(
+    layout: TinyLayout,
+    tick: u64,
+    configure: impl FnOnce(
+        GeneratorBuilder<TinyLayout, Arc<ManualClock>>,
+    ) -> GeneratorBuilder<TinyLayout, Arc<ManualClock>>,
+) -> (Arc<ManualClock>, Tiny) {
+    let clock = clock_at(tick);
+    let g = configure(builder(layout, &clock)).started(&clock);
+    (clock, g)
+}
+
+/// `n` IDs of `g`, one call each.
+fn issue(g: &Tiny, n: usize) -> Vec<u64> {
+    (0..n).map(|_| g.next_id().unwrap()).collect()
+}
+
+/// Running ahead of the clock by up to `max_lead`.
+fn run_ahead(max_lead: Duration) -> SequenceExhaustion {
+    SequenceExhaustion::RunAhead { max_lead }
+}
+
+/// Issues an ID of `g`, then steps `clock` back by `by`; returns the ID.
+fn id_then_step_back(g: &Tiny, clock: &ManualClock, by: Duration) -> u64 {
+    let id = g.next_id().unwrap();
+    clock.step_back(by);
+    id
+}
+
+/// Waiting out a clock that stepped back by up to `max`.
+fn wait_back(max: Duration) -> ClockRegression {
+    ClockRegression::Wait { max }
+}
+
+/// `WouldBlock` until the clock reaches tick `tick`, one millisecond away.
+fn blocked_until(tick: u64) -> GenerateError {
+    GenerateError::WouldBlock {
+        retry_after: Duration::from_millis(1),
+        until_millis: EPOCH + tick,
+    }
+}
+
+fn parts(g: &Tiny, id: u64) -> (u64, u64) {
     let p = g.layout().decompose(id);
     assert_eq!(p.node, 1);
     (p.tick, p.sequence)
+}
+
+/// The tick and sequence of `g`'s next ID.
+fn next_parts(g: &Tiny) -> (u64, u64) {
+    parts(g, g.next_id().unwrap())
 }
 
 // ---------------------------------------------------------------------------
@@ -105,9 +171,8 @@ fn parts(g: &Generator<TinyLayout, Arc<ManualClock>>, id: u64) -> (u64, u64) {
 
 #[test]
 fn wait_policy_moves_to_next_tick_when_sequence_runs_out() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock).started(&clock);
-    let ids: Vec<_> = (0..4).map(|_| g.next_id().unwrap()).collect();
+    let (clock, g) = start(100, |b| b);
+    let ids = issue(&g, 4);
     let got: Vec<_> = ids.iter().map(|&id| parts(&g, id)).collect();
     assert_eq!(got, [(100, 0), (100, 1), (100, 2), (100, 3)]);
     assert_eq!(clock.now_millis(), EPOCH + 100, "no waiting yet");
@@ -120,18 +185,11 @@ fn wait_policy_moves_to_next_tick_when_sequence_runs_out() {
 
 #[test]
 fn try_next_id_reports_how_long_to_wait() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock).started(&clock);
+    let (clock, g) = start(100, |b| b);
     for _ in 0..4 {
         g.try_next_id().unwrap();
     }
-    assert_eq!(
-        g.try_next_id(),
-        Err(GenerateError::WouldBlock {
-            retry_after: Duration::from_millis(1),
-            until_millis: EPOCH + 101,
-        })
-    );
+    assert_eq!(g.try_next_id(), Err(blocked_until(101)));
     assert_eq!(clock.now_millis(), EPOCH + 100, "try_ never waits");
     clock.advance(Duration::from_millis(1));
     assert_eq!(parts(&g, g.try_next_id().unwrap()), (101, 0));
@@ -139,12 +197,9 @@ fn try_next_id_reports_how_long_to_wait() {
 
 #[test]
 fn run_ahead_issues_up_to_max_lead_then_waits() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock)
-        .sequence_exhaustion(SequenceExhaustion::RunAhead {
-            max_lead: Duration::from_millis(2),
-        })
-        .started(&clock);
+    let (clock, g) = start(100, |b| {
+        b.sequence_exhaustion(run_ahead(Duration::from_millis(2)))
+    });
     // Ticks 100, 101 and 102 without the clock moving: 12 IDs.
     let mut last = 0;
     for i in 0..12u64 {
@@ -154,13 +209,7 @@ fn run_ahead_issues_up_to_max_lead_then_waits() {
         last = id;
     }
     // Tick 103 would be 3 ms ahead: wait until the clock reads tick 101.
-    assert_eq!(
-        g.try_next_id(),
-        Err(GenerateError::WouldBlock {
-            retry_after: Duration::from_millis(1),
-            until_millis: EPOCH + 101,
-        })
-    );
+    assert_eq!(g.try_next_id(), Err(blocked_until(101)));
     let id = g.next_id().unwrap();
     assert_eq!(parts(&g, id), (103, 0));
     assert_eq!(clock.now_millis(), EPOCH + 101);
@@ -168,30 +217,20 @@ fn run_ahead_issues_up_to_max_lead_then_waits() {
 
 #[test]
 fn run_ahead_returns_to_the_clock_when_rate_drops() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock)
-        .sequence_exhaustion(SequenceExhaustion::RunAhead {
-            max_lead: Duration::from_millis(5),
-        })
-        .started(&clock);
-    for _ in 0..10 {
-        g.next_id().unwrap();
-    }
+    let (clock, g) = start(100, |b| {
+        b.sequence_exhaustion(run_ahead(Duration::from_millis(5)))
+    });
+    issue(&g, 10);
     // Ahead at tick 102 after a saturated run. Once the clock has passed that
     // by more than the catch-up window (10 ms), IDs carry the clock's tick.
     clock.set(EPOCH + 200);
-    assert_eq!(parts(&g, g.next_id().unwrap()), (200, 0));
+    assert_eq!(next_parts(&g), (200, 0));
 }
 
 #[test]
 fn fail_policy_reports_exhausted_sequence() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock)
-        .sequence_exhaustion(SequenceExhaustion::Fail)
-        .started(&clock);
-    for _ in 0..4 {
-        g.next_id().unwrap();
-    }
+    let (clock, g) = start(100, |b| b.sequence_exhaustion(SequenceExhaustion::Fail));
+    issue(&g, 4);
     assert_eq!(
         g.next_id(),
         Err(GenerateError::SequenceExhausted {
@@ -201,7 +240,7 @@ fn fail_policy_reports_exhausted_sequence() {
     );
     assert_eq!(clock.now_millis(), EPOCH + 100, "Fail never waits");
     clock.advance(Duration::from_millis(1));
-    assert_eq!(parts(&g, g.next_id().unwrap()), (101, 0));
+    assert_eq!(next_parts(&g), (101, 0));
 }
 
 #[test]
@@ -232,29 +271,21 @@ fn twitter_layout_issues_4096_ids_per_millisecond() {
 
 #[test]
 fn low_rate_caller_gets_the_clock_tick_after_a_jump() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock)
-        .catch_up_window(Duration::from_millis(50))
-        .started(&clock);
+    let (clock, g) = start(100, |b| b.catch_up_window(Duration::from_millis(50)));
     g.next_id().unwrap();
     g.next_id().unwrap();
     clock.advance(Duration::from_millis(20));
     // The previous tick was not used up: no catch-up, straight to the clock.
-    assert_eq!(parts(&g, g.next_id().unwrap()), (120, 0));
+    assert_eq!(next_parts(&g), (120, 0));
 }
 
 #[test]
 fn saturating_caller_catches_up_within_the_window() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock)
-        .catch_up_window(Duration::from_millis(3))
-        .started(&clock);
-    for _ in 0..4 {
-        g.next_id().unwrap();
-    }
+    let (clock, g) = start(100, |b| b.catch_up_window(Duration::from_millis(3)));
+    issue(&g, 4);
     // Tick 100 used up; the caller was descheduled while the clock moved 2 ms.
     clock.advance(Duration::from_millis(2));
-    let ticks: Vec<_> = (0..12).map(|_| parts(&g, g.next_id().unwrap())).collect();
+    let ticks: Vec<_> = (0..12).map(|_| next_parts(&g)).collect();
     assert_eq!(ticks[0], (101, 0), "the missed tick 101 is used");
     assert_eq!(ticks[4], (102, 0));
     assert_eq!(ticks[8], (103, 0), "and the generator waits for tick 103");
@@ -263,20 +294,15 @@ fn saturating_caller_catches_up_within_the_window() {
     // A jump longer than the window: at most 3 ms behind the clock.
     clock.set(EPOCH + 200);
     assert_eq!(ticks[11], (103, 3), "tick 103 is used up");
-    assert_eq!(parts(&g, g.next_id().unwrap()), (197, 0));
+    assert_eq!(next_parts(&g), (197, 0));
 }
 
 #[test]
 fn zero_catch_up_window_always_uses_the_clock_tick() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock)
-        .catch_up_window(Duration::ZERO)
-        .started(&clock);
-    for _ in 0..4 {
-        g.next_id().unwrap();
-    }
+    let (clock, g) = start(100, |b| b.catch_up_window(Duration::ZERO));
+    issue(&g, 4);
     clock.advance(Duration::from_millis(5));
-    assert_eq!(parts(&g, g.next_id().unwrap()), (105, 0));
+    assert_eq!(next_parts(&g), (105, 0));
 }
 
 // ---------------------------------------------------------------------------
@@ -285,21 +311,11 @@ fn zero_catch_up_window_always_uses_the_clock_tick() {
 
 #[test]
 fn regression_wait_waits_out_a_one_millisecond_step_back() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock)
-        .clock_regression(ClockRegression::Wait {
-            max: Duration::from_millis(10),
-        })
-        .started(&clock);
-    let first = g.next_id().unwrap();
-    clock.step_back(Duration::from_millis(1));
-    assert_eq!(
-        g.try_next_id(),
-        Err(GenerateError::WouldBlock {
-            retry_after: Duration::from_millis(1),
-            until_millis: EPOCH + 100,
-        })
-    );
+    let (clock, g) = start(100, |b| {
+        b.clock_regression(wait_back(Duration::from_millis(10)))
+    });
+    let first = id_then_step_back(&g, &clock, Duration::from_millis(1));
+    assert_eq!(g.try_next_id(), Err(blocked_until(100)));
     let second = g.next_id().unwrap();
     assert!(second > first);
     assert_eq!(parts(&g, second), (100, 1));
@@ -312,14 +328,10 @@ fn regression_wait_waits_out_a_one_millisecond_step_back() {
 
 #[test]
 fn regression_wait_fails_beyond_its_bound() {
-    let clock = clock_at(20_000);
-    let g = builder(TinyLayout::new(4), &clock)
-        .clock_regression(ClockRegression::Wait {
-            max: Duration::from_secs(1),
-        })
-        .started(&clock);
-    let first = g.next_id().unwrap();
-    clock.step_back(Duration::from_secs(10));
+    let (clock, g) = start(20_000, |b| {
+        b.clock_regression(wait_back(Duration::from_secs(1)))
+    });
+    let first = id_then_step_back(&g, &clock, Duration::from_secs(10));
     let expected = GenerateError::ClockRegressed {
         behind: Duration::from_secs(10),
         max_wait: Duration::from_secs(1),
@@ -334,12 +346,8 @@ fn regression_wait_fails_beyond_its_bound() {
 
 #[test]
 fn regression_fail_reports_even_one_millisecond() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock)
-        .clock_regression(ClockRegression::Fail)
-        .started(&clock);
-    g.next_id().unwrap();
-    clock.step_back(Duration::from_millis(1));
+    let (clock, g) = start(100, |b| b.clock_regression(ClockRegression::Fail));
+    id_then_step_back(&g, &clock, Duration::from_millis(1));
     let expected = GenerateError::ClockRegressed {
         behind: Duration::from_millis(1),
         max_wait: Duration::ZERO,
@@ -350,15 +358,11 @@ fn regression_fail_reports_even_one_millisecond() {
 
 #[test]
 fn run_ahead_lead_absorbs_a_small_step_back() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock)
-        .sequence_exhaustion(SequenceExhaustion::RunAhead {
-            max_lead: Duration::from_millis(5),
-        })
-        .clock_regression(ClockRegression::Fail)
-        .started(&clock);
-    let first = g.next_id().unwrap();
-    clock.step_back(Duration::from_millis(1));
+    let (clock, g) = start(100, |b| {
+        b.sequence_exhaustion(run_ahead(Duration::from_millis(5)))
+            .clock_regression(ClockRegression::Fail)
+    });
+    let first = id_then_step_back(&g, &clock, Duration::from_millis(1));
     let second = g.next_id().unwrap();
     assert_eq!(parts(&g, second), (100, 1));
     assert!(second > first);
@@ -410,15 +414,11 @@ fn first_id_is_never_zero_even_at_the_epoch() {
 
 #[test]
 fn time_runs_out_at_max_tick_without_wrapping() {
-    let mut layout = TinyLayout::new(4);
-    layout.max_tick = 10;
-    let clock = clock_at(10);
-    let g = builder(layout, &clock).started(&clock);
+    let layout = TinyLayout::new(4).ending_at(10);
+    let (clock, g) = start_layout(layout, 10, |b| b);
     let end = EPOCH + 11;
     assert_eq!(g.end_millis(), end);
-    for _ in 0..4 {
-        g.next_id().unwrap();
-    }
+    issue(&g, 4);
     assert_eq!(
         g.next_id(),
         Err(GenerateError::TimeExhausted { end_millis: end })
@@ -436,17 +436,11 @@ fn time_runs_out_at_max_tick_without_wrapping() {
 
 #[test]
 fn run_ahead_stops_at_max_tick() {
-    let mut layout = TinyLayout::new(4);
-    layout.max_tick = 10;
-    let clock = clock_at(9);
-    let g = builder(layout, &clock)
-        .sequence_exhaustion(SequenceExhaustion::RunAhead {
-            max_lead: Duration::from_secs(1),
-        })
-        .started(&clock);
-    for _ in 0..8 {
-        g.next_id().unwrap();
-    }
+    let layout = TinyLayout::new(4).ending_at(10);
+    let (_, g) = start_layout(layout, 9, |b| {
+        b.sequence_exhaustion(run_ahead(Duration::from_secs(1)))
+    });
+    issue(&g, 8);
     assert!(matches!(
         g.next_id(),
         Err(GenerateError::TimeExhausted { .. })
@@ -458,15 +452,14 @@ fn run_ahead_stops_at_max_tick() {
 // ---------------------------------------------------------------------------
 
 /// The position of `(tick, seq)` in the sequence of all IDs of a node.
-fn position(g: &Generator<TinyLayout, Arc<ManualClock>>, id: u64) -> u64 {
+fn position(g: &Tiny, id: u64) -> u64 {
     let (tick, seq) = parts(g, id);
     tick * g.layout().seqs + seq
 }
 
 #[test]
 fn batch_spans_ticks_in_ascending_order() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock).started(&clock);
+    let (clock, g) = start(100, |b| b);
     let single = g.next_id().unwrap(); // (100, 0)
     let batch = g.next_batch(10).unwrap();
     assert_eq!(batch.len(), 10);
@@ -488,8 +481,7 @@ fn batch_spans_ticks_in_ascending_order() {
 
 #[test]
 fn batch_after_idle_time_ends_at_the_clock_tick() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock).started(&clock);
+    let (clock, g) = start(100, |b| b);
     g.next_id().unwrap();
     clock.advance(Duration::from_secs(1));
     // 10 IDs need three ticks: the batch uses the two ticks before the clock's
@@ -502,15 +494,8 @@ fn batch_after_idle_time_ends_at_the_clock_tick() {
 
 #[test]
 fn try_next_batch_would_block_and_reserves_nothing() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock).started(&clock);
-    assert_eq!(
-        g.try_next_batch(6).unwrap_err(),
-        GenerateError::WouldBlock {
-            retry_after: Duration::from_millis(1),
-            until_millis: EPOCH + 101,
-        }
-    );
+    let (_, g) = start(100, |b| b);
+    assert_eq!(g.try_next_batch(6).unwrap_err(), blocked_until(101));
     let ids: Vec<_> = g.try_next_batch(4).unwrap().collect();
     assert_eq!(parts(&g, ids[0]), (100, 0));
     assert_eq!(parts(&g, ids[3]), (100, 3));
@@ -518,24 +503,19 @@ fn try_next_batch_would_block_and_reserves_nothing() {
 
 #[test]
 fn batch_with_fail_policy_and_empty_batch() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(4), &clock)
-        .sequence_exhaustion(SequenceExhaustion::Fail)
-        .started(&clock);
+    let (_, g) = start(100, |b| b.sequence_exhaustion(SequenceExhaustion::Fail));
     assert!(matches!(
         g.next_batch(5),
         Err(GenerateError::SequenceExhausted { tick: 100, .. })
     ));
     assert_eq!(g.next_batch(0).unwrap().count(), 0);
-    assert_eq!(parts(&g, g.next_id().unwrap()), (100, 0));
+    assert_eq!(next_parts(&g), (100, 0));
 }
 
 #[test]
 fn batch_past_max_tick_is_refused_and_reserves_nothing() {
-    let mut layout = TinyLayout::new(4);
-    layout.max_tick = 10;
-    let clock = clock_at(9);
-    let g = builder(layout, &clock).started(&clock);
+    let layout = TinyLayout::new(4).ending_at(10);
+    let (_, g) = start_layout(layout, 9, |b| b);
     // Eight IDs remain before the layout's end: a batch of nine cannot be
     // represented.
     assert_eq!(
@@ -554,12 +534,9 @@ fn batch_past_max_tick_is_refused_and_reserves_nothing() {
 
 #[test]
 fn run_ahead_batch_within_the_lead_does_not_wait() {
-    let clock = clock_at(100);
-    let g = builder(TinyLayout::new(3), &clock)
-        .sequence_exhaustion(SequenceExhaustion::RunAhead {
-            max_lead: Duration::from_millis(3),
-        })
-        .started(&clock);
+    let (clock, g) = start_layout(TinyLayout::new(3), 100, |b| {
+        b.sequence_exhaustion(run_ahead(Duration::from_millis(3)))
+    });
     let ids: Vec<_> = g.try_next_batch(12).unwrap().collect();
     assert_eq!(parts(&g, ids[11]), (103, 2));
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
@@ -607,8 +584,7 @@ fn builder_rejects_epoch_in_the_future() {
 
 #[test]
 fn builder_rejects_expired_layout_and_huge_sequence() {
-    let mut layout = TinyLayout::new(4);
-    layout.max_tick = 10;
+    let layout = TinyLayout::new(4).ending_at(10);
     let clock = clock_at(11);
     assert_eq!(
         builder(layout, &clock).build().unwrap_err(),

@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use flakeid_core::layout::presets;
 use flakeid_core::{ConfigError, GeneratorBuilder};
 
+use crate::support::config_errors::{fails_with_clock, invalid_var};
+
 fn from(vars: &[(&str, &str)]) -> Result<GeneratorBuilder, ConfigError> {
     let map: HashMap<String, String> = vars
         .iter()
@@ -14,18 +16,21 @@ fn from(vars: &[(&str, &str)]) -> Result<GeneratorBuilder, ConfigError> {
     GeneratorBuilder::from_vars(|k| map.get(k).cloned())
 }
 
-fn invalid_var(err: ConfigError) -> (&'static str, String) {
-    match err {
-        ConfigError::InvalidEnv { var, value, .. } => (var, value),
-        other => panic!("expected InvalidEnv, got {other:?}"),
-    }
+/// Runs `from(vars)`, which must fail with `expected(now)` for a clock
+/// reading `now` taken during the call, and returns the error.
+fn from_fails_with_clock(vars: &[(&str, &str)], expected: impl Fn(u64) -> String) -> ConfigError {
+    fails_with_clock(|| from(vars).unwrap_err(), expected)
+}
+
+/// The node of the generator built from `vars`, which must be valid.
+fn node_of(vars: &[(&str, &str)]) -> u64 {
+    from(vars).unwrap().build().unwrap().node()
 }
 
 #[test]
 fn node_id_with_default_layout() {
     let g = from(&[("FLAKEID_NODE_ID", "42")]).unwrap().build().unwrap();
-    assert_eq!(g.node(), 42);
-    assert_eq!(g.layout(), &presets::twitter());
+    assert_eq!((g.node(), g.layout()), (42, &presets::twitter()));
 }
 
 #[test]
@@ -70,16 +75,11 @@ fn missing_node_id_is_an_error_outside_dev_mode() {
 #[test]
 fn dev_mode_picks_a_node_in_range() {
     for _ in 0..20 {
-        let b = from(&[("FLAKEID_DEV_MODE", "1"), ("FLAKEID_LAYOUT", "js-safe")]).unwrap();
-        let g = b.build().unwrap();
-        assert!(g.node() <= 15);
+        assert!(node_of(&[("FLAKEID_DEV_MODE", "1"), ("FLAKEID_LAYOUT", "js-safe")]) <= 15);
     }
     // An explicit node ID wins over development mode.
-    let g = from(&[("FLAKEID_DEV_MODE", "true"), ("FLAKEID_NODE_ID", "7")])
-        .unwrap()
-        .build()
-        .unwrap();
-    assert_eq!(g.node(), 7);
+    let explicit = [("FLAKEID_DEV_MODE", "true"), ("FLAKEID_NODE_ID", "7")];
+    assert_eq!(node_of(&explicit), 7);
 }
 
 #[test]
@@ -126,20 +126,11 @@ fn node_id_out_of_range_names_variable_layout_and_range() {
     ] {
         let err = from(vars).unwrap_err();
         assert_eq!(err.to_string(), message);
-        assert!(matches!(
-            err,
-            ConfigError::InvalidEnv {
-                var: "FLAKEID_NODE_ID",
-                ..
-            }
-        ));
+        assert_eq!(invalid_var(err).0, "FLAKEID_NODE_ID");
     }
     // The largest node ID of each layout is accepted.
-    let g = from(&[("FLAKEID_NODE_ID", "15"), ("FLAKEID_LAYOUT", "js_safe")])
-        .unwrap()
-        .build()
-        .unwrap();
-    assert_eq!(g.node(), 15);
+    let largest = [("FLAKEID_NODE_ID", "15"), ("FLAKEID_LAYOUT", "js_safe")];
+    assert_eq!(node_of(&largest), 15);
 }
 
 #[test]
@@ -166,8 +157,7 @@ fn node_id_must_be_plain_decimal_digits() {
     }
     // Surrounding whitespace is ignored; leading zeros are digits too.
     for (ok, node) in [(" 5 ", 5), ("\t17\n", 17), ("007", 7)] {
-        let b = from(&[("FLAKEID_NODE_ID", ok)]).unwrap();
-        assert_eq!(b.build().unwrap().node(), node, "{ok:?}");
+        assert_eq!(node_of(&[("FLAKEID_NODE_ID", ok)]), node, "{ok:?}");
     }
 }
 
@@ -204,28 +194,9 @@ fn unparsable_epoch_names_variable_and_value() {
     }
 }
 
-/// Runs `from(vars)`, which must fail with `expected(now)` for a clock
-/// reading `now` taken during the call, and returns the message.
-fn fails_with_clock(vars: &[(&str, &str)], expected: impl Fn(u64) -> String) -> ConfigError {
-    let before = unix_millis();
-    let err = from(vars).unwrap_err();
-    let after = unix_millis();
-    let msg = err.to_string();
-    let ok = (before..=after).any(|now| msg == expected(now));
-    assert!(ok, "{msg}\nexpected: {}", expected(before));
-    err
-}
-
-fn unix_millis() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
-
 #[test]
 fn epoch_in_the_future_names_the_variable() {
-    let err = fails_with_clock(
+    let err = from_fails_with_clock(
         &[
             ("FLAKEID_NODE_ID", "1"),
             ("FLAKEID_EPOCH", "2200-01-01T00:00:00Z"),
@@ -236,15 +207,9 @@ fn epoch_in_the_future_names_the_variable() {
             )
         },
     );
-    assert!(matches!(
-        err,
-        ConfigError::InvalidEnv {
-            var: "FLAKEID_EPOCH",
-            ..
-        }
-    ));
+    assert_eq!(invalid_var(err).0, "FLAKEID_EPOCH");
     // In Unix milliseconds, with another layout and in development mode.
-    fails_with_clock(
+    from_fails_with_clock(
         &[
             ("FLAKEID_DEV_MODE", "1"),
             ("FLAKEID_LAYOUT", "sonyflake"),
@@ -257,7 +222,7 @@ fn epoch_in_the_future_names_the_variable() {
         },
     );
     // Far enough ahead that the layout's end would not fit 64 bits.
-    fails_with_clock(
+    from_fails_with_clock(
         &[
             ("FLAKEID_NODE_ID", "1"),
             ("FLAKEID_EPOCH", "18446744073709551615"),
@@ -273,7 +238,7 @@ fn epoch_in_the_future_names_the_variable() {
 #[test]
 fn epoch_whose_layout_ran_out_names_the_variable() {
     // Instagram's 40 bits of milliseconds counted from 1970 ran out in 2004.
-    let err = fails_with_clock(
+    let err = from_fails_with_clock(
         &[
             ("FLAKEID_NODE_ID", "1"),
             ("FLAKEID_LAYOUT", "instagram"),
@@ -285,15 +250,9 @@ fn epoch_whose_layout_ran_out_names_the_variable() {
             )
         },
     );
-    assert!(matches!(
-        err,
-        ConfigError::InvalidEnv {
-            var: "FLAKEID_EPOCH",
-            ..
-        }
-    ));
+    assert_eq!(invalid_var(err).0, "FLAKEID_EPOCH");
     // Also in development mode, without a node ID.
-    fails_with_clock(
+    from_fails_with_clock(
         &[
             ("FLAKEID_DEV_MODE", "yes"),
             ("FLAKEID_LAYOUT", "nonsequential"),

@@ -3,20 +3,58 @@
 //! options, and the error and listing it quotes are produced here by a full
 //! space.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use flakeid_core::ManualClock;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
     ClaimRequest, LeaseError, LeaseOptions, LeaseStore, MemoryLeaseStore, RenewRequest, Renewal,
 };
 
-const T0: u64 = 1_700_000_000_000;
+use crate::support::{T0, store_on_clock};
 
 fn guide() -> String {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/node-ids.md");
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn assert_in_guide(text: &str) {
+    assert!(
+        guide().contains(text),
+        "docs/node-ids.md should contain:\n{text}"
+    );
+}
+
+/// A claim of `node` at the default TTL, as a holder 20 s ahead of the
+/// store's clock at most.
+fn claim<'a>(space: &'a str, node: u64, owner: &'a str, holder: &'a str) -> ClaimRequest<'a> {
+    ClaimRequest {
+        space,
+        node,
+        owner,
+        holder,
+        ttl: LeaseOptions::DEFAULT_TTL,
+        max_ahead_millis: 20_000,
+    }
+}
+
+/// A renewal of `owner`'s claim `fence` of `node` at the default TTL, up to
+/// `ceiling_millis`.
+fn renew<'a>(
+    space: &'a str,
+    node: u64,
+    owner: &'a str,
+    fence: u64,
+    ceiling_millis: u64,
+) -> RenewRequest<'a> {
+    RenewRequest {
+        space,
+        node,
+        owner,
+        fence,
+        ttl: LeaseOptions::DEFAULT_TTL,
+        ceiling_millis,
+        max_ahead_millis: 20_000,
+    }
 }
 
 /// `1024` as `1,024`.
@@ -91,51 +129,25 @@ fn crash_table() -> String {
 #[test]
 fn guide_capacity_table_is_computed_from_the_layouts() {
     let table = capacity_table();
-    assert!(
-        guide().contains(&table),
-        "docs/node-ids.md should contain the capacity table:\n{table}"
-    );
+    assert_in_guide(&table);
     let crash = crash_table();
-    assert!(
-        guide().contains(&crash),
-        "docs/node-ids.md should contain the crash table:\n{crash}"
-    );
+    assert_in_guide(&crash);
 }
 
 /// Every node of Twitter's layout held: the next claim fails with the error
 /// the guide quotes, and the listing starts as it shows.
 #[test]
 fn a_full_space_fails_with_the_error_and_listing_the_guide_quotes() {
-    let clock = Arc::new(ManualClock::new(T0));
-    let mut store = MemoryLeaseStore::with_clock(clock.clone());
+    let (clock, mut store) = store_on_clock(T0);
     store.ensure_nodes("orders", 0..=1023).unwrap();
     for node in 0..=1023 {
         let owner = format!("owner-{node}");
         let claimed = store
-            .try_claim(&ClaimRequest {
-                space: "orders",
-                node,
-                owner: &owner,
-                holder: "web-1/4242",
-                ttl: LeaseOptions::DEFAULT_TTL,
-                max_ahead_millis: 20_000,
-            })
+            .try_claim(&claim("orders", node, &owner, "web-1/4242"))
             .unwrap()
             .expect("free");
-        assert_eq!(
-            store
-                .renew(&RenewRequest {
-                    space: "orders",
-                    node,
-                    owner: &owner,
-                    fence: claimed.fence,
-                    ttl: LeaseOptions::DEFAULT_TTL,
-                    ceiling_millis: T0 + 15_000,
-                    max_ahead_millis: 20_000,
-                })
-                .unwrap(),
-            Renewal::Renewed
-        );
+        let renewal = renew("orders", node, &owner, claimed.fence, T0 + 15_000);
+        assert_eq!(store.renew(&renewal).unwrap(), Renewal::Renewed);
     }
     clock.set(T0 + 3_000);
     let options = LeaseOptions::new("orders", presets::twitter());
@@ -146,10 +158,7 @@ fn a_full_space_fails_with_the_error_and_listing_the_guide_quotes() {
     let quoted = "all 1024 node IDs (0..=1023) of space \"orders\" are leased; the first lease \
                   to expire (node 0) ends in 12s by the database's clock (waited ";
     assert!(text.starts_with(quoted), "{text}");
-    assert!(
-        guide().contains(quoted),
-        "docs/node-ids.md should quote: {quoted}"
-    );
+    assert_in_guide(quoted);
     let listing = store.list("orders").unwrap().to_string();
     let head: String = listing.lines().take(3).map(|l| format!("{l}\n")).collect();
     assert_eq!(
@@ -158,10 +167,7 @@ fn a_full_space_fails_with_the_error_and_listing_the_guide_quotes() {
          node 0: held by web-1/4242, fence 1, lease ends in 12000 ms, high water 1700000015000 ms\n\
          node 1: held by web-1/4242, fence 1, lease ends in 12000 ms, high water 1700000015000 ms\n"
     );
-    assert!(
-        guide().contains(&head),
-        "docs/node-ids.md should show:\n{head}"
-    );
+    assert_in_guide(&head);
 }
 
 /// The basis of the crash bound: a node is held until exactly the TTL after
@@ -169,35 +175,24 @@ fn a_full_space_fails_with_the_error_and_listing_the_guide_quotes() {
 /// leaves it unusable for between `ttl − renew_every` and `ttl`.
 #[test]
 fn a_crashed_holders_node_is_free_exactly_the_ttl_after_its_last_renewal() {
-    let clock = Arc::new(ManualClock::new(T0));
-    let mut store = MemoryLeaseStore::with_clock(clock.clone());
+    let (clock, mut store) = store_on_clock(T0);
     store.ensure_nodes("s", 0..=0).unwrap();
-    let claim = |owner| ClaimRequest {
-        space: "s",
-        node: 0,
-        owner,
-        holder: owner,
-        ttl: LeaseOptions::DEFAULT_TTL,
-        max_ahead_millis: 20_000,
-    };
-    store.try_claim(&claim("a")).unwrap().expect("free");
+    store
+        .try_claim(&claim("s", 0, "a", "a"))
+        .unwrap()
+        .expect("free");
     clock.set(T0 + 3_000);
-    let renewed = store.renew(&RenewRequest {
-        space: "s",
-        node: 0,
-        owner: "a",
-        fence: 1,
-        ttl: LeaseOptions::DEFAULT_TTL,
-        ceiling_millis: T0 + 18_000,
-        max_ahead_millis: 20_000,
-    });
+    let renewed = store.renew(&renew("s", 0, "a", 1, T0 + 18_000));
     assert_eq!(renewed.unwrap(), Renewal::Renewed);
     // The last renewal at T0 + 3 s: held until T0 + 18 s inclusive.
     let end = T0 + 3_000 + 15_000;
     clock.set(end);
-    assert_eq!(store.try_claim(&claim("b")).unwrap(), None);
+    assert_eq!(store.try_claim(&claim("s", 0, "b", "b")).unwrap(), None);
     clock.set(end + 1);
-    let b = store.try_claim(&claim("b")).unwrap().expect("expired");
+    let b = store
+        .try_claim(&claim("s", 0, "b", "b"))
+        .unwrap()
+        .expect("expired");
     assert_eq!((b.fence, b.high_water_millis), (2, T0 + 18_000));
     // A crash right after that renewal left it unusable for the TTL; one
     // just before the next renewal (due at T0 + 6 s), for TTL − interval.

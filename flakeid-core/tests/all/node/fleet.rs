@@ -9,28 +9,15 @@ use std::time::Duration;
 
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
-    HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStatus, LeaseStore, MemoryLeaseStore,
-    ReleaseRequest,
+    HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStatus, LeaseStore, ReleaseRequest,
 };
 use flakeid_core::{Clock, ConfigError, FenceReason, GenerateError, ManualClock};
 
-const T0: u64 = 1_700_000_000_000;
-
-/// Waits (without a time limit the test asserts) until `cond` holds.
-fn eventually(what: &str, cond: impl Fn() -> bool) {
-    for _ in 0..20_000 {
-        if cond() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    panic!("never happened: {what}");
-}
+use crate::support::{T0, eventually, store_on_clock};
 
 #[test]
 fn a_leased_builder_cannot_be_pointed_at_another_node_or_an_earlier_mark() {
-    let clock = Arc::new(ManualClock::new(T0));
-    let store = MemoryLeaseStore::with_clock(clock.clone());
+    let (clock, store) = store_on_clock(T0);
     let options = LeaseOptions::new("misuse", presets::twitter())
         .clock(clock.clone())
         .nodes(0..=1)
@@ -116,8 +103,7 @@ fn a_high_water_file_builder_cannot_be_pointed_at_another_node() {
 
 #[test]
 fn a_holder_whose_clock_runs_a_day_ahead_is_refused_and_leaves_no_mark() {
-    let db = Arc::new(ManualClock::new(T0));
-    let store = MemoryLeaseStore::with_clock(db.clone());
+    let (db, store) = store_on_clock(T0);
     let fast = Arc::new(ManualClock::new(T0 + 86_400_000));
     let options = LeaseOptions::new("fast", presets::twitter())
         .nodes(0..=0)
@@ -164,9 +150,8 @@ fn a_holder_whose_clock_runs_a_day_ahead_is_refused_and_leaves_no_mark() {
 
 #[test]
 fn a_clock_stepped_ahead_during_a_lease_is_refused_at_the_next_renewal() {
-    let db = Arc::new(ManualClock::new(T0));
+    let (db, store) = store_on_clock(T0);
     let holder = Arc::new(ManualClock::new(T0));
-    let store = MemoryLeaseStore::with_clock(db.clone());
     let lease = LeaseOptions::new("stepped", presets::twitter())
         .nodes(0..=0)
         .clock(holder.clone())
@@ -202,8 +187,7 @@ fn a_clock_stepped_ahead_during_a_lease_is_refused_at_the_next_renewal() {
 
 #[test]
 fn a_node_poisoned_by_an_earlier_mark_is_skipped_and_shown() {
-    let db = Arc::new(ManualClock::new(T0));
-    let mut store = MemoryLeaseStore::with_clock(db.clone());
+    let (db, mut store) = store_on_clock(T0);
     let options = LeaseOptions::new("poisoned", presets::twitter())
         .nodes(0..=2)
         .spread_claims(false)
@@ -263,8 +247,7 @@ fn hostname_pid() -> String {
 
 #[test]
 fn status_and_owner_say_what_a_health_check_needs() {
-    let db = Arc::new(ManualClock::new(T0));
-    let store = MemoryLeaseStore::with_clock(db.clone());
+    let (db, store) = store_on_clock(T0);
     let lease = LeaseOptions::new("status", presets::twitter())
         .nodes(5..=5)
         .clock(db.clone())

@@ -13,14 +13,16 @@ use flakeid_core::layout::Layout;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
     ClaimRequest, HighWaterFileError, HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStatus,
-    LeaseStore, MemoryLeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest, Renewal,
+    LeaseStore, MemoryLeaseStore, NodeLease, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
+    Renewal,
 };
 use flakeid_core::store::{Outage, StoreError};
 use flakeid_core::{
     CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, Generator, ManualClock,
 };
 
-const T0: u64 = 1_700_000_000_000;
+use crate::support::changes::next_change;
+use crate::support::{T0, eventually, store_on_clock, twitter_on};
 
 fn stamped(g: &Generator<flakeid_core::layout::BitLayout, Arc<ManualClock>>, id: u64) -> u64 {
     g.layout().decompose(id).tick + g.layout().epoch_millis()
@@ -37,8 +39,7 @@ fn fenced(r: Result<u64, GenerateError>) -> Fenced {
 fn resume_after_a_mark_ahead_of_the_clock_is_a_clock_regression() {
     let clock = Arc::new(ManualClock::new(T0));
     // The previous run stamped up to T0 + 30 s; this clock was stepped back.
-    let g = Generator::builder(presets::twitter(), 1)
-        .clock(clock.clone())
+    let g = twitter_on(&clock, 1)
         .resume_after(T0 + 30_000)
         .build()
         .unwrap();
@@ -46,8 +47,7 @@ fn resume_after_a_mark_ahead_of_the_clock_is_a_clock_regression() {
         g.next_id(),
         Err(GenerateError::ClockRegressed { behind, .. }) if behind == Duration::from_millis(30_001)
     ));
-    let g = Generator::builder(presets::twitter(), 1)
-        .clock(clock.clone())
+    let g = twitter_on(&clock, 1)
         .resume_after(T0 + 30_000)
         .clock_regression(ClockRegression::Wait {
             max: Duration::from_secs(60),
@@ -58,11 +58,7 @@ fn resume_after_a_mark_ahead_of_the_clock_is_a_clock_regression() {
     assert_eq!(stamped(&g, id), T0 + 30_001);
     // A mark in the past changes nothing: the build tick's floor applies.
     clock.set(T0 + 40_000);
-    let g = Generator::builder(presets::twitter(), 1)
-        .clock(clock.clone())
-        .resume_after(T0)
-        .build()
-        .unwrap();
+    let g = twitter_on(&clock, 1).resume_after(T0).build().unwrap();
     clock.set(T0 + 40_001);
     assert_eq!(stamped(&g, g.next_id().unwrap()), T0 + 40_001);
 }
@@ -79,8 +75,7 @@ pub(crate) fn quick(
 
 #[test]
 fn all_taken_says_how_many_nodes_and_when_the_first_expires() {
-    let db = Arc::new(ManualClock::new(T0));
-    let store = MemoryLeaseStore::with_clock(db.clone());
+    let (db, store) = store_on_clock(T0);
     let options = LeaseOptions::new("s", presets::twitter())
         .clock(db.clone())
         .nodes(2..=4);
@@ -150,21 +145,9 @@ fn invalid_options_name_the_option() {
     );
 }
 
-/// Waits (without a time limit the test asserts) until `cond` holds.
-pub(crate) fn eventually(what: &str, cond: impl Fn() -> bool) {
-    for _ in 0..20_000 {
-        if cond() {
-            return;
-        }
-        thread::sleep(Duration::from_millis(1));
-    }
-    panic!("never happened: {what}");
-}
-
 #[test]
 fn a_lost_lease_fences_its_generator_and_the_next_holder_starts_after_it() {
-    let db = Arc::new(ManualClock::new(T0));
-    let store = MemoryLeaseStore::with_clock(db.clone());
+    let (db, store) = store_on_clock(T0);
     let outage = Outage::new();
     let a = quick("lost").claim(store.behind(&outage)).unwrap();
     let ga = a.generator_builder().build().unwrap();
@@ -355,10 +338,7 @@ fn a_high_water_file_survives_a_clock_stepped_back_between_runs() {
 #[test]
 fn generators_without_a_ceiling_are_unchanged() {
     let clock = Arc::new(ManualClock::new(T0));
-    let g = Generator::builder(presets::twitter(), 1)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let g = twitter_on(&clock, 1).build().unwrap();
     clock.set(T0 + 1);
     assert!(g.next_id().is_ok());
     assert_eq!(clock.now_millis(), T0 + 1);
@@ -424,6 +404,22 @@ struct Hanging {
 }
 
 impl Hanging {
+    /// A lease of node 0 of `space` (renewed every 50 ms, a 600 ms TTL)
+    /// through a link to an in-memory store, answering for now.
+    fn claim(space: &str) -> (Hanging, NodeLease) {
+        let link = Hanging {
+            store: MemoryLeaseStore::new(),
+            hung: Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new())),
+        };
+        let lease = LeaseOptions::new(space, presets::twitter())
+            .nodes(0..=0)
+            .ttl(Duration::from_millis(600))
+            .renew_every(Duration::from_millis(50))
+            .claim(link.clone())
+            .unwrap();
+        (link, lease)
+    }
+
     fn set(&self, hung: bool) {
         *self.hung.0.lock().unwrap() = hung;
         self.hung.1.notify_all();
@@ -455,16 +451,7 @@ impl LeaseStore for Hanging {
 /// of waiting for the store for ever; the row then frees itself.
 #[test]
 fn a_hung_store_fails_the_renewal_and_cannot_hold_the_release() {
-    let link = Hanging {
-        store: MemoryLeaseStore::new(),
-        hung: Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new())),
-    };
-    let lease = LeaseOptions::new("hung", presets::twitter())
-        .nodes(0..=0)
-        .ttl(Duration::from_millis(600))
-        .renew_every(Duration::from_millis(50))
-        .claim(link.clone())
-        .unwrap();
+    let (link, lease) = Hanging::claim("hung");
     let g = lease.generator_builder().build().unwrap();
     g.next_id().unwrap();
     link.set(true);
@@ -494,48 +481,26 @@ fn a_hung_store_fails_the_renewal_and_cannot_hold_the_release() {
 /// hangs; renewed again once the store answers.
 #[test]
 fn a_hung_renewal_fails_every_interval_until_the_lease_is_fenced() {
-    let link = Hanging {
-        store: MemoryLeaseStore::new(),
-        hung: Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new())),
-    };
-    let lease = LeaseOptions::new("hung-fence", presets::twitter())
-        .nodes(0..=0)
-        .ttl(Duration::from_millis(600))
-        .renew_every(Duration::from_millis(50))
-        .claim(link.clone())
-        .unwrap();
+    let (link, lease) = Hanging::claim("hung-fence");
     let changes = lease.changes();
-    // Bounds on a hang, not timing assertions.
-    let next = |what: &str| {
-        changes
-            .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|| panic!("not told: {what}"))
-    };
-    assert!(matches!(next("held"), LeaseStatus::Held { node: 0, .. }));
+    next_change!(changes, "held", LeaseStatus::Held { node: 0, .. });
     link.set(true);
-    let late = next("renewing late");
-    assert!(
-        matches!(late, LeaseStatus::RenewingLate { node: 0, .. }),
-        "{late}"
+    next_change!(
+        changes,
+        "renewing late",
+        LeaseStatus::RenewingLate { node: 0, .. }
     );
-    let fenced = next("fenced at the ceiling");
-    assert!(
-        matches!(
-            fenced,
-            LeaseStatus::Fenced {
-                node: 0,
-                reason: FenceReason::NotRenewed { .. },
-                ..
-            }
-        ),
-        "{fenced}"
+    next_change!(
+        changes,
+        "fenced at the ceiling",
+        LeaseStatus::Fenced {
+            node: 0,
+            reason: FenceReason::NotRenewed { .. },
+            ..
+        }
     );
     link.set(false);
-    let again = next("held again");
-    assert!(
-        matches!(again, LeaseStatus::Held { node: 0, .. }),
-        "{again}"
-    );
+    next_change!(changes, "held again", LeaseStatus::Held { node: 0, .. });
     lease.release_unused().unwrap();
 }
 

@@ -2,8 +2,8 @@
 //! and the block allocator.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 
 use flakeid_core::public_id::AllocError;
@@ -11,6 +11,8 @@ use flakeid_core::public_id::ShortKeyError;
 use flakeid_core::public_id::{
     Alphabet, Block, BlockAllocator, LocalBlocks, ShortKeyConfig, ShortKeys,
 };
+
+use crate::support::Script;
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
@@ -270,35 +272,20 @@ fn allocator_serves_each_index_of_its_blocks_once() {
     assert_eq!(config.index_of(config.decode(&text).unwrap()).unwrap(), 51);
 }
 
-/// Hands out the given blocks in order, then fails; counts calls.
-#[derive(Debug)]
-struct Scripted {
-    blocks: Mutex<Vec<Block>>,
-    calls: AtomicUsize,
-}
-
 #[derive(Debug, thiserror::Error)]
 #[error("no more blocks")]
-struct NoMoreBlocks;
+pub(crate) struct NoMoreBlocks;
 
-impl BlockAllocator for Scripted {
+/// Hands out the given blocks in order, then fails.
+impl BlockAllocator for Script<Block> {
     type Error = NoMoreBlocks;
     fn refill(&self) -> Result<Block, NoMoreBlocks> {
-        self.calls.fetch_add(1, Ordering::SeqCst);
-        let mut blocks = self.blocks.lock().unwrap();
-        if blocks.is_empty() {
-            Err(NoMoreBlocks)
-        } else {
-            Ok(blocks.remove(0))
-        }
+        self.answer().ok_or(NoMoreBlocks)
     }
 }
 
-fn scripted(blocks: &[Block]) -> Scripted {
-    Scripted {
-        blocks: Mutex::new(blocks.to_vec()),
-        calls: AtomicUsize::new(0),
-    }
+fn scripted(blocks: &[Block]) -> Script<Block> {
+    Script::new(blocks.iter().copied())
 }
 
 #[test]
@@ -321,7 +308,7 @@ fn blocks_handed_in_are_served_in_order_and_refill_errors_surface() {
         keys.next_index(),
         Err(AllocError::Refill(NoMoreBlocks))
     ));
-    assert_eq!(keys.allocator().calls.load(Ordering::SeqCst), 3);
+    assert_eq!(keys.allocator().calls(), 3);
 }
 
 #[test]

@@ -1,14 +1,16 @@
 //! DecimalId: counter · 10^10 + generator_id · 10^5 + launch_id.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 use std::thread;
 
 use flakeid_core::schemes::DecimalIdError;
 use flakeid_core::schemes::{
     DecimalIdGenerator, DecimalIdParts, DecimalIdScheme, GeneratorIdSource,
 };
+
+use crate::support::Script;
 
 #[test]
 fn published_example() {
@@ -159,41 +161,28 @@ fn max_counter_is_checked() {
     }
 }
 
-/// A source that fails on demand and can be told to repeat itself.
-#[derive(Default)]
-struct Scripted {
-    values: Mutex<Vec<Result<u32, &'static str>>>,
-    calls: AtomicU32,
-}
-
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-struct ScriptError(&'static str);
+pub(crate) struct ScriptError(&'static str);
 
-impl GeneratorIdSource for Scripted {
+/// A source that fails on demand and can be told to repeat itself.
+impl GeneratorIdSource for Script<Result<u32, &'static str>> {
     type Error = ScriptError;
     fn next_generator_id(&self) -> Result<u32, ScriptError> {
-        self.calls.fetch_add(1, Ordering::SeqCst);
-        let mut v = self.values.lock().unwrap();
-        if v.is_empty() {
-            return Err(ScriptError("no more values"));
-        }
-        v.remove(0).map_err(ScriptError)
+        let answer = self.answer().unwrap_or(Err("no more values"));
+        answer.map_err(ScriptError)
     }
 }
 
 #[test]
 fn source_failures_are_reported_and_retried() {
-    let source = Scripted {
-        values: Mutex::new(vec![
-            Ok(7),
-            Err("database unavailable"),
-            Ok(7),
-            Ok(100_000),
-            Ok(8),
-        ]),
-        ..Scripted::default()
-    };
+    let source = Script::new([
+        Ok(7),
+        Err("database unavailable"),
+        Ok(7),
+        Ok(100_000),
+        Ok(8),
+    ]);
     let g = DecimalIdGenerator::builder(3, &source)
         .max_counter(2)
         .build()
@@ -218,7 +207,7 @@ fn source_failures_are_reported_and_retried() {
         })
     ));
     assert_eq!(g.next_id().unwrap(), 10_000_800_003);
-    assert_eq!(source.calls.load(Ordering::SeqCst), 5);
+    assert_eq!(source.calls(), 5);
 }
 
 #[test]

@@ -330,21 +330,21 @@ fn thread_ids_are_limited_and_reused_without_repeats() {
 fn a_restart_inside_a_second_does_not_repeat_trace_ids() {
     let second = WRAP + 100;
     let clock = Arc::new(ManualClock::new(second * 1000 + 100));
-    let before = TraceIdGenerator::builder(7)
-        .threads(1)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    // One generator of node 7 per process, on the machine's clock.
+    let process = || {
+        TraceIdGenerator::builder(7)
+            .threads(1)
+            .clock(clock.clone())
+            .build()
+            .unwrap()
+    };
+    let before = process();
     let first = before.next_id().unwrap();
     drop(before);
     // The successor starts 200 ms later, or right away if the predecessor's
     // first ID had to wait for its second.
     clock.set(clock.now_millis().max(second * 1000 + 300));
-    let after = TraceIdGenerator::builder(7)
-        .threads(1)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let after = process();
     let next = after.next_id().unwrap();
     assert_ne!(next, first, "the same TraceId from two processes");
     let layout = after.layout();
