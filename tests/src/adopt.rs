@@ -72,6 +72,18 @@ pub enum Sql {
 /// A row of any of the three tables: key, two references, text.
 pub type Row = (i64, Option<i64>, Option<i64>, String);
 
+/// `$body` with `$c` bound to the connection of `$sql`, whichever database
+/// it is to (one expression, compiled for each connection type).
+macro_rules! on_connection {
+    ($sql:expr, $c:ident => $body:expr) => {
+        match $sql {
+            Sql::Pg($c) => $body,
+            Sql::My($c) => $body,
+            Sql::Lite($c) => $body,
+        }
+    };
+}
+
 impl Sql {
     /// A connection to `url`.
     ///
@@ -88,12 +100,7 @@ impl Sql {
     /// Runs one statement (text protocol: bodies and blocks allowed).
     pub async fn run(&mut self, sql: &str) -> Result<(), String> {
         let q = sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()));
-        match self {
-            Sql::Pg(c) => q.execute(c).await.map(drop),
-            Sql::My(c) => q.execute(c).await.map(drop),
-            Sql::Lite(c) => q.execute(c).await.map(drop),
-        }
-        .map_err(|e| e.to_string())
+        on_connection!(self, c => q.execute(c).await.map(drop)).map_err(|e| e.to_string())
     }
 
     pub async fn ok(&mut self, sql: &str) {
@@ -112,24 +119,16 @@ impl Sql {
 
     /// One `BIGINT` (`NULL` as `None`).
     pub async fn int(&mut self, sql: &str) -> Option<i64> {
-        let q = || sqlx::AssertSqlSafe(sql.to_owned());
-        match self {
-            Sql::Pg(c) => sqlx::query_scalar(q()).fetch_one(c).await,
-            Sql::My(c) => sqlx::query_scalar(q()).fetch_one(c).await,
-            Sql::Lite(c) => sqlx::query_scalar(q()).fetch_one(c).await,
-        }
-        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        let q = sqlx::AssertSqlSafe(sql.to_owned());
+        on_connection!(self, c => sqlx::query_scalar(q).fetch_one(c).await)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 
     /// One text.
     pub async fn text(&mut self, sql: &str) -> Option<String> {
-        let q = || sqlx::AssertSqlSafe(sql.to_owned());
-        match self {
-            Sql::Pg(c) => sqlx::query_scalar(q()).fetch_one(c).await,
-            Sql::My(c) => sqlx::query_scalar(q()).fetch_one(c).await,
-            Sql::Lite(c) => sqlx::query_scalar(q()).fetch_one(c).await,
-        }
-        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        let q = sqlx::AssertSqlSafe(sql.to_owned());
+        on_connection!(self, c => sqlx::query_scalar(q).fetch_one(c).await)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 
     /// Rows of BIGINTs.
@@ -143,13 +142,9 @@ impl Sql {
                 .map(|r| (0..r.len()).map(|i| r.get(i)).collect())
                 .collect()
         }
-        let q = || sqlx::AssertSqlSafe(sql.to_owned());
-        let rows = match self {
-            Sql::Pg(c) => sqlx::query(q()).fetch_all(c).await.map(values),
-            Sql::My(c) => sqlx::query(q()).fetch_all(c).await.map(values),
-            Sql::Lite(c) => sqlx::query(q()).fetch_all(c).await.map(values),
-        };
-        rows.unwrap_or_else(|e| panic!("{sql}: {e}"))
+        let q = sqlx::AssertSqlSafe(sql.to_owned());
+        on_connection!(self, c => sqlx::query(q).fetch_all(c).await.map(values))
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 
     /// Inserts a user named `name` (no quote in it) with the key column's
@@ -170,13 +165,10 @@ impl Sql {
         let sql = format!("INSERT INTO users (name) VALUES ({value}) RETURNING {key}");
         let q = || sqlx::AssertSqlSafe(sql.clone());
         let t = || sqlx::raw_sql(sqlx::AssertSqlSafe(sql.clone()));
-        match (self, prepared) {
-            (Sql::Pg(c), true) => sqlx::query_scalar(q()).bind(name).fetch_one(c).await,
-            (Sql::My(c), true) => sqlx::query_scalar(q()).bind(name).fetch_one(c).await,
-            (Sql::Lite(c), true) => sqlx::query_scalar(q()).bind(name).fetch_one(c).await,
-            (Sql::Pg(c), false) => t().fetch_one(c).await.and_then(|r| r.try_get(0)),
-            (Sql::My(c), false) => t().fetch_one(c).await.and_then(|r| r.try_get(0)),
-            (Sql::Lite(c), false) => t().fetch_one(c).await.and_then(|r| r.try_get(0)),
+        if prepared {
+            on_connection!(self, c => sqlx::query_scalar(q()).bind(name).fetch_one(c).await)
+        } else {
+            on_connection!(self, c => t().fetch_one(c).await.and_then(|r| r.try_get(0)))
         }
         .map_err(|e| e.to_string())
     }
@@ -188,13 +180,9 @@ impl Sql {
             "SELECT {}, name FROM users WHERE name LIKE 'writer %'",
             self.kind().bigint("id")
         );
-        let q = || sqlx::AssertSqlSafe(sql.clone());
-        match self {
-            Sql::Pg(c) => sqlx::query_as(q()).fetch_all(c).await,
-            Sql::My(c) => sqlx::query_as(q()).fetch_all(c).await,
-            Sql::Lite(c) => sqlx::query_as(q()).fetch_all(c).await,
-        }
-        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        let q = sqlx::AssertSqlSafe(sql.clone());
+        on_connection!(self, c => sqlx::query_as(q).fetch_all(c).await)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 
     /// The database this connection is to.
@@ -220,13 +208,9 @@ impl Sql {
             cast(a),
             cast(b)
         );
-        let q = || sqlx::AssertSqlSafe(sql.clone());
-        match self {
-            Sql::Pg(c) => sqlx::query_as(q()).fetch_all(c).await,
-            Sql::My(c) => sqlx::query_as(q()).fetch_all(c).await,
-            Sql::Lite(c) => sqlx::query_as(q()).fetch_all(c).await,
-        }
-        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        let q = sqlx::AssertSqlSafe(sql.clone());
+        on_connection!(self, c => sqlx::query_as(q).fetch_all(c).await)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 }
 

@@ -84,3 +84,19 @@ pub fn signal(pid: u32, sig: &str) {
         .success();
     assert!(ok, "kill -{sig} {pid}");
 }
+
+/// The value of `key=` in a worker's output `line` (`READY node=3 fence=2`).
+///
+/// ```
+/// let node: u64 = flakeid_tests::process::field("READY node=3 fence=2", "node");
+/// assert_eq!(node, 3);
+/// ```
+///
+/// # Panics
+/// If `line` has no `key=` with a value of type `T`.
+pub fn field<T: std::str::FromStr>(line: &str, key: &str) -> T {
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key}= in {line:?}"))
+}

@@ -4,6 +4,8 @@
 use std::io::Write as _;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
+
 /// Prints `line` on standard output at once (the test reads it line by
 /// line while the worker runs).
 pub fn say(line: &str) {
@@ -34,4 +36,27 @@ pub async fn start_at(at_ms: u64) {
 pub fn sqlite_path(url: &str) -> String {
     let path = url.strip_prefix("sqlite://").unwrap_or(url);
     path.split('?').next().unwrap_or(path).to_owned()
+}
+
+/// Starts a Diesel segment source as `options` say on the PostgreSQL or
+/// MySQL-family database at `url`. It blocks until the first segment is
+/// fetched: call it on a blocking thread.
+///
+/// # Errors
+/// As `flakeid_diesel::segment::start`.
+pub fn start_diesel_segment(
+    url: String,
+    options: SegmentOptions,
+) -> Result<SegmentIds, SegmentError> {
+    if url.starts_with("postgres") {
+        flakeid_diesel::segment::start(
+            move || <diesel::PgConnection as diesel::Connection>::establish(&url),
+            options,
+        )
+    } else {
+        flakeid_diesel::segment::start(
+            move || <diesel::MysqlConnection as diesel::Connection>::establish(&url),
+            options,
+        )
+    }
 }

@@ -29,6 +29,7 @@ use std::time::Duration;
 use flakeid_core::public_id::{AllocError, Alphabet, ShortKeyConfig, ShortKeyError, ShortKeys};
 use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdParts};
 use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
+use flakeid_tests::worker::start_diesel_segment;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement, Value};
 
 #[derive(Debug, Clone)]
@@ -107,21 +108,9 @@ async fn start(a: &Args, db: &DatabaseConnection) -> Result<SegmentIds, SegmentE
         "seaorm" => flakeid_seaorm::segment::start(db, options).await,
         "diesel" => {
             let url = a.url.clone();
-            tokio::task::spawn_blocking(move || {
-                if url.starts_with("postgres") {
-                    flakeid_diesel::segment::start(
-                        move || <diesel::PgConnection as diesel::Connection>::establish(&url),
-                        options,
-                    )
-                } else {
-                    flakeid_diesel::segment::start(
-                        move || <diesel::MysqlConnection as diesel::Connection>::establish(&url),
-                        options,
-                    )
-                }
-            })
-            .await
-            .expect("the start task")
+            tokio::task::spawn_blocking(move || start_diesel_segment(url, options))
+                .await
+                .expect("the start task")
         }
         other => panic!("unknown --orm {other}"),
     }

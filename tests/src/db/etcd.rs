@@ -70,19 +70,7 @@ impl std::fmt::Debug for Etcd {
 /// # Panics
 /// If no server can be had; the message says how to fix it.
 pub async fn etcd() -> &'static Etcd {
-    let server = runtime::run(async {
-        ETCD.get_or_init(start)
-            .await
-            .as_ref()
-            .map_err(Clone::clone)
-            .map(|_| ())
-    })
-    .await;
-    match (server, ETCD.get()) {
-        (Ok(()), Some(Ok(etcd))) => etcd,
-        (Err(msg), _) => panic!("{msg}"),
-        _ => panic!("flakeid-tests: the etcd fixture did not start"),
-    }
+    fixture(&ETCD, start, "the etcd fixture").await
 }
 
 /// An etcd server in a container of its own, for tests that pause it
@@ -91,20 +79,7 @@ pub async fn etcd() -> &'static Etcd {
 /// # Panics
 /// If no container can be started (a server given by URL cannot be paused).
 pub async fn etcd_to_pause() -> &'static Etcd {
-    let server = runtime::run(async {
-        PAUSABLE
-            .get_or_init(start_container)
-            .await
-            .as_ref()
-            .map_err(Clone::clone)
-            .map(|_| ())
-    })
-    .await;
-    match (server, PAUSABLE.get()) {
-        (Ok(()), Some(Ok(etcd))) => etcd,
-        (Err(msg), _) => panic!("{msg}"),
-        _ => panic!("flakeid-tests: the pausable etcd fixture did not start"),
-    }
+    fixture(&PAUSABLE, start_container, "the pausable etcd fixture").await
 }
 
 const PORT: u16 = 2379;
@@ -148,6 +123,34 @@ async fn version(url: &str) -> Result<String, String> {
 static ETCD: OnceCell<Result<Etcd, String>> = OnceCell::const_new();
 
 static PAUSABLE: OnceCell<Result<Etcd, String>> = OnceCell::const_new();
+
+/// The server in `cell`, started with `init` on first use (on the
+/// fixtures' runtime); `what` names it when it did not start.
+///
+/// # Panics
+/// If no server can be had; the message says how to fix it.
+async fn fixture<F>(
+    cell: &'static OnceCell<Result<Etcd, String>>,
+    init: fn() -> F,
+    what: &str,
+) -> &'static Etcd
+where
+    F: Future<Output = Result<Etcd, String>> + Send + 'static,
+{
+    let server = runtime::run(async move {
+        cell.get_or_init(init)
+            .await
+            .as_ref()
+            .map_err(Clone::clone)
+            .map(|_| ())
+    })
+    .await;
+    match (server, cell.get()) {
+        (Ok(()), Some(Ok(etcd))) => etcd,
+        (Err(msg), _) => panic!("{msg}"),
+        _ => panic!("flakeid-tests: {what} did not start"),
+    }
+}
 
 async fn start() -> Result<Etcd, String> {
     if let Some(url) = std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty()) {

@@ -43,6 +43,8 @@
 //! [`DedicatedServer`] starts a server of its own, with server settings
 //! (e.g. a small buffer pool), for programs such as benchmarks.
 
+mod admin;
+
 mod container;
 
 mod etcd;
@@ -683,15 +685,15 @@ enum Admin {
 impl Admin {
     async fn connect(backend: Backend, url: &str) -> Result<Admin, String> {
         match backend {
-            Backend::Postgres => postgres::connect_admin(url).await.map(Admin::Postgres),
-            Backend::MySql => mysql::connect_admin(url).await.map(Admin::MySql),
+            Backend::Postgres => admin::connect(url).await.map(Admin::Postgres),
+            Backend::MySql => admin::connect(url).await.map(Admin::MySql),
         }
     }
 
     async fn version(&self) -> Result<String, String> {
         match self {
-            Admin::Postgres(p) => postgres::version(p).await,
-            Admin::MySql(p) => mysql::version(p).await,
+            Admin::Postgres(p) => admin::text(p, postgres::VERSION).await,
+            Admin::MySql(p) => admin::text(p, mysql::VERSION).await,
         }
     }
 
@@ -720,15 +722,15 @@ impl Admin {
 
     async fn create_database(&self, name: &str) -> Result<(), String> {
         match self {
-            Admin::Postgres(p) => postgres::create_database(p, name).await,
-            Admin::MySql(p) => mysql::create_database(p, name).await,
+            Admin::Postgres(p) => admin::execute(p, postgres::create_database(name)).await,
+            Admin::MySql(p) => admin::execute(p, mysql::create_database(name)).await,
         }
     }
 
     async fn drop_database(&self, name: &str) -> Result<(), String> {
         match self {
-            Admin::Postgres(p) => postgres::drop_database(p, name).await,
-            Admin::MySql(p) => mysql::drop_database(p, name).await,
+            Admin::Postgres(p) => admin::execute(p, postgres::drop_database(name)).await,
+            Admin::MySql(p) => admin::execute(p, mysql::drop_database(name)).await,
         }
     }
 }

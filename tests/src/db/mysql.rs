@@ -1,8 +1,6 @@
 //! MySQL and MariaDB: container settings and administrative SQL.
 
-use sqlx::mysql::{MySqlPool, MySqlPoolOptions};
-use sqlx::{AssertSqlSafe, Executor as _};
-
+use super::admin::quoted;
 use super::container::{ContainerSpec, ImageKind, kind_of};
 
 /// Image used when `FLAKEID_TEST_MYSQL_IMAGE` is not set.
@@ -57,42 +55,21 @@ pub(crate) fn admin_url(host: &str, port: u16) -> String {
     format!("mysql://root:flakeid@{host}:{port}/mysql")
 }
 
-pub(crate) async fn connect_admin(url: &str) -> Result<MySqlPool, String> {
-    MySqlPoolOptions::new()
-        .max_connections(4)
-        .connect(url)
-        .await
-        .map_err(|e| e.to_string())
+/// The server's version, selected.
+pub(crate) const VERSION: &str = "SELECT VERSION()";
+
+/// The statement creating the database `name`.
+pub(crate) fn create_database(name: &str) -> String {
+    format!(
+        "CREATE DATABASE {} CHARACTER SET utf8mb4",
+        quoted(name, '`')
+    )
 }
 
-pub(crate) async fn version(pool: &MySqlPool) -> Result<String, String> {
-    sqlx::query_scalar::<_, String>("SELECT VERSION()")
-        .fetch_one(pool)
-        .await
-        .map_err(|e| e.to_string())
-}
-
-pub(crate) async fn create_database(pool: &MySqlPool, name: &str) -> Result<(), String> {
-    let sql = format!("CREATE DATABASE {} CHARACTER SET utf8mb4", quoted(name));
-    pool.execute(AssertSqlSafe(sql))
-        .await
-        .map(drop)
-        .map_err(|e| e.to_string())
-}
-
-pub(crate) async fn drop_database(pool: &MySqlPool, name: &str) -> Result<(), String> {
-    let sql = format!("DROP DATABASE IF EXISTS {}", quoted(name));
-    pool.execute(AssertSqlSafe(sql))
-        .await
-        .map(drop)
-        .map_err(|e| e.to_string())
+/// The statement dropping the database `name`.
+pub(crate) fn drop_database(name: &str) -> String {
+    format!("DROP DATABASE IF EXISTS {}", quoted(name, '`'))
 }
 
 /// Where the local image (`scripts/images/mariadb/`) keeps its start script.
 const LOCAL_START: &str = "/usr/local/bin/flakeid-start-mariadb";
-
-/// `name` as a MySQL identifier. The fixture's names are lowercase ASCII
-/// letters, digits and `_` (see `database_name`), but are quoted all the same.
-fn quoted(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
-}

@@ -1,8 +1,8 @@
 //! PostgreSQL: container settings and administrative SQL.
 
-use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::{AssertSqlSafe, Executor as _};
+use sqlx::postgres::PgPool;
 
+use super::admin::{self, quoted};
 use super::container::{ContainerSpec, ImageKind, kind_of};
 
 /// Image used when `FLAKEID_TEST_POSTGRES_IMAGE` is not set.
@@ -67,55 +67,27 @@ pub(crate) fn admin_url(host: &str, port: u16) -> String {
     format!("postgres://postgres:flakeid@{host}:{port}/postgres")
 }
 
-pub(crate) async fn connect_admin(url: &str) -> Result<PgPool, String> {
-    PgPoolOptions::new()
-        .max_connections(4)
-        .connect(url)
-        .await
-        .map_err(|e| e.to_string())
-}
-
-pub(crate) async fn version(pool: &PgPool) -> Result<String, String> {
-    sqlx::query_scalar::<_, String>("SELECT version()")
-        .fetch_one(pool)
-        .await
-        .map_err(|e| e.to_string())
-}
+/// The server's version, selected.
+pub(crate) const VERSION: &str = "SELECT version()";
 
 /// `server_version_num`, e.g. 180006 for 18.6.
 pub(crate) async fn version_num(pool: &PgPool) -> Result<i64, String> {
-    let text = sqlx::query_scalar::<_, String>("SHOW server_version_num")
-        .fetch_one(pool)
-        .await
-        .map_err(|e| e.to_string())?;
+    let text = admin::text(pool, "SHOW server_version_num").await?;
     text.trim()
         .parse()
         .map_err(|e| format!("server_version_num {text:?} is not a number: {e}"))
 }
 
-pub(crate) async fn create_database(pool: &PgPool, name: &str) -> Result<(), String> {
-    let sql = format!("CREATE DATABASE {}", quoted(name));
-    pool.execute(AssertSqlSafe(sql))
-        .await
-        .map(drop)
-        .map_err(|e| e.to_string())
+/// The statement creating the database `name`.
+pub(crate) fn create_database(name: &str) -> String {
+    format!("CREATE DATABASE {}", quoted(name, '"'))
 }
 
-pub(crate) async fn drop_database(pool: &PgPool, name: &str) -> Result<(), String> {
+/// The statement dropping the database `name`.
+pub(crate) fn drop_database(name: &str) -> String {
     // FORCE (PostgreSQL 13+) closes connections a test left open.
-    let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", quoted(name));
-    pool.execute(AssertSqlSafe(sql))
-        .await
-        .map(drop)
-        .map_err(|e| e.to_string())
+    format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", quoted(name, '"'))
 }
 
 /// Where the local images (`scripts/images/postgres*/`) keep their start script.
 const LOCAL_START: &str = "/usr/local/bin/flakeid-start-postgres";
-
-/// `name` as a PostgreSQL identifier. The fixture's names are lowercase
-/// ASCII letters, digits and `_` within 63 bytes (see `database_name`), but
-/// are quoted all the same.
-fn quoted(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}

@@ -23,6 +23,17 @@ use crate::adopt_common::{
     migrate, plan, shape,
 };
 
+/// One `#[tokio::test]` per name, running `$behaviour` with the arguments
+/// that follow the name.
+macro_rules! tests_of {
+    ($behaviour:ident: $($name:ident($($arg:expr),*);)*) => {$(
+        #[tokio::test]
+        async fn $name() {
+            $behaviour($($arg),*).await;
+        }
+    )*};
+}
+
 const TABLES: [&str; 3] = ["users", "posts", "comments"];
 const OLD: (u32, u32, u32) = (20_000, 30_000, 50_000);
 
@@ -230,19 +241,11 @@ async fn switch_keeps_every_row_and_takes_flake_keys(kind: Kind, via: Via) {
     }
 }
 
-#[tokio::test]
-async fn postgres_switch_run_as_a_script() {
-    switch_keeps_every_row_and_takes_flake_keys(Kind::Postgres, Via::Statements).await;
-}
-
-#[tokio::test]
-async fn mysql_switch_run_as_diesel_migration_files() {
-    switch_keeps_every_row_and_takes_flake_keys(Kind::MySql, Via::Diesel).await;
-}
-
-#[tokio::test]
-async fn sqlite_switch_run_as_a_seaorm_migration() {
-    switch_keeps_every_row_and_takes_flake_keys(Kind::Sqlite, Via::SeaOrm).await;
+tests_of! {
+    switch_keeps_every_row_and_takes_flake_keys:
+        postgres_switch_run_as_a_script(Kind::Postgres, Via::Statements);
+        mysql_switch_run_as_diesel_migration_files(Kind::MySql, Via::Diesel);
+        sqlite_switch_run_as_a_seaorm_migration(Kind::Sqlite, Via::SeaOrm);
 }
 
 /// Up and down through every other way of running the migration, on small
@@ -396,14 +399,10 @@ async fn writers_during_one_switch(kind: Kind, round: usize) {
     );
 }
 
-#[tokio::test]
-async fn postgres_writers_inserting_during_the_switch_lose_no_row() {
-    writers_inserting_during_the_switch_lose_no_row(Kind::Postgres, 1).await;
-}
-
-#[tokio::test]
-async fn mysql_writers_inserting_during_the_switch_lose_no_row() {
-    writers_inserting_during_the_switch_lose_no_row(Kind::MySql, 6).await;
+tests_of! {
+    writers_inserting_during_the_switch_lose_no_row:
+        postgres_writers_inserting_during_the_switch_lose_no_row(Kind::Postgres, 1);
+        mysql_writers_inserting_during_the_switch_lose_no_row(Kind::MySql, 6);
 }
 
 /// A key the layout cannot place below its first key: the plan refuses,
@@ -476,19 +475,11 @@ async fn a_key_too_large_is_refused_and_nothing_changes(kind: Kind) {
     }
 }
 
-#[tokio::test]
-async fn postgres_a_key_too_large_is_refused_and_nothing_changes() {
-    a_key_too_large_is_refused_and_nothing_changes(Kind::Postgres).await;
-}
-
-#[tokio::test]
-async fn mysql_a_key_too_large_is_refused_and_nothing_changes() {
-    a_key_too_large_is_refused_and_nothing_changes(Kind::MySql).await;
-}
-
-#[tokio::test]
-async fn sqlite_a_key_too_large_is_refused_and_nothing_changes() {
-    a_key_too_large_is_refused_and_nothing_changes(Kind::Sqlite).await;
+tests_of! {
+    a_key_too_large_is_refused_and_nothing_changes:
+        postgres_a_key_too_large_is_refused_and_nothing_changes(Kind::Postgres);
+        mysql_a_key_too_large_is_refused_and_nothing_changes(Kind::MySql);
+        sqlite_a_key_too_large_is_refused_and_nothing_changes(Kind::Sqlite);
 }
 
 /// 10,000 IDs of a layout: random ticks, nodes and sequences, and the edges.
@@ -625,12 +616,8 @@ async fn decode_functions_equal_the_rust_decode(kind: Kind) {
         .expect("uninstall");
 }
 
-#[tokio::test]
-async fn postgres_decode_functions_equal_the_rust_decode() {
-    decode_functions_equal_the_rust_decode(Kind::Postgres).await;
-}
-
-#[tokio::test]
-async fn mysql_decode_functions_equal_the_rust_decode() {
-    decode_functions_equal_the_rust_decode(Kind::MySql).await;
+tests_of! {
+    decode_functions_equal_the_rust_decode:
+        postgres_decode_functions_equal_the_rust_decode(Kind::Postgres);
+        mysql_decode_functions_equal_the_rust_decode(Kind::MySql);
 }

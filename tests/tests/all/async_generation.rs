@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use flakeid_core::layout::{BitLayout, presets};
 use flakeid_core::node::{
-    AsyncLeaseStore, ClaimRequest, LeaseOptions, LeaseStatus, NodeRow, NodeTable,
+    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, LeaseStatus, NodeRow, NodeTable,
 };
 use flakeid_core::node::{ReleaseRequest, RenewRequest, Renewal};
 use flakeid_core::store::StoreError;
@@ -123,6 +123,12 @@ struct Until {
     stop_after_stall: bool,
 }
 
+/// Every one of the [`ROWS`] rows.
+const ALL_ROWS: Until = Until {
+    rows: ROWS,
+    stop_after_stall: false,
+};
+
 // ---------------------------------------------------------------------------
 // What the ticker must see
 // ---------------------------------------------------------------------------
@@ -164,6 +170,32 @@ fn assert_stalled(what: &str, stalls: &Stalls, at_least: u64) {
     );
 }
 
+/// Scenario (a), async: `insert` (given the ticker and how many rows)
+/// inserts [`ROWS`] rows while the ticker ticks; asserts that they all went
+/// in. What the ticker saw, and how long the inserts took.
+async fn all_rows_ticking(insert: impl AsyncFnOnce(&Ticker, Until) -> usize) -> (Stalls, Duration) {
+    let ticker = Ticker::start(MAX_MISSED);
+    let started = Instant::now();
+    let inserted = insert(&ticker, ALL_ROWS).await;
+    let elapsed = started.elapsed();
+    let stalls = ticker.stop().await;
+    assert_eq!(inserted, ROWS);
+    (stalls, elapsed)
+}
+
+/// Scenario (a) taken with blocking calls: `insert` inserts until the
+/// ticker has stalled for [`STALL`] ticks in a row (or 20 batches went in).
+/// What the ticker saw.
+async fn until_stalled(insert: impl AsyncFnOnce(&Ticker, Until) -> usize) -> Stalls {
+    let ticker = Ticker::start(STALL - 1);
+    let until = Until {
+        rows: 20 * BATCH,
+        stop_after_stall: true,
+    };
+    insert(&ticker, until).await;
+    ticker.stop().await
+}
+
 // ---------------------------------------------------------------------------
 // Scenario (b): a lease store with outages
 // ---------------------------------------------------------------------------
@@ -176,11 +208,24 @@ struct Outages<S> {
 }
 
 impl<S> Outages<S> {
-    fn check(&self) -> Result<(), StoreError> {
-        if self.down.load(Ordering::Relaxed) {
+    /// The store's call that `call` makes, refused instead if the store is
+    /// down when it is made.
+    fn unless_down<'s, F, T>(
+        &'s self,
+        call: impl FnOnce(&'s S) -> F,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send
+    where
+        F: Future<Output = Result<T, StoreError>> + Send,
+    {
+        let up: Result<(), StoreError> = if self.down.load(Ordering::Relaxed) {
             Err("the lease store is unreachable (an outage the test makes)".into())
         } else {
             Ok(())
+        };
+        let call = call(&self.store);
+        async move {
+            up?;
+            call.await
         }
     }
 }
@@ -191,57 +236,32 @@ impl<S: AsyncLeaseStore> AsyncLeaseStore for Outages<S> {
         space: &str,
         nodes: std::ops::RangeInclusive<u64>,
     ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        let up = self.check();
-        let call = self.store.ensure_nodes(space, nodes);
-        async move {
-            up?;
-            call.await
-        }
+        self.unless_down(|store| store.ensure_nodes(space, nodes))
     }
 
     fn try_claim(
         &self,
         request: &ClaimRequest<'_>,
     ) -> impl Future<Output = Result<Option<NodeRow>, StoreError>> + Send {
-        let up = self.check();
-        let call = self.store.try_claim(request);
-        async move {
-            up?;
-            call.await
-        }
+        self.unless_down(|store| store.try_claim(request))
     }
 
     fn renew(
         &self,
         request: &RenewRequest<'_>,
     ) -> impl Future<Output = Result<Renewal, StoreError>> + Send {
-        let up = self.check();
-        let call = self.store.renew(request);
-        async move {
-            up?;
-            call.await
-        }
+        self.unless_down(|store| store.renew(request))
     }
 
     fn release(
         &self,
         request: &ReleaseRequest<'_>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send {
-        let up = self.check();
-        let call = self.store.release(request);
-        async move {
-            up?;
-            call.await
-        }
+        self.unless_down(|store| store.release(request))
     }
 
     fn list(&self, space: &str) -> impl Future<Output = Result<NodeTable, StoreError>> + Send {
-        let up = self.check();
-        let call = self.store.list(space);
-        async move {
-            up?;
-            call.await
-        }
+        self.unless_down(|store| store.list(space))
     }
 }
 
@@ -319,6 +339,80 @@ fn print_lease_states(
     })
 }
 
+/// The generator of `lease`, kept in `cell` for the ID type it serves.
+fn leased_generator<S: AsyncLeaseStore>(
+    lease: &AsyncNodeLease<S>,
+    cell: &'static OnceLock<Generator>,
+) -> &'static Generator {
+    cell.get_or_init(|| {
+        lease
+            .generator_builder()
+            .build()
+            .expect("the leased generator")
+    })
+}
+
+/// What an async run of scenario (b) saw.
+struct OutageRun {
+    inserted: usize,
+    outages: u32,
+    stalls: Stalls,
+    elapsed: Duration,
+}
+
+/// Scenario (b), async: `insert` (given the ticker and how many rows)
+/// takes [`ROWS`] keys from the generator of `lease` (kept in `cell`) while
+/// the store behind `down` fails for [`OUTAGE`] every [`OUTAGE_EVERY`];
+/// then the lease is released.
+async fn during_outages<S: AsyncLeaseStore>(
+    lease: AsyncNodeLease<S>,
+    cell: &'static OnceLock<Generator>,
+    down: &Arc<AtomicBool>,
+    insert: impl AsyncFnOnce(&Ticker, Until) -> usize,
+) -> OutageRun {
+    let generator = leased_generator(&lease, cell);
+    let ticker = Ticker::start(MAX_MISSED);
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let states = print_lease_states(lease.watch(), started);
+    let outages = outages(down.clone(), stop.clone(), started);
+    let inserted = insert(&ticker, ALL_ROWS).await;
+    let elapsed = started.elapsed();
+    stop.store(true, Ordering::Relaxed);
+    let outages = outages.await.expect("the outage task");
+    let stalls = ticker.stop().await;
+    down.store(false, Ordering::Relaxed);
+    lease.release(generator).await.expect("release");
+    states.abort();
+    OutageRun {
+        inserted,
+        outages,
+        stalls,
+        elapsed,
+    }
+}
+
+impl OutageRun {
+    /// Asserts that every row went in (`ids`, the keys stored), the store
+    /// failed, the generator waited at its ceiling and the ticker kept
+    /// ticking.
+    fn check(&self, what: &str, ids: &[i64]) {
+        assert_eq!(self.inserted, ROWS);
+        assert_eq!(ids.len(), ROWS);
+        assert!(
+            self.outages >= 1,
+            "no outage happened in {:?}",
+            self.elapsed
+        );
+        let gap = largest_gap_ms(ids);
+        assert!(
+            gap >= 500,
+            "no key time gap of the ceiling (largest {gap} ms): the generator never waited at it"
+        );
+        assert_never_stalled(what, &self.stalls, self.elapsed);
+    }
+}
+
 /// The largest gap between the times of two consecutive keys: where the
 /// generator stood at its ceiling, no key was issued.
 fn largest_gap_ms(ids: &[i64]) -> u64 {
@@ -362,29 +456,12 @@ mod seaorm {
 
     use super::*;
 
-    /// One entity per key type: `(id BIGINT PRIMARY KEY, n BIGINT)`.
-    macro_rules! row_entity {
-        ($m:ident, $id:ty, $table:literal) => {
-            #[allow(dead_code, unreachable_pub)]
-            pub mod $m {
-                use sea_orm::entity::prelude::*;
-
-                #[flakeid_seaorm::flake_id]
-                #[sea_orm::model]
-                #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-                #[sea_orm(table_name = $table)]
-                pub struct Model {
-                    #[sea_orm(primary_key)]
-                    pub id: $id,
-                    pub n: i64,
-                }
-            }
-        };
+    // One entity per key type: `(id BIGINT PRIMARY KEY, n BIGINT)`.
+    flake_entity!(pub mod tick_row = "tick_rows", super::TickId { pub n: i64, });
+    flake_entity!(pub mod sea_leased_row = "leased_rows", super::SeaLeasedId { pub n: i64, });
+    flake_entity! {
+        pub mod blocking_leased_row = "leased_rows", super::BlockingLeasedId { pub n: i64, }
     }
-
-    row_entity!(tick_row, super::TickId, "tick_rows");
-    row_entity!(sea_leased_row, super::SeaLeasedId, "leased_rows");
-    row_entity!(blocking_leased_row, super::BlockingLeasedId, "leased_rows");
 
     async fn create(db: &DatabaseConnection, table: &str) {
         db.execute_unprepared(&format!(
@@ -466,16 +543,10 @@ mod seaorm {
     async fn a_used_up_sequence_never_holds_up_the_runtime() {
         let (_db, db) = crate::seaorm_connect::postgres().await;
         create(&db, "tick_rows").await;
-        let ticker = Ticker::start(MAX_MISSED);
-        let started = Instant::now();
-        let until = Until {
-            rows: ROWS,
-            stop_after_stall: false,
-        };
-        let inserted = insert_rows!(tick_row, TickId, &db, Path::Async, until, &ticker);
-        let elapsed = started.elapsed();
-        let stalls = ticker.stop().await;
-        assert_eq!(inserted, ROWS);
+        let (stalls, elapsed) = all_rows_ticking(async |ticker, until| {
+            insert_rows!(tick_row, TickId, &db, Path::Async, until, ticker)
+        })
+        .await;
         check_tick_ids(&stored(&db, "tick_rows").await, ROWS);
         assert_never_stalled("SeaORM, 4 IDs per tick", &stalls, elapsed);
     }
@@ -484,13 +555,10 @@ mod seaorm {
     async fn a_used_up_sequence_taken_with_blocking_calls_stalls_the_runtime() {
         let (_db, db) = crate::seaorm_connect::postgres().await;
         create(&db, "tick_rows").await;
-        let ticker = Ticker::start(STALL - 1);
-        let until = Until {
-            rows: 20 * BATCH,
-            stop_after_stall: true,
-        };
-        insert_rows!(tick_row, TickId, &db, Path::Blocking, until, &ticker);
-        let stalls = ticker.stop().await;
+        let stalls = until_stalled(async |ticker, until| {
+            insert_rows!(tick_row, TickId, &db, Path::Blocking, until, ticker)
+        })
+        .await;
         // A statement's 100 IDs span 25 ticks, waited for on the thread.
         assert_stalled("SeaORM, 4 IDs per tick", &stalls, STALL);
     }
@@ -522,47 +590,14 @@ mod seaorm {
         create(&db, "leased_rows").await;
         let down = Arc::new(AtomicBool::new(false));
         let lease = claim(&db, &down, ASYNC_WAIT_AT_CEILING).await;
-        let generator = SEA_LEASED.get_or_init(|| {
-            lease
-                .generator_builder()
-                .build()
-                .expect("the leased generator")
-        });
-        let ticker = Ticker::start(MAX_MISSED);
-        let stop = Arc::new(AtomicBool::new(false));
-        let started = Instant::now();
-        let states = print_lease_states(lease.watch(), started);
-        let outages = outages(down.clone(), stop.clone(), started);
-        let until = Until {
-            rows: ROWS,
-            stop_after_stall: false,
-        };
-        let inserted = insert_rows!(
-            sea_leased_row,
-            SeaLeasedId,
-            &db,
-            Path::Async,
-            until,
-            &ticker
+        let run = during_outages(lease, &SEA_LEASED, &down, async |ticker, until| {
+            insert_rows!(sea_leased_row, SeaLeasedId, &db, Path::Async, until, ticker)
+        })
+        .await;
+        run.check(
+            "SeaORM, lease at its ceiling",
+            &stored(&db, "leased_rows").await,
         );
-        let elapsed = started.elapsed();
-        stop.store(true, Ordering::Relaxed);
-        let outages = outages.await.expect("the outage task");
-        let stalls = ticker.stop().await;
-        down.store(false, Ordering::Relaxed);
-        lease.release(generator).await.expect("release");
-        states.abort();
-
-        assert_eq!(inserted, ROWS);
-        let ids = stored(&db, "leased_rows").await;
-        assert_eq!(ids.len(), ROWS);
-        assert!(outages >= 1, "no outage happened in {elapsed:?}");
-        let gap = largest_gap_ms(&ids);
-        assert!(
-            gap >= 500,
-            "no key time gap of the ceiling (largest {gap} ms): the generator never waited at it"
-        );
-        assert_never_stalled("SeaORM, lease at its ceiling", &stalls, elapsed);
     }
 
     #[tokio::test]
@@ -571,12 +606,7 @@ mod seaorm {
         create(&db, "leased_rows").await;
         let down = Arc::new(AtomicBool::new(false));
         let lease = claim(&db, &down, BLOCKING_WAIT_AT_CEILING).await;
-        let generator = BLOCKING_LEASED.get_or_init(|| {
-            lease
-                .generator_builder()
-                .build()
-                .expect("the leased generator")
-        });
+        let generator = leased_generator(&lease, &BLOCKING_LEASED);
         let ticker = Ticker::start(MAX_MISSED);
         // The outage starts at once and lasts past the ceiling.
         down.store(true, Ordering::Relaxed);
@@ -713,24 +743,18 @@ mod diesel_async_rows {
     #[tokio::test]
     async fn a_used_up_sequence_never_holds_up_the_runtime() {
         let (_db, mut conn) = connect("tick_rows").await;
-        let ticker = Ticker::start(MAX_MISSED);
-        let started = Instant::now();
-        let until = Until {
-            rows: ROWS,
-            stop_after_stall: false,
-        };
-        let inserted = insert_rows!(
-            tick_rows,
-            TickRow,
-            TickId,
-            &mut conn,
-            Path::Async,
-            until,
-            &ticker
-        );
-        let elapsed = started.elapsed();
-        let stalls = ticker.stop().await;
-        assert_eq!(inserted, ROWS);
+        let (stalls, elapsed) = all_rows_ticking(async |ticker, until| {
+            insert_rows!(
+                tick_rows,
+                TickRow,
+                TickId,
+                &mut conn,
+                Path::Async,
+                until,
+                ticker
+            )
+        })
+        .await;
         check_tick_ids(&stored(&mut conn, "tick_rows").await, ROWS);
         assert_never_stalled("diesel-async, 4 IDs per tick", &stalls, elapsed);
     }
@@ -738,21 +762,18 @@ mod diesel_async_rows {
     #[tokio::test]
     async fn a_used_up_sequence_taken_with_blocking_calls_stalls_the_runtime() {
         let (_db, mut conn) = connect("tick_rows").await;
-        let ticker = Ticker::start(STALL - 1);
-        let until = Until {
-            rows: 20 * BATCH,
-            stop_after_stall: true,
-        };
-        insert_rows!(
-            tick_rows,
-            TickRow,
-            TickId,
-            &mut conn,
-            Path::Blocking,
-            until,
-            &ticker
-        );
-        let stalls = ticker.stop().await;
+        let stalls = until_stalled(async |ticker, until| {
+            insert_rows!(
+                tick_rows,
+                TickRow,
+                TickId,
+                &mut conn,
+                Path::Blocking,
+                until,
+                ticker
+            )
+        })
+        .await;
         assert_stalled("diesel-async, 4 IDs per tick", &stalls, STALL);
     }
 
@@ -771,47 +792,21 @@ mod diesel_async_rows {
             .claim_on_tokio(store)
             .await
             .expect("a node");
-        let generator = DIESEL_LEASED.get_or_init(|| {
-            lease
-                .generator_builder()
-                .build()
-                .expect("the leased generator")
-        });
-        let ticker = Ticker::start(MAX_MISSED);
-        let stop = Arc::new(AtomicBool::new(false));
-        let started = Instant::now();
-        let states = print_lease_states(lease.watch(), started);
-        let outages = outages(down.clone(), stop.clone(), started);
-        let until = Until {
-            rows: ROWS,
-            stop_after_stall: false,
-        };
-        let inserted = insert_rows!(
-            leased_rows,
-            LeasedRow,
-            DieselLeasedId,
-            &mut conn,
-            Path::Async,
-            until,
-            &ticker
+        let run = during_outages(lease, &DIESEL_LEASED, &down, async |ticker, until| {
+            insert_rows!(
+                leased_rows,
+                LeasedRow,
+                DieselLeasedId,
+                &mut conn,
+                Path::Async,
+                until,
+                ticker
+            )
+        })
+        .await;
+        run.check(
+            "diesel-async, lease at its ceiling",
+            &stored(&mut conn, "leased_rows").await,
         );
-        let elapsed = started.elapsed();
-        stop.store(true, Ordering::Relaxed);
-        let outages = outages.await.expect("the outage task");
-        let stalls = ticker.stop().await;
-        down.store(false, Ordering::Relaxed);
-        lease.release(generator).await.expect("release");
-        states.abort();
-
-        assert_eq!(inserted, ROWS);
-        let ids = stored(&mut conn, "leased_rows").await;
-        assert_eq!(ids.len(), ROWS);
-        assert!(outages >= 1, "no outage happened in {elapsed:?}");
-        let gap = largest_gap_ms(&ids);
-        assert!(
-            gap >= 500,
-            "no key time gap of the ceiling (largest {gap} ms): the generator never waited at it"
-        );
-        assert_never_stalled("diesel-async, lease at its ceiling", &stalls, elapsed);
     }
 }

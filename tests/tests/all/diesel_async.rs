@@ -16,34 +16,41 @@ where
     }
 }
 
-mod postgres {
-    use diesel::prelude::*;
-    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+/// A module per backend: its connection (a fresh database of
+/// `$db`, named `$server` in a failure, with the shared tables), the shared
+/// cases (`diesel_common/async_cases.rs`), then the backend's own items.
+macro_rules! backend_tests {
+    ($m:ident: $backend:ident, $conn:ident = $db:expr, $server:literal; $($own:item)*) => {
+        mod $m {
+            use diesel::prelude::*;
+            use diesel_async::{AsyncConnection, RunQueryDsl};
 
-    use crate::diesel_common::*;
+            use crate::diesel_common::*;
 
-    const BACKEND: Backend = Backend::Postgres;
-    type Conn = AsyncPgConnection;
+            const BACKEND: Backend = Backend::$backend;
+            type Conn = diesel_async::$conn;
 
-    async fn connect() -> (flakeid_tests::db::TestDb, Conn) {
-        init_generator();
-        let db = flakeid_tests::db::postgres().await;
-        let mut conn = AsyncPgConnection::establish(db.url())
-            .await
-            .expect("connect to PostgreSQL");
-        super::create_schema(&mut conn, BACKEND).await;
-        (db, conn)
-    }
+            async fn connect() -> (flakeid_tests::db::TestDb, Conn) {
+                init_generator();
+                let (db, mut conn) = async_connection($db.await, $server).await;
+                super::create_schema(&mut conn, BACKEND).await;
+                (db, conn)
+            }
 
-    include!("diesel_common/async_cases.rs");
+            include!("diesel_common/async_cases.rs");
+
+            $($own)*
+        }
+    };
+}
+
+backend_tests! {
+    postgres: Postgres, AsyncPgConnection = flakeid_tests::db::postgres(), "PostgreSQL";
 
     #[tokio::test]
     async fn async_returning_gives_back_the_row_with_the_assigned_id() {
         let (_db, mut conn) = connect().await;
-        let user = User {
-            id: fresh_id(),
-            name: "returned".to_owned(),
-        };
+        let user = user("returned");
         let returned: User = diesel::insert_into(users::table)
             .values(&user)
             .returning(User::as_returning())
@@ -60,55 +67,17 @@ mod postgres {
     }
 }
 
-mod mysql {
-    use diesel::prelude::*;
-    use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl};
-
-    use crate::diesel_common::*;
-
-    const BACKEND: Backend = Backend::Mysql;
-    type Conn = AsyncMysqlConnection;
-
-    async fn connect() -> (flakeid_tests::db::TestDb, Conn) {
-        init_generator();
-        let db = flakeid_tests::db::mysql().await;
-        let mut conn = AsyncMysqlConnection::establish(db.url())
-            .await
-            .expect("connect to MySQL");
-        super::create_schema(&mut conn, BACKEND).await;
-        (db, conn)
-    }
-
-    include!("diesel_common/async_cases.rs");
-
-    diesel::table! {
-        unsigned_users (id) {
-            id -> Unsigned<BigInt>,
-            name -> Text,
-        }
-    }
-
-    #[derive(Queryable, Selectable, Insertable, Debug, PartialEq)]
-    #[diesel(table_name = unsigned_users)]
-    struct UnsignedUser {
-        id: UserId,
-        name: String,
-    }
+backend_tests! {
+    mysql: Mysql, AsyncMysqlConnection = flakeid_tests::db::mysql(), "MySQL";
 
     #[tokio::test]
     async fn async_unsigned_bigint_column_round_trips_and_rejects_above_i64_max() {
         let (_db, mut conn) = connect().await;
-        diesel::sql_query(
-            "CREATE TABLE unsigned_users (id BIGINT UNSIGNED NOT NULL PRIMARY KEY CHECK (id > 0), \
-             name VARCHAR(200) NOT NULL)",
-        )
-        .execute(&mut conn)
-        .await
-        .expect("create table");
-        let user = UnsignedUser {
-            id: UserId::generate().expect("a fresh ID"),
-            name: "unsigned".to_owned(),
-        };
+        diesel::sql_query(CREATE_UNSIGNED_USERS)
+            .execute(&mut conn)
+            .await
+            .expect("create table");
+        let user = unsigned_user();
         diesel::insert_into(unsigned_users::table)
             .values(&user)
             .execute(&mut conn)

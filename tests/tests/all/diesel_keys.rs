@@ -12,31 +12,89 @@ fn create_schema<C: diesel::Connection>(conn: &mut C, backend: diesel_common::Ba
     }
 }
 
-mod postgres {
-    use diesel::prelude::*;
-
-    use crate::diesel_common::*;
-
-    const BACKEND: Backend = Backend::Postgres;
-    type Conn = PgConnection;
-
-    fn connect() -> (flakeid_tests::db::TestDb, Conn) {
-        init_generator();
-        let db = flakeid_tests::db::postgres_blocking();
-        let mut conn = PgConnection::establish(db.url()).expect("connect to PostgreSQL");
-        super::create_schema(&mut conn, BACKEND);
-        (db, conn)
+/// A department whose head is an employee that does not exist.
+fn headless_department() -> diesel_common::Department {
+    diesel_common::Department {
+        id: diesel_common::fresh_id(),
+        name: "headless".to_owned(),
+        head_id: Some(diesel_common::fresh_id()),
     }
+}
 
-    include!("diesel_common/sync_cases.rs");
+/// No department is stored (plain SQL).
+fn assert_no_department<C: diesel::Connection>(conn: &mut C)
+where
+    diesel::query_builder::SqlQuery:
+        for<'q> diesel::query_dsl::LoadQuery<'q, C, diesel_common::Raw>,
+{
+    use diesel::RunQueryDsl;
+    let stored: Vec<diesel_common::Raw> =
+        diesel::sql_query("SELECT COUNT(*) AS v FROM departments")
+            .load(conn)
+            .expect("plain count");
+    assert_eq!(stored, vec![diesel_common::Raw { v: 0 }]);
+}
+
+/// A module per backend: its connection (`$connect` gives a fresh
+/// database's guard and connection; the shared tables are created on it),
+/// the shared cases (`diesel_common/sync_cases.rs`), then the backend's own
+/// items.
+macro_rules! backend_tests {
+    ($m:ident: $backend:ident, $conn:ty = $connect:expr; $($own:item)*) => {
+        mod $m {
+            use diesel::prelude::*;
+
+            use crate::diesel_common::*;
+
+            const BACKEND: Backend = Backend::$backend;
+            type Conn = $conn;
+
+            fn connect() -> (impl Sized, Conn) {
+                init_generator();
+                let (db, mut conn) = $connect;
+                super::create_schema(&mut conn, BACKEND);
+                (db, conn)
+            }
+
+            include!("diesel_common/sync_cases.rs");
+
+            $($own)*
+        }
+    };
+}
+
+/// With deferred foreign keys (PostgreSQL, SQLite) a department whose head
+/// does not exist goes in, and the commit fails (`$refused` holds for the
+/// result); nothing is stored.
+macro_rules! deferred_cycle_with_a_missing_employee_fails_at_commit {
+    ($refused:expr) => {
+        #[test]
+        fn deferred_cycle_with_a_missing_employee_fails_at_commit() {
+            let (_db, mut conn) = connect();
+            let department = super::headless_department();
+            let result = conn.transaction(|conn| {
+                diesel::insert_into(departments::table)
+                    .values(&department)
+                    .execute(conn)
+            });
+            let refused: fn(&QueryResult<usize>) -> bool = $refused;
+            assert!(
+                refused(&result),
+                "commit must fail on the dangling head: {result:?}"
+            );
+            super::assert_no_department(&mut conn);
+        }
+    };
+}
+
+backend_tests! {
+    postgres: Postgres, PgConnection =
+        connection(flakeid_tests::db::postgres_blocking(), "PostgreSQL");
 
     #[test]
     fn returning_gives_back_the_row_with_the_assigned_id() {
         let (_db, mut conn) = connect();
-        let user = User {
-            id: fresh_id(),
-            name: "returned".to_owned(),
-        };
+        let user = user("returned");
         let returned: User = diesel::insert_into(users::table)
             .values(&user)
             .returning(User::as_returning())
@@ -57,85 +115,29 @@ mod postgres {
         assert_eq!(stored, vec![Raw { v: user.id.into() }]);
     }
 
-    #[test]
-    fn deferred_cycle_with_a_missing_employee_fails_at_commit() {
-        let (_db, mut conn) = connect();
-        let department = Department {
-            id: DepartmentId::generate().expect("a fresh ID"),
-            name: "headless".to_owned(),
-            head_id: Some(EmployeeId::generate().expect("a fresh ID")),
-        };
-        let result = conn.transaction(|conn| {
-            diesel::insert_into(departments::table)
-                .values(&department)
-                .execute(conn)
-        });
-        assert!(
-            matches!(
-                result,
-                Err(diesel::result::Error::DatabaseError(
-                    diesel::result::DatabaseErrorKind::ForeignKeyViolation,
-                    _
-                ))
-            ),
-            "commit must fail on the dangling head: {result:?}"
-        );
-        let stored: Vec<Raw> = diesel::sql_query("SELECT COUNT(*) AS v FROM departments")
-            .load(&mut conn)
-            .expect("plain count");
-        assert_eq!(stored, vec![Raw { v: 0 }]);
-    }
+    deferred_cycle_with_a_missing_employee_fails_at_commit!(|result| matches!(
+        result,
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::ForeignKeyViolation,
+            _
+        ))
+    ));
 }
 
-mod mysql {
-    use diesel::prelude::*;
-
-    use crate::diesel_common::*;
-
-    const BACKEND: Backend = Backend::Mysql;
-    type Conn = MysqlConnection;
-
-    fn connect() -> (flakeid_tests::db::TestDb, Conn) {
-        init_generator();
-        let db = flakeid_tests::db::mysql_blocking();
-        let mut conn = MysqlConnection::establish(db.url()).expect("connect to MySQL");
-        super::create_schema(&mut conn, BACKEND);
-        (db, conn)
-    }
-
-    include!("diesel_common/sync_cases.rs");
-
-    diesel::table! {
-        unsigned_users (id) {
-            id -> Unsigned<BigInt>,
-            name -> Text,
-        }
-    }
-
-    #[derive(Queryable, Selectable, Insertable, Debug, PartialEq)]
-    #[diesel(table_name = unsigned_users)]
-    struct UnsignedUser {
-        id: UserId,
-        name: String,
-    }
+backend_tests! {
+    mysql: Mysql, MysqlConnection = connection(flakeid_tests::db::mysql_blocking(), "MySQL");
 
     fn create_unsigned_table(conn: &mut Conn) {
-        diesel::sql_query(
-            "CREATE TABLE unsigned_users (id BIGINT UNSIGNED NOT NULL PRIMARY KEY CHECK (id > 0), \
-             name VARCHAR(200) NOT NULL)",
-        )
-        .execute(conn)
-        .expect("create table");
+        diesel::sql_query(CREATE_UNSIGNED_USERS)
+            .execute(conn)
+            .expect("create table");
     }
 
     #[test]
     fn unsigned_bigint_column_round_trips() {
         let (_db, mut conn) = connect();
         create_unsigned_table(&mut conn);
-        let user = UnsignedUser {
-            id: UserId::generate().expect("a fresh ID"),
-            name: "unsigned".to_owned(),
-        };
+        let user = unsigned_user();
         diesel::insert_into(unsigned_users::table)
             .values(&user)
             .execute(&mut conn)
@@ -175,13 +177,8 @@ mod mysql {
         // Why the cycle is written as insert-then-UPDATE on MySQL: there are no
         // deferred constraints, so the forward reference fails at once.
         let (_db, mut conn) = connect();
-        let department = Department {
-            id: DepartmentId::generate().expect("a fresh ID"),
-            name: "headless".to_owned(),
-            head_id: Some(EmployeeId::generate().expect("a fresh ID")),
-        };
         let result = diesel::insert_into(departments::table)
-            .values(&department)
+            .values(&super::headless_department())
             .execute(&mut conn);
         assert!(
             matches!(
@@ -193,53 +190,18 @@ mod mysql {
             ),
             "a dangling head must be refused: {result:?}"
         );
-        let stored: Vec<Raw> = diesel::sql_query("SELECT COUNT(*) AS v FROM departments")
-            .load(&mut conn)
-            .expect("plain count");
-        assert_eq!(stored, vec![Raw { v: 0 }]);
+        super::assert_no_department(&mut conn);
     }
 }
 
-mod sqlite {
-    use diesel::prelude::*;
-
-    use crate::diesel_common::*;
-
-    const BACKEND: Backend = Backend::Sqlite;
-    type Conn = SqliteConnection;
-
-    fn connect() -> ((), Conn) {
-        init_generator();
+backend_tests! {
+    sqlite: Sqlite, SqliteConnection = {
         let mut conn = SqliteConnection::establish(":memory:").expect("open SQLite in memory");
         diesel::sql_query("PRAGMA foreign_keys = ON")
             .execute(&mut conn)
             .expect("enable foreign keys");
-        super::create_schema(&mut conn, BACKEND);
         ((), conn)
-    }
+    };
 
-    include!("diesel_common/sync_cases.rs");
-
-    #[test]
-    fn deferred_cycle_with_a_missing_employee_fails_at_commit() {
-        let (_db, mut conn) = connect();
-        let department = Department {
-            id: DepartmentId::generate().expect("a fresh ID"),
-            name: "headless".to_owned(),
-            head_id: Some(EmployeeId::generate().expect("a fresh ID")),
-        };
-        let result = conn.transaction(|conn| {
-            diesel::insert_into(departments::table)
-                .values(&department)
-                .execute(conn)
-        });
-        assert!(
-            result.is_err(),
-            "commit must fail on the dangling head: {result:?}"
-        );
-        let stored: Vec<Raw> = diesel::sql_query("SELECT COUNT(*) AS v FROM departments")
-            .load(&mut conn)
-            .expect("plain count");
-        assert_eq!(stored, vec![Raw { v: 0 }]);
-    }
+    deferred_cycle_with_a_missing_employee_fails_at_commit!(Result::is_err);
 }

@@ -10,10 +10,52 @@ use sqlx::postgres::PgPool;
 use sqlx::{Connection as _, Row as _};
 use tokio::sync::Barrier;
 
-use crate::support::test_name;
+use crate::support::{output_and_text, test_name};
 
 /// Values a JavaScript number or a sloppy driver would corrupt.
 const SIGNED: [i64; 3] = [1, (1 << 53) + 1, i64::MAX];
+
+/// A test per case: `values` (of type `ty`) stored in a `column` column of
+/// a fresh table on the server `connect` gives, read back exactly as `ty`
+/// and as text, then compared inside the database against literals: the
+/// condition `exact` on `v` holds for `count` rows.
+macro_rules! bigint_round_trips {
+    ($($name:ident: $connect:path, $pool:ty, $column:literal, $ty:ty,
+        $values:expr, $exact:literal => $count:literal;)*) => {$(
+        #[tokio::test]
+        async fn $name() -> Result<(), sqlx::Error> {
+            let db = $connect().await;
+            let pool = <$pool>::connect(db.url()).await?;
+            let values = $values;
+            let (insert, select) = match db.backend() {
+                Backend::Postgres => (
+                    "INSERT INTO ids (k, v) VALUES ($1, $2)",
+                    "SELECT v, CAST(v AS TEXT) AS s FROM ids ORDER BY k",
+                ),
+                Backend::MySql => (
+                    "INSERT INTO ids (k, v) VALUES (?, ?)",
+                    "SELECT v, CAST(v AS CHAR) AS s FROM ids ORDER BY k",
+                ),
+            };
+            let create = concat!("CREATE TABLE ids (k INT PRIMARY KEY, v ", $column, " NOT NULL)");
+            sqlx::query(create).execute(&pool).await?;
+            for (k, v) in (0i32..).zip(values) {
+                sqlx::query(insert).bind(k).bind(v).execute(&pool).await?;
+            }
+            let rows = sqlx::query(select).fetch_all(&pool).await?;
+            assert_eq!(rows.len(), values.len());
+            for (row, expected) in rows.iter().zip(values) {
+                assert_eq!(row.try_get::<$ty, _>("v")?, expected);
+                assert_eq!(row.try_get::<String, _>("s")?, expected.to_string());
+            }
+            let exact: i64 = sqlx::query_scalar(concat!("SELECT COUNT(*) FROM ids WHERE ", $exact))
+                .fetch_one(&pool)
+                .await?;
+            assert_eq!(exact, $count);
+            Ok(())
+        }
+    )*};
+}
 
 #[tokio::test]
 async fn both_servers_answer_and_report_versions() -> Result<(), sqlx::Error> {
@@ -51,97 +93,13 @@ async fn both_servers_answer_and_report_versions() -> Result<(), sqlx::Error> {
     Ok(())
 }
 
-#[tokio::test]
-async fn postgres_bigint_round_trips_exactly() -> Result<(), sqlx::Error> {
-    let db = db::postgres().await;
-    let pool = PgPool::connect(db.url()).await?;
-    sqlx::query("CREATE TABLE ids (k INT PRIMARY KEY, v BIGINT NOT NULL)")
-        .execute(&pool)
-        .await?;
-    for (k, v) in (0i32..).zip(SIGNED) {
-        sqlx::query("INSERT INTO ids (k, v) VALUES ($1, $2)")
-            .bind(k)
-            .bind(v)
-            .execute(&pool)
-            .await?;
-    }
-    let rows = sqlx::query("SELECT v, CAST(v AS TEXT) AS s FROM ids ORDER BY k")
-        .fetch_all(&pool)
-        .await?;
-    assert_eq!(rows.len(), SIGNED.len());
-    for (row, expected) in rows.iter().zip(SIGNED) {
-        assert_eq!(row.try_get::<i64, _>("v")?, expected);
-        assert_eq!(row.try_get::<String, _>("s")?, expected.to_string());
-    }
-    // And compared inside the database, against literals.
-    let exact: bool = sqlx::query_scalar(
-        "SELECT bool_and(v IN (1, 9007199254740993, 9223372036854775807)) AND count(*) = 3 FROM ids",
-    )
-    .fetch_one(&pool)
-    .await?;
-    assert!(exact);
-    Ok(())
-}
-
-#[tokio::test]
-async fn mysql_bigint_round_trips_exactly() -> Result<(), sqlx::Error> {
-    let db = db::mysql().await;
-    let pool = MySqlPool::connect(db.url()).await?;
-    sqlx::query("CREATE TABLE ids (k INT PRIMARY KEY, v BIGINT NOT NULL)")
-        .execute(&pool)
-        .await?;
-    for (k, v) in (0i32..).zip(SIGNED) {
-        sqlx::query("INSERT INTO ids (k, v) VALUES (?, ?)")
-            .bind(k)
-            .bind(v)
-            .execute(&pool)
-            .await?;
-    }
-    let rows = sqlx::query("SELECT v, CAST(v AS CHAR) AS s FROM ids ORDER BY k")
-        .fetch_all(&pool)
-        .await?;
-    assert_eq!(rows.len(), SIGNED.len());
-    for (row, expected) in rows.iter().zip(SIGNED) {
-        assert_eq!(row.try_get::<i64, _>("v")?, expected);
-        assert_eq!(row.try_get::<String, _>("s")?, expected.to_string());
-    }
-    let exact: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM ids WHERE v IN (1, 9007199254740993, 9223372036854775807)",
-    )
-    .fetch_one(&pool)
-    .await?;
-    assert_eq!(exact, 3);
-    Ok(())
-}
-
-#[tokio::test]
-async fn mysql_bigint_unsigned_round_trips_u64_max() -> Result<(), sqlx::Error> {
-    let db = db::mysql().await;
-    let pool = MySqlPool::connect(db.url()).await?;
-    sqlx::query("CREATE TABLE ids (k INT PRIMARY KEY, v BIGINT UNSIGNED NOT NULL)")
-        .execute(&pool)
-        .await?;
-    let values = [1u64, (1 << 63) + 1, u64::MAX];
-    for (k, v) in (0i32..).zip(values) {
-        sqlx::query("INSERT INTO ids (k, v) VALUES (?, ?)")
-            .bind(k)
-            .bind(v)
-            .execute(&pool)
-            .await?;
-    }
-    let rows = sqlx::query("SELECT v, CAST(v AS CHAR) AS s FROM ids ORDER BY k")
-        .fetch_all(&pool)
-        .await?;
-    assert_eq!(rows.len(), values.len());
-    for (row, expected) in rows.iter().zip(values) {
-        assert_eq!(row.try_get::<u64, _>("v")?, expected);
-        assert_eq!(row.try_get::<String, _>("s")?, expected.to_string());
-    }
-    let max: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM ids WHERE v = 18446744073709551615")
-        .fetch_one(&pool)
-        .await?;
-    assert_eq!(max, 1);
-    Ok(())
+bigint_round_trips! {
+    postgres_bigint_round_trips_exactly: db::postgres, PgPool, "BIGINT", i64, SIGNED,
+        "v IN (1, 9007199254740993, 9223372036854775807)" => 3;
+    mysql_bigint_round_trips_exactly: db::mysql, MySqlPool, "BIGINT", i64, SIGNED,
+        "v IN (1, 9007199254740993, 9223372036854775807)" => 3;
+    mysql_bigint_unsigned_round_trips_u64_max: db::mysql, MySqlPool, "BIGINT UNSIGNED", u64,
+        [1u64, (1 << 63) + 1, u64::MAX], "v = 18446744073709551615" => 1;
 }
 
 /// Two tests at the same time, each with a table `t`: each sees only its rows.
@@ -181,39 +139,25 @@ async fn concurrent_tests_do_not_see_each_other() -> Result<(), sqlx::Error> {
 /// Creates table `t` with `rows` rows, waits until every task has done the
 /// same, then counts.
 async fn fill_and_count(db: &TestDb, rows: i64, barrier: &Barrier) -> Result<i64, sqlx::Error> {
-    match db.backend() {
-        Backend::Postgres => {
-            let mut conn = sqlx::PgConnection::connect(db.url()).await?;
+    /// The same on a connection of type `$conn`, inserting with `$insert`.
+    macro_rules! on {
+        ($conn:ty, $insert:literal) => {{
+            let mut conn = <$conn>::connect(db.url()).await?;
             sqlx::query("CREATE TABLE t (id BIGINT PRIMARY KEY)")
                 .execute(&mut conn)
                 .await?;
             for id in 0..rows {
-                sqlx::query("INSERT INTO t (id) VALUES ($1)")
-                    .bind(id)
-                    .execute(&mut conn)
-                    .await?;
-            }
-            barrier.wait().await;
-            sqlx::query_scalar("SELECT count(*) FROM t")
-                .fetch_one(&mut conn)
-                .await
-        }
-        Backend::MySql => {
-            let mut conn = sqlx::MySqlConnection::connect(db.url()).await?;
-            sqlx::query("CREATE TABLE t (id BIGINT PRIMARY KEY)")
-                .execute(&mut conn)
-                .await?;
-            for id in 0..rows {
-                sqlx::query("INSERT INTO t (id) VALUES (?)")
-                    .bind(id)
-                    .execute(&mut conn)
-                    .await?;
+                sqlx::query($insert).bind(id).execute(&mut conn).await?;
             }
             barrier.wait().await;
             sqlx::query_scalar("SELECT COUNT(*) FROM t")
                 .fetch_one(&mut conn)
                 .await
-        }
+        }};
+    }
+    match db.backend() {
+        Backend::Postgres => on!(sqlx::PgConnection, "INSERT INTO t (id) VALUES ($1)"),
+        Backend::MySql => on!(sqlx::MySqlConnection, "INSERT INTO t (id) VALUES (?)"),
     }
 }
 
@@ -264,23 +208,18 @@ fn no_engine_and_no_url_fails_loudly() {
         ("postgres", "FLAKEID_TEST_POSTGRES_URL"),
         ("mysql", "FLAKEID_TEST_MYSQL_URL"),
     ] {
-        let out = Command::new(&exe)
-            .args([
-                "--exact",
-                &test_name(module_path!(), "no_engine_and_no_url_fails_loudly"),
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CHILD_VAR, which)
-            .env("DOCKER_HOST", "unix:///nonexistent/flakeid-no-docker.sock")
-            .env_remove("FLAKEID_TEST_POSTGRES_URL")
-            .env_remove("FLAKEID_TEST_MYSQL_URL")
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+        let (out, text) = output_and_text(
+            Command::new(&exe)
+                .args([
+                    "--exact",
+                    &test_name(module_path!(), "no_engine_and_no_url_fails_loudly"),
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env(CHILD_VAR, which)
+                .env("DOCKER_HOST", "unix:///nonexistent/flakeid-no-docker.sock")
+                .env_remove("FLAKEID_TEST_POSTGRES_URL")
+                .env_remove("FLAKEID_TEST_MYSQL_URL"),
         );
         assert!(
             !out.status.success(),

@@ -5,30 +5,17 @@
 //! otherwise store 0. Plain SQL counts what was stored.
 #![allow(unreachable_pub)] // generated entity items are `pub` inside a private test module
 
+use crate::seaorm_common::create_table;
 use crate::seaorm_connect;
 use crate::support::init_generator;
 
-use sea_orm::{
-    ConnectionTrait, DatabaseConnection, EntityTrait, QueryResult, Schema, Set, Statement,
-};
+use sea_orm::{ConnectionTrait, DatabaseConnection, EntityTrait, QueryResult, Set, Statement};
 
 /// Key of `notes`.
 #[flakeid_seaorm::flake_id]
 pub struct NoteId(i64);
 
-pub mod note {
-    use sea_orm::entity::prelude::*;
-
-    #[flakeid_seaorm::flake_id]
-    #[sea_orm::model]
-    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-    #[sea_orm(table_name = "notes")]
-    pub struct Model {
-        #[sea_orm(primary_key)]
-        pub id: super::NoteId,
-        pub body: String,
-    }
-}
+flake_entity!(pub mod note = "notes", super::NoteId { pub body: String, });
 
 /// The migration the Diesel example (and the README) shows.
 const DIESEL_EXAMPLE_MIGRATION: &str = include_str!(
@@ -55,12 +42,28 @@ async fn assert_refused(db: &DatabaseConnection, sql: &str) {
     assert!(result.is_err(), "the database accepted {sql}: {result:?}");
 }
 
+/// Inserts into `table` by plain SQL with the key 0, then -5 (`columns`
+/// given `values`): the database refuses both and stores nothing.
+async fn assert_keys_at_or_below_zero_refused(
+    db: &DatabaseConnection,
+    table: &str,
+    columns: &str,
+    values: &str,
+) {
+    let stored = count(db, table).await;
+    for bad in ["0", "-5"] {
+        assert_refused(
+            db,
+            &format!("INSERT INTO {table} (id, {columns}) VALUES ({bad}, {values})"),
+        )
+        .await;
+        assert_eq!(count(db, table).await, stored, "key {bad} was stored");
+    }
+}
+
 async fn seaorm_created_table_refuses_keys_at_or_below_zero(db: &DatabaseConnection) {
     init_generator();
-    let schema = Schema::new(db.get_database_backend());
-    db.execute(&schema.create_table_from_entity(note::Entity))
-        .await
-        .expect("create notes");
+    create_table(db, note::Entity).await;
 
     // `Entity::insert` runs no hook: the key stays out of the INSERT.
     let keyless = note::Entity::insert(note::ActiveModel {
@@ -75,14 +78,7 @@ async fn seaorm_created_table_refuses_keys_at_or_below_zero(db: &DatabaseConnect
         0,
         "a key-less insert stored a row"
     );
-    for bad in ["0", "-5"] {
-        assert_refused(
-            db,
-            &format!("INSERT INTO notes (id, body) VALUES ({bad}, 'bad')"),
-        )
-        .await;
-        assert_eq!(count(db, "notes").await, 0, "key {bad} was stored");
-    }
+    assert_keys_at_or_below_zero_refused(db, "notes", "body", "'bad'").await;
 
     // An ID still goes in.
     let id = NoteId::generate().expect("a fresh ID");
@@ -128,34 +124,21 @@ async fn diesel_example_migration_refuses_keys_at_or_below_zero(db: &DatabaseCon
             &format!("INSERT INTO {table} ({columns}) VALUES ({values})"),
         )
         .await;
-        for bad in ["0", "-5"] {
-            assert_refused(
-                db,
-                &format!("INSERT INTO {table} (id, {columns}) VALUES ({bad}, {values})"),
-            )
-            .await;
-        }
+        assert_keys_at_or_below_zero_refused(db, table, columns, &values).await;
     }
     assert_eq!(count(db, "authors").await, 1, "only Ada is stored");
     assert_eq!(count(db, "posts").await, 0, "no post is stored");
 }
 
 macro_rules! key_check_tests {
-    ($($db:ident => $connect:expr;)*) => {$(
+    ($($db:ident => $connect:path;)*) => {$(
         mod $db {
             use super::*;
 
-            #[tokio::test]
-            async fn seaorm_created_table_refuses_keys_at_or_below_zero() {
-                let (_guard, db) = $connect.await;
-                super::seaorm_created_table_refuses_keys_at_or_below_zero(&db).await;
-            }
-
-            #[tokio::test]
-            async fn diesel_example_migration_refuses_keys_at_or_below_zero() {
-                let (_guard, db) = $connect.await;
-                super::diesel_example_migration_refuses_keys_at_or_below_zero(&db).await;
-            }
+            seaorm_tests!($connect, super;
+                seaorm_created_table_refuses_keys_at_or_below_zero,
+                diesel_example_migration_refuses_keys_at_or_below_zero,
+            );
         }
     )*};
 }
@@ -163,9 +146,9 @@ macro_rules! key_check_tests {
 use seaorm_connect::{mysql_non_strict, postgres, sqlite};
 
 key_check_tests! {
-    on_sqlite => sqlite();
-    on_postgres => postgres();
-    on_mariadb_non_strict => mysql_non_strict();
+    on_sqlite => sqlite;
+    on_postgres => postgres;
+    on_mariadb_non_strict => mysql_non_strict;
 }
 
 /// Why the check matters: in non-strict mode, a table without it stores a

@@ -5,33 +5,24 @@
 
 use std::time::{Duration, Instant};
 
-use flakeid_core::layout::Layout;
-use flakeid_core::layout::presets;
 use flakeid_core::node::{
     AsyncLeaseStore as _, ClaimRequest, LeaseError, LeaseOptions, ReleaseRequest, RenewRequest,
     Renewal,
 };
-use flakeid_core::{CeilingWait, FenceReason, Fenced, GenerateError, Generator};
+use flakeid_core::{CeilingWait, FenceReason, Fenced, GenerateError};
 use flakeid_etcd::EtcdLeaseStore;
 use flakeid_etcd::etcd_client::Client;
 use flakeid_tests::db;
 use serde_json::Value;
 
-use super::lease_common::{PATIENCE, Worker, check_rows, prepare, report, rows, space, until};
-
-fn stamped<C: flakeid_core::Clock>(
-    g: &Generator<flakeid_core::layout::BitLayout, C>,
-    id: u64,
-) -> u64 {
-    g.layout().decompose(id).tick + g.layout().epoch_millis()
-}
+use super::lease_common::{
+    PATIENCE, Worker, assert_all_taken, assert_held_by_the_test_host, assert_refused_at_once,
+    check_rows, go_and_finish, hold_file, lease_options, prepare, report_done, rows, space,
+    stamped, until,
+};
 
 fn options(space: &str) -> LeaseOptions {
-    LeaseOptions::new(space, presets::twitter())
-        .nodes(0..=2)
-        .ttl(Duration::from_secs(3))
-        .renew_every(Duration::from_millis(100))
-        .holder("test-host/1")
+    lease_options(space, Duration::from_secs(3))
 }
 
 /// The node key's JSON, read with a plain etcd client.
@@ -87,12 +78,7 @@ async fn etcd_keys_follow_claim_renewal_and_release() {
     );
     // Operators see every node and the holder.
     let table = flakeid_etcd::list_nodes(&client, &space).await.unwrap();
-    assert_eq!(table.rows.len(), 3);
-    assert_eq!(table.held().map(|r| r.node).collect::<Vec<_>>(), vec![node]);
-    assert!(
-        table.to_string().contains("held by test-host/1, fence 1"),
-        "{table}"
-    );
+    assert_held_by_the_test_host(&table, node);
     let last = g.next_id().unwrap();
     let mark = lease.release(&g).await.unwrap();
     assert_eq!(mark, stamped(&g, last));
@@ -131,18 +117,7 @@ async fn etcd_all_nodes_taken_is_an_error_and_operators_see_why() {
     let err = flakeid_etcd::claim(&client, options(&space))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            LeaseError::AllTaken {
-                nodes: 3,
-                first: 0,
-                last: 2,
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_all_taken(&err);
     let table = flakeid_etcd::list_nodes(&client, &space).await.unwrap();
     let text = table.to_string();
     assert!(text.contains(": 3 of 3 nodes held"), "{text}");
@@ -331,9 +306,7 @@ async fn etcd_six_processes_on_two_shards_share_four_nodes() {
         conns.push(prepare(s).await);
     }
     let space = space("etcd-six-of-four");
-    let hold = std::env::temp_dir().join(format!("{space}.go"));
-    let _ = std::fs::remove_file(&hold);
-    let hold_s = hold.display().to_string();
+    let (hold, hold_s) = hold_file(&space);
     let ids = 2_000u64;
     let common = [
         "--orm",
@@ -346,7 +319,7 @@ async fn etcd_six_processes_on_two_shards_share_four_nodes() {
         "4",
     ];
     let ids_s = ids.to_string();
-    let mut workers: Vec<Worker> = (0..6)
+    let workers: Vec<Worker> = (0..6)
         .map(|i| {
             let args = [
                 &common[..],
@@ -370,29 +343,9 @@ async fn etcd_six_processes_on_two_shards_share_four_nodes() {
         table.held().count() == 4
     })
     .await;
-    let mut impatient = Worker::start(
-        shards[0].url(),
-        "impatient",
-        &[&common[..], &["--ids", "10"]].concat(),
-    );
-    let refusal = impatient.wait_for(&["NO_NODE", "READY"]);
-    assert!(
-        refusal.starts_with("NO_NODE all 4 node IDs (0..=3) of space"),
-        "{refusal}"
-    );
-    let (_, code) = impatient.finish();
-    assert_eq!(code, 4);
+    assert_refused_at_once(shards[0].url(), &common);
 
-    std::fs::write(&hold, b"go").unwrap();
-    let (mut issued, mut dups) = (0, 0);
-    for w in workers.drain(..) {
-        let tag = w.tag.clone();
-        let (done, code) = w.finish();
-        let done = done.unwrap_or_else(|| panic!("{tag} did not finish"));
-        assert_eq!((code, done.issued, done.lost), (0, ids, false), "{tag}");
-        issued += done.issued;
-        dups += done.duplicates;
-    }
+    let done = go_and_finish(&hold, workers, ids);
     let mut stored = rows(&conns[0]).await;
     let second = rows(&conns[1]).await;
     assert!(
@@ -401,7 +354,7 @@ async fn etcd_six_processes_on_two_shards_share_four_nodes() {
     );
     stored.extend(second);
     let check = check_rows(&stored);
-    let found = report("etcd-six-of-four-two-shards", 6, issued, check.rows, dups);
+    let found = report_done("etcd-six-of-four-two-shards", &done, check.rows);
     assert_eq!(found, 0);
     // Six claims in all: the two that waited took released nodes.
     let table = flakeid_etcd::list_nodes(&client, &space).await.unwrap();

@@ -7,9 +7,12 @@
 
 use std::collections::BTreeSet;
 
-use super::lease_common::{Worker, check_rows, report, rows, space, sqlite_url, wall_ms};
+use super::lease_common::{
+    Worker, check_rows, connect, hold_file, report, rows, scenario_tests, space, sqlite_url,
+    wall_ms,
+};
 use flakeid_tests::db;
-use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, Statement};
 
 const REPLICAS: usize = 8;
 const IDS: u64 = 200;
@@ -17,9 +20,7 @@ const IDS: u64 = 200;
 /// Only the table the workers insert into: the lease and segment tables
 /// are left to the workers.
 async fn ids_table(url: &str) -> DatabaseConnection {
-    let conn = Database::connect(url)
-        .await
-        .unwrap_or_else(|e| panic!("connect {url}: {e}"));
+    let conn = connect(url).await;
     conn.execute_unprepared(
         "CREATE TABLE lease_ids (id BIGINT NOT NULL PRIMARY KEY, node INTEGER NOT NULL, \
          fence BIGINT NOT NULL, worker VARCHAR(64) NOT NULL, issued_ms BIGINT NOT NULL)",
@@ -45,9 +46,7 @@ async fn first_deploy(url: &str, name: &str, orm: &str) {
     let nodes = REPLICAS.to_string();
     let ids = IDS.to_string();
     // Each replica holds its node until all have started.
-    let hold = std::env::temp_dir().join(format!("{space}.go"));
-    let _ = std::fs::remove_file(&hold);
-    let hold_arg = hold.display().to_string();
+    let (hold, hold_arg) = hold_file(&space);
     // Far enough ahead for every process to be up and connected.
     let start_at = (wall_ms() + 3000).to_string();
     let mut workers: Vec<Worker> = (0..REPLICAS)
@@ -134,52 +133,27 @@ async fn first_deploy(url: &str, name: &str, orm: &str) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_first_deploy_of_eight_replicas_seaorm() {
-    let db = db::postgres().await;
-    first_deploy(db.url(), "pg-deploy-seaorm", "seaorm").await;
+/// [`first_deploy`] through `orm` on a fresh database of `kind`: `"pg"`
+/// (PostgreSQL), `"my"` (MariaDB) or `"lite"` (a SQLite file).
+async fn deploy(kind: &str, orm: &str) {
+    let name = format!("{kind}-deploy-{orm}");
+    let db = match kind {
+        "pg" => Some(db::postgres().await),
+        "my" => Some(db::mysql().await),
+        _ => None,
+    };
+    let url = db
+        .as_ref()
+        .map_or_else(|| sqlite_url(&name), |db| db.url().to_owned());
+    first_deploy(&url, &name, orm).await;
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_first_deploy_of_eight_replicas_diesel() {
-    let db = db::postgres().await;
-    first_deploy(db.url(), "pg-deploy-diesel", "diesel").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_first_deploy_of_eight_replicas_diesel_async() {
-    let db = db::postgres().await;
-    first_deploy(db.url(), "pg-deploy-diesel-async", "diesel-async").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_first_deploy_of_eight_replicas_seaorm() {
-    let db = db::mysql().await;
-    first_deploy(db.url(), "my-deploy-seaorm", "seaorm").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_first_deploy_of_eight_replicas_diesel() {
-    let db = db::mysql().await;
-    first_deploy(db.url(), "my-deploy-diesel", "diesel").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn sqlite_first_deploy_of_eight_replicas_seaorm() {
-    first_deploy(
-        &sqlite_url("lite-deploy-seaorm"),
-        "lite-deploy-seaorm",
-        "seaorm",
-    )
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn sqlite_first_deploy_of_eight_replicas_diesel() {
-    first_deploy(
-        &sqlite_url("lite-deploy-diesel"),
-        "lite-deploy-diesel",
-        "diesel",
-    )
-    .await;
+scenario_tests! {
+    postgres_first_deploy_of_eight_replicas_seaorm: deploy("pg", "seaorm");
+    postgres_first_deploy_of_eight_replicas_diesel: deploy("pg", "diesel");
+    postgres_first_deploy_of_eight_replicas_diesel_async: deploy("pg", "diesel-async");
+    mariadb_first_deploy_of_eight_replicas_seaorm: deploy("my", "seaorm");
+    mariadb_first_deploy_of_eight_replicas_diesel: deploy("my", "diesel");
+    sqlite_first_deploy_of_eight_replicas_seaorm: deploy("lite", "seaorm");
+    sqlite_first_deploy_of_eight_replicas_diesel: deploy("lite", "diesel");
 }

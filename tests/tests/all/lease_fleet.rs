@@ -8,17 +8,12 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use super::lease_common::{
-    Worker, check_rows, count_of, lease_row, prepare, report, rows, space, until, wall_ms,
+    Worker, check_rows, hold_file, lease_args, lease_row, prepare, report, report_done, rows,
+    scenario_tests, space, until_stored, wall_ms,
 };
 use flakeid_tests::db::{self, TestDb};
+use flakeid_tests::process::field;
 use sea_orm::{ConnectionTrait, Statement};
-
-fn field(line: &str, key: &str) -> i64 {
-    line.split_whitespace()
-        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no {key}= in {line:?}"))
-}
 
 /// A holder (issuing through the process-wide generator) is stopped past
 /// its TTL; another process takes its node. When it resumes, its renewal
@@ -28,37 +23,29 @@ fn field(line: &str, key: &str) -> i64 {
 async fn a_cut_off_holder_moves_to_a_free_node(db: TestDb, name: &str, orm: &str) {
     let conn = prepare(&db).await;
     let space = space(name);
-    let hold = std::env::temp_dir().join(format!("{space}.go"));
-    let _ = std::fs::remove_file(&hold);
-    let hold = hold.display().to_string();
+    let (hold_path, hold) = hold_file(&space);
     let ids = 6_000u64;
     let mut a = Worker::start(
         db.url(),
         "a",
         &[
-            "--space",
-            &space,
-            "--nodes",
-            "2",
-            "--orm",
-            orm,
-            "--process-wide",
-            "--ids",
-            &ids.to_string(),
-            "--pace-us",
-            "1000",
-            "--ttl-ms",
-            "1500",
-            "--renew-ms",
-            "300",
-        ],
+            &lease_args(&space, "2", orm)[..],
+            &[
+                "--process-wide",
+                "--ids",
+                &ids.to_string(),
+                "--pace-us",
+                "1000",
+                "--ttl-ms",
+                "1500",
+                "--renew-ms",
+                "300",
+            ],
+        ]
+        .concat(),
     );
     let ready = a.ready();
-    until("A stored IDs", || {
-        let conn = conn.clone();
-        async move { count_of(&conn, "a").await >= 300 }
-    })
-    .await;
+    until_stored(&conn, "a", 300).await;
     a.signal("STOP");
     let stopped_at = wall_ms();
     // Past A's lease; B waits for exactly A's node and takes it.
@@ -90,17 +77,13 @@ async fn a_cut_off_holder_moves_to_a_free_node(db: TestDb, name: &str, orm: &str
     let b_ready = b.ready();
     assert_eq!(b_ready.node, ready.node);
     assert!(b_ready.fence > ready.fence);
-    until("B stored its IDs", || {
-        let conn = conn.clone();
-        async move { count_of(&conn, "b").await >= 500 }
-    })
-    .await;
+    until_stored(&conn, "b", 500).await;
     a.signal("CONT");
     let resumed_at = wall_ms();
     let moved = a.wait_for(&["MOVED"]);
-    let new_node = u64::try_from(field(&moved, "node")).unwrap();
+    let new_node: u64 = field(&moved, "node");
     assert_ne!(new_node, ready.node, "{moved}");
-    std::fs::write(&hold, b"go").unwrap();
+    std::fs::write(&hold_path, b"go").unwrap();
     let (a_done, a_code) = a.finish();
     let a_done = a_done.expect("A finished");
     assert_eq!(a_code, 0);
@@ -119,7 +102,7 @@ async fn a_cut_off_holder_moves_to_a_free_node(db: TestDb, name: &str, orm: &str
         .min()
         .expect("A inserted on its new node");
     // Every call A made after it noticed the move got an ID of the new node.
-    let moved_at = field(&moved, "at");
+    let moved_at: i64 = field(&moved, "at");
     assert!(
         a_rows
             .iter()
@@ -128,14 +111,7 @@ async fn a_cut_off_holder_moves_to_a_free_node(db: TestDb, name: &str, orm: &str
     );
     let (owner, _, _) = lease_row(&conn, &space, new_node).await;
     assert_eq!(owner, None, "A released its new node");
-    let found = report(
-        name,
-        2,
-        a_done.issued + b_done.issued,
-        check.rows,
-        a_done.duplicates + b_done.duplicates,
-    );
-    assert_eq!(found, 0);
+    assert_eq!(report_done(name, &[a_done, b_done], check.rows), 0);
     // Straight to stderr: shown in every run, not only with --nocapture.
     let _ = writeln!(
         std::io::stderr().lock(),
@@ -146,14 +122,11 @@ async fn a_cut_off_holder_moves_to_a_free_node(db: TestDb, name: &str, orm: &str
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_seaorm_cut_off_holder_moves_to_a_free_node() {
-    a_cut_off_holder_moves_to_a_free_node(db::postgres().await, "pg-move", "seaorm").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_diesel_cut_off_holder_moves_to_a_free_node() {
-    a_cut_off_holder_moves_to_a_free_node(db::mysql().await, "my-move", "diesel").await;
+scenario_tests! {
+    postgres_seaorm_cut_off_holder_moves_to_a_free_node:
+        a_cut_off_holder_moves_to_a_free_node(db::postgres().await, "pg-move", "seaorm");
+    mariadb_diesel_cut_off_holder_moves_to_a_free_node:
+        a_cut_off_holder_moves_to_a_free_node(db::mysql().await, "my-move", "diesel");
 }
 
 /// A holder whose clock runs a day ahead is refused at its claim, says so
@@ -170,17 +143,10 @@ async fn a_day_fast_holder_is_refused(db: TestDb, name: &str, orm: &str) {
         db.url(),
         "fast",
         &[
-            "--space",
-            &space,
-            "--nodes",
-            "1",
-            "--orm",
-            orm,
-            "--clock",
-            &fast_clock,
-            "--ids",
-            "10",
-        ],
+            &lease_args(&space, "1", orm)[..],
+            &["--clock", &fast_clock, "--ids", "10"],
+        ]
+        .concat(),
     );
     let refused = fast.wait_for(&["CLOCK_AHEAD", "READY"]);
     assert!(refused.starts_with("CLOCK_AHEAD"), "{refused}");
@@ -204,9 +170,7 @@ async fn a_day_fast_holder_is_refused(db: TestDb, name: &str, orm: &str) {
     let mut good = Worker::start(
         db.url(),
         "good",
-        &[
-            "--space", &space, "--nodes", "1", "--orm", orm, "--ids", "200",
-        ],
+        &[&lease_args(&space, "1", orm)[..], &["--ids", "200"]].concat(),
     );
     let ready = good.ready();
     assert_eq!(ready.node, 0);
@@ -227,9 +191,7 @@ async fn a_day_fast_holder_is_refused(db: TestDb, name: &str, orm: &str) {
     let mut next = Worker::start(
         db.url(),
         "next",
-        &[
-            "--space", &space, "--nodes", "2", "--orm", orm, "--ids", "100",
-        ],
+        &[&lease_args(&space, "2", orm)[..], &["--ids", "100"]].concat(),
     );
     assert_eq!(next.ready().node, 1, "the poisoned node was skipped");
     let (done, _) = next.finish();
@@ -247,12 +209,9 @@ async fn a_day_fast_holder_is_refused(db: TestDb, name: &str, orm: &str) {
     assert_eq!(report(name, 3, 300, check.rows, 0), 0);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_day_fast_holder_is_refused_and_the_node_stays_usable() {
-    a_day_fast_holder_is_refused(db::postgres().await, "pg-fast", "seaorm").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_day_fast_holder_is_refused_and_the_node_stays_usable() {
-    a_day_fast_holder_is_refused(db::mysql().await, "my-fast", "diesel").await;
+scenario_tests! {
+    postgres_day_fast_holder_is_refused_and_the_node_stays_usable:
+        a_day_fast_holder_is_refused(db::postgres().await, "pg-fast", "seaorm");
+    mariadb_day_fast_holder_is_refused_and_the_node_stays_usable:
+        a_day_fast_holder_is_refused(db::mysql().await, "my-fast", "diesel");
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use flakeid_core::FenceReason;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{LeaseChanges, LeaseOptions, LeaseStatus};
-use flakeid_tests::db;
+use flakeid_tests::db::{self, TestDb};
 use flakeid_tests::proxy::{Proxy, server_of};
 
 use super::lease_common::space;
@@ -51,16 +51,38 @@ fn options(space: &str) -> LeaseOptions {
         .renew_every(RENEW)
 }
 
-/// The partition against one holder whose subscriber's record is `told`:
-/// cut, another holder takes the node, heal, until the holder is told of
-/// the loss; the moments the partition began and ended.
+/// A fresh database with the lease table, a proxy to its server, and the
+/// database's URL through the proxy.
+async fn behind_a_proxy() -> (TestDb, Proxy, String) {
+    let db = db::postgres().await;
+    let (proxy, url) = {
+        let (target, through) = server_of(db.url());
+        let proxy = Proxy::start(target).await;
+        let url = through(proxy.addr());
+        (proxy, url)
+    };
+    {
+        let conn = sea_orm::Database::connect(db.url()).await.expect("connect");
+        flakeid_seaorm::lease::create_table(&conn)
+            .await
+            .expect("lease table");
+    }
+    (db, proxy, url)
+}
+
+/// The partition against one holder, whose lease's `changes` are recorded:
+/// cut, another holder (on the `direct` URL) takes the node, heal, until
+/// the holder is told of the loss; what it was told, and the moments the
+/// partition began and ended.
 async fn partition(
     orm: &str,
     direct: &str,
     space: &str,
-    told: &Told,
+    changes: LeaseChanges,
     proxy: &Proxy,
-) -> (Instant, Instant) {
+) -> (Told, Instant, Instant) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (told, recorder) = record(changes, stop.clone());
     let wait = |what: String, cond: Box<dyn Fn() -> bool + Send>| async move {
         let deadline = Instant::now() + Duration::from_secs(60);
         while !cond() {
@@ -111,7 +133,9 @@ async fn partition(
     )
     .await;
     taker.release_unused().await.expect("release the taker");
-    (cut_at, healed_at)
+    stop.store(true, Ordering::SeqCst);
+    recorder.join().unwrap();
+    (told, cut_at, healed_at)
 }
 
 /// What each holder must have been told: renewing late and fenced while
@@ -168,18 +192,8 @@ const SLACK: Duration = Duration::from_secs(8);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn diesel_holder_is_told_of_a_one_sided_partition_on_time() {
-    let db = db::postgres().await;
-    let (target, through) = server_of(db.url());
-    let proxy = Proxy::start(target).await;
-    let url = through(proxy.addr());
+    let (db, proxy, url) = behind_a_proxy().await;
     let space = space("partition-diesel");
-    let direct = db.url().to_owned();
-    {
-        let conn = sea_orm::Database::connect(&direct).await.expect("connect");
-        flakeid_seaorm::lease::create_table(&conn)
-            .await
-            .expect("lease table");
-    }
     let claim_space = space.clone();
     let lease = tokio::task::spawn_blocking(move || {
         use diesel::Connection as _;
@@ -191,11 +205,8 @@ async fn diesel_holder_is_told_of_a_one_sided_partition_on_time() {
     })
     .await
     .expect("claim");
-    let stop = Arc::new(AtomicBool::new(false));
-    let (told, recorder) = record(lease.changes(), stop.clone());
-    let (cut_at, healed_at) = partition("diesel", &direct, &space, &told, &proxy).await;
-    stop.store(true, Ordering::SeqCst);
-    recorder.join().unwrap();
+    let (told, cut_at, healed_at) =
+        partition("diesel", db.url(), &space, lease.changes(), &proxy).await;
     // One interval to the next renewal, one statement deadline for a
     // renewal begun just before the end.
     let deadline = RENEW.max(flakeid_diesel::lease::MIN_STATEMENT_DEADLINE);
@@ -205,27 +216,14 @@ async fn diesel_holder_is_told_of_a_one_sided_partition_on_time() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn seaorm_holder_is_told_of_a_one_sided_partition_on_time() {
-    let db = db::postgres().await;
-    let (target, through) = server_of(db.url());
-    let proxy = Proxy::start(target).await;
-    let url = through(proxy.addr());
+    let (db, proxy, url) = behind_a_proxy().await;
     let space = space("partition-seaorm");
-    let direct = db.url().to_owned();
-    {
-        let conn = sea_orm::Database::connect(&direct).await.expect("connect");
-        flakeid_seaorm::lease::create_table(&conn)
-            .await
-            .expect("lease table");
-    }
     let through_proxy = sea_orm::Database::connect(&url).await.expect("connect");
     let lease = flakeid_seaorm::lease::claim(&through_proxy, options(&space))
         .await
         .expect("claim through the proxy");
-    let stop = Arc::new(AtomicBool::new(false));
-    let (told, recorder) = record(lease.changes(), stop.clone());
-    let (cut_at, healed_at) = partition("seaorm", &direct, &space, &told, &proxy).await;
-    stop.store(true, Ordering::SeqCst);
-    recorder.join().unwrap();
+    let (told, cut_at, healed_at) =
+        partition("seaorm", db.url(), &space, lease.changes(), &proxy).await;
     // Each interval starts a renewal on a fresh connection, whatever the
     // hung ones do (the oldest is given up when four wait).
     check("seaorm", &told, cut_at, healed_at, RENEW + RENEW + SLACK);

@@ -7,16 +7,14 @@
 use std::io::Write as _;
 use std::time::Duration;
 
-use super::lease_common::{Worker, check_rows, count_of, prepare, report, rows, space, until};
+use super::lease_common::{
+    Done, Worker, assert_no_duplicates, finish_issuing, hold_file, lease_args, prepare,
+    scenario_tests, space, to_pause, until_stored,
+};
 use flakeid_tests::db::{self, TestDb, docker};
 
 async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
-    let container = db
-        .container_id()
-        .expect("this test pauses the server's container: run it with a container, not a URL")
-        .to_owned();
-    // The whole test: another test's pause would delay or cut this one's.
-    let _pauses = crate::support::PAUSE.lock().await;
+    let (container, _pauses) = to_pause(db.container_id()).await;
     let conn = prepare(&db).await;
     let space = space(name);
     let ids = 4_000u64;
@@ -27,24 +25,22 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
                 db.url(),
                 &format!("p{i}-{orm}"),
                 &[
-                    "--space",
-                    &space,
-                    "--nodes",
-                    "3",
-                    "--orm",
-                    orm,
-                    "--ids",
-                    &ids.to_string(),
-                    "--pace-us",
-                    "1000",
-                    // A TTL of ten renewals: on a loaded machine one
-                    // renewal can take over a second, and a lease that
-                    // expires before the pause lets another holder take it.
-                    "--ttl-ms",
-                    "3000",
-                    "--renew-ms",
-                    "300",
-                ],
+                    &lease_args(&space, "3", orm)[..],
+                    &[
+                        "--ids",
+                        &ids.to_string(),
+                        "--pace-us",
+                        "1000",
+                        // A TTL of ten renewals: on a loaded machine one
+                        // renewal can take over a second, and a lease that
+                        // expires before the pause lets another holder take it.
+                        "--ttl-ms",
+                        "3000",
+                        "--renew-ms",
+                        "300",
+                    ],
+                ]
+                .concat(),
             )
         })
         .collect();
@@ -52,51 +48,34 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
         w.ready();
     }
     for w in &workers {
-        let tag = w.tag.clone();
-        until("every holder stored IDs", || {
-            let (conn, tag) = (conn.clone(), tag.clone());
-            async move { count_of(&conn, &tag).await >= 100 }
-        })
-        .await;
+        until_stored(&conn, &w.tag, 100).await;
     }
     // Longer than the ceiling lead (the 3 s TTL): every holder meets its ceiling.
     docker(&["pause", &container]);
     tokio::time::sleep(Duration::from_secs(6)).await;
     docker(&["unpause", &container]);
 
-    let (mut issued, mut dups) = (0, 0);
+    let mut done: Vec<Done> = Vec::new();
     for w in workers {
         let tag = w.tag.clone();
-        let said = w.said();
-        let (done, code) = w.finish();
-        let done = done.unwrap_or_else(|| panic!("{tag} did not finish"));
-        assert_eq!(code, 0, "{tag}");
-        assert_eq!(done.issued, ids, "{tag}: nothing lost");
-        assert!(!done.lost, "{tag}: nobody else took its node");
+        let (d, said) = finish_issuing(w, ids);
         // Its generator met the ceiling: a call was refused, or (when its
         // inserts waited on the paused server until a renewal got
         // through) the lease said so.
         assert!(
-            done.fenced >= 1 || said.iter().any(|l| l.contains("node lease fenced")),
+            d.fenced >= 1 || said.iter().any(|l| l.contains("node lease fenced")),
             "{tag} never stopped at its ceiling while the database was paused: {said:?}"
         );
-        issued += done.issued;
-        dups += done.duplicates;
+        done.push(d);
     }
-    let stored = rows(&conn).await;
-    let check = check_rows(&stored);
-    let found = report(name, 3, issued, check.rows, dups);
-    assert_eq!(found, 0);
+    assert_no_duplicates(&conn, name, &done).await;
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_paused_mid_renewal_holders_fence_then_recover() {
-    holders_fence_while_the_database_is_paused(db::postgres_to_pause().await, "pg-pause").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_paused_mid_renewal_holders_fence_then_recover() {
-    holders_fence_while_the_database_is_paused(db::mysql_to_pause().await, "my-pause").await;
+scenario_tests! {
+    postgres_paused_mid_renewal_holders_fence_then_recover:
+        holders_fence_while_the_database_is_paused(db::postgres_to_pause().await, "pg-pause");
+    mariadb_paused_mid_renewal_holders_fence_then_recover:
+        holders_fence_while_the_database_is_paused(db::mysql_to_pause().await, "my-pause");
 }
 
 /// `release` while the lease store does not answer (its server paused)
@@ -110,25 +89,13 @@ async fn release_returns_within_the_ttl_while_the_store_is_paused(
     orm: &str,
     etcd: Option<&flakeid_tests::db::Etcd>,
 ) {
-    let store_container = match etcd {
-        Some(e) => e.container_id(),
-        None => db.container_id(),
-    }
-    .expect("this test pauses the store's container: run it with a container, not a URL")
-    .to_owned();
-    let _pauses = crate::support::PAUSE.lock().await;
+    let store = etcd.map_or(db.container_id(), |e| e.container_id());
+    let (store_container, _pauses) = to_pause(store).await;
     let conn = prepare(&db).await;
     let space = space(name);
-    let hold = std::env::temp_dir().join(format!("{space}.go"));
-    let _ = std::fs::remove_file(&hold);
-    let hold_s = hold.display().to_string();
-    let mut args = vec![
-        "--space",
-        &space,
-        "--nodes",
-        "2",
-        "--orm",
-        orm,
+    let (hold, hold_s) = hold_file(&space);
+    let mut args = lease_args(&space, "2", orm);
+    args.extend([
         "--ids",
         "200",
         "--ttl-ms",
@@ -137,18 +104,13 @@ async fn release_returns_within_the_ttl_while_the_store_is_paused(
         "500",
         "--hold-file",
         &hold_s,
-    ];
+    ]);
     if let Some(e) = etcd {
         args.extend(["--etcd", e.url()]);
     }
     let mut w = Worker::start(db.url(), &format!("{name}-holder"), &args);
     w.ready();
-    let tag = w.tag.clone();
-    until("the holder stored its IDs", || {
-        let (conn, tag) = (conn.clone(), tag.clone());
-        async move { count_of(&conn, &tag).await >= 200 }
-    })
-    .await;
+    until_stored(&conn, &w.tag, 200).await;
     docker(&["pause", &store_container]);
     std::fs::write(&hold, b"go").unwrap();
     // A bound on a hang, not a timing assertion: the TTL is 3 s.
@@ -167,37 +129,25 @@ async fn release_returns_within_the_ttl_while_the_store_is_paused(
     let _ = writeln!(std::io::stderr().lock(), "lease test {name}: {line}");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn seaorm_release_returns_within_the_ttl_while_postgres_is_paused() {
+/// [`release_returns_within_the_ttl_while_the_store_is_paused`] on a
+/// PostgreSQL store through `orm`.
+async fn release_on_paused_postgres(orm: &str) {
     release_returns_within_the_ttl_while_the_store_is_paused(
         db::postgres_to_pause().await,
-        "pg-release-seaorm",
-        "seaorm",
+        &format!("pg-release-{orm}"),
+        orm,
         None,
     )
     .await;
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn diesel_release_returns_within_the_ttl_while_postgres_is_paused() {
-    release_returns_within_the_ttl_while_the_store_is_paused(
-        db::postgres_to_pause().await,
-        "pg-release-diesel",
-        "diesel",
-        None,
-    )
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn diesel_async_release_returns_within_the_ttl_while_postgres_is_paused() {
-    release_returns_within_the_ttl_while_the_store_is_paused(
-        db::postgres_to_pause().await,
-        "pg-release-diesel-async",
-        "diesel-async",
-        None,
-    )
-    .await;
+scenario_tests! {
+    seaorm_release_returns_within_the_ttl_while_postgres_is_paused:
+        release_on_paused_postgres("seaorm");
+    diesel_release_returns_within_the_ttl_while_postgres_is_paused:
+        release_on_paused_postgres("diesel");
+    diesel_async_release_returns_within_the_ttl_while_postgres_is_paused:
+        release_on_paused_postgres("diesel-async");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -8,7 +8,9 @@
 use std::io::Write as _;
 
 use super::lease_common::{
-    IdRow, Worker, check_rows, count_of, prepare, report, rows, space, until, wall_ms,
+    Done, IdRow, Worker, assert_no_duplicates, assert_refused_at_once, check_rows, go_and_finish,
+    hold_file, lease_args, prepare, report, report_done, rows, scenario_tests, space, until,
+    until_stored, wall_ms,
 };
 use flakeid_tests::db::{self, TestDb};
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
@@ -35,9 +37,7 @@ fn ms(v: u64) -> String {
 async fn six_processes_share_four_nodes(db: TestDb, name: &str) {
     let conn = prepare(&db).await;
     let space = space(name);
-    let hold = std::env::temp_dir().join(format!("{space}.go"));
-    let _ = std::fs::remove_file(&hold);
-    let hold_s = hold.display().to_string();
+    let (hold, hold_s) = hold_file(&space);
     let ids = 2_000u64;
     let args = |orm: &'static str| {
         vec![
@@ -58,7 +58,7 @@ async fn six_processes_share_four_nodes(db: TestDb, name: &str) {
         ]
     };
     // SeaORM (tokio task) and Diesel (thread) holders compete alike.
-    let mut workers: Vec<Worker> = (0..6)
+    let workers: Vec<Worker> = (0..6)
         .map(|i| {
             let orm = if i % 2 == 0 { "seaorm" } else { "diesel" };
             let a = args(orm);
@@ -81,37 +81,11 @@ async fn six_processes_share_four_nodes(db: TestDb, name: &str) {
     })
     .await;
     // A seventh process that will not wait is told so, clearly.
-    let mut impatient = Worker::start(
-        db.url(),
-        "impatient",
-        &["--space", &space, "--nodes", "4", "--ids", "10"],
-    );
-    let refusal = impatient.wait_for(&["NO_NODE", "READY"]);
-    assert!(
-        refusal.starts_with("NO_NODE all 4 node IDs (0..=3) of space"),
-        "{refusal}"
-    );
+    let refusal = assert_refused_at_once(db.url(), &["--space", &space, "--nodes", "4"]);
     assert!(refusal.contains("ends in"), "{refusal}");
-    let (_, code) = impatient.finish();
-    assert_eq!(code, 4);
 
-    std::fs::write(&hold, b"go").unwrap();
-    let mut issued = 0;
-    let mut dups = 0;
-    for w in workers.drain(..) {
-        let tag = w.tag.clone();
-        let (done, code) = w.finish();
-        let done = done.unwrap_or_else(|| panic!("{tag} did not finish"));
-        assert_eq!(code, 0, "{tag}");
-        assert_eq!(done.issued, ids, "{tag}");
-        assert!(!done.lost, "{tag}");
-        issued += done.issued;
-        dups += done.duplicates;
-    }
-    let stored = rows(&conn).await;
-    let check = check_rows(&stored);
-    let found = report(name, 6, issued, check.rows, dups);
-    assert_eq!(found, 0);
+    let done = go_and_finish(&hold, workers, ids);
+    assert_no_duplicates(&conn, name, &done).await;
     // Six claims in all: the two that waited took released nodes.
     let backend = conn.get_database_backend();
     let sql = format!(
@@ -131,14 +105,11 @@ async fn six_processes_share_four_nodes(db: TestDb, name: &str) {
     let _ = std::fs::remove_file(&hold);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_six_processes_share_four_nodes() {
-    six_processes_share_four_nodes(db::postgres().await, "pg-six-of-four").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_six_processes_share_four_nodes() {
-    six_processes_share_four_nodes(db::mysql().await, "my-six-of-four").await;
+scenario_tests! {
+    postgres_six_processes_share_four_nodes:
+        six_processes_share_four_nodes(db::postgres().await, "pg-six-of-four");
+    mariadb_six_processes_share_four_nodes:
+        six_processes_share_four_nodes(db::mysql().await, "my-six-of-four");
 }
 
 // ---------------------------------------------------------------------------
@@ -149,14 +120,8 @@ async fn mariadb_six_processes_share_four_nodes() {
 pub(super) async fn killed_holder_is_taken_over(db: TestDb, name: &str, orm: &str, extra: &[&str]) {
     let conn = prepare(&db).await;
     let space = space(name);
-    let hold = std::env::temp_dir().join(format!("{space}.go"));
-    let _ = std::fs::remove_file(&hold);
-    let hold_s = hold.display().to_string();
-    let common = [
-        &["--space", &space, "--nodes", "2", "--orm", orm][..],
-        extra,
-    ]
-    .concat();
+    let (hold, hold_s) = hold_file(&space);
+    let common = [&lease_args(&space, "2", orm)[..], extra].concat();
     // A issues for long; B holds the other node until the test lets it go.
     let mut a = Worker::start(
         db.url(),
@@ -171,23 +136,12 @@ pub(super) async fn killed_holder_is_taken_over(db: TestDb, name: &str, orm: &st
     );
     let ready_b = b.ready();
     assert_ne!(ready_a.node, ready_b.node);
-    until("the victim stored IDs", || async {
-        count_of(&conn, "victim").await >= 500
-    })
-    .await;
+    until_stored(&conn, "victim", 500).await;
     a.signal("KILL");
     let (_, code) = a.finish();
     assert_eq!(code, -1, "killed by a signal");
     // C waits for a node: the victim's, once its lease has expired.
-    let mut c = Worker::start(
-        db.url(),
-        "successor",
-        &[
-            &common[..],
-            &["--ids", "2000", "--wait-for-node-ms", "60000"],
-        ]
-        .concat(),
-    );
+    let mut c = start_waiting(db.url(), "successor", &common, "2000");
     let ready_c = c.ready();
     assert_eq!(ready_c.node, ready_a.node, "C takes the victim's node");
     assert_eq!(ready_c.fence, ready_a.fence + 1);
@@ -223,14 +177,11 @@ pub(super) async fn killed_holder_is_taken_over(db: TestDb, name: &str, orm: &st
     let _ = std::fs::remove_file(&hold);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_killed_holders_node_is_taken_over_after_expiry() {
-    killed_holder_is_taken_over(db::postgres().await, "pg-sigkill", "diesel", &[]).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_killed_holders_node_is_taken_over_after_expiry() {
-    killed_holder_is_taken_over(db::mysql().await, "my-sigkill", "seaorm", &[]).await;
+scenario_tests! {
+    postgres_killed_holders_node_is_taken_over_after_expiry:
+        killed_holder_is_taken_over(db::postgres().await, "pg-sigkill", "diesel", &[]);
+    mariadb_killed_holders_node_is_taken_over_after_expiry:
+        killed_holder_is_taken_over(db::mysql().await, "my-sigkill", "seaorm", &[]);
 }
 
 // ---------------------------------------------------------------------------
@@ -240,29 +191,18 @@ async fn mariadb_killed_holders_node_is_taken_over_after_expiry() {
 async fn stopped_holder_stamps_nothing_after_its_lease_is_lost(db: TestDb, name: &str, orm: &str) {
     let conn = prepare(&db).await;
     let space = space(name);
-    let common = ["--space", &space, "--nodes", "1", "--orm", orm];
+    let common = lease_args(&space, "1", orm);
     let mut a = Worker::start(
         db.url(),
         "sleeper",
         &[&common[..], &["--ids", "1000000", "--pace-us", "500"]].concat(),
     );
     let ready_a = a.ready();
-    until("the sleeper stored IDs", || async {
-        count_of(&conn, "sleeper").await >= 300
-    })
-    .await;
+    until_stored(&conn, "sleeper", 300).await;
     a.signal("STOP");
     let stopped_at = wall_ms();
     // B waits for the node and gets it once A's lease has expired.
-    let mut b = Worker::start(
-        db.url(),
-        "taker",
-        &[
-            &common[..],
-            &["--ids", "3000", "--wait-for-node-ms", "60000"],
-        ]
-        .concat(),
-    );
+    let mut b = start_waiting(db.url(), "taker", &common, "3000");
     let ready_b = b.ready();
     assert_eq!(ready_b.fence, ready_a.fence + 1);
     let (done_b, code_b) = b.finish();
@@ -306,14 +246,7 @@ async fn stopped_holder_stamps_nothing_after_its_lease_is_lost(db: TestDb, name:
         ready_b.resume_after
     );
     let check = check_rows(&stored);
-    let found = report(
-        name,
-        2,
-        done_a.issued + done_b.issued,
-        check.rows,
-        done_a.duplicates + done_b.duplicates,
-    );
-    assert_eq!(found, 0);
+    assert_eq!(report_done(name, &[done_a, done_b], check.rows), 0);
     let _ = writeln!(
         std::io::stderr().lock(),
         "lease test {name}: the stopped holder issued {} IDs before SIGSTOP and {} after it, \
@@ -323,24 +256,11 @@ async fn stopped_holder_stamps_nothing_after_its_lease_is_lost(db: TestDb, name:
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_stopped_holder_stamps_nothing_after_its_lease_is_lost() {
-    stopped_holder_stamps_nothing_after_its_lease_is_lost(
-        db::postgres().await,
-        "pg-sigstop",
-        "seaorm",
-    )
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_stopped_holder_stamps_nothing_after_its_lease_is_lost() {
-    stopped_holder_stamps_nothing_after_its_lease_is_lost(
-        db::mysql().await,
-        "my-sigstop",
-        "diesel",
-    )
-    .await;
+scenario_tests! {
+    postgres_stopped_holder_stamps_nothing_after_its_lease_is_lost:
+        stopped_holder_stamps_nothing_after_its_lease_is_lost(db::postgres().await, "pg-sigstop", "seaorm");
+    mariadb_stopped_holder_stamps_nothing_after_its_lease_is_lost:
+        stopped_holder_stamps_nothing_after_its_lease_is_lost(db::mysql().await, "my-sigstop", "diesel");
 }
 
 // ---------------------------------------------------------------------------
@@ -348,10 +268,17 @@ async fn mariadb_stopped_holder_stamps_nothing_after_its_lease_is_lost() {
 // ---------------------------------------------------------------------------
 
 /// Runs one worker to its end; its report.
-fn run_to_end(url: &str, tag: &str, args: &[String]) -> super::lease_common::Done {
+fn run_to_end(url: &str, tag: &str, args: &[String]) -> Done {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (done, code) = Worker::start(url, tag, &args).finish();
     done.unwrap_or_else(|| panic!("{tag} did not finish (exit {code})"))
+}
+
+/// Starts a worker that waits (up to a minute) for a node of `common` and
+/// then issues `ids` IDs.
+fn start_waiting(url: &str, tag: &str, common: &[&str], ids: &str) -> Worker {
+    let more = ["--ids", ids, "--wait-for-node-ms", "60000"];
+    Worker::start(url, tag, &[common, &more[..]].concat())
 }
 
 fn strings(v: &[&str]) -> Vec<String> {
@@ -375,141 +302,119 @@ fn source(kind: &str, space: &str, file: &str) -> Vec<String> {
     }
 }
 
-/// Run 1 issues 40,000 IDs, one per millisecond of a manual clock (40 s
-/// of clock time); run 2 starts with its clock 30 s behind where run 1's
-/// stopped.
-async fn clock_stepped_back(kind: &str) -> u64 {
+/// Two runs of one node by `kind` (see [`source`]) in the space `name`,
+/// the second after the first ended, `what` happening between them: run 1
+/// with the arguments `run1` gives for the manual clock's start, run 2 with
+/// those `run2` gives for that start and run 1's report. With a fixed node
+/// (nothing persisted) IDs repeat; with a leased node or a high-water file
+/// none do.
+async fn across_a_restart(
+    kind: &str,
+    name: &str,
+    what: &str,
+    run1: impl FnOnce(u64) -> Vec<String>,
+    run2: impl FnOnce(u64, &Done) -> Vec<String>,
+) {
     let db = db::postgres().await;
     let conn = prepare(&db).await;
-    let name = format!("step-back-{kind}");
-    let space = space(&name);
+    let space = space(&format!("{name}-{kind}"));
     let file = std::env::temp_dir().join(format!("{space}.hw"));
     let _ = std::fs::remove_file(&file);
     let src = source(kind, &space, &file.display().to_string());
-    // A minute of ceiling lead: the manual clock runs far ahead of real time.
-    let timing = strings(&[
-        "--ttl-ms",
-        "60000",
-        "--lead-ms",
-        "60000",
-        "--renew-ms",
-        "200",
-        "--step-ms-per-id",
-        "1",
-        "--regression-wait-ms",
-        "600000",
-        "--max-clock-skew-ms",
-        SKEW_MS,
-    ]);
-    let run1 = [
-        src.clone(),
-        timing.clone(),
-        strings(&[
-            "--clock",
-            &format!("manual:{}", start_clock()),
-            "--ids",
-            "40000",
-        ]),
-    ]
-    .concat();
-    let first = run_to_end(db.url(), "run1", &run1);
-    let stepped_back = first.clock - 30_000;
-    let run2 = [
-        src,
-        timing,
-        strings(&[
-            "--clock",
-            &format!("manual:{stepped_back}"),
-            "--ids",
-            "5000",
-        ]),
-    ]
-    .concat();
-    let second = run_to_end(db.url(), "run2", &run2);
+    let start = start_clock();
+    let first = run_to_end(db.url(), "run1", &[src.clone(), run1(start)].concat());
+    let second = run_to_end(db.url(), "run2", &[src, run2(start, &first)].concat());
     let stored = rows(&conn).await;
-    let found = report(
-        &format!("clock stepped back 30 s across a restart, {kind}"),
-        2,
-        first.issued + second.issued,
-        stored.len(),
-        first.duplicates + second.duplicates,
-    );
+    let found = report_done(&format!("{what}, {kind}"), &[first, second], stored.len());
     if kind != "fixed" {
         check_rows(&stored);
     }
     let _ = std::fs::remove_file(&file);
-    found
+    if kind == "fixed" {
+        assert!(found > 0, "a fixed node repeats IDs: {what}");
+    } else {
+        assert_eq!(found, 0);
+    }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn clock_stepped_back_across_a_restart_repeats_no_id_with_a_leased_node() {
-    assert_eq!(clock_stepped_back("table").await, 0);
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn clock_stepped_back_across_a_restart_repeats_no_id_with_a_high_water_file() {
-    assert_eq!(clock_stepped_back("file").await, 0);
-}
-
-/// The same restart with a fixed node ID and nothing persisted does repeat
-/// IDs: the two tests above would fail without their mark.
-#[tokio::test(flavor = "multi_thread")]
-async fn clock_stepped_back_across_a_restart_repeats_ids_with_a_fixed_node() {
-    assert!(clock_stepped_back("fixed").await > 0);
+/// Run 1 issues 40,000 IDs, one per millisecond of a manual clock (40 s
+/// of clock time); run 2 starts with its clock 30 s behind where run 1's
+/// stopped.
+async fn clock_stepped_back(kind: &str) {
+    // A minute of ceiling lead: the manual clock runs far ahead of real time.
+    let timing = || {
+        strings(&[
+            "--ttl-ms",
+            "60000",
+            "--lead-ms",
+            "60000",
+            "--renew-ms",
+            "200",
+            "--step-ms-per-id",
+            "1",
+            "--regression-wait-ms",
+            "600000",
+            "--max-clock-skew-ms",
+            SKEW_MS,
+        ])
+    };
+    let run = |clock: u64, ids: &str| {
+        [
+            timing(),
+            strings(&["--clock", &format!("manual:{clock}"), "--ids", ids]),
+        ]
+        .concat()
+    };
+    across_a_restart(
+        kind,
+        "step-back",
+        "clock stepped back 30 s across a restart",
+        |start| run(start, "40000"),
+        |_, first| run(first.clock - 30_000, "5000"),
+    )
+    .await;
 }
 
 /// Run 1 issues 100 IDs in one tick of a manual clock and crashes (no
 /// release); run 2 starts at the same clock reading.
-async fn restart_inside_the_same_tick(kind: &str) -> u64 {
-    let db = db::postgres().await;
-    let conn = prepare(&db).await;
-    let name = format!("same-tick-{kind}");
-    let space = space(&name);
-    let file = std::env::temp_dir().join(format!("{space}.hw"));
-    let _ = std::fs::remove_file(&file);
-    let src = source(kind, &space, &file.display().to_string());
-    let clock = strings(&[
-        "--clock",
-        &format!("manual:{}", start_clock()),
-        "--ids",
-        "100",
-        "--regression-wait-ms",
-        "600000",
-        "--max-clock-skew-ms",
-        SKEW_MS,
-    ]);
-    let run1 = [src.clone(), clock.clone(), strings(&["--no-release"])].concat();
-    let run2 = [src, clock].concat();
-    let first = run_to_end(db.url(), "run1", &run1);
-    let second = run_to_end(db.url(), "run2", &run2);
-    let stored = rows(&conn).await;
-    let found = report(
-        &format!("restart inside the same tick, {kind}"),
-        2,
-        first.issued + second.issued,
-        stored.len(),
-        first.duplicates + second.duplicates,
-    );
-    if kind != "fixed" {
-        check_rows(&stored);
-    }
-    let _ = std::fs::remove_file(&file);
-    found
+async fn restart_inside_the_same_tick(kind: &str) {
+    let clock = |start: u64| {
+        strings(&[
+            "--clock",
+            &format!("manual:{start}"),
+            "--ids",
+            "100",
+            "--regression-wait-ms",
+            "600000",
+            "--max-clock-skew-ms",
+            SKEW_MS,
+        ])
+    };
+    across_a_restart(
+        kind,
+        "same-tick",
+        "restart inside the same tick",
+        |start| [clock(start), strings(&["--no-release"])].concat(),
+        |start, _| clock(start),
+    )
+    .await;
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn restart_inside_the_same_tick_repeats_no_id_with_a_leased_node() {
-    assert_eq!(restart_inside_the_same_tick("table").await, 0);
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn restart_inside_the_same_tick_repeats_no_id_with_a_high_water_file() {
-    assert_eq!(restart_inside_the_same_tick("file").await, 0);
-}
-
-/// With a fixed node and a clock that reads the same at the restart, the
-/// build-tick rule alone cannot help: the IDs repeat.
-#[tokio::test(flavor = "multi_thread")]
-async fn restart_inside_the_same_tick_repeats_ids_with_a_fixed_node() {
-    assert!(restart_inside_the_same_tick("fixed").await > 0);
+scenario_tests! {
+    clock_stepped_back_across_a_restart_repeats_no_id_with_a_leased_node:
+        clock_stepped_back("table");
+    clock_stepped_back_across_a_restart_repeats_no_id_with_a_high_water_file:
+        clock_stepped_back("file");
+    /// The same restart with a fixed node ID and nothing persisted does
+    /// repeat IDs: the two tests above would fail without their mark.
+    clock_stepped_back_across_a_restart_repeats_ids_with_a_fixed_node:
+        clock_stepped_back("fixed");
+    restart_inside_the_same_tick_repeats_no_id_with_a_leased_node:
+        restart_inside_the_same_tick("table");
+    restart_inside_the_same_tick_repeats_no_id_with_a_high_water_file:
+        restart_inside_the_same_tick("file");
+    /// With a fixed node and a clock that reads the same at the restart,
+    /// the build-tick rule alone cannot help: the IDs repeat.
+    restart_inside_the_same_tick_repeats_ids_with_a_fixed_node:
+        restart_inside_the_same_tick("fixed");
 }

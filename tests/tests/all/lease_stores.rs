@@ -4,12 +4,14 @@
 
 use std::time::Duration;
 
-use flakeid_core::Generator;
-use flakeid_core::layout::Layout;
-use flakeid_core::layout::presets;
-use flakeid_core::node::{LeaseError, LeaseOptions, NodeTable};
-use flakeid_tests::db;
+use flakeid_core::node::{LeaseOptions, NodeTable};
+use flakeid_tests::db::{self, TestDb};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
+use sea_orm_migration::{MigrationTrait, MigratorTrait};
+
+use super::lease_common::{
+    assert_all_taken, assert_held_by_the_test_host, lease_options, scenario_tests, stamped,
+};
 
 /// The node's row, read with plain SQL: `(owner, fence, lease_until, high_water, holder, db_now)`.
 async fn row(
@@ -44,22 +46,11 @@ async fn row(
     )
 }
 
-fn stamped<C: flakeid_core::Clock>(
-    g: &Generator<flakeid_core::layout::BitLayout, C>,
-    id: u64,
-) -> u64 {
-    g.layout().decompose(id).tick + g.layout().epoch_millis()
-}
-
 fn options(space: &str) -> LeaseOptions {
-    LeaseOptions::new(space, presets::twitter())
-        .nodes(0..=2)
-        // Long enough that a loaded machine's stall never lets the lease
-        // lapse between two reads: these tests follow the rows through a
-        // claim, renewals and a release, not an expiry.
-        .ttl(Duration::from_secs(30))
-        .renew_every(Duration::from_millis(100))
-        .holder("test-host/1")
+    // Long enough that a loaded machine's stall never lets the lease
+    // lapse between two reads: these tests follow the rows through a
+    // claim, renewals and a release, not an expiry.
+    lease_options(space, Duration::from_secs(30))
 }
 
 async fn wait_for_renewal(conn: &DatabaseConnection, space: &str, node: u64, above: i64) -> i64 {
@@ -101,12 +92,7 @@ async fn seaorm_lease_lifecycle(conn: DatabaseConnection) {
     let table: NodeTable = flakeid_seaorm::lease::list_nodes(&conn, space)
         .await
         .unwrap();
-    assert_eq!(table.rows.len(), 3);
-    assert_eq!(table.held().map(|r| r.node).collect::<Vec<_>>(), vec![node]);
-    assert!(
-        table.to_string().contains("held by test-host/1, fence 1"),
-        "{table}"
-    );
+    assert_held_by_the_test_host(&table, node);
     let last = g.next_id().unwrap();
     let mark = lease.release(&g).await.unwrap();
     assert_eq!(mark, stamped(&g, last));
@@ -152,12 +138,14 @@ fn diesel_lease_lifecycle<C>(
 
 /// The same through `diesel-async`, with a tokio renewal task on its own
 /// connection.
-async fn diesel_async_lease_lifecycle<C>(url: &str, probe: &DatabaseConnection)
+async fn diesel_async_lease_lifecycle<C>(db: TestDb)
 where
     C: diesel_async::AsyncConnection + 'static,
     C::Backend: flakeid_diesel::AsyncDieselBackend,
 {
     use flakeid_diesel::lease_async;
+    let url = db.url();
+    let probe = &Database::connect(url).await.unwrap();
     let mut conn = C::establish(url).await.unwrap();
     lease_async::create_table(&mut conn).await.unwrap();
     // Twice: the helper is idempotent.
@@ -196,50 +184,42 @@ where
     again.release_unused().await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_diesel_async_lease_rows_follow_claim_renewal_and_release() {
-    let db = db::postgres().await;
-    let probe = Database::connect(db.url()).await.unwrap();
-    diesel_async_lease_lifecycle::<diesel_async::AsyncPgConnection>(db.url(), &probe).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_diesel_async_lease_rows_follow_claim_renewal_and_release() {
-    let db = db::mysql().await;
-    let probe = Database::connect(db.url()).await.unwrap();
-    diesel_async_lease_lifecycle::<diesel_async::AsyncMysqlConnection>(db.url(), &probe).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_lease_rows_follow_claim_renewal_and_release() {
-    let db = db::postgres().await;
-    let conn = Database::connect(db.url()).await.unwrap();
+/// The lifecycle through SeaORM on `conn`, then through Diesel's `C` on
+/// `url` (the same database).
+async fn seaorm_then_diesel_lifecycle<C>(conn: DatabaseConnection, url: String)
+where
+    C: diesel::Connection + diesel::connection::LoadConnection + Send + 'static,
+    C::Backend: flakeid_diesel::DieselBackend,
+{
     seaorm_lease_lifecycle(conn.clone()).await;
-    let url = db.url().to_owned();
     let rt = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
-        use diesel::Connection as _;
-        let mut c = diesel::PgConnection::establish(&url).unwrap();
+        let mut c = C::establish(&url).unwrap();
         diesel_lease_lifecycle(&url, &mut c, &conn, &rt);
     })
     .await
     .unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_lease_rows_follow_claim_renewal_and_release() {
-    let db = db::mysql().await;
+/// [`seaorm_then_diesel_lifecycle`] on `db`.
+async fn lease_lifecycle_on<C>(db: TestDb)
+where
+    C: diesel::Connection + diesel::connection::LoadConnection + Send + 'static,
+    C::Backend: flakeid_diesel::DieselBackend,
+{
     let conn = Database::connect(db.url()).await.unwrap();
-    seaorm_lease_lifecycle(conn.clone()).await;
-    let url = db.url().to_owned();
-    let rt = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || {
-        use diesel::Connection as _;
-        let mut c = diesel::MysqlConnection::establish(&url).unwrap();
-        diesel_lease_lifecycle(&url, &mut c, &conn, &rt);
-    })
-    .await
-    .unwrap();
+    seaorm_then_diesel_lifecycle::<C>(conn, db.url().to_owned()).await;
+}
+
+scenario_tests! {
+    postgres_diesel_async_lease_rows_follow_claim_renewal_and_release:
+        diesel_async_lease_lifecycle::<diesel_async::AsyncPgConnection>(db::postgres().await);
+    mariadb_diesel_async_lease_rows_follow_claim_renewal_and_release:
+        diesel_async_lease_lifecycle::<diesel_async::AsyncMysqlConnection>(db::mysql().await);
+    postgres_lease_rows_follow_claim_renewal_and_release:
+        lease_lifecycle_on::<diesel::PgConnection>(db::postgres().await);
+    mariadb_lease_rows_follow_claim_renewal_and_release:
+        lease_lifecycle_on::<diesel::MysqlConnection>(db::mysql().await);
 }
 
 fn sqlite_file(name: &str) -> (std::path::PathBuf, String) {
@@ -257,15 +237,7 @@ async fn sqlite_lease_rows_follow_claim_renewal_and_release() {
         .await
         .unwrap();
     assert_eq!(conn.get_database_backend(), DbBackend::Sqlite);
-    seaorm_lease_lifecycle(conn.clone()).await;
-    let rt = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || {
-        use diesel::Connection as _;
-        let mut c = diesel::SqliteConnection::establish(&path).unwrap();
-        diesel_lease_lifecycle(&path, &mut c, &conn, &rt);
-    })
-    .await
-    .unwrap();
+    seaorm_then_diesel_lifecycle::<diesel::SqliteConnection>(conn, path).await;
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -285,90 +257,87 @@ async fn postgres_all_nodes_taken_is_an_error_naming_the_count_and_first_expiry(
     let err = flakeid_seaorm::lease::claim(&conn, options("full"))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            LeaseError::AllTaken {
-                nodes: 3,
-                first: 0,
-                last: 2,
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_all_taken(&err);
     assert!(err.to_string().contains("by the database's clock"), "{err}");
     for l in held {
         l.release_unused().await.unwrap();
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn seaorm_migration_creates_and_drops_the_lease_table() {
-    use sea_orm_migration::{MigrationTrait, MigratorTrait};
-    struct Migrator;
-    #[async_trait::async_trait]
-    impl MigratorTrait for Migrator {
-        fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-            vec![Box::new(flakeid_seaorm::lease::Migration)]
-        }
+/// A migrator of the one migration `M`.
+struct Only<M>(std::marker::PhantomData<M>);
+
+#[async_trait::async_trait]
+impl<M: MigrationTrait + Default + 'static> MigratorTrait for Only<M> {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(M::default())]
     }
-    let (dir, path) = sqlite_file("seaorm-migration");
+}
+
+/// Runs the migration `M` up on a fresh SQLite file named for `name`,
+/// checks that it created `table`, runs `between`, runs `M` down and
+/// checks that `table` is gone.
+async fn migration_creates_and_drops<M: MigrationTrait + Default + 'static>(
+    name: &str,
+    table: &str,
+    between: impl AsyncFnOnce(&DatabaseConnection),
+) {
+    let (dir, path) = sqlite_file(name);
     let conn = Database::connect(format!("sqlite://{path}?mode=rwc"))
         .await
         .unwrap();
-    Migrator::up(&conn, None).await.unwrap();
-    let count = |conn: DatabaseConnection| async move {
+    let count = async |conn: &DatabaseConnection| {
+        let sql = format!("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = '{table}'");
         let r = conn
-            .query_one_raw(Statement::from_string(
-                DbBackend::Sqlite,
-                "SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'flakeid_nodes'",
-            ))
+            .query_one_raw(Statement::from_string(DbBackend::Sqlite, sql))
             .await
             .unwrap()
             .unwrap();
         r.try_get::<i64>("", "n").unwrap()
     };
-    assert_eq!(count(conn.clone()).await, 1);
-    let lease = flakeid_seaorm::lease::claim(&conn, options("migrated"))
-        .await
-        .unwrap();
-    lease.release_unused().await.unwrap();
-    Migrator::down(&conn, None).await.unwrap();
-    assert_eq!(count(conn.clone()).await, 0);
+    Only::<M>::up(&conn, None).await.unwrap();
+    assert_eq!(count(&conn).await, 1);
+    between(&conn).await;
+    Only::<M>::down(&conn, None).await.unwrap();
+    assert_eq!(count(&conn).await, 0);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn seaorm_migration_creates_and_drops_the_lease_table() {
+    migration_creates_and_drops::<flakeid_seaorm::lease::Migration>(
+        "seaorm-migration",
+        "flakeid_nodes",
+        async |conn| {
+            let lease = flakeid_seaorm::lease::claim(conn, options("migrated"))
+                .await
+                .unwrap();
+            lease.release_unused().await.unwrap();
+        },
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn seaorm_segment_migration_creates_and_drops_the_segment_table() {
-    use sea_orm_migration::{MigrationTrait, MigratorTrait};
-    struct Migrator;
-    #[async_trait::async_trait]
-    impl MigratorTrait for Migrator {
-        fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-            vec![Box::new(flakeid_seaorm::segment::Migration)]
-        }
-    }
-    let (dir, path) = sqlite_file("seaorm-segment-migration");
-    let conn = Database::connect(format!("sqlite://{path}?mode=rwc"))
-        .await
-        .unwrap();
-    let count = |conn: DatabaseConnection| async move {
-        let r = conn
-            .query_one_raw(Statement::from_string(
-                DbBackend::Sqlite,
-                "SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'flakeid_segments'",
-            ))
-            .await
-            .unwrap()
-            .unwrap();
-        r.try_get::<i64>("", "n").unwrap()
-    };
-    Migrator::up(&conn, None).await.unwrap();
-    assert_eq!(count(conn.clone()).await, 1);
-    Migrator::down(&conn, None).await.unwrap();
-    assert_eq!(count(conn.clone()).await, 0);
-    std::fs::remove_dir_all(dir).unwrap();
+    migration_creates_and_drops::<flakeid_seaorm::segment::Migration>(
+        "seaorm-segment-migration",
+        "flakeid_segments",
+        async |_| {},
+    )
+    .await;
+}
+
+/// Runs the pending migrations of `source` on `conn`, and checks that they
+/// were its one migration, `version`.
+fn run_the_one_migration<DB: diesel::backend::Backend>(
+    conn: &mut impl diesel_migrations::MigrationHarness<DB>,
+    source: impl diesel::migration::MigrationSource<DB>,
+    version: &str,
+) {
+    let applied = conn.run_pending_migrations(source).unwrap();
+    assert_eq!(applied.len(), 1);
+    assert_eq!(applied[0].to_string(), version);
 }
 
 #[test]
@@ -376,11 +345,11 @@ fn diesel_segment_migration_source_runs_with_the_harness() {
     use diesel::Connection as _;
     use diesel_migrations::MigrationHarness as _;
     let mut conn = diesel::SqliteConnection::establish(":memory:").unwrap();
-    let applied = conn
-        .run_pending_migrations(flakeid_diesel::segment::MIGRATIONS)
-        .unwrap();
-    assert_eq!(applied.len(), 1);
-    assert_eq!(applied[0].to_string(), "00000000000002");
+    run_the_one_migration(
+        &mut conn,
+        flakeid_diesel::segment::MIGRATIONS,
+        "00000000000002",
+    );
     assert_eq!(
         flakeid_diesel::segment::max_id(&mut conn, "absent").unwrap(),
         None,
@@ -400,11 +369,11 @@ fn diesel_migration_source_runs_with_the_harness() {
     use diesel_migrations::MigrationHarness as _;
     let db = db::postgres_blocking();
     let mut conn = diesel::PgConnection::establish(db.url()).unwrap();
-    let applied = conn
-        .run_pending_migrations(flakeid_diesel::lease::MIGRATIONS)
-        .unwrap();
-    assert_eq!(applied.len(), 1);
-    assert_eq!(applied[0].to_string(), "00000000000001");
+    run_the_one_migration(
+        &mut conn,
+        flakeid_diesel::lease::MIGRATIONS,
+        "00000000000001",
+    );
     // Recorded: nothing pending the second time.
     assert!(
         conn.run_pending_migrations(flakeid_diesel::lease::MIGRATIONS)

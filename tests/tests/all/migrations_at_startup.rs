@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use diesel::Connection as _;
 use diesel::connection::{AnsiTransactionManager, LoadConnection};
 use flakeid_diesel::DieselBackend;
-use flakeid_diesel::migration::{MigrationError, MigrationLock};
+use flakeid_diesel::migration::{MigrationError, MigrationLock, MigrationLockTimeout};
 use flakeid_tests::db;
 use flakeid_tests::process::Output;
 use flakeid_tests::worker::sqlite_path;
@@ -23,14 +23,45 @@ use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statemen
 
 use super::lease_common::{sqlite_url, wall_ms};
 
+/// One multi-threaded `#[tokio::test]` per name, running `$behaviour` on
+/// a database of the server named (its URL), with the further argument.
+macro_rules! tests_of {
+    ($behaviour:ident: $($name:ident($on:expr, $arg:expr);)*) => {$(
+        #[tokio::test(flavor = "multi_thread")]
+        async fn $name() {
+            let (_guard, url) = database($on).await;
+            $behaviour(&url, $arg).await;
+        }
+    )*};
+}
+
 const REPLICAS: u64 = 16;
 const ROWS: i64 = 100;
+
+/// The server a test runs on; SQLite in the file it names.
+enum On {
+    Postgres,
+    MariaDb,
+    Sqlite(&'static str),
+}
 
 /// What a replica said, and how it ended.
 struct Replica {
     tag: String,
     code: i32,
     said: Vec<String>,
+}
+
+/// A database on `on` for one test: the guard that keeps a server's fresh
+/// database (none for a SQLite file), and its URL.
+async fn database(on: On) -> (Option<db::TestDb>, String) {
+    let db = match on {
+        On::Postgres => db::postgres().await,
+        On::MariaDb => db::mysql().await,
+        On::Sqlite(file) => return (None, sqlite_url(file)),
+    };
+    let url = db.url().to_owned();
+    (Some(db), url)
 }
 
 /// Starts `REPLICAS` `migrate_worker` processes, SeaORM and Diesel in
@@ -167,21 +198,11 @@ async fn sixteen_replicas_migrate_at_once(url: &str, name: &str) {
     assert_eq!(distinct, rows, "duplicate keys");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_sixteen_replicas_run_migrations_at_once() {
-    let db = db::postgres().await;
-    sixteen_replicas_migrate_at_once(db.url(), "pg-migrate").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_sixteen_replicas_run_migrations_at_once() {
-    let db = db::mysql().await;
-    sixteen_replicas_migrate_at_once(db.url(), "my-migrate").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn sqlite_sixteen_replicas_run_migrations_at_once() {
-    sixteen_replicas_migrate_at_once(&sqlite_url("lite-migrate"), "lite-migrate").await;
+tests_of! {
+    sixteen_replicas_migrate_at_once:
+        postgres_sixteen_replicas_run_migrations_at_once(On::Postgres, "pg-migrate");
+        mariadb_sixteen_replicas_run_migrations_at_once(On::MariaDb, "my-migrate");
+        sqlite_sixteen_replicas_run_migrations_at_once(On::Sqlite("lite-migrate"), "lite-migrate");
 }
 
 /// How long the waiting side waits for the lock in these tests.
@@ -198,11 +219,14 @@ async fn seaorm_run(url: &str, lock: &MigrationLock) -> Result<(), sea_orm::DbEr
     flakeid_seaorm::migration::run(&db, lock, async |_| Ok(())).await
 }
 
-/// The wait was the lock's: at least `WAIT`, and it ended (the bound is
-/// generous: SQLite's attempts through sqlx each wait the connection's
-/// busy timeout, 5 s).
-fn assert_waited(started: Instant, waited: Duration) {
-    let elapsed = started.elapsed();
+/// The run gave up on the lock `bounded` of `database`, started at
+/// `started`: the wait was the lock's, at least `WAIT`, and it ended (the
+/// bound is generous: SQLite's attempts through sqlx each wait the
+/// connection's busy timeout, 5 s).
+fn assert_timed_out(timeout: &MigrationLockTimeout, database: &str, started: Instant) {
+    assert_eq!(timeout.database, database);
+    assert_eq!(timeout.lock, "bounded");
+    let (elapsed, waited) = (started.elapsed(), timeout.waited);
     assert!(waited >= WAIT, "gave up after {waited:?}");
     assert!(
         elapsed >= WAIT && elapsed < WAIT + Duration::from_secs(30),
@@ -222,11 +246,7 @@ async fn one_lock_for_both_orms(url: &str, database: &str) {
             .await
             .expect("the Diesel run ends");
         match held {
-            Err(MigrationError::Lock(timeout)) => {
-                assert_eq!(timeout.database, database);
-                assert_eq!(timeout.lock, "bounded");
-                assert_waited(started, timeout.waited);
-            }
+            Err(MigrationError::Lock(timeout)) => assert_timed_out(&timeout, database, started),
             other => panic!("expected MigrationError::Lock, got {other:?}"),
         }
         Ok(())
@@ -247,9 +267,7 @@ async fn one_lock_for_both_orms(url: &str, database: &str) {
                 .expect_err("the lock is held");
             match flakeid_seaorm::Error::find(&err) {
                 Some(flakeid_seaorm::Error::MigrationLock(timeout)) => {
-                    assert_eq!(timeout.database, database);
-                    assert_eq!(timeout.lock, "bounded");
-                    assert_waited(started, timeout.waited);
+                    assert_timed_out(timeout, &database, started);
                 }
                 other => panic!("expected Error::MigrationLock, got {other:?} from {err}"),
             }
@@ -305,19 +323,9 @@ fn diesel_run_while(
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_one_lock_for_both_orms_and_a_bounded_wait() {
-    let db = db::postgres().await;
-    one_lock_for_both_orms(db.url(), "PostgreSQL").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_one_lock_for_both_orms_and_a_bounded_wait() {
-    let db = db::mysql().await;
-    one_lock_for_both_orms(db.url(), "MySQL/MariaDB").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn sqlite_one_lock_for_both_orms_and_a_bounded_wait() {
-    one_lock_for_both_orms(&sqlite_url("lite-lock"), "SQLite").await;
+tests_of! {
+    one_lock_for_both_orms:
+        postgres_one_lock_for_both_orms_and_a_bounded_wait(On::Postgres, "PostgreSQL");
+        mariadb_one_lock_for_both_orms_and_a_bounded_wait(On::MariaDb, "MySQL/MariaDB");
+        sqlite_one_lock_for_both_orms_and_a_bounded_wait(On::Sqlite("lite-lock"), "SQLite");
 }

@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 use flakeid_tests::db::{self, Backend, POSTGRES_SERVER_VAR, POSTGRES_TESTS_LOG_VAR, ServerKind};
 use sqlx::postgres::PgPool;
 
+use crate::support::output_and_text;
+
 /// Set in the child processes these tests start, to the fixture call to make.
 const CHILD_VAR: &str = "FLAKEID_TESTS_POSTGRES18_CHILD";
 
@@ -65,15 +67,7 @@ fn run_child(which: &str, env: &[(&str, &str)]) -> (Output, String) {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out, text)
+    output_and_text(&mut cmd)
 }
 
 /// In a child process: calls the fixture named by `CHILD_VAR` and prints

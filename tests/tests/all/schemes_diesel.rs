@@ -6,11 +6,13 @@
 //! `bytea`, MySQL/MariaDB `BINARY(16)` and SQLite `BLOB` keys that order by
 //! time.
 
+use crate::diesel_common::connection;
 use crate::{diesel_flakes, schemes_common};
+use flakeid_tests::db;
 
 use diesel::prelude::*;
 use diesel::sql_types::Text;
-use diesel_flakes::{FlakeText, flakes};
+use diesel_flakes::flakes;
 use schemes_common::WideId;
 use schemes_common::extra::{
     DecimalRandomId, DecimalSequenceId, LegibleId, RandomStartId, TraceKey,
@@ -76,15 +78,8 @@ macro_rules! round_trip_fn {
                 .select(Row::as_select())
                 .load(conn)
                 .unwrap_or_else(|e| panic!("{}: select through Diesel: {e}", scheme.name));
-            let read: Vec<u64> = rows.iter().map(|r| r.id.get().unsigned_abs()).collect();
-            assert_eq!(read, scheme.sorted_raw(), "{}: IDs in key order", scheme.name);
-            for r in &rows {
-                assert_eq!(r.copy, Some(r.id), "{}: nullable column", scheme.name);
-                scheme.check_read_back(r.id.get());
-                if typed {
-                    check_typed_decode(scheme, r.id);
-                }
-            }
+            let read: Vec<_> = rows.iter().map(|r| (r.id, r.copy)).collect();
+            check_rows_in_key_order(scheme, &read, typed);
             for case in &scheme.cases {
                 let wanted = row(scheme, case.raw);
                 let found: Row = table::table
@@ -116,16 +111,37 @@ macro_rules! round_trip_fn {
     };
 }
 
+/// The typed table of a scheme: its round trip on each backend (stores
+/// every case of the scheme and checks what comes back; returns how many
+/// IDs made the round trip).
+struct TypedTable {
+    scheme: &'static str,
+    postgres: fn(&mut PgConnection, &schemes_common::Scheme, bool) -> usize,
+    mysql: fn(&mut MysqlConnection, &schemes_common::Scheme, bool) -> usize,
+    sqlite: fn(&mut SqliteConnection, &schemes_common::Scheme, bool) -> usize,
+}
+
+/// The typed table of the scheme named `scheme`, if it has one.
+fn typed_table(scheme: &str) -> Option<&'static TypedTable> {
+    TYPED_TABLES.iter().find(|t| t.scheme == scheme)
+}
+
 /// A table per scheme (`id` key, `copy` nullable column of the same type)
-/// and its round trip on each backend.
+/// and its round trip on each backend; [`TYPED_TABLES`] lists those that
+/// are `for` a scheme name.
 macro_rules! scheme_tables {
-    ($($m:ident: $id:ident, $table:ident;)*) => {$(
+    ($($m:ident: $id:ident, $table:ident $(for $scheme:literal)?;)*) => {
+        /// The tables that store one scheme, by the scheme's name.
+        const TYPED_TABLES: &[TypedTable] = &[$($(
+            TypedTable { scheme: $scheme, postgres: $m::postgres, mysql: $m::mysql, sqlite: $m::sqlite },
+        )?)*];
+        $(
         #[allow(dead_code, unreachable_pub)]
         mod $m {
             use diesel::prelude::*;
             use flakeid_core::FlakeId;
 
-            use crate::schemes_common::{Scheme, cast_to_text, check_typed_decode};
+            use crate::schemes_common::{Scheme, cast_to_text, check_rows_in_key_order};
 
             const TABLE: &str = stringify!($table);
 
@@ -156,24 +172,26 @@ macro_rules! scheme_tables {
             round_trip_fn!(mysql, MysqlConnection, true);
             round_trip_fn!(sqlite, SqliteConnection, false);
         }
-    )*};
+        )*
+    };
 }
 
 scheme_tables! {
-    twitter: TwitterId, ids_twitter;
-    discord: DiscordId, ids_discord;
-    instagram: InstagramId, ids_instagram;
-    sonyflake: SonyflakeId, ids_sonyflake;
-    tsid: TsidId, ids_tsid;
-    lsid: LsidId, ids_lsid;
-    js_safe: JsSafeId, ids_js_safe;
-    js_safe_seconds: JsSafeSecondsId, ids_js_safe_seconds;
-    nonsequential: NonsequentialId, ids_nonsequential;
-    decimal_sequence: DecimalSequenceId, ids_decimal_sequence;
-    decimal_random: DecimalRandomId, ids_decimal_random;
-    decimal_id: LegibleId, ids_decimal_id;
-    trace_id: TraceKey, ids_trace_id;
-    random_start: RandomStartId, ids_random_start;
+    twitter: TwitterId, ids_twitter for "twitter";
+    discord: DiscordId, ids_discord for "discord";
+    instagram: InstagramId, ids_instagram for "instagram";
+    sonyflake: SonyflakeId, ids_sonyflake for "sonyflake";
+    tsid: TsidId, ids_tsid for "tsid";
+    lsid: LsidId, ids_lsid for "lsid";
+    js_safe: JsSafeId, ids_js_safe for "js_safe";
+    js_safe_seconds: JsSafeSecondsId, ids_js_safe_seconds for "js_safe_seconds";
+    nonsequential: NonsequentialId, ids_nonsequential for "nonsequential";
+    decimal_sequence: DecimalSequenceId, ids_decimal_sequence for "decimal_time_sequence_server";
+    decimal_random: DecimalRandomId, ids_decimal_random for "decimal_time_random_server";
+    decimal_id: LegibleId, ids_decimal_id for "decimal_id";
+    trace_id: TraceKey, ids_trace_id for "trace_id";
+    random_start: RandomStartId, ids_random_start for "twitter_random_start";
+    // Permuted public IDs of several schemes, one after the other.
     wide: WideId, ids_wide;
 }
 
@@ -184,18 +202,9 @@ macro_rules! presets_round_trip {
         let conn = $conn;
         let mut n = 0;
         for scheme in schemes_common::preset_schemes() {
-            n += match scheme.name {
-                "twitter" => twitter::$f(conn, &scheme, true),
-                "discord" => discord::$f(conn, &scheme, true),
-                "instagram" => instagram::$f(conn, &scheme, true),
-                "sonyflake" => sonyflake::$f(conn, &scheme, true),
-                "tsid" => tsid::$f(conn, &scheme, true),
-                "lsid" => lsid::$f(conn, &scheme, true),
-                "js_safe" => js_safe::$f(conn, &scheme, true),
-                "js_safe_seconds" => js_safe_seconds::$f(conn, &scheme, true),
-                "nonsequential" => nonsequential::$f(conn, &scheme, true),
-                other => panic!("no table for preset {other}"),
-            };
+            let table = typed_table(scheme.name)
+                .unwrap_or_else(|| panic!("no table for preset {}", scheme.name));
+            n += (table.$f)(conn, &scheme, true);
         }
         n
     }};
@@ -212,13 +221,9 @@ macro_rules! extra_round_trip {
         assert!(!schemes.is_empty(), "the non-bit-layout schemes are listed");
         let mut n = 0;
         for scheme in schemes {
-            n += match scheme.name {
-                "decimal_time_sequence_server" => decimal_sequence::$f(conn, &scheme, true),
-                "decimal_time_random_server" => decimal_random::$f(conn, &scheme, true),
-                "decimal_id" => decimal_id::$f(conn, &scheme, true),
-                "trace_id" => trace_id::$f(conn, &scheme, true),
-                "twitter_random_start" => random_start::$f(conn, &scheme, true),
-                _ => {
+            n += match typed_table(scheme.name) {
+                Some(table) => (table.$f)(conn, &scheme, true),
+                None => {
                     let n = wide::$f(conn, &scheme, false);
                     execute(conn, "DROP TABLE ids_wide");
                     n
@@ -254,126 +259,73 @@ macro_rules! decimal_id_counter_zero_is_rejected {
     }};
 }
 
-/// Stores shuffled flakes and checks that `ORDER BY id` (through Diesel and
-/// plain SQL) and `WHERE id > ..` follow time order; evaluates to the
-/// number of round trips.
-macro_rules! flake128_round_trip {
-    ($conn:expr, $table:ident, $row:ident, $column:literal, $as_text:expr, $text_sql:literal) => {{
-        use flakeid_core::flake128::Flake128;
-        use flakes::$row as Row;
-        use flakes::$table as t;
+/// A module per backend: the tests every backend runs (every preset, the
+/// other schemes and a DecimalId rule through the typed tables, with `$f`,
+/// the tables' round trip for this connection type; 128-bit flakes in each
+/// key column type the backend has), then the backend's own tests.
+macro_rules! backend_tests {
+    (
+        $m:ident: $conn:ty = $connect:expr, round trip $f:ident;
+        flake128 {
+            $($flake_test:ident: $table:ident($row:ident, $column:literal), $as_text:expr, $text_sql:literal;)+
+        }
+        $($own:item)*
+    ) => {
+        mod $m {
+            use super::*;
 
-        let conn = $conn;
-        execute(
-            conn,
-            &format!(
-                "CREATE TABLE {} (id {col} NOT NULL PRIMARY KEY, pos INTEGER NOT NULL, parent {col} NULL)",
-                stringify!($table),
-                col = $column
-            ),
-        );
-        let shuffled = schemes_common::flake128_fixtures();
-        let sorted = schemes_common::in_time_order(&shuffled);
-        let row = |f: Flake128| {
-            let pos = sorted.iter().position(|s| *s == f).expect("a fixture");
-            Row {
-                id: f,
-                pos: i32::try_from(pos).expect("few fixtures"),
-                parent: pos.checked_sub(1).map(|p| sorted[p]),
+            fn connect() -> (impl Sized, $conn) {
+                $connect
             }
-        };
-        diesel::insert_into(t::table)
-            .values(&row(shuffled[0]))
-            .execute(conn)
-            .expect("insert one flake");
-        let rest: Vec<Row> = shuffled[1..].iter().map(|f| row(*f)).collect();
-        diesel::insert_into(t::table).values(&rest).execute(conn).expect("insert flakes");
 
-        let rows: Vec<Row> = t::table
-            .order(t::id.asc())
-            .select(Row::as_select())
-            .load(conn)
-            .expect("select flakes");
-        let expected: Vec<Row> = sorted.iter().map(|f| row(*f)).collect();
-        assert_eq!(rows, expected, "ORDER BY id through Diesel is time order");
-        for f in &shuffled {
-            let found: Row = t::table.find(*f).select(Row::as_select()).first(conn).expect("find");
-            assert_eq!(found, row(*f));
-        }
-        for (k, f) in sorted.iter().enumerate() {
-            let later: i64 = t::table.filter(t::id.gt(*f)).count().get_result(conn).expect("count");
-            assert_eq!(later as usize, sorted.len() - k - 1, "flakes after {f}");
-        }
+            #[test]
+            fn every_preset_id_round_trips_as_bigint_and_decodes() {
+                let (_db, mut conn) = connect();
+                let n = presets_round_trip!(&mut conn, $f);
+                eprintln!(concat!(stringify!($m), ": {} preset IDs round-tripped through Diesel"), n);
+                assert!(n >= 9 * schemes_common::GENERATED);
+            }
 
-        let sql = format!("SELECT pos, {} AS id_text FROM {} ORDER BY id", $text_sql, stringify!($table));
-        let stored: Vec<FlakeText> = diesel::sql_query(&sql).load(conn).unwrap_or_else(|e| panic!("{sql}: {e}"));
-        let as_text: fn(Flake128) -> String = $as_text;
-        let expected: Vec<FlakeText> = sorted
-            .iter()
-            .enumerate()
-            .map(|(i, f)| FlakeText { pos: i32::try_from(i).expect("few fixtures"), id_text: as_text(*f) })
-            .collect();
-        assert_eq!(stored, expected, "ORDER BY id in plain SQL; stored bytes are to_bytes()");
-        rows.len()
-    }};
+            #[test]
+            fn decimal_trace_and_permuted_ids_round_trip_as_bigint_and_decode() {
+                let (_db, mut conn) = connect();
+                let n = extra_round_trip!(&mut conn, $f);
+                eprintln!(concat!(stringify!($m), ": {} other-scheme IDs round-tripped through Diesel"), n);
+            }
+
+            #[test]
+            fn decimal_id_with_counter_zero_is_rejected_on_read() {
+                let (_db, mut conn) = connect();
+                decimal_id_counter_zero_is_rejected!(&mut conn);
+            }
+
+            $(
+                #[test]
+                fn $flake_test() {
+                    let (_db, mut conn) = connect();
+                    let n = diesel_flakes::flake128_round_trip!(
+                        sync, &mut conn, $table, $row, $column, $as_text, $text_sql
+                    );
+                    eprintln!(
+                        concat!(stringify!($m), ": {} Flake128 ", $column, " keys round-tripped through Diesel"),
+                        n
+                    );
+                }
+            )+
+
+            $($own)*
+        }
+    };
 }
 
-mod on_postgres {
-    use super::*;
-
-    fn connect() -> (flakeid_tests::db::TestDb, PgConnection) {
-        let db = flakeid_tests::db::postgres_blocking();
-        let conn = PgConnection::establish(db.url()).expect("connect to PostgreSQL");
-        (db, conn)
-    }
-
-    #[test]
-    fn every_preset_id_round_trips_as_bigint_and_decodes() {
-        let (_db, mut conn) = connect();
-        let n = presets_round_trip!(&mut conn, postgres);
-        eprintln!("on_postgres: {n} preset IDs round-tripped through Diesel");
-        assert!(n >= 9 * schemes_common::GENERATED);
-    }
-
-    #[test]
-    fn decimal_trace_and_permuted_ids_round_trip_as_bigint_and_decode() {
-        let (_db, mut conn) = connect();
-        let n = extra_round_trip!(&mut conn, postgres);
-        eprintln!("on_postgres: {n} other-scheme IDs round-tripped through Diesel");
-    }
-
-    #[test]
-    fn decimal_id_with_counter_zero_is_rejected_on_read() {
-        let (_db, mut conn) = connect();
-        decimal_id_counter_zero_is_rejected!(&mut conn);
-    }
-
-    #[test]
-    fn flake128_uuid_keys_order_by_time_in_the_database() {
-        let (_db, mut conn) = connect();
-        let n = flake128_round_trip!(
-            &mut conn,
-            flakes_uuid,
-            UuidRow,
-            "uuid",
-            |f| f.to_string(),
-            "CAST(id AS TEXT)"
-        );
-        eprintln!("on_postgres: {n} Flake128 uuid keys round-tripped through Diesel");
-    }
-
-    #[test]
-    fn flake128_bytea_keys_order_by_time_in_the_database() {
-        let (_db, mut conn) = connect();
-        let n = flake128_round_trip!(
-            &mut conn,
-            flakes_binary,
-            BinaryRow,
-            "BYTEA",
-            |f| schemes_common::flake_hex(f).to_lowercase(),
-            "encode(id, 'hex')"
-        );
-        eprintln!("on_postgres: {n} Flake128 bytea keys round-tripped through Diesel");
+backend_tests! {
+    on_postgres: PgConnection = connection(db::postgres_blocking(), "PostgreSQL"), round trip postgres;
+    flake128 {
+        flake128_uuid_keys_order_by_time_in_the_database:
+            flakes_uuid(UuidRow, "uuid"), |f| f.to_string(), "CAST(id AS TEXT)";
+        flake128_bytea_keys_order_by_time_in_the_database:
+            flakes_binary(BinaryRow, "bytea"), |f| schemes_common::flake_hex(f).to_lowercase(),
+            "encode(id, 'hex')";
     }
 
     /// The nil UUID stored by other means is not a flake.
@@ -395,94 +347,22 @@ mod on_postgres {
     }
 }
 
-mod on_mariadb {
-    use super::*;
-
-    fn connect() -> (flakeid_tests::db::TestDb, MysqlConnection) {
-        let db = flakeid_tests::db::mysql_blocking();
-        let conn = MysqlConnection::establish(db.url()).expect("connect to MySQL/MariaDB");
-        (db, conn)
-    }
-
-    #[test]
-    fn every_preset_id_round_trips_as_bigint_and_decodes() {
-        let (_db, mut conn) = connect();
-        let n = presets_round_trip!(&mut conn, mysql);
-        eprintln!("on_mariadb: {n} preset IDs round-tripped through Diesel");
-        assert!(n >= 9 * schemes_common::GENERATED);
-    }
-
-    #[test]
-    fn decimal_trace_and_permuted_ids_round_trip_as_bigint_and_decode() {
-        let (_db, mut conn) = connect();
-        let n = extra_round_trip!(&mut conn, mysql);
-        eprintln!("on_mariadb: {n} other-scheme IDs round-tripped through Diesel");
-    }
-
-    #[test]
-    fn decimal_id_with_counter_zero_is_rejected_on_read() {
-        let (_db, mut conn) = connect();
-        decimal_id_counter_zero_is_rejected!(&mut conn);
-    }
-
-    #[test]
-    fn flake128_binary16_keys_order_by_time_in_the_database() {
-        let (_db, mut conn) = connect();
-        let n = flake128_round_trip!(
-            &mut conn,
-            flakes_binary,
-            BinaryRow,
-            "BINARY(16)",
-            schemes_common::flake_hex,
-            "HEX(id)"
-        );
-        eprintln!("on_mariadb: {n} Flake128 BINARY(16) keys round-tripped through Diesel");
+backend_tests! {
+    on_mariadb: MysqlConnection = connection(db::mysql_blocking(), "MySQL/MariaDB"), round trip mysql;
+    flake128 {
+        flake128_binary16_keys_order_by_time_in_the_database:
+            flakes_binary(BinaryRow, "BINARY(16)"), schemes_common::flake_hex, "HEX(id)";
     }
 }
 
-mod on_sqlite {
-    use super::*;
-
-    fn connect() -> ((), SqliteConnection) {
-        (
-            (),
-            SqliteConnection::establish(":memory:").expect("open SQLite in memory"),
-        )
-    }
-
-    #[test]
-    fn every_preset_id_round_trips_as_bigint_and_decodes() {
-        let (_db, mut conn) = connect();
-        let n = presets_round_trip!(&mut conn, sqlite);
-        eprintln!("on_sqlite: {n} preset IDs round-tripped through Diesel");
-        assert!(n >= 9 * schemes_common::GENERATED);
-    }
-
-    #[test]
-    fn decimal_trace_and_permuted_ids_round_trip_as_bigint_and_decode() {
-        let (_db, mut conn) = connect();
-        let n = extra_round_trip!(&mut conn, sqlite);
-        eprintln!("on_sqlite: {n} other-scheme IDs round-tripped through Diesel");
-    }
-
-    #[test]
-    fn decimal_id_with_counter_zero_is_rejected_on_read() {
-        let (_db, mut conn) = connect();
-        decimal_id_counter_zero_is_rejected!(&mut conn);
-    }
-
-    #[test]
-    fn flake128_blob_keys_order_by_time_in_the_database() {
-        let (_db, mut conn) = connect();
-        let n = flake128_round_trip!(
-            &mut conn,
-            flakes_binary,
-            BinaryRow,
-            "BLOB",
-            schemes_common::flake_hex,
-            "HEX(id)"
-        );
-        eprintln!("on_sqlite: {n} Flake128 BLOB keys round-tripped through Diesel");
+backend_tests! {
+    on_sqlite: SqliteConnection = (
+        (),
+        SqliteConnection::establish(":memory:").expect("open SQLite in memory"),
+    ), round trip sqlite;
+    flake128 {
+        flake128_blob_keys_order_by_time_in_the_database:
+            flakes_binary(BinaryRow, "BLOB"), schemes_common::flake_hex, "HEX(id)";
     }
 
     /// Zero, or a blob that is not 16 bytes, stored by other means is an

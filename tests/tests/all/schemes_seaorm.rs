@@ -4,6 +4,7 @@
 //! (as text, so no driver conversion can hide a change), and decode into the
 //! parts they were made of.
 
+use crate::seaorm_common::{create_table, read_error};
 use crate::{schemes_common, seaorm_connect};
 
 use schemes_common::extra::{
@@ -20,24 +21,24 @@ use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, Statement};
 /// and the round trip through it.
 macro_rules! scheme_tables {
     ($($m:ident: $id:ident, $table:literal;)*) => {$(
-        // SeaORM's derives emit items a test does not use.
-        #[allow(dead_code, unreachable_pub)]
-        mod $m {
+        flake_entity! {
+            mod $m = $table, super::$id {
+                pub copy: Option<super::$id>,
+                pub label: String,
+            }
+
             use flakeid_core::FlakeId;
-            use sea_orm::entity::prelude::*;
-            use sea_orm::{QueryOrder, Schema};
+            use sea_orm::QueryOrder;
 
             use crate::schemes_common::{Scheme, check_typed_decode};
 
-            #[flakeid_seaorm::flake_id]
-            #[sea_orm::model]
-            #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-            #[sea_orm(table_name = $table)]
-            pub struct Model {
-                #[sea_orm(primary_key)]
-                pub id: super::$id,
-                pub copy: Option<super::$id>,
-                pub label: String,
+            /// Every row, through SeaORM, in label order.
+            pub async fn by_label(db: &DatabaseConnection) -> Vec<Model> {
+                Entity::find()
+                    .order_by_asc(Column::Label)
+                    .all(db)
+                    .await
+                    .unwrap_or_else(|e| panic!("read {} through SeaORM: {e}", $table))
             }
 
             fn model(scheme: &Scheme, raw: u64) -> Model {
@@ -49,10 +50,7 @@ macro_rules! scheme_tables {
             /// Stores every case of `scheme` and checks what comes back;
             /// returns how many IDs made the round trip.
             pub async fn round_trip(db: &DatabaseConnection, scheme: &Scheme, typed: bool) -> usize {
-                let schema = Schema::new(db.get_database_backend());
-                db.execute(&schema.create_table_from_entity(Entity))
-                    .await
-                    .unwrap_or_else(|e| panic!("create {}: {e}", $table));
+                crate::seaorm_common::create_table(db, Entity).await;
 
                 // The first row through `ActiveModel::insert` (hooks, then
                 // RETURNING or a re-read), the rest in one multi-row INSERT.
@@ -328,6 +326,27 @@ async fn flake128_round_trip(db: &DatabaseConnection) -> usize {
     rows.len()
 }
 
+/// Runs `inserts` (plain SQL; the database makes the keys) between two
+/// readings of the database's clock, `clock` (a query of one BIGINT, in
+/// the unit of the keys' time): the readings before and after.
+async fn clock_around(db: &DatabaseConnection, clock: &str, inserts: &[String]) -> (u64, u64) {
+    let now = async || {
+        let row = db
+            .query_one_raw(Statement::from_string(db.get_database_backend(), clock))
+            .await
+            .unwrap_or_else(|e| panic!("{clock}: {e}"))
+            .expect("one row");
+        u64::try_from(row.try_get_by_index::<i64>(0).expect("a BIGINT")).expect("after 1970")
+    };
+    let before = now().await;
+    for insert in inserts {
+        db.execute_unprepared(insert)
+            .await
+            .unwrap_or_else(|e| panic!("{insert}: {e}"));
+    }
+    (before, now().await)
+}
+
 macro_rules! scheme_tests {
     ($($db:ident => $connect:expr;)*) => {$(
         mod $db {
@@ -358,7 +377,6 @@ macro_rules! scheme_tests {
             /// Sixteen zero bytes stored by other means are not a flake.
             #[tokio::test]
             async fn flake128_column_holding_zero_is_rejected_on_read() {
-                use sea_orm::EntityTrait;
                 let (_guard, db) = $connect.await;
                 create_flakes_table(&db).await;
                 let zero = if db.get_database_backend() == DatabaseBackend::Postgres {
@@ -366,10 +384,9 @@ macro_rules! scheme_tests {
                 } else {
                     "X'00000000000000000000000000000000'"
                 };
-                db.execute_unprepared(&format!("INSERT INTO flakes (id, pos, parent) VALUES ({zero}, 0, NULL)"))
-                    .await
-                    .expect("plain insert");
-                let err = flake::Entity::find().all(&db).await.expect_err("zero is not a Flake128");
+                let insert =
+                    format!("INSERT INTO flakes (id, pos, parent) VALUES ({zero}, 0, NULL)");
+                let err = read_error::<flake::Entity>(&db, &insert, "zero is not a Flake128").await;
                 assert!(err.to_string().contains("0 is not a valid Flake128"), "{err}");
             }
 
@@ -377,22 +394,15 @@ macro_rules! scheme_tests {
             /// breaks the scheme's rules: reading it is an error naming it.
             #[tokio::test]
             async fn decimal_id_with_counter_zero_is_rejected_on_read() {
-                use sea_orm::EntityTrait;
                 let (_guard, db) = $connect.await;
-                let schema = sea_orm::Schema::new(db.get_database_backend());
-                db.execute(&schema.create_table_from_entity(decimal_id::Entity))
-                    .await
-                    .expect("create ids_decimal_id");
-                db.execute_unprepared(
+                create_table(&db, decimal_id::Entity).await;
+                let err = read_error::<decimal_id::Entity>(
+                    &db,
                     "INSERT INTO ids_decimal_id (id, copy, label) VALUES (9200065, NULL, 'counter 0')",
+                    "counter 0 is not a DecimalId",
                 )
                 .await
-                .expect("plain insert");
-                let err = decimal_id::Entity::find()
-                    .all(&db)
-                    .await
-                    .expect_err("counter 0 is not a DecimalId")
-                    .to_string();
+                .to_string();
                 assert!(
                     err.contains("9200065 is not a valid LegibleId: its counter is 0"),
                     "{err}"
@@ -403,21 +413,14 @@ macro_rules! scheme_tests {
             /// layout cannot hold is an error naming it, not an ID.
             #[tokio::test]
             async fn js_safe_key_above_2_pow_53_is_rejected_on_read() {
-                use sea_orm::EntityTrait;
                 let (_guard, db) = $connect.await;
-                let schema = sea_orm::Schema::new(db.get_database_backend());
-                db.execute(&schema.create_table_from_entity(js_safe::Entity))
-                    .await
-                    .expect("create ids_js_safe");
-                db.execute_unprepared(
+                create_table(&db, js_safe::Entity).await;
+                let err = read_error::<js_safe::Entity>(
+                    &db,
                     "INSERT INTO ids_js_safe (id, copy, label) VALUES (9007199254740992, NULL, 'too big')",
+                    "2^53 is not a JsSafeId",
                 )
-                .await
-                .expect("plain insert");
-                let err = js_safe::Entity::find()
-                    .all(&db)
-                    .await
-                    .expect_err("2^53 is not a JsSafeId");
+                .await;
                 assert!(err.to_string().contains("9007199254740992"), "{err}");
             }
         }
@@ -439,7 +442,6 @@ scheme_tests! {
 async fn instagram_ids_made_by_a_plpgsql_default_decode_with_the_instagram_preset() {
     use flakeid_core::layout::Layout;
     use flakeid_core::layout::presets;
-    use sea_orm::{EntityTrait, QueryOrder};
 
     let (_guard, db) = postgres().await;
     let layout = presets::instagram();
@@ -474,36 +476,21 @@ async fn instagram_ids_made_by_a_plpgsql_default_decode_with_the_instagram_prese
     .await
     .expect("install instagram_next_id");
 
-    let now_millis = || async {
-        let row = db
-            .query_one_raw(Statement::from_string(
-                DatabaseBackend::Postgres,
-                "SELECT FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint",
-            ))
-            .await
-            .expect("clock_timestamp")
-            .expect("one row");
-        u64::try_from(row.try_get_by_index::<i64>(0).expect("bigint")).expect("after 1970")
-    };
-    let before = now_millis().await;
-    for i in 0..6 {
-        db.execute_unprepared(&format!(
-            "INSERT INTO ids_instagram (label) VALUES ('photo {i}')"
-        ))
-        .await
-        .expect("insert with the default key");
-    }
-    let after = now_millis().await;
+    let photos: Vec<String> = (0..6)
+        .map(|i| format!("INSERT INTO ids_instagram (label) VALUES ('photo {i}')"))
+        .collect();
+    let (before, after) = clock_around(
+        &db,
+        "SELECT FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint",
+        &photos,
+    )
+    .await;
 
     // In insertion order, not key order: when nextval wraps mod 1024 within
     // one millisecond, the later row gets the smaller key. That is how
     // Instagram's function works (a flakeid generator waits for the next
     // tick instead).
-    let rows = instagram::Entity::find()
-        .order_by_asc(instagram::Column::Label)
-        .all(&db)
-        .await
-        .expect("read through SeaORM as InstagramId");
+    let rows = instagram::by_label(&db).await;
     let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(
         labels,
@@ -540,7 +527,6 @@ async fn instagram_ids_made_by_a_plpgsql_default_decode_with_the_instagram_prese
 #[tokio::test]
 async fn article_003_ids_made_in_mariadb_sql_decode_with_a_decimal_layout() {
     use flakeid_core::layout::DecimalLayout;
-    use sea_orm::{EntityTrait, QueryOrder};
 
     const EPOCH_SECONDS: u64 = 1_293_858_000; // the article's @epoch
     let layout = DecimalLayout::builder()
@@ -552,41 +538,24 @@ async fn article_003_ids_made_in_mariadb_sql_decode_with_a_decimal_layout() {
         .expect("seconds + 9 digits layout");
 
     let (_guard, db) = mysql().await;
-    let schema = sea_orm::Schema::new(DatabaseBackend::MySql);
-    db.execute(&schema.create_table_from_entity(wide::Entity))
-        .await
-        .expect("create ids_wide");
-    let unix_seconds = || async {
-        let row = db
-            .query_one_raw(Statement::from_string(
-                DatabaseBackend::MySql,
-                "SELECT CAST(UNIX_TIMESTAMP() AS SIGNED)",
-            ))
-            .await
-            .expect("UNIX_TIMESTAMP()")
-            .expect("one row");
-        u64::try_from(row.try_get_by_index::<i64>(0).expect("seconds")).expect("after 1970")
-    };
-    let before = unix_seconds().await;
+    create_table(&db, wide::Entity).await;
     let id_sql = format!(
         "CONCAT(UNIX_TIMESTAMP() - {EPOCH_SECONDS}, LPAD(RIGHT(CONV(SUBSTRING(UUID(), 1, 8), 16, 10), 9), 9, '0'))"
     );
     let values: Vec<String> = (0..8)
         .map(|i| format!("({id_sql}, NULL, 'a{i}')"))
         .collect();
-    db.execute_unprepared(&format!(
-        "INSERT INTO ids_wide (id, copy, label) VALUES {}",
-        values.join(", ")
-    ))
-    .await
-    .expect("insert IDs made in SQL");
-    let after = unix_seconds().await;
+    let (before, after) = clock_around(
+        &db,
+        "SELECT CAST(UNIX_TIMESTAMP() AS SIGNED)",
+        &[format!(
+            "INSERT INTO ids_wide (id, copy, label) VALUES {}",
+            values.join(", ")
+        )],
+    )
+    .await;
 
-    let rows = wide::Entity::find()
-        .order_by_asc(wide::Column::Label)
-        .all(&db)
-        .await
-        .expect("read through SeaORM");
+    let rows = wide::by_label(&db).await;
     assert_eq!(rows.len(), 8);
     let text = db
         .query_all_raw(Statement::from_string(

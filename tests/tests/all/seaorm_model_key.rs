@@ -123,17 +123,10 @@ async fn shared_key_models_get_ids(db: &DatabaseConnection) {
 macro_rules! on_each_database {
     ($($db:ident),*) => {$(
         mod $db {
-            #[tokio::test]
-            async fn hook_without_the_key_stores_nothing() {
-                let (_guard, db) = crate::seaorm_connect::$db().await;
-                super::hook_without_the_key_stores_nothing(&db).await;
-            }
-
-            #[tokio::test]
-            async fn shared_key_models_get_ids() {
-                let (_guard, db) = crate::seaorm_connect::$db().await;
-                super::shared_key_models_get_ids(&db).await;
-            }
+            seaorm_tests!(crate::seaorm_connect::$db, super;
+                hook_without_the_key_stores_nothing,
+                shared_key_models_get_ids,
+            );
         }
     )*};
 }

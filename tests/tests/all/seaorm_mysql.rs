@@ -68,13 +68,12 @@ async fn bigint_unsigned_key_round_trips() {
 async fn bigint_unsigned_above_i64_max_is_a_typed_error() {
     let (_guard, db) = connect().await;
     tags_table(&db).await;
-    db.execute_unprepared("INSERT INTO tags (id, label) VALUES (18446744073709551615, 'too big')")
-        .await
-        .expect("plain insert");
-    let err = tag::Entity::find()
-        .all(&db)
-        .await
-        .expect_err("out of range");
+    let err = seaorm_common::read_error::<tag::Entity>(
+        &db,
+        "INSERT INTO tags (id, label) VALUES (18446744073709551615, 'too big')",
+        "out of range",
+    )
+    .await;
     match Error::find(&err) {
         Some(Error::InvalidStoredId { id_type, value, .. }) => {
             assert_eq!(*id_type, "TagId");

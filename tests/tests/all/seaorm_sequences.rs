@@ -10,12 +10,13 @@
 //! * database-produced keys (the baseline): SeaORM inserts a row without a
 //!   key and learns the key the database made.
 
+use crate::seaorm_common::create_table;
 use crate::seaorm_connect;
 use flakeid_core::schemes::OffsetRangeError;
 use flakeid_core::schemes::{LocationRange, OffsetRanges};
 use sea_orm::{
     ActiveModelTrait, ActiveValue, ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr,
-    Schema, Statement, TransactionTrait,
+    Statement, TransactionTrait,
 };
 
 /// Rows whose keys a location's counter handed out.
@@ -123,13 +124,6 @@ async fn insert_order(
     Ok(inserted)
 }
 
-async fn create_table<E: sea_orm::EntityTrait>(db: &DatabaseConnection, entity: E) {
-    let schema = Schema::new(db.get_database_backend());
-    db.execute(&schema.create_table_from_entity(entity))
-        .await
-        .unwrap_or_else(|e| panic!("create {}: {e}", entity.table_name()));
-}
-
 /// Plain SQL: the first two columns of every row, both as text.
 async fn stored_rows(db: &DatabaseConnection, sql: &str) -> Vec<(String, String)> {
     let rows = db
@@ -145,6 +139,16 @@ async fn stored_rows(db: &DatabaseConnection, sql: &str) -> Vec<(String, String)
             )
         })
         .collect()
+}
+
+/// Plain SQL: the largest key in `orders` and how many rows it holds.
+async fn max_key_and_count(db: &DatabaseConnection) -> Vec<(String, String)> {
+    let sql = format!(
+        "SELECT {} AS max_text, {} AS n FROM orders",
+        text_cast(db, "MAX(id)"),
+        text_cast(db, "COUNT(*)")
+    );
+    stored_rows(db, &sql).await
 }
 
 fn text_cast(db: &DatabaseConnection, column: &str) -> String {
@@ -220,13 +224,8 @@ async fn the_database_refuses_a_location_that_outgrows_its_range(
         .expect_err("still outgrown");
     assert!(again.contains(refusal), "expected {refusal:?} in: {again}");
 
-    let sql = format!(
-        "SELECT {} AS max_text, {} AS n FROM orders",
-        text_cast(db, "MAX(id)"),
-        text_cast(db, "COUNT(*)")
-    );
     assert_eq!(
-        stored_rows(db, &sql).await,
+        max_key_and_count(db).await,
         vec![("199".to_owned(), "100".to_owned())]
     );
 }
@@ -260,13 +259,8 @@ async fn check_catches_a_counter_that_does_not_know_the_range(db: &DatabaseConne
         err,
         "location 1 outgrew its range: 201 is not below the range's end 200"
     );
-    let sql = format!(
-        "SELECT {} AS max_text, {} AS n FROM orders",
-        text_cast(db, "MAX(id)"),
-        text_cast(db, "COUNT(*)")
-    );
     assert_eq!(
-        stored_rows(db, &sql).await,
+        max_key_and_count(db).await,
         vec![("199".to_owned(), "2".to_owned())]
     );
 }
@@ -309,33 +303,16 @@ async fn the_database_produces_the_key_of_an_orm_insert(db: &DatabaseConnection)
 }
 
 macro_rules! sequence_tests {
-    ($($db:ident => $connect:expr, refusal: $refusal:literal;)*) => {$(
+    ($($db:ident => $connect:path, refusal: $refusal:literal;)*) => {$(
         mod $db {
             use super::*;
 
-            #[tokio::test]
-            async fn two_locations_store_ids_from_their_own_ranges() {
-                let (_guard, db) = $connect.await;
-                super::two_locations_store_ids_from_their_own_ranges(&db).await;
-            }
-
-            #[tokio::test]
-            async fn the_database_refuses_a_location_that_outgrows_its_range() {
-                let (_guard, db) = $connect.await;
-                super::the_database_refuses_a_location_that_outgrows_its_range(&db, $refusal).await;
-            }
-
-            #[tokio::test]
-            async fn check_catches_a_counter_that_does_not_know_the_range() {
-                let (_guard, db) = $connect.await;
-                super::check_catches_a_counter_that_does_not_know_the_range(&db).await;
-            }
-
-            #[tokio::test]
-            async fn the_database_produces_the_key_of_an_orm_insert() {
-                let (_guard, db) = $connect.await;
-                super::the_database_produces_the_key_of_an_orm_insert(&db).await;
-            }
+            seaorm_tests!($connect, super;
+                two_locations_store_ids_from_their_own_ranges,
+                the_database_refuses_a_location_that_outgrows_its_range($refusal),
+                check_catches_a_counter_that_does_not_know_the_range,
+                the_database_produces_the_key_of_an_orm_insert,
+            );
         }
     )*};
 }
@@ -343,9 +320,9 @@ macro_rules! sequence_tests {
 use seaorm_connect::{mysql, postgres, sqlite};
 
 sequence_tests! {
-    on_sqlite => sqlite(), refusal: "CHECK constraint failed";
-    on_postgres => postgres(), refusal: "reached maximum value of sequence";
-    on_mariadb => mysql(), refusal: "has run out";
+    on_sqlite => sqlite, refusal: "CHECK constraint failed";
+    on_postgres => postgres, refusal: "reached maximum value of sequence";
+    on_mariadb => mysql, refusal: "has run out";
 }
 
 /// MySQL 8 has no sequences: the location's table counts with

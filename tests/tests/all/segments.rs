@@ -14,12 +14,11 @@ use std::time::{Duration, Instant};
 
 use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
 use flakeid_tests::db::{self, TestDb, docker};
-use flakeid_tests::process::{self, Output};
+use flakeid_tests::process::{self, Output, field};
+use flakeid_tests::worker::start_diesel_segment;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, Statement};
 
-/// The longest the tests wait for a worker or a recovery (a bound on a
-/// hang, not a timing assertion).
-const PATIENCE: Duration = Duration::from_secs(180);
+use super::lease_common::{PATIENCE, connect, scenario_tests, to_pause};
 
 /// A running `segment_worker` and the lines it printed.
 struct Worker {
@@ -106,18 +105,9 @@ impl Drop for Worker {
     }
 }
 
-fn field(line: &str, key: &str) -> u64 {
-    line.split_whitespace()
-        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no {key}= in {line:?}"))
-}
-
 /// Connects, creates the segment table and the tables the workers fill.
 async fn prepare(db: &TestDb) -> DatabaseConnection {
-    let conn = Database::connect(db.url())
-        .await
-        .unwrap_or_else(|e| panic!("connect {}: {e}", db.url()));
+    let conn = connect(db.url()).await;
     flakeid_seaorm::segment::create_table(&conn)
         .await
         .expect("create the segment table");
@@ -176,6 +166,38 @@ async fn check_served(conn: &DatabaseConnection, name: &str, served: &[u64]) {
 fn report(line: &str) {
     // Straight to stderr: shown in every run, not only with --nocapture.
     let _ = writeln!(std::io::stderr().lock(), "segment test {line}");
+}
+
+/// Starts a worker through each ORM (SeaORM, then Diesel) drawing from the
+/// row `name` in `mode`, tagged `{prefix}-{orm}`, with `args` after
+/// `--mode` and `--orm`.
+fn one_per_orm(db: &TestDb, prefix: &str, name: &str, mode: &str, args: &[&str]) -> Vec<Worker> {
+    ["seaorm", "diesel"]
+        .iter()
+        .map(|orm| {
+            let head = ["--mode", mode, "--orm", orm];
+            Worker::start(
+                db.url(),
+                &format!("{prefix}-{orm}"),
+                name,
+                &[&head[..], args].concat(),
+            )
+        })
+        .collect()
+}
+
+/// Waits for each of `ws` to exit and checks that it stored every value it
+/// issued and met none stored already; what each issued.
+fn finish_storing(ws: Vec<Worker>) -> Vec<u64> {
+    ws.into_iter()
+        .map(|w| {
+            let tag = w.tag.clone();
+            let (issued, inserted, dups) = w.finish();
+            assert_eq!(dups, 0, "{tag} met values stored already");
+            assert_eq!(inserted, issued, "{tag}");
+            issued
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------------------
@@ -238,15 +260,12 @@ async fn processes_share_a_row_and_a_killed_one_leaves_only_its_remainder(db: Te
     // the victim sent before it died. Its rows are counted at the end.
     let victim_rows_at_kill = count(&conn, "segment_ids", "victim-diesel").await;
 
-    let mut issued = 0;
-    for w in survivors {
-        let tag = w.tag.clone();
-        let (i, inserted, dups) = w.finish();
-        assert!(i >= ids, "{tag} issued {i}");
-        assert_eq!(dups, 0, "{tag} met values stored already");
-        assert_eq!(inserted, i, "{tag}");
-        issued += i;
-    }
+    let each = finish_storing(survivors);
+    assert!(
+        each.iter().all(|i| *i >= ids),
+        "the survivors issued {each:?}"
+    );
+    let issued: u64 = each.iter().sum();
 
     // Plain SQL: every stored value and who stored it; the row's max_id.
     let rows: Vec<(u64, String)> = query(&conn, "SELECT id, worker FROM segment_ids ORDER BY id")
@@ -314,19 +333,11 @@ async fn processes_share_a_row_and_a_killed_one_leaves_only_its_remainder(db: Te
     ));
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_processes_share_a_segment_row_one_killed() {
-    processes_share_a_row_and_a_killed_one_leaves_only_its_remainder(
-        db::postgres().await,
-        "pg-kill",
-    )
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_processes_share_a_segment_row_one_killed() {
-    processes_share_a_row_and_a_killed_one_leaves_only_its_remainder(db::mysql().await, "my-kill")
-        .await;
+scenario_tests! {
+    postgres_processes_share_a_segment_row_one_killed:
+        processes_share_a_row_and_a_killed_one_leaves_only_its_remainder(db::postgres().await, "pg-kill");
+    mariadb_processes_share_a_segment_row_one_killed:
+        processes_share_a_row_and_a_killed_one_leaves_only_its_remainder(db::mysql().await, "my-kill");
 }
 
 // ---------------------------------------------------------------------------
@@ -351,38 +362,20 @@ async fn short_keys_from_two_processes(db: TestDb, test: &str) {
     let conn = prepare(&db).await;
     // The article's example: n = 5 keys, step k = 3: 0, 3, 1, 4, 2.
     let small = format!("{test}-n5");
-    let ws: Vec<Worker> = ["seaorm", "diesel"]
-        .iter()
-        .map(|orm| {
-            Worker::start(
-                db.url(),
-                &format!("n5-{orm}"),
-                &small,
-                &[
-                    "--mode",
-                    "shortkeys",
-                    "--orm",
-                    orm,
-                    "--alphabet",
-                    "01234",
-                    "--length",
-                    "1",
-                    "--k",
-                    "3",
-                    "--step",
-                    "1",
-                    "--pace-us",
-                    "1000",
-                ],
-            )
-        })
-        .collect();
-    let mut issued = 0;
-    for w in ws {
-        let (i, inserted, dups) = w.finish();
-        assert_eq!((inserted, dups), (i, 0));
-        issued += i;
-    }
+    let n5 = [
+        "--alphabet",
+        "01234",
+        "--length",
+        "1",
+        "--k",
+        "3",
+        "--step",
+        "1",
+        "--pace-us",
+        "1000",
+    ];
+    let ws = one_per_orm(&db, "n5", &small, "shortkeys", &n5);
+    let issued: u64 = finish_storing(ws).iter().sum();
     let stored = keys(&conn).await;
     assert_eq!(issued, 5);
     let pairs: Vec<(u64, &str)> = stored.iter().map(|(k, i, _)| (*i, k.as_str())).collect();
@@ -393,36 +386,20 @@ async fn short_keys_from_two_processes(db: TestDb, test: &str) {
         .await
         .unwrap();
     let large = format!("{test}-n36e4");
-    let ws: Vec<Worker> = ["seaorm", "diesel"]
-        .iter()
-        .map(|orm| {
-            Worker::start(
-                db.url(),
-                &format!("big-{orm}"),
-                &large,
-                &[
-                    "--mode",
-                    "shortkeys",
-                    "--orm",
-                    orm,
-                    "--alphabet",
-                    "0123456789abcdefghijklmnopqrstuvwxyz",
-                    "--length",
-                    "4",
-                    "--step",
-                    "50",
-                    "--ids",
-                    "1500",
-                ],
-            )
-        })
-        .collect();
-    let mut issued = 0;
-    for w in ws {
-        let (i, inserted, dups) = w.finish();
-        assert_eq!((i, inserted, dups), (1_500, 1_500, 0));
-        issued += i;
-    }
+    let n36e4 = [
+        "--alphabet",
+        "0123456789abcdefghijklmnopqrstuvwxyz",
+        "--length",
+        "4",
+        "--step",
+        "50",
+        "--ids",
+        "1500",
+    ];
+    let ws = one_per_orm(&db, "big", &large, "shortkeys", &n36e4);
+    let each = finish_storing(ws);
+    assert_eq!(each, [1_500, 1_500]);
+    let issued: u64 = each.iter().sum();
     let stored = keys(&conn).await;
     assert_eq!(stored.len() as u64, issued);
     assert!(stored.iter().all(|(k, _, _)| k.len() == 4), "fixed length");
@@ -433,14 +410,11 @@ async fn short_keys_from_two_processes(db: TestDb, test: &str) {
     ));
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_short_keys_from_two_processes() {
-    short_keys_from_two_processes(db::postgres().await, "pg-keys").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_short_keys_from_two_processes() {
-    short_keys_from_two_processes(db::mysql().await, "my-keys").await;
+scenario_tests! {
+    postgres_short_keys_from_two_processes:
+        short_keys_from_two_processes(db::postgres().await, "pg-keys");
+    mariadb_short_keys_from_two_processes:
+        short_keys_from_two_processes(db::mysql().await, "my-keys");
 }
 
 // ---------------------------------------------------------------------------
@@ -452,33 +426,16 @@ async fn decimal_ids_across_restarts(db: TestDb, test: &str) {
     let name = format!("{test}-generators");
     let mut issued = 0;
     for round in 0..3 {
-        let ws: Vec<Worker> = ["seaorm", "diesel"]
-            .iter()
-            .map(|orm| {
-                Worker::start(
-                    db.url(),
-                    &format!("r{round}-{orm}"),
-                    &name,
-                    &[
-                        "--mode",
-                        "decimal",
-                        "--orm",
-                        orm,
-                        "--step",
-                        "1",
-                        "--max-counter",
-                        "5",
-                        "--ids",
-                        "40",
-                    ],
-                )
-            })
-            .collect();
-        for w in ws {
-            let (i, inserted, dups) = w.finish();
-            assert_eq!((i, inserted, dups), (40, 40, 0));
-            issued += i;
-        }
+        let ws = one_per_orm(
+            &db,
+            &format!("r{round}"),
+            &name,
+            "decimal",
+            &["--step", "1", "--max-counter", "5", "--ids", "40"],
+        );
+        let each = finish_storing(ws);
+        assert_eq!(each, [40, 40]);
+        issued += each.iter().sum::<u64>();
     }
     let rows = query(&conn, "SELECT generator_id, worker FROM segment_decimal").await;
     assert_eq!(rows.len() as u64, issued);
@@ -493,22 +450,19 @@ async fn decimal_ids_across_restarts(db: TestDb, test: &str) {
         assert_eq!(ws.len(), 1, "generator ID {g} used by {ws:?}");
     }
     // 40 IDs, 5 per generator ID: 8 generator IDs per process run.
-    assert_eq!(owner.len(), 6 * 8);
+    let generator_ids = owner.len();
+    assert_eq!(generator_ids, 6 * 8);
     report(&format!(
-        "{test}: DecimalId, 2 processes x 3 runs x 40 IDs x 0 duplicates, {} generator IDs, \
-         none reused",
-        owner.len()
+        "{test}: DecimalId, 2 processes x 3 runs x 40 IDs x 0 duplicates, {generator_ids} \
+         generator IDs, none reused"
     ));
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_decimal_generator_ids_never_reused_across_restarts() {
-    decimal_ids_across_restarts(db::postgres().await, "pg-decimal").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_decimal_generator_ids_never_reused_across_restarts() {
-    decimal_ids_across_restarts(db::mysql().await, "my-decimal").await;
+scenario_tests! {
+    postgres_decimal_generator_ids_never_reused_across_restarts:
+        decimal_ids_across_restarts(db::postgres().await, "pg-decimal");
+    mariadb_decimal_generator_ids_never_reused_across_restarts:
+        decimal_ids_across_restarts(db::mysql().await, "my-decimal");
 }
 
 // ---------------------------------------------------------------------------
@@ -524,12 +478,7 @@ async fn take(ids: &Arc<SegmentIds>) -> Result<u64, SegmentError> {
 }
 
 async fn paused_mid_prefetch(db: TestDb, test: &str) {
-    let container = db
-        .container_id()
-        .expect("this test pauses the server's container: run it with a container, not a URL")
-        .to_owned();
-    // The whole test: another test's pause would cut this one's phases.
-    let _pauses = crate::support::PAUSE.lock().await;
+    let (container, _pauses) = to_pause(db.container_id()).await;
     let conn = prepare(&db).await;
     let name = format!("{test}-pause");
     let options = || {
@@ -553,22 +502,10 @@ async fn paused_mid_prefetch(db: TestDb, test: &str) {
     let url = db.url().to_owned();
     let opts = options();
     let diesel = Arc::new(
-        tokio::task::spawn_blocking(move || {
-            if url.starts_with("postgres") {
-                flakeid_diesel::segment::start(
-                    move || <diesel::PgConnection as diesel::Connection>::establish(&url),
-                    opts,
-                )
-            } else {
-                flakeid_diesel::segment::start(
-                    move || <diesel::MysqlConnection as diesel::Connection>::establish(&url),
-                    opts,
-                )
-            }
-        })
-        .await
-        .unwrap()
-        .unwrap(),
+        tokio::task::spawn_blocking(move || start_diesel_segment(url, opts))
+            .await
+            .unwrap()
+            .unwrap(),
     );
     let sources = [("seaorm", seaorm), ("diesel", diesel)];
     let mut served: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
@@ -641,14 +578,11 @@ async fn paused_mid_prefetch(db: TestDb, test: &str) {
     ));
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn postgres_paused_mid_prefetch_serves_the_buffer_then_refuses_then_recovers() {
-    paused_mid_prefetch(db::postgres_to_pause().await, "pg").await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mariadb_paused_mid_prefetch_serves_the_buffer_then_refuses_then_recovers() {
-    paused_mid_prefetch(db::mysql_to_pause().await, "my").await;
+scenario_tests! {
+    postgres_paused_mid_prefetch_serves_the_buffer_then_refuses_then_recovers:
+        paused_mid_prefetch(db::postgres_to_pause().await, "pg");
+    mariadb_paused_mid_prefetch_serves_the_buffer_then_refuses_then_recovers:
+        paused_mid_prefetch(db::mysql_to_pause().await, "my");
 }
 
 // ---------------------------------------------------------------------------
@@ -773,12 +707,9 @@ async fn recovers_from_a_silent_connection(orm: Orm) {
     ));
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn diesel_source_recovers_from_a_silent_connection_within_its_fetch_timeout() {
-    recovers_from_a_silent_connection(Orm::Diesel).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn seaorm_source_recovers_from_a_silent_connection_within_its_fetch_timeout() {
-    recovers_from_a_silent_connection(Orm::SeaOrm).await;
+scenario_tests! {
+    diesel_source_recovers_from_a_silent_connection_within_its_fetch_timeout:
+        recovers_from_a_silent_connection(Orm::Diesel);
+    seaorm_source_recovers_from_a_silent_connection_within_its_fetch_timeout:
+        recovers_from_a_silent_connection(Orm::SeaOrm);
 }

@@ -19,6 +19,33 @@ use flakeid_core::sql::Dialect;
 use flakeid_tests::db::{self, Backend, TestDb};
 use sqlx::{Connection as _, MySqlConnection, PgConnection};
 
+/// The PostgreSQL test and the MariaDB test of one case: `$case` runs on a
+/// fresh database of each server, or (`$case(backend)`) is given the backend.
+macro_rules! on_postgres_and_mariadb {
+    (#[$test:meta] $case:ident => $postgres:ident, $mariadb:ident) => {
+        #[$test]
+        async fn $postgres() {
+            $case(db::postgres().await).await;
+        }
+
+        #[$test]
+        async fn $mariadb() {
+            $case(db::mysql().await).await;
+        }
+    };
+    (#[$test:meta] $case:ident(backend) => $postgres:ident, $mariadb:ident) => {
+        #[$test]
+        async fn $postgres() {
+            $case(Backend::Postgres).await;
+        }
+
+        #[$test]
+        async fn $mariadb() {
+            $case(Backend::MySql).await;
+        }
+    };
+}
+
 /// A connection of either backend, running plain SQL.
 enum Conn {
     Pg(PgConnection),
@@ -291,14 +318,11 @@ async fn application_and_sql_writers_share_one_key_space(db: TestDb) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn postgres_application_and_sql_writers_share_one_key_space() {
-    application_and_sql_writers_share_one_key_space(db::postgres().await).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn mariadb_application_and_sql_writers_share_one_key_space() {
-    application_and_sql_writers_share_one_key_space(db::mysql().await).await;
+on_postgres_and_mariadb! {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    application_and_sql_writers_share_one_key_space =>
+        postgres_application_and_sql_writers_share_one_key_space,
+        mariadb_application_and_sql_writers_share_one_key_space
 }
 
 /// 2,000 rows in one statement and 2 × 500 single-row inserts, with 4 IDs
@@ -349,14 +373,11 @@ async fn more_than_a_tick_from_sql_never_repeats(db: TestDb) {
     assert!(bulk_ids.windows(2).all(|w| w[0].0 < w[1].0));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn postgres_more_than_a_tick_from_sql_never_repeats() {
-    more_than_a_tick_from_sql_never_repeats(db::postgres().await).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn mariadb_more_than_a_tick_from_sql_never_repeats() {
-    more_than_a_tick_from_sql_never_repeats(db::mysql().await).await;
+on_postgres_and_mariadb! {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    more_than_a_tick_from_sql_never_repeats =>
+        postgres_more_than_a_tick_from_sql_never_repeats,
+        mariadb_more_than_a_tick_from_sql_never_repeats
 }
 
 /// A clock the tests set: a one-row table and a function reading it.
@@ -401,6 +422,25 @@ fn assert_refused(result: Result<(), String>, expected: &str) {
         ),
         Ok(()) => panic!("the insert must be refused ({expected})"),
     }
+}
+
+/// With the clock at `refused.0`, `writer`'s insert is refused with an
+/// error containing `refused.1`; with the clock at `accepted_at`, its next
+/// insert gets an ID of that tick.
+async fn refused_then_accepted(
+    conn: &mut Conn,
+    layout: &BitLayout,
+    writer: &str,
+    refused: (i64, &str),
+    accepted_at: i64,
+) {
+    let (refused_at, expected) = refused;
+    set_clock(conn, refused_at).await;
+    assert_refused(conn.insert("manual", writer, 0).await, expected);
+    set_clock(conn, accepted_at).await;
+    conn.insert("manual", writer, 1).await.expect("an ID");
+    let tick = (accepted_at - layout.epoch_millis() as i64) as u64;
+    assert_eq!(last_parts(conn, layout, writer).await.0, tick);
 }
 
 /// The function under a manual clock: a tick's sequence used up, a
@@ -469,14 +509,14 @@ async fn sql_function_follows_a_manual_clock(db: TestDb) {
 
     // The clock stepped back behind the last ID: refused, then fine again
     // once it is past it.
-    set_clock(&mut conn, t).await;
-    assert_refused(
-        conn.insert("manual", "d", 0).await,
-        "behind the last ID of node 5",
-    );
-    set_clock(&mut conn, t + 2).await;
-    conn.insert("manual", "d", 1).await.expect("an ID");
-    assert_eq!(last_parts(&mut conn, &layout, "d").await.0, tick(t + 2));
+    refused_then_accepted(
+        &mut conn,
+        &layout,
+        "d",
+        (t, "behind the last ID of node 5"),
+        t + 2,
+    )
+    .await;
 
     // A previous holder's high-water mark: nothing at or before it.
     conn.ok(&format!(
@@ -484,14 +524,14 @@ async fn sql_function_follows_a_manual_clock(db: TestDb) {
         t + 100
     ))
     .await;
-    set_clock(&mut conn, t + 100).await;
-    assert_refused(
-        conn.insert("manual", "e", 0).await,
-        "high-water mark of node 5",
-    );
-    set_clock(&mut conn, t + 101).await;
-    conn.insert("manual", "e", 1).await.expect("an ID");
-    assert_eq!(last_parts(&mut conn, &layout, "e").await.0, tick(t + 101));
+    refused_then_accepted(
+        &mut conn,
+        &layout,
+        "e",
+        (t + 100, "high-water mark of node 5"),
+        t + 101,
+    )
+    .await;
 
     // The reservation taken away: refused until installed again.
     conn.ok("UPDATE flakeid_nodes SET owner = NULL WHERE space = 'manual' AND node_id = 5")
@@ -519,14 +559,11 @@ async fn sql_function_follows_a_manual_clock(db: TestDb) {
     assert_eq!(distinct.len(), ids.len());
 }
 
-#[tokio::test]
-async fn postgres_sql_function_follows_a_manual_clock() {
-    sql_function_follows_a_manual_clock(db::postgres().await).await;
-}
-
-#[tokio::test]
-async fn mariadb_sql_function_follows_a_manual_clock() {
-    sql_function_follows_a_manual_clock(db::mysql().await).await;
+on_postgres_and_mariadb! {
+    #[tokio::test]
+    sql_function_follows_a_manual_clock =>
+        postgres_sql_function_follows_a_manual_clock,
+        mariadb_sql_function_follows_a_manual_clock
 }
 
 /// A transaction that inserted through the function and stays open does
@@ -557,14 +594,11 @@ async fn an_open_transaction_does_not_block_other_sql_writers(db: TestDb) {
     assert_eq!(distinct.len(), 3);
 }
 
-#[tokio::test]
-async fn postgres_an_open_transaction_does_not_block_other_sql_writers() {
-    an_open_transaction_does_not_block_other_sql_writers(db::postgres().await).await;
-}
-
-#[tokio::test]
-async fn mariadb_an_open_transaction_does_not_block_other_sql_writers() {
-    an_open_transaction_does_not_block_other_sql_writers(db::mysql().await).await;
+on_postgres_and_mariadb! {
+    #[tokio::test]
+    an_open_transaction_does_not_block_other_sql_writers =>
+        postgres_an_open_transaction_does_not_block_other_sql_writers,
+        mariadb_an_open_transaction_does_not_block_other_sql_writers
 }
 
 /// The install refuses a node an application holds; once it is released
@@ -656,14 +690,11 @@ async fn the_node_passes_between_application_and_function(db: TestDb) {
     lease.release(&generator).await.expect("release");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_the_node_passes_between_application_and_function() {
-    the_node_passes_between_application_and_function(db::postgres().await).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn mariadb_the_node_passes_between_application_and_function() {
-    the_node_passes_between_application_and_function(db::mysql().await).await;
+on_postgres_and_mariadb! {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    the_node_passes_between_application_and_function =>
+        postgres_the_node_passes_between_application_and_function,
+        mariadb_the_node_passes_between_application_and_function
 }
 
 /// A connection to `url`, once the server answers.
@@ -772,14 +803,11 @@ async fn crash_in_the_same_tick_repeats_no_committed_id(backend: Backend) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_crash_in_the_same_tick_repeats_no_committed_id() {
-    crash_in_the_same_tick_repeats_no_committed_id(Backend::Postgres).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn mariadb_crash_in_the_same_tick_repeats_no_committed_id() {
-    crash_in_the_same_tick_repeats_no_committed_id(Backend::MySql).await;
+on_postgres_and_mariadb! {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    crash_in_the_same_tick_repeats_no_committed_id(backend) =>
+        postgres_crash_in_the_same_tick_repeats_no_committed_id,
+        mariadb_crash_in_the_same_tick_repeats_no_committed_id
 }
 
 /// For every preset (both field orders, ticks of 1 ms, 10 ms and 1 s, the
@@ -820,14 +848,11 @@ async fn every_preset_composes_like_the_rust_layout(db: TestDb) {
     }
 }
 
-#[tokio::test]
-async fn postgres_every_preset_composes_like_the_rust_layout() {
-    every_preset_composes_like_the_rust_layout(db::postgres().await).await;
-}
-
-#[tokio::test]
-async fn mariadb_every_preset_composes_like_the_rust_layout() {
-    every_preset_composes_like_the_rust_layout(db::mysql().await).await;
+on_postgres_and_mariadb! {
+    #[tokio::test]
+    every_preset_composes_like_the_rust_layout =>
+        postgres_every_preset_composes_like_the_rust_layout,
+        mariadb_every_preset_composes_like_the_rust_layout
 }
 
 /// A clock each session sets for itself (a setting or a user variable), so
@@ -905,12 +930,9 @@ async fn a_snapshot_does_not_hide_the_last_id(db: TestDb) {
     );
 }
 
-#[tokio::test]
-async fn postgres_a_snapshot_does_not_hide_the_last_id() {
-    a_snapshot_does_not_hide_the_last_id(db::postgres().await).await;
-}
-
-#[tokio::test]
-async fn mariadb_a_snapshot_does_not_hide_the_last_id() {
-    a_snapshot_does_not_hide_the_last_id(db::mysql().await).await;
+on_postgres_and_mariadb! {
+    #[tokio::test]
+    a_snapshot_does_not_hide_the_last_id =>
+        postgres_a_snapshot_does_not_hide_the_last_id,
+        mariadb_a_snapshot_does_not_hide_the_last_id
 }

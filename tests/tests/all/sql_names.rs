@@ -122,60 +122,74 @@ async fn drain(db: &DatabaseConnection, name: &str, next_value: &str, refusal: &
     );
 }
 
-async fn postgres_sequences_have_exactly_the_names_given(db: &DatabaseConnection) {
-    for &name in HOSTILE {
-        execute(db, &ok(range().postgres_create_sequence(name))).await;
-        let found = query_i64(
-            db,
-            "SELECT COUNT(*) FROM pg_class WHERE relkind = 'S' AND relname = $1",
-            vec![text(name)],
-        )
-        .await
-        .expect("catalog");
-        assert_eq!(found, 1, "sequence {name:?}");
-        let next = format!("SELECT {}", ok(LocationRange::postgres_next_value(name)));
-        drain(db, name, &next, "reached maximum value of sequence").await;
-    }
-    let sequences = query_i64(
-        db,
-        "SELECT COUNT(*) FROM pg_class WHERE relkind = 'S'",
-        vec![],
-    )
-    .await
-    .expect("catalog");
-    assert_eq!(
-        usize::try_from(sequences).ok(),
-        Some(HOSTILE.len()),
-        "one sequence per name, nothing else"
-    );
+/// Where a database keeps a range's counter under a name: what the counter
+/// is, the statements that make one and take its next value (from the
+/// library), the error past the range, and the catalog query counting
+/// such objects (with the `AND …` that picks one by name, a bound
+/// parameter).
+struct Counters {
+    kind: &'static str,
+    create: fn(&LocationRange, &str) -> Result<String, SqlNameError>,
+    next_value: fn(&str) -> Result<String, SqlNameError>,
+    refusal: &'static str,
+    catalog: (&'static str, &'static str),
 }
 
-async fn mariadb_sequences_have_exactly_the_names_given(db: &DatabaseConnection) {
-    for &name in HOSTILE {
-        execute(db, &ok(range().mariadb_create_sequence(name))).await;
-        let found = query_i64(
-            db,
-            "SELECT COUNT(*) FROM information_schema.TABLES \
-             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'SEQUENCE' AND TABLE_NAME = ?",
-            vec![text(name)],
-        )
-        .await
-        .expect("catalog");
-        assert_eq!(found, 1, "sequence {name:?}");
-        let next = format!("SELECT {}", ok(LocationRange::mariadb_next_value(name)));
-        drain(db, name, &next, "has run out").await;
-    }
-    let tables = query_i64(
-        db,
+const POSTGRES_SEQUENCES: Counters = Counters {
+    kind: "sequence",
+    create: LocationRange::postgres_create_sequence,
+    next_value: |name| LocationRange::postgres_next_value(name).map(|e| format!("SELECT {e}")),
+    refusal: "reached maximum value of sequence",
+    catalog: (
+        "SELECT COUNT(*) FROM pg_class WHERE relkind = 'S'",
+        "AND relname = $1",
+    ),
+};
+
+/// Any table counts: a sequence is one, and nothing else may be made.
+const MARIADB_SEQUENCES: Counters = Counters {
+    kind: "sequence",
+    create: LocationRange::mariadb_create_sequence,
+    next_value: |name| LocationRange::mariadb_next_value(name).map(|e| format!("SELECT {e}")),
+    refusal: "has run out",
+    catalog: (
         "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()",
-        vec![],
-    )
-    .await
-    .expect("catalog");
+        "AND TABLE_TYPE = 'SEQUENCE' AND TABLE_NAME = ?",
+    ),
+};
+
+/// Two statements, run as one text (a name may hold `; `).
+const SQLITE_COUNTERS: Counters = Counters {
+    kind: "counter table",
+    create: LocationRange::sqlite_create_counter,
+    next_value: LocationRange::sqlite_next_value,
+    refusal: "CHECK constraint failed",
+    catalog: (
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'",
+        "AND name = ?",
+    ),
+};
+
+/// Makes a counter under each hostile name: each is found in the catalog
+/// under exactly that name and hands out its range, then refuses; in the
+/// end there is one per name, nothing else.
+async fn counters_have_exactly_the_names_given(db: &DatabaseConnection, counters: &Counters) {
+    let (all, named) = counters.catalog;
+    for &name in HOSTILE {
+        execute(db, &ok((counters.create)(&range(), name))).await;
+        let found = query_i64(db, &format!("{all} {named}"), vec![text(name)])
+            .await
+            .expect("catalog");
+        assert_eq!(found, 1, "{} {name:?}", counters.kind);
+        let next = ok((counters.next_value)(name));
+        drain(db, name, &next, counters.refusal).await;
+    }
+    let made = query_i64(db, all, vec![]).await.expect("catalog");
     assert_eq!(
-        usize::try_from(tables).ok(),
+        usize::try_from(made).ok(),
         Some(HOSTILE.len()),
-        "one sequence per name, nothing else"
+        "one {} per name, nothing else",
+        counters.kind
     );
 }
 
@@ -260,40 +274,6 @@ async fn mysql_trigger_has_exactly_the_names_given(db: &DatabaseConnection) {
     }
 }
 
-async fn sqlite_counters_have_exactly_the_names(db: &DatabaseConnection) {
-    for &name in HOSTILE {
-        // Two statements, run as one text (a name may hold `; `).
-        execute(db, &ok(range().sqlite_create_counter(name))).await;
-        let found = query_i64(
-            db,
-            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-            vec![text(name)],
-        )
-        .await
-        .expect("catalog");
-        assert_eq!(found, 1, "counter table {name:?}");
-        drain(
-            db,
-            name,
-            &ok(LocationRange::sqlite_next_value(name)),
-            "CHECK constraint failed",
-        )
-        .await;
-    }
-    let tables = query_i64(
-        db,
-        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'",
-        vec![],
-    )
-    .await
-    .expect("catalog");
-    assert_eq!(
-        usize::try_from(tables).ok(),
-        Some(HOSTILE.len()),
-        "one counter table per name, nothing else"
-    );
-}
-
 #[tokio::test]
 async fn postgres_sequences_have_exactly_the_names_given_with_standard_strings() {
     let test_db = flakeid_tests::db::postgres().await;
@@ -302,7 +282,7 @@ async fn postgres_sequences_have_exactly_the_names_given_with_standard_strings()
         query_text(&db, "SHOW standard_conforming_strings").await,
         "on"
     );
-    postgres_sequences_have_exactly_the_names_given(&db).await;
+    counters_have_exactly_the_names_given(&db, &POSTGRES_SEQUENCES).await;
 }
 
 #[tokio::test]
@@ -313,7 +293,7 @@ async fn postgres_sequences_have_exactly_the_names_given_with_backslash_escapes(
         query_text(&db, "SHOW standard_conforming_strings").await,
         "off"
     );
-    postgres_sequences_have_exactly_the_names_given(&db).await;
+    counters_have_exactly_the_names_given(&db, &POSTGRES_SEQUENCES).await;
 }
 
 const NO_BACKSLASH_ESCAPES: &str =
@@ -335,13 +315,13 @@ async fn mariadb(no_backslash_escapes: bool) -> (TestDb, DatabaseConnection) {
 #[tokio::test]
 async fn mariadb_sequences_have_exactly_the_names_given_with_backslash_escapes() {
     let (_guard, db) = mariadb(false).await;
-    mariadb_sequences_have_exactly_the_names_given(&db).await;
+    counters_have_exactly_the_names_given(&db, &MARIADB_SEQUENCES).await;
 }
 
 #[tokio::test]
 async fn mariadb_sequences_have_exactly_the_names_given_with_no_backslash_escapes() {
     let (_guard, db) = mariadb(true).await;
-    mariadb_sequences_have_exactly_the_names_given(&db).await;
+    counters_have_exactly_the_names_given(&db, &MARIADB_SEQUENCES).await;
 }
 
 #[tokio::test]
@@ -360,7 +340,7 @@ async fn mysql_trigger_has_exactly_the_names_given_with_no_backslash_escapes() {
 async fn sqlite_counters_have_exactly_the_names_given() {
     let ((), db) = seaorm_connect::sqlite().await;
     assert_eq!(db.get_database_backend(), DatabaseBackend::Sqlite);
-    sqlite_counters_have_exactly_the_names(&db).await;
+    counters_have_exactly_the_names_given(&db, &SQLITE_COUNTERS).await;
 }
 
 /// 63 bytes of name (two-byte characters and one ASCII letter).

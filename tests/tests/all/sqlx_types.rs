@@ -8,7 +8,6 @@
 use flakeid_core::flake128::Flake128;
 use flakeid_core::flake128::Flake128Error;
 use flakeid_core::flake128::Flake128Layout;
-use flakeid_core::layout::presets;
 use flakeid_core::schemes::DecimalIdScheme;
 use flakeid_core::{FieldOutOfRange, Generator, IdError, flake_id};
 use flakeid_tests::db;
@@ -17,15 +16,12 @@ use sqlx::mysql::MySqlPool;
 use sqlx::postgres::{PgPool, PgValueFormat};
 use sqlx::sqlite::SqlitePool;
 
+use crate::schemes_common::TicketId;
 use crate::support::init_generator;
 
 /// Twitter's layout: every value in `1..=i64::MAX` is one.
 #[flake_id]
 pub(crate) struct UserId(i64);
-
-/// JavaScript-safe: at most `2^53 − 1`.
-#[flake_id(layout = presets::js_safe)]
-pub(crate) struct TicketId(i64);
 
 /// DecimalId: the counter (the digits above the last ten) is at least 1.
 #[flake_id(scheme = DecimalIdScheme::default)]
@@ -49,19 +45,32 @@ fn id_error<T: std::fmt::Debug>(read: Result<T, sqlx::Error>) -> IdError {
     }
 }
 
+/// The table `users` of the tests, `int` the backend's 64-bit integer type
+/// (on SQLite `INTEGER`, which makes `id` the rowid).
+fn users_table(int: &str) -> sqlx::AssertSqlSafe<String> {
+    sqlx::AssertSqlSafe(format!(
+        "CREATE TABLE users (id {int} NOT NULL PRIMARY KEY CHECK (id > 0), \
+         referrer {int} NULL, ticket {int} NULL)"
+    ))
+}
+
 /// The rows of a table `bad (k, v)` holding values that are not IDs of
 /// the type they are read as.
 const BAD_ROWS: &str =
     "INSERT INTO bad (k, v) VALUES (1, 0), (2, -5), (3, 9007199254740992), (4, 9200065)";
 
-/// Checks, on a pool whose table `bad` holds [`BAD_ROWS`], that plain SQL
-/// reads the stored integers back and that each is a typed error when read
-/// as an ID: `0` and `−5` as a `UserId`, `2^53` as a (JavaScript-safe)
-/// `TicketId`, a DecimalId whose counter is 0 as an `OrderNo`. `$sql`
-/// selects `v` of row `k` (the parameter).
+/// Creates the table `bad (k, v)` holding [`BAD_ROWS`] on a pool and checks
+/// that plain SQL reads the stored integers back and that each is a
+/// typed error when read as an ID: `0` and `−5` as a `UserId`, `2^53` as a
+/// (JavaScript-safe) `TicketId`, a DecimalId whose counter is 0 as an
+/// `OrderNo`. `$sql` selects `v` of row `k` (the parameter).
 macro_rules! assert_stored_non_ids_are_errors {
     ($pool:expr, $sql:literal) => {{
         let pool = $pool;
+        sqlx::query("CREATE TABLE bad (k INTEGER NOT NULL PRIMARY KEY, v BIGINT NOT NULL)")
+            .execute(pool)
+            .await?;
+        sqlx::query(BAD_ROWS).execute(pool).await?;
         for (k, stored) in [(1, 0), (2, -5), (3, (JS_MAX + 1) as i64), (4, COUNTER_ZERO)] {
             let v: i64 = sqlx::query_scalar($sql).bind(k).fetch_one(pool).await?;
             assert_eq!(v, stored, "row {k}");
@@ -118,66 +127,85 @@ macro_rules! assert_stored_non_ids_are_errors {
     }};
 }
 
+/// Binds two `UserId`s (`b` referring to `a`) and the largest `TicketId`
+/// into `users` (the backend's placeholders for three parameters given),
+/// checks the plain integers stored and reads them back as IDs, `NULL`s as
+/// `None`; finds `b` by its referrer. Evaluates to `(a, b)`.
+macro_rules! assert_users_bind_and_read_back {
+    ($pool:expr, [$p1:literal, $p2:literal, $p3:literal]) => {{
+        let pool = $pool;
+        let [a, b] = <[UserId; 2]>::try_from(UserId::generate_many(2).expect("IDs")).expect("two");
+        let ticket = TicketId::try_from(JS_MAX).expect("the largest ticket");
+        for (id, referrer, ticket) in [(a, None, Some(ticket)), (b, Some(a), None)] {
+            sqlx::query(concat!(
+                "INSERT INTO users (id, referrer, ticket) VALUES (",
+                $p1,
+                ", ",
+                $p2,
+                ", ",
+                $p3,
+                ")"
+            ))
+            .bind(id)
+            .bind(referrer)
+            .bind(ticket)
+            .execute(pool)
+            .await?;
+        }
+
+        let stored: Vec<(i64, Option<i64>, Option<i64>)> =
+            sqlx::query_as("SELECT id, referrer, ticket FROM users ORDER BY id")
+                .fetch_all(pool)
+                .await?;
+        assert_eq!(
+            stored,
+            [
+                (a.get(), None, Some(JS_MAX as i64)),
+                (b.get(), Some(a.get()), None)
+            ]
+        );
+
+        let read: Vec<(UserId, Option<UserId>, Option<TicketId>)> =
+            sqlx::query_as("SELECT id, referrer, ticket FROM users ORDER BY id")
+                .fetch_all(pool)
+                .await?;
+        assert_eq!(read, [(a, None, Some(ticket)), (b, Some(a), None)]);
+        let child: UserId =
+            sqlx::query_scalar(concat!("SELECT id FROM users WHERE referrer = ", $p1))
+                .bind(a)
+                .fetch_one(pool)
+                .await?;
+        assert_eq!(child, b);
+        (a, b)
+    }};
+}
+
 // ---------------------------------------------------------------------------
 // PostgreSQL
 // ---------------------------------------------------------------------------
 
+/// A fresh database with the table `users`, once the global generator
+/// the tests take IDs from is set up.
 async fn postgres() -> (db::TestDb, PgPool) {
+    init_generator();
     let db = db::postgres().await;
     let pool = PgPool::connect(db.url()).await.expect("connect");
-    sqlx::query(
-        "CREATE TABLE users (id BIGINT PRIMARY KEY CHECK (id > 0), \
-         referrer BIGINT NULL, ticket BIGINT NULL)",
-    )
-    .execute(&pool)
-    .await
-    .expect("schema");
+    sqlx::query(users_table("BIGINT"))
+        .execute(&pool)
+        .await
+        .expect("schema");
     (db, pool)
 }
 
 #[tokio::test]
 async fn postgres_ids_bind_and_read_back_with_nulls() -> Result<(), sqlx::Error> {
-    init_generator();
     let (_db, pool) = postgres().await;
-    let [a, b] = <[UserId; 2]>::try_from(UserId::generate_many(2).expect("IDs")).expect("two");
-    let ticket = TicketId::try_from(JS_MAX).expect("the largest ticket");
-    for (id, referrer, ticket) in [(a, None, Some(ticket)), (b, Some(a), None)] {
-        sqlx::query("INSERT INTO users (id, referrer, ticket) VALUES ($1, $2, $3)")
-            .bind(id)
-            .bind(referrer)
-            .bind(ticket)
-            .execute(&pool)
-            .await?;
-    }
-
-    let stored: Vec<(i64, Option<i64>, Option<i64>)> =
-        sqlx::query_as("SELECT id, referrer, ticket FROM users ORDER BY id")
-            .fetch_all(&pool)
-            .await?;
-    assert_eq!(
-        stored,
-        [
-            (a.get(), None, Some(JS_MAX as i64)),
-            (b.get(), Some(a.get()), None)
-        ]
-    );
-
-    let read: Vec<(UserId, Option<UserId>, Option<TicketId>)> =
-        sqlx::query_as("SELECT id, referrer, ticket FROM users ORDER BY id")
-            .fetch_all(&pool)
-            .await?;
-    assert_eq!(read, [(a, None, Some(ticket)), (b, Some(a), None)]);
-    let child: UserId = sqlx::query_scalar("SELECT id FROM users WHERE referrer = $1")
-        .bind(a)
-        .fetch_one(&pool)
-        .await?;
-    assert_eq!(child, b);
+    assert_users_bind_and_read_back!(&pool, ["$1", "$2", "$3"]);
     Ok(())
 }
 
 #[tokio::test]
 async fn postgres_id_arrays_bind_as_bigint_arrays_and_read_back() -> Result<(), sqlx::Error> {
-    init_generator();
     let (_db, pool) = postgres().await;
     let ids = UserId::generate_many(3).expect("IDs");
     for &id in &ids {
@@ -224,10 +252,6 @@ async fn postgres_id_arrays_bind_as_bigint_arrays_and_read_back() -> Result<(), 
 #[tokio::test]
 async fn postgres_stored_values_that_are_not_ids_are_typed_errors() -> Result<(), sqlx::Error> {
     let (_db, pool) = postgres().await;
-    sqlx::query("CREATE TABLE bad (k INT PRIMARY KEY, v BIGINT NOT NULL)")
-        .execute(&pool)
-        .await?;
-    sqlx::query(BAD_ROWS).execute(&pool).await?;
     assert_stored_non_ids_are_errors!(&pool, "SELECT v FROM bad WHERE k = $1");
 
     // One bad element fails the whole array, with the same error.
@@ -249,7 +273,10 @@ async fn postgres_stored_values_that_are_not_ids_are_typed_errors() -> Result<()
 // MySQL / MariaDB
 // ---------------------------------------------------------------------------
 
+/// A fresh database, once the global generator the tests take IDs from is
+/// set up.
 async fn mysql() -> (db::TestDb, MySqlPool) {
+    init_generator();
     let db = db::mysql().await;
     let pool = MySqlPool::connect(db.url()).await.expect("connect");
     (db, pool)
@@ -257,53 +284,14 @@ async fn mysql() -> (db::TestDb, MySqlPool) {
 
 #[tokio::test]
 async fn mysql_ids_bind_and_read_back_with_nulls() -> Result<(), sqlx::Error> {
-    init_generator();
     let (_db, pool) = mysql().await;
-    sqlx::query(
-        "CREATE TABLE users (id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0), \
-         referrer BIGINT NULL, ticket BIGINT NULL)",
-    )
-    .execute(&pool)
-    .await?;
-    let [a, b] = <[UserId; 2]>::try_from(UserId::generate_many(2).expect("IDs")).expect("two");
-    let ticket = TicketId::try_from(JS_MAX).expect("the largest ticket");
-    for (id, referrer, ticket) in [(a, None, Some(ticket)), (b, Some(a), None)] {
-        sqlx::query("INSERT INTO users (id, referrer, ticket) VALUES (?, ?, ?)")
-            .bind(id)
-            .bind(referrer)
-            .bind(ticket)
-            .execute(&pool)
-            .await?;
-    }
-
-    let stored: Vec<(i64, Option<i64>, Option<i64>)> =
-        sqlx::query_as("SELECT id, referrer, ticket FROM users ORDER BY id")
-            .fetch_all(&pool)
-            .await?;
-    assert_eq!(
-        stored,
-        [
-            (a.get(), None, Some(JS_MAX as i64)),
-            (b.get(), Some(a.get()), None)
-        ]
-    );
-
-    let read: Vec<(UserId, Option<UserId>, Option<TicketId>)> =
-        sqlx::query_as("SELECT id, referrer, ticket FROM users ORDER BY id")
-            .fetch_all(&pool)
-            .await?;
-    assert_eq!(read, [(a, None, Some(ticket)), (b, Some(a), None)]);
-    let child: UserId = sqlx::query_scalar("SELECT id FROM users WHERE referrer = ?")
-        .bind(a)
-        .fetch_one(&pool)
-        .await?;
-    assert_eq!(child, b);
+    sqlx::query(users_table("BIGINT")).execute(&pool).await?;
+    assert_users_bind_and_read_back!(&pool, ["?", "?", "?"]);
     Ok(())
 }
 
 #[tokio::test]
 async fn mysql_bigint_unsigned_columns_read_with_a_range_check() -> Result<(), sqlx::Error> {
-    init_generator();
     let (_db, pool) = mysql().await;
     sqlx::query(
         "CREATE TABLE tags (k INT NOT NULL PRIMARY KEY, id BIGINT UNSIGNED NULL, \
@@ -395,10 +383,6 @@ async fn mysql_bigint_unsigned_columns_read_with_a_range_check() -> Result<(), s
 #[tokio::test]
 async fn mysql_stored_values_that_are_not_ids_are_typed_errors() -> Result<(), sqlx::Error> {
     let (_db, pool) = mysql().await;
-    sqlx::query("CREATE TABLE bad (k INT NOT NULL PRIMARY KEY, v BIGINT NOT NULL)")
-        .execute(&pool)
-        .await?;
-    sqlx::query(BAD_ROWS).execute(&pool).await?;
     assert_stored_non_ids_are_errors!(&pool, "SELECT v FROM bad WHERE k = ?");
     Ok(())
 }
@@ -422,60 +406,32 @@ impl<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> for User {
     }
 }
 
+/// A fresh database with the table `users`, once the global generator
+/// the tests take IDs from is set up.
 async fn sqlite() -> SqlitePool {
+    init_generator();
     // One connection: every connection to `sqlite::memory:` is a database of its own.
     let pool = sqlx::sqlite::SqlitePoolOptions::new()
         .max_connections(1)
         .connect("sqlite::memory:")
         .await
         .expect("an in-memory database");
-    sqlx::query(
-        "CREATE TABLE users (id INTEGER PRIMARY KEY CHECK (id > 0), \
-         referrer INTEGER NULL, ticket INTEGER NULL)",
-    )
-    .execute(&pool)
-    .await
-    .expect("schema");
+    sqlx::query(users_table("INTEGER"))
+        .execute(&pool)
+        .await
+        .expect("schema");
     pool
 }
 
 #[tokio::test]
 async fn sqlite_ids_bind_and_read_back_with_nulls() -> Result<(), sqlx::Error> {
-    init_generator();
     let pool = sqlite().await;
-    let [a, b] = <[UserId; 2]>::try_from(UserId::generate_many(2).expect("IDs")).expect("two");
-    let ticket = TicketId::try_from(JS_MAX).expect("the largest ticket");
-    for (id, referrer, ticket) in [(a, None, Some(ticket)), (b, Some(a), None)] {
-        sqlx::query("INSERT INTO users (id, referrer, ticket) VALUES (?, ?, ?)")
-            .bind(id)
-            .bind(referrer)
-            .bind(ticket)
-            .execute(&pool)
-            .await?;
-    }
-
-    let stored: Vec<(i64, Option<i64>, Option<i64>, String)> =
-        sqlx::query_as("SELECT id, referrer, ticket, typeof(id) FROM users ORDER BY id")
-            .fetch_all(&pool)
-            .await?;
-    assert_eq!(
-        stored,
-        [
-            (a.get(), None, Some(JS_MAX as i64), "integer".to_owned()),
-            (b.get(), Some(a.get()), None, "integer".to_owned())
-        ]
-    );
-
-    let read: Vec<(UserId, Option<UserId>, Option<TicketId>)> =
-        sqlx::query_as("SELECT id, referrer, ticket FROM users ORDER BY id")
-            .fetch_all(&pool)
-            .await?;
-    assert_eq!(read, [(a, None, Some(ticket)), (b, Some(a), None)]);
-    let child: UserId = sqlx::query_scalar("SELECT id FROM users WHERE referrer = ?")
-        .bind(a)
-        .fetch_one(&pool)
+    let (a, b) = assert_users_bind_and_read_back!(&pool, ["?", "?", "?"]);
+    // Stored as integers, not as text or blobs.
+    let types: Vec<String> = sqlx::query_scalar("SELECT typeof(id) FROM users ORDER BY id")
+        .fetch_all(&pool)
         .await?;
-    assert_eq!(child, b);
+    assert_eq!(types, ["integer", "integer"]);
 
     // A `FromRow` struct (what `#[derive(sqlx::FromRow)]` writes: `try_get` per field).
     let users: Vec<User> = sqlx::query_as("SELECT id, referrer FROM users ORDER BY id")
@@ -490,10 +446,6 @@ async fn sqlite_ids_bind_and_read_back_with_nulls() -> Result<(), sqlx::Error> {
 #[tokio::test]
 async fn sqlite_stored_values_that_are_not_ids_are_typed_errors() -> Result<(), sqlx::Error> {
     let pool = sqlite().await;
-    sqlx::query("CREATE TABLE bad (k INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
-        .execute(&pool)
-        .await?;
-    sqlx::query(BAD_ROWS).execute(&pool).await?;
     assert_stored_non_ids_are_errors!(&pool, "SELECT v FROM bad WHERE k = ?");
     Ok(())
 }
@@ -526,6 +478,51 @@ fn flake_error<T: std::fmt::Debug>(read: Result<T, sqlx::Error>) -> Flake128Erro
         }
         other => panic!("expected a decode error holding a Flake128Error, got {other:?}"),
     }
+}
+
+/// Binds flakes `$b` and `$a` (the later one first) and a `NULL` into the
+/// column `f` of `flakes` (rows 1 to 3); once `$stored` has checked what
+/// the database stored, reads them back, then in the database's order,
+/// which is issue order.
+macro_rules! assert_flakes_bind_and_read_back {
+    ($pool:expr, [$a:ident, $b:ident], $stored:block) => {{
+        let pool = $pool;
+        let [$a, $b, _] = flakes();
+        for (k, f) in [(1, Some($b)), (2, Some($a)), (3, None)] {
+            sqlx::query("INSERT INTO flakes (k, f) VALUES (?, ?)")
+                .bind(k)
+                .bind(f)
+                .execute(pool)
+                .await?;
+        }
+        $stored
+        let read: Vec<Option<Flake128>> = sqlx::query_scalar("SELECT f FROM flakes ORDER BY k")
+            .fetch_all(pool)
+            .await?;
+        assert_eq!(read, [Some($b), Some($a), None]);
+        let ordered: Vec<Flake128> =
+            sqlx::query_scalar("SELECT f FROM flakes WHERE f IS NOT NULL ORDER BY f")
+                .fetch_all(pool)
+                .await?;
+        assert_eq!(ordered, [$a, $b]);
+    }};
+}
+
+/// Reads a stored value of 16 zero bytes (with `$nil`) and one of the two
+/// bytes `01 02` (with `$short`) as flakes: neither is one, and each error
+/// says why.
+macro_rules! assert_zero_and_short_are_not_flakes {
+    ($pool:expr, $nil:literal, $short:literal) => {{
+        let pool = $pool;
+        let nil = sqlx::query_scalar::<_, Flake128>($nil)
+            .fetch_one(pool)
+            .await;
+        assert_eq!(flake_error(nil), Flake128Error::Zero);
+        let short = sqlx::query_scalar::<_, Flake128>($short)
+            .fetch_one(pool)
+            .await;
+        assert_eq!(flake_error(short), Flake128Error::ByteLength { len: 2 });
+    }};
 }
 
 #[tokio::test]
@@ -585,15 +582,11 @@ async fn postgres_flakes_are_uuids_or_bytea_and_read_back_checked() -> Result<()
     assert_eq!(found, [b]);
 
     // Stored values that are not flakes.
-    let nil: Result<Flake128, _> =
-        sqlx::query_scalar("SELECT '00000000-0000-0000-0000-000000000000'::uuid")
-            .fetch_one(&pool)
-            .await;
-    assert_eq!(flake_error(nil), Flake128Error::Zero);
-    let short: Result<Flake128, _> = sqlx::query_scalar("SELECT '\\x0102'::bytea")
-        .fetch_one(&pool)
-        .await;
-    assert_eq!(flake_error(short), Flake128Error::ByteLength { len: 2 });
+    assert_zero_and_short_are_not_flakes!(
+        &pool,
+        "SELECT '00000000-0000-0000-0000-000000000000'::uuid",
+        "SELECT '\\x0102'::bytea"
+    );
     Ok(())
 }
 
@@ -605,40 +598,22 @@ async fn mysql_flakes_are_binary_16_and_read_back_checked() -> Result<(), sqlx::
     )
     .execute(&pool)
     .await?;
-    let [a, b, _] = flakes();
-    for (k, f) in [(1, Some(b)), (2, Some(a)), (3, None)] {
-        sqlx::query("INSERT INTO flakes (k, f) VALUES (?, ?)")
-            .bind(k)
-            .bind(f)
-            .execute(&pool)
-            .await?;
-    }
-    let stored: Vec<Option<String>> =
-        sqlx::query_scalar("SELECT LOWER(HEX(f)) FROM flakes ORDER BY k")
-            .fetch_all(&pool)
-            .await?;
-    assert_eq!(stored, [Some(hex(b)), Some(hex(a)), None]);
-    let read: Vec<Option<Flake128>> = sqlx::query_scalar("SELECT f FROM flakes ORDER BY k")
-        .fetch_all(&pool)
-        .await?;
-    assert_eq!(read, [Some(b), Some(a), None]);
-    let ordered: Vec<Flake128> =
-        sqlx::query_scalar("SELECT f FROM flakes WHERE f IS NOT NULL ORDER BY f")
-            .fetch_all(&pool)
-            .await?;
-    assert_eq!(ordered, [a, b]);
+    assert_flakes_bind_and_read_back!(&pool, [a, b], {
+        let stored: Vec<Option<String>> =
+            sqlx::query_scalar("SELECT LOWER(HEX(f)) FROM flakes ORDER BY k")
+                .fetch_all(&pool)
+                .await?;
+        assert_eq!(stored, [Some(hex(b)), Some(hex(a)), None]);
+    });
 
     sqlx::query("INSERT INTO flakes (k, f, v) VALUES (4, UNHEX(REPEAT('00', 16)), UNHEX('0102'))")
         .execute(&pool)
         .await?;
-    let nil = sqlx::query_scalar::<_, Flake128>("SELECT f FROM flakes WHERE k = 4")
-        .fetch_one(&pool)
-        .await;
-    assert_eq!(flake_error(nil), Flake128Error::Zero);
-    let short = sqlx::query_scalar::<_, Flake128>("SELECT v FROM flakes WHERE k = 4")
-        .fetch_one(&pool)
-        .await;
-    assert_eq!(flake_error(short), Flake128Error::ByteLength { len: 2 });
+    assert_zero_and_short_are_not_flakes!(
+        &pool,
+        "SELECT f FROM flakes WHERE k = 4",
+        "SELECT v FROM flakes WHERE k = 4"
+    );
     Ok(())
 }
 
@@ -648,50 +623,30 @@ async fn sqlite_flakes_are_blobs_and_read_back_checked() -> Result<(), sqlx::Err
     sqlx::query("CREATE TABLE flakes (k INTEGER PRIMARY KEY, f BLOB NULL)")
         .execute(&pool)
         .await?;
-    let [a, b, _] = flakes();
-    for (k, f) in [(1, Some(b)), (2, Some(a)), (3, None)] {
-        sqlx::query("INSERT INTO flakes (k, f) VALUES (?, ?)")
-            .bind(k)
-            .bind(f)
-            .execute(&pool)
-            .await?;
-    }
-    // SQLite's `hex(NULL)` is the empty string.
-    let stored: Vec<(String, String)> =
-        sqlx::query_as("SELECT lower(hex(f)), typeof(f) FROM flakes ORDER BY k")
-            .fetch_all(&pool)
-            .await?;
-    let blob = "blob".to_owned();
-    assert_eq!(
-        stored,
-        [
-            (hex(b), blob.clone()),
-            (hex(a), blob),
-            (String::new(), "null".to_owned())
-        ]
-    );
-    let read: Vec<Option<Flake128>> = sqlx::query_scalar("SELECT f FROM flakes ORDER BY k")
-        .fetch_all(&pool)
-        .await?;
-    assert_eq!(read, [Some(b), Some(a), None]);
-    let ordered: Vec<Flake128> =
-        sqlx::query_scalar("SELECT f FROM flakes WHERE f IS NOT NULL ORDER BY f")
-            .fetch_all(&pool)
-            .await?;
-    assert_eq!(ordered, [a, b]);
+    assert_flakes_bind_and_read_back!(&pool, [a, b], {
+        // SQLite's `hex(NULL)` is the empty string.
+        let stored: Vec<(String, String)> =
+            sqlx::query_as("SELECT lower(hex(f)), typeof(f) FROM flakes ORDER BY k")
+                .fetch_all(&pool)
+                .await?;
+        let blob = "blob".to_owned();
+        assert_eq!(
+            stored,
+            [
+                (hex(b), blob.clone()),
+                (hex(a), blob),
+                (String::new(), "null".to_owned())
+            ]
+        );
+    });
 
     sqlx::query("INSERT INTO flakes (k, f) VALUES (4, zeroblob(16)), (5, x'0102')")
         .execute(&pool)
         .await?;
-    let read = |k: i32| {
-        sqlx::query_scalar::<_, Flake128>("SELECT f FROM flakes WHERE k = ?")
-            .bind(k)
-            .fetch_one(&pool)
-    };
-    assert_eq!(flake_error(read(4).await), Flake128Error::Zero);
-    assert_eq!(
-        flake_error(read(5).await),
-        Flake128Error::ByteLength { len: 2 }
+    assert_zero_and_short_are_not_flakes!(
+        &pool,
+        "SELECT f FROM flakes WHERE k = 4",
+        "SELECT f FROM flakes WHERE k = 5"
     );
     Ok(())
 }

@@ -30,6 +30,24 @@ pub(crate) fn test_name(module_path: &str, function: &str) -> String {
     }
 }
 
+/// Runs `cmd` (this test binary again, in the tests that run a test in a
+/// child process) to its end: its output, and what it printed (stdout,
+/// then stderr) as text.
+pub(crate) fn output_and_text(cmd: &mut std::process::Command) -> (std::process::Output, String) {
+    let out = cmd.output().unwrap_or_else(|e| {
+        panic!(
+            "cannot run {}: {e}",
+            std::path::Path::new(cmd.get_program()).display()
+        )
+    });
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out, text)
+}
+
 /// Held for their whole run by the tests that pause a server's container
 /// (`docker pause`): one such test must not pause, unpause or delay
 /// another's phases.

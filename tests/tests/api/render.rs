@@ -236,18 +236,8 @@ impl Renderer<'_> {
                     self.fields(&k["plain"]["fields"], &base);
                 }
                 Value::Object(k) if k.contains_key("tuple") => {
-                    let fields: Vec<String> = k["tuple"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|f| match self.item(&id_key(f)).cloned() {
-                            Some(f) if f["visibility"] == "public" => {
-                                self.ty(&f["inner"]["struct_field"])
-                            }
-                            _ => "_".to_owned(),
-                        })
-                        .collect();
-                    self.push(format!("pub struct {base}({})", fields.join(", ")));
+                    let fields = self.tuple_fields(&k["tuple"], true);
+                    self.push(format!("pub struct {base}({fields})"));
                 }
                 _ => self.fields(&s["fields"], &base),
             }
@@ -261,16 +251,7 @@ impl Renderer<'_> {
                 let kind = &v["inner"]["variant"]["kind"];
                 let shape = match kind {
                     Value::Object(k) if k.contains_key("tuple") => {
-                        let fields: Vec<String> = k["tuple"]
-                            .as_array()
-                            .into_iter()
-                            .flatten()
-                            .map(|f| match self.item(&id_key(f)).cloned() {
-                                Some(f) => self.ty(&f["inner"]["struct_field"]),
-                                None => "_".to_owned(),
-                            })
-                            .collect();
-                        format!("({})", fields.join(", "))
+                        format!("({})", self.tuple_fields(&k["tuple"], false))
                     }
                     Value::Object(k) if k.contains_key("struct") => {
                         let fields: Vec<String> = k["struct"]["fields"]
@@ -584,6 +565,23 @@ impl Renderer<'_> {
         } else {
             "_".to_owned()
         }
+    }
+
+    /// The types of the tuple fields `ids`, joined with commas: `_` for
+    /// a field not found, or (`public_only`) not public.
+    fn tuple_fields(&self, ids: &Value, public_only: bool) -> String {
+        let fields: Vec<String> = ids
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| match self.item(&id_key(f)) {
+                Some(f) if !public_only || f["visibility"] == "public" => {
+                    self.ty(&f["inner"]["struct_field"])
+                }
+                _ => "_".to_owned(),
+            })
+            .collect();
+        fields.join(", ")
     }
 
     fn ty(&self, t: &Value) -> String {

@@ -249,30 +249,32 @@ mod rules {
             .collect()
     }
 
+    /// The one violation `text` has.
+    fn the_violation(text: &str) -> String {
+        let mut v = violations(text);
+        assert_eq!(v.len(), 1, "{v:?}");
+        v.remove(0)
+    }
+
     #[test]
     fn a_block_without_a_tag_or_with_an_unknown_one_fails() {
-        let v = violations("a\n```\nls\n```\n");
-        assert_eq!(v.len(), 1, "{v:?}");
+        let v = the_violation("a\n```\nls\n```\n");
         assert!(
-            v[0].starts_with("line 2: a fenced block without a tag"),
+            v.starts_with("line 2: a fenced block without a tag"),
             "{v:?}"
         );
-        let v = violations("```shell\nls\n```\n");
-        assert_eq!(v.len(), 1, "{v:?}");
-        assert!(v[0].contains("unknown block tag \"shell\""), "{v:?}");
+        let v = the_violation("```shell\nls\n```\n");
+        assert!(v.contains("unknown block tag \"shell\""), "{v:?}");
         let v = violations("```rust,ignore\nlet x = 1;\n```\n```sql\nSELECT 1\n```\n");
         assert!(v.is_empty(), "{v:?}");
     }
 
     #[test]
     fn a_text_block_with_a_command_fails() {
-        let v = violations("```text\ncargo run -p x\n```\n");
-        assert_eq!(v.len(), 1, "{v:?}");
-        assert!(v[0].starts_with("line 2: a `text` block line starts with \"cargo \""));
-        let v = violations("```text\n$ flakeid decode 5\nid 5\n```\n");
-        assert_eq!(v.len(), 1, "{v:?}");
-        let v = violations("```text\n./scripts/test.sh\n```\n");
-        assert_eq!(v.len(), 1, "{v:?}");
+        let v = the_violation("```text\ncargo run -p x\n```\n");
+        assert!(v.starts_with("line 2: a `text` block line starts with \"cargo \""));
+        the_violation("```text\n$ flakeid decode 5\nid 5\n```\n");
+        the_violation("```text\n./scripts/test.sh\n```\n");
         assert!(violations("```text\nnode 1023: held\n```\n").is_empty());
     }
 
@@ -284,15 +286,13 @@ mod rules {
 
     #[test]
     fn a_console_block_starts_with_a_command() {
-        let v = violations("```console\nid 5\n$ flakeid decode 5\n```\n");
-        assert_eq!(v.len(), 1, "{v:?}");
+        the_violation("```console\nid 5\n$ flakeid decode 5\n```\n");
     }
 
     #[test]
     fn inline_commands_must_be_shown_in_a_block() {
-        let v = violations("Run `cargo run -p flakeid-service` now.\n");
-        assert_eq!(v.len(), 1, "{v:?}");
-        assert!(v[0].contains("inline command `cargo run -p flakeid-service`"));
+        let v = the_violation("Run `cargo run -p flakeid-service` now.\n");
+        assert!(v.contains("inline command `cargo run -p flakeid-service`"));
         let v = violations("Run `./scripts/test.sh`:\n\n```sh\n./scripts/test.sh\n```\n");
         assert!(v.is_empty(), "{v:?}");
         // Names of tools and subcommands, and forms of commands, are not

@@ -146,40 +146,20 @@ impl Rows {
         let old_post =
             |i: usize| PostId::from_i64(1 + (i as i64 * 17) % old.1).expect("an old key");
         Rows {
-            users: user_ids
-                .iter()
-                .enumerate()
-                .map(|(i, &id)| (id, format!("{app} user {i}")))
-                .collect(),
-            posts: post_ids
-                .iter()
-                .enumerate()
-                .map(|(i, &id)| {
-                    let user = if i % 2 == 0 {
-                        old_user(i)
-                    } else {
-                        user_ids[i % users]
-                    };
-                    (id, user, format!("{app} post {i}"))
-                })
-                .collect(),
-            comments: comment_ids
-                .iter()
-                .enumerate()
-                .map(|(i, &id)| {
-                    let post = if i % 2 == 0 {
-                        old_post(i)
-                    } else {
-                        post_ids[i % posts]
-                    };
-                    let user = match i % 3 {
-                        0 => Some(old_user(i)),
-                        1 => Some(user_ids[i % users]),
-                        _ => None,
-                    };
-                    (id, post, user, format!("{app} comment {i}"))
-                })
-                .collect(),
+            users: numbered(&user_ids, |i, id| (id, format!("{app} user {i}"))),
+            posts: numbered(&post_ids, |i, id| {
+                let user = alternately(i, old_user, &user_ids);
+                (id, user, format!("{app} post {i}"))
+            }),
+            comments: numbered(&comment_ids, |i, id| {
+                let post = alternately(i, old_post, &post_ids);
+                let user = match i % 3 {
+                    0 => Some(old_user(i)),
+                    1 => Some(user_ids[i % users]),
+                    _ => None,
+                };
+                (id, post, user, format!("{app} comment {i}"))
+            }),
         }
     }
 
@@ -193,47 +173,37 @@ pub async fn seaorm_app(target: &Target, rows: &Rows) {
     use flakeid_seaorm::FlakeEntity;
     use sea_orm::{EntityTrait, Set};
     let db = target.seaorm().await;
-    for chunk in rows.users.chunks(500) {
-        let models = chunk.iter().map(|(id, name)| user::ActiveModel {
-            id: Set(*id),
-            name: Set(name.clone()),
-        });
-        user::Entity::insert_many_with_ids(models)
-            .await
-            .expect("users")
-            .exec_without_returning(&db)
-            .await
-            .expect("SeaORM inserts users");
+    /// Inserts `rows.$table` 500 at a time into the table of `$m`, each row
+    /// made an active model by `$model`.
+    macro_rules! in_batches {
+        ($table:ident, $m:ident, $model:expr) => {
+            for chunk in rows.$table.chunks(500) {
+                $m::Entity::insert_many_with_ids(chunk.iter().map($model))
+                    .await
+                    .expect(stringify!($table))
+                    .exec_without_returning(&db)
+                    .await
+                    .expect(concat!("SeaORM inserts ", stringify!($table)));
+            }
+        };
     }
-    for chunk in rows.posts.chunks(500) {
-        let models = chunk.iter().map(|(id, user, title)| post::ActiveModel {
+    in_batches!(users, user, |(id, name)| user::ActiveModel {
+        id: Set(*id),
+        name: Set(name.clone()),
+    });
+    in_batches!(posts, post, |(id, user, title)| post::ActiveModel {
+        id: Set(*id),
+        user_id: Set(*user),
+        title: Set(title.clone()),
+    });
+    in_batches!(comments, comment, |(id, post, user, body)| {
+        comment::ActiveModel {
             id: Set(*id),
+            post_id: Set(*post),
             user_id: Set(*user),
-            title: Set(title.clone()),
-        });
-        post::Entity::insert_many_with_ids(models)
-            .await
-            .expect("posts")
-            .exec_without_returning(&db)
-            .await
-            .expect("SeaORM inserts posts");
-    }
-    for chunk in rows.comments.chunks(500) {
-        let models = chunk
-            .iter()
-            .map(|(id, post, user, body)| comment::ActiveModel {
-                id: Set(*id),
-                post_id: Set(*post),
-                user_id: Set(*user),
-                body: Set(body.clone()),
-            });
-        comment::Entity::insert_many_with_ids(models)
-            .await
-            .expect("comments")
-            .exec_without_returning(&db)
-            .await
-            .expect("SeaORM inserts comments");
-    }
+            body: Set(body.clone()),
+        }
+    });
     // The models read back: old keys and new keys alike.
     let first = user::Entity::find_by_id(UserId::from_i64(1).expect("key 1"))
         .one(&db)
@@ -250,54 +220,43 @@ pub async fn seaorm_app(target: &Target, rows: &Rows) {
     assert!(new.id.decode().timestamp.is_some());
 }
 
+/// Inserts `$rows.$table` 500 at a time into `$table` on `$conn`, each
+/// row made an insertable by `$row`.
+macro_rules! diesel_batches {
+    ($conn:expr, $rows:ident.$table:ident, $row:expr) => {
+        for chunk in $rows.$table.chunks(500) {
+            let batch: Vec<_> = chunk.iter().map($row).collect();
+            diesel::insert_into($table::table)
+                .values(batch)
+                .execute($conn)
+                .expect(concat!("Diesel inserts ", stringify!($table)));
+        }
+    };
+}
+
 /// Inserts `rows` through a Diesel connection of type `$conn`.
 macro_rules! diesel_insert {
     ($conn:ty, $url:expr, $rows:expr) => {{
         use diesel::{Connection as _, RunQueryDsl as _};
         let rows: &Rows = $rows;
         let mut conn = <$conn>::establish($url).unwrap_or_else(|e| panic!("Diesel connects: {e}"));
-        for chunk in rows.users.chunks(500) {
-            let batch: Vec<NewUser> = chunk
-                .iter()
-                .map(|(id, name)| NewUser {
-                    id: *id,
-                    name: name.clone(),
-                })
-                .collect();
-            diesel::insert_into(users::table)
-                .values(batch)
-                .execute(&mut conn)
-                .expect("Diesel inserts users");
-        }
-        for chunk in rows.posts.chunks(500) {
-            let batch: Vec<NewPost> = chunk
-                .iter()
-                .map(|(id, user, title)| NewPost {
-                    id: *id,
-                    user_id: *user,
-                    title: title.clone(),
-                })
-                .collect();
-            diesel::insert_into(posts::table)
-                .values(batch)
-                .execute(&mut conn)
-                .expect("Diesel inserts posts");
-        }
-        for chunk in rows.comments.chunks(500) {
-            let batch: Vec<NewComment> = chunk
-                .iter()
-                .map(|(id, post, user, body)| NewComment {
-                    id: *id,
-                    post_id: *post,
-                    user_id: *user,
-                    body: body.clone(),
-                })
-                .collect();
-            diesel::insert_into(comments::table)
-                .values(batch)
-                .execute(&mut conn)
-                .expect("Diesel inserts comments");
-        }
+        diesel_batches!(&mut conn, rows.users, |(id, name)| NewUser {
+            id: *id,
+            name: name.clone(),
+        });
+        diesel_batches!(&mut conn, rows.posts, |(id, user, title)| NewPost {
+            id: *id,
+            user_id: *user,
+            title: title.clone(),
+        });
+        diesel_batches!(&mut conn, rows.comments, |(id, post, user, body)| {
+            NewComment {
+                id: *id,
+                post_id: *post,
+                user_id: *user,
+                body: body.clone(),
+            }
+        });
     }};
 }
 
@@ -311,4 +270,19 @@ pub async fn diesel_app(target: &Target, rows: Rows) {
     })
     .await
     .expect("the Diesel app's thread");
+}
+
+/// For the `i`th row: an old key (`old(i)`) for even `i`, else one of the
+/// `new` keys.
+fn alternately<T: Copy>(i: usize, old: impl Fn(usize) -> T, new: &[T]) -> T {
+    if i.is_multiple_of(2) {
+        old(i)
+    } else {
+        new[i % new.len()]
+    }
+}
+
+/// A row for each of `ids`, made by `row` from its index and key.
+fn numbered<T: Copy, R>(ids: &[T], row: impl Fn(usize, T) -> R) -> Vec<R> {
+    ids.iter().enumerate().map(|(i, &id)| row(i, id)).collect()
 }

@@ -1,34 +1,8 @@
 // Tests run on every backend with sync Diesel. Included into one module per
 // backend, which provides `BACKEND`, `Conn` and `connect()`.
 
-#[test]
-fn primary_key_is_stored_as_assigned_and_found() {
-    let (_db, mut conn) = connect();
-    let user = User {
-        id: fresh_id(),
-        name: "alice".to_owned(),
-    };
-    diesel::insert_into(users::table)
-        .values(&user)
-        .execute(&mut conn)
-        .expect("insert");
-
-    let stored: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM users")
-        .load(&mut conn)
-        .expect("plain select");
-    assert_eq!(
-        stored,
-        vec![Raw {
-            v: i64::from(user.id)
-        }]
-    );
-    let found = users::table
-        .find(user.id)
-        .select(User::as_select())
-        .first(&mut conn)
-        .expect("find by id");
-    assert_eq!(found, user);
-}
+// The cases diesel-async runs too.
+crate::diesel_common::diesel_cases!(sync);
 
 #[test]
 fn borrowing_insertable_stores_the_generated_ids() {
@@ -59,108 +33,17 @@ fn borrowing_insertable_stores_the_generated_ids() {
 }
 
 #[test]
-fn foreign_key_and_nullable_foreign_key_round_trip() {
-    let (_db, mut conn) = connect();
-    let author = User {
-        id: fresh_id(),
-        name: "author".to_owned(),
-    };
-    let reviewer = User {
-        id: fresh_id(),
-        name: "reviewer".to_owned(),
-    };
-    diesel::insert_into(users::table)
-        .values(&vec![author.clone(), reviewer.clone()])
-        .execute(&mut conn)
-        .expect("insert users");
-    let reviewed = Post {
-        id: fresh_id(),
-        user_id: author.id,
-        reviewer_id: Some(reviewer.id),
-        title: "reviewed".to_owned(),
-    };
-    let draft = Post {
-        id: fresh_id(),
-        user_id: author.id,
-        reviewer_id: None,
-        title: "draft".to_owned(),
-    };
-    diesel::insert_into(posts::table)
-        .values(&vec![reviewed.clone(), draft.clone()])
-        .execute(&mut conn)
-        .expect("insert posts");
-
-    let stored: Vec<RawPair> =
-        diesel::sql_query("SELECT user_id AS a, reviewer_id AS b FROM posts ORDER BY title")
-            .load(&mut conn)
-            .expect("plain select");
-    assert_eq!(
-        stored,
-        vec![
-            RawPair {
-                a: author.id.into(),
-                b: None
-            },
-            RawPair {
-                a: author.id.into(),
-                b: Some(reviewer.id.into())
-            },
-        ]
-    );
-    let loaded: Vec<Post> = posts::table
-        .order(posts::title)
-        .select(Post::as_select())
-        .load(&mut conn)
-        .expect("load posts");
-    assert_eq!(loaded, vec![draft, reviewed.clone()]);
-    let by_reviewer: Vec<PostId> = posts::table
-        .filter(posts::reviewer_id.eq(reviewer.id))
-        .select(posts::id)
-        .load(&mut conn)
-        .expect("filter on nullable foreign key");
-    assert_eq!(by_reviewer, vec![reviewed.id]);
-}
-
-#[test]
 fn belonging_to_and_grouped_by_match_children_to_parents() {
     let (_db, mut conn) = connect();
-    let ann = User {
-        id: fresh_id(),
-        name: "ann".to_owned(),
-    };
-    let ben = User {
-        id: fresh_id(),
-        name: "ben".to_owned(),
-    };
-    let nobody = User {
-        id: fresh_id(),
-        name: "nobody".to_owned(),
-    };
+    let ann = user("ann");
+    let ben = user("ben");
+    let nobody = user("nobody");
     let users = vec![ann.clone(), ben.clone(), nobody.clone()];
     diesel::insert_into(users::table)
         .values(&users)
         .execute(&mut conn)
         .expect("insert users");
-    let posts = vec![
-        Post {
-            id: fresh_id(),
-            user_id: ann.id,
-            reviewer_id: None,
-            title: "a1".to_owned(),
-        },
-        Post {
-            id: fresh_id(),
-            user_id: ben.id,
-            reviewer_id: Some(ann.id),
-            title: "b1".to_owned(),
-        },
-        Post {
-            id: fresh_id(),
-            user_id: ann.id,
-            reviewer_id: None,
-            title: "a2".to_owned(),
-        },
-    ];
+    let posts = three_posts(&ann, &ben);
     diesel::insert_into(posts::table)
         .values(&posts)
         .execute(&mut conn)
@@ -201,20 +84,12 @@ fn belonging_to_and_grouped_by_match_children_to_parents() {
 #[test]
 fn join_on_flake_id_foreign_key_pairs_rows() {
     let (_db, mut conn) = connect();
-    let ann = User {
-        id: fresh_id(),
-        name: "ann".to_owned(),
-    };
+    let ann = user("ann");
     diesel::insert_into(users::table)
         .values(&ann)
         .execute(&mut conn)
         .expect("insert user");
-    let post = Post {
-        id: fresh_id(),
-        user_id: ann.id,
-        reviewer_id: None,
-        title: "joined".to_owned(),
-    };
+    let post = post(ann.id, None, "joined");
     diesel::insert_into(posts::table)
         .values(&post)
         .execute(&mut conn)
@@ -237,13 +112,7 @@ fn join_on_flake_id_foreign_key_pairs_rows() {
 #[test]
 fn eq_any_selects_exactly_the_given_ids() {
     let (_db, mut conn) = connect();
-    let users: Vec<User> = ["u0", "u1", "u2", "u3"]
-        .iter()
-        .map(|name| User {
-            id: fresh_id(),
-            name: (*name).to_owned(),
-        })
-        .collect();
+    let users: Vec<User> = ["u0", "u1", "u2", "u3"].map(user).to_vec();
     diesel::insert_into(users::table)
         .values(&users)
         .execute(&mut conn)
@@ -268,14 +137,8 @@ fn eq_any_selects_exactly_the_given_ids() {
 #[test]
 fn as_changeset_updates_the_row_with_that_id() {
     let (_db, mut conn) = connect();
-    let mut kept = User {
-        id: fresh_id(),
-        name: "kept".to_owned(),
-    };
-    let other = User {
-        id: fresh_id(),
-        name: "other".to_owned(),
-    };
+    let mut kept = user("kept");
+    let other = user("other");
     diesel::insert_into(users::table)
         .values(&vec![kept.clone(), other.clone()])
         .execute(&mut conn)
@@ -304,84 +167,18 @@ fn as_changeset_updates_the_row_with_that_id() {
 }
 
 #[test]
-fn zero_id_in_database_is_a_deserialization_error_naming_it() {
-    let (_db, mut conn) = connect();
-    diesel::sql_query("INSERT INTO users (id, name) VALUES (0, 'zero')")
-        .execute(&mut conn)
-        .expect("plain insert");
-    let err = users::table
-        .select(User::as_select())
-        .load(&mut conn)
-        .expect_err("0 is not an ID");
-    assert_invalid_id_error(err, "0");
-}
-
-#[test]
-fn negative_id_in_database_is_a_deserialization_error_naming_it() {
-    let (_db, mut conn) = connect();
-    diesel::sql_query("INSERT INTO users (id, name) VALUES (-42, 'negative')")
-        .execute(&mut conn)
-        .expect("plain insert");
-    let err = users::table
-        .select(users::id)
-        .load::<UserId>(&mut conn)
-        .expect_err("-42 is not an ID");
-    assert_invalid_id_error(err, "-42");
-}
-
-#[test]
-fn invalid_nullable_foreign_key_is_a_deserialization_error() {
-    let (_db, mut conn) = connect();
-    let user = User {
-        id: fresh_id(),
-        name: "u".to_owned(),
-    };
-    diesel::insert_into(users::table)
-        .values(&user)
-        .execute(&mut conn)
-        .expect("insert");
-    // The referenced row exists, so only the ID check can reject -7.
-    diesel::sql_query("INSERT INTO users (id, name) VALUES (-7, 'bad')")
-        .execute(&mut conn)
-        .expect("plain insert user");
-    diesel::sql_query(format!(
-        "INSERT INTO posts (id, user_id, reviewer_id, title) VALUES (1, {}, -7, 't')",
-        i64::from(user.id)
-    ))
-    .execute(&mut conn)
-    .expect("plain insert post");
-    let err = posts::table
-        .select(posts::reviewer_id)
-        .load::<Option<UserId>>(&mut conn)
-        .expect_err("-7 is not an ID");
-    assert_invalid_id_error(err, "-7");
-}
-
-#[test]
 fn department_employee_cycle_is_written_in_one_transaction() {
     let (_db, mut conn) = connect();
     let department = DepartmentId::generate().expect("a fresh ID");
-    let head = Employee {
-        id: fresh_id(),
-        department_id: department,
-        name: "head".to_owned(),
-    };
-    let member = Employee {
-        id: fresh_id(),
-        department_id: department,
-        name: "member".to_owned(),
-    };
+    let head = employee(department, "head");
+    let member = employee(department, "member");
     conn.transaction(|conn| {
         match BACKEND {
             // Both foreign keys are DEFERRABLE INITIALLY DEFERRED: the rows
             // can go in either order and are checked at COMMIT.
             Backend::Postgres | Backend::Sqlite => {
                 diesel::insert_into(departments::table)
-                    .values(&Department {
-                        id: department,
-                        name: "research".to_owned(),
-                        head_id: Some(head.id),
-                    })
+                    .values(&research(department, Some(head.id)))
                     .execute(conn)?;
                 diesel::insert_into(employees::table)
                     .values(&vec![head.clone(), member.clone()])
@@ -391,11 +188,7 @@ fn department_employee_cycle_is_written_in_one_transaction() {
             // head, then gets it once the employee exists.
             Backend::Mysql => {
                 diesel::insert_into(departments::table)
-                    .values(&Department {
-                        id: department,
-                        name: "research".to_owned(),
-                        head_id: None,
-                    })
+                    .values(&research(department, None))
                     .execute(conn)?;
                 diesel::insert_into(employees::table)
                     .values(&vec![head.clone(), member.clone()])
@@ -412,13 +205,7 @@ fn department_employee_cycle_is_written_in_one_transaction() {
     let heads: Vec<RawPair> = diesel::sql_query("SELECT id AS a, head_id AS b FROM departments")
         .load(&mut conn)
         .expect("plain select departments");
-    assert_eq!(
-        heads,
-        vec![RawPair {
-            a: department.into(),
-            b: Some(head.id.into())
-        }]
-    );
+    assert_eq!(heads, vec![with_head(department, head.id)]);
     let staff: Vec<RawPair> = diesel::sql_query(
         "SELECT e.department_id AS a, d.head_id AS b FROM employees e \
          JOIN departments d ON d.id = e.department_id ORDER BY e.id",
@@ -428,14 +215,8 @@ fn department_employee_cycle_is_written_in_one_transaction() {
     assert_eq!(
         staff,
         vec![
-            RawPair {
-                a: department.into(),
-                b: Some(head.id.into())
-            },
-            RawPair {
-                a: department.into(),
-                b: Some(head.id.into())
-            },
+            with_head(department, head.id),
+            with_head(department, head.id)
         ]
     );
 }
@@ -446,13 +227,8 @@ fn department_employee_cycle_is_written_in_one_transaction() {
 #[test]
 fn rows_built_with_generate_many_get_one_contiguous_run() {
     let (_db, mut conn) = connect();
-    let (parents, others) = crate::support::with_a_concurrent_caller(|| {
-        batch::<ParentId>(BULK_ROWS)
-            .into_iter()
-            .zip(0..)
-            .map(|(id, n)| Parent { id, n })
-            .collect::<Vec<Parent>>()
-    });
+    let (parents, others) =
+        crate::support::with_a_concurrent_caller(|| numbered_parents(batch::<ParentId>(BULK_ROWS)));
     let inserted = diesel::insert_into(parents::table)
         .values(&parents)
         .execute(&mut conn)
@@ -471,11 +247,7 @@ fn bulk_insert_of_10000_rows_with_batch_ids_then_children_without_reading_back()
     let (_db, mut conn) = connect();
     let parent_ids = batch::<ParentId>(BULK_ROWS);
     let child_ids = batch::<ChildId>(BULK_ROWS);
-    let parents: Vec<Parent> = parent_ids
-        .iter()
-        .zip(0..)
-        .map(|(&id, n)| Parent { id, n })
-        .collect();
+    let parents = numbered_parents(parent_ids.iter().copied());
     // Each child references a parent by the ID assigned above: no
     // RETURNING, no re-read.
     let children: Vec<Child> = child_ids
@@ -542,76 +314,4 @@ fn bulk_insert_of_10000_rows_with_batch_ids_then_children_without_reading_back()
             b: Some(parent_ids[BULK_ROWS - 1].into())
         }]
     );
-}
-
-#[test]
-fn id_beyond_the_layout_is_a_deserialization_error_naming_it() {
-    let (_db, mut conn) = connect();
-    // 2^53: a valid BIGINT, one above the JavaScript-safe layout's largest ID.
-    diesel::sql_query("INSERT INTO users (id, name) VALUES (9007199254740992, 'big')")
-        .execute(&mut conn)
-        .expect("plain insert");
-    let err = users::table
-        .select(users::id)
-        .load::<SmallId>(&mut conn)
-        .expect_err("2^53 is beyond the layout");
-    assert_invalid_id_error(err, "9007199254740992");
-    // The same value is a valid ID for the 63-bit layout.
-    let ids: Vec<UserId> = users::table
-        .select(users::id)
-        .load(&mut conn)
-        .expect("valid for UserId");
-    assert_eq!(ids.len(), 1);
-}
-
-/// Keys stored by other means that are not IDs (0, negative, beyond the
-/// layout) fail the read with an error in which `find_id_error` finds the
-/// `IdError` naming the type and the value.
-#[test]
-fn stored_keys_that_are_not_ids_are_found_by_find_id_error() {
-    let (_db, mut conn) = connect();
-    for (stored, read_as, expected) in stored_keys_that_are_not_ids() {
-        diesel::sql_query(format!(
-            "INSERT INTO users (id, name) VALUES ({stored}, 'not an ID')"
-        ))
-        .execute(&mut conn)
-        .expect("plain insert");
-        let in_table: Vec<Raw> = diesel::sql_query("SELECT id AS v FROM users")
-            .load(&mut conn)
-            .expect("plain select");
-        assert_eq!(
-            in_table,
-            vec![Raw { v: stored }],
-            "the database keeps {stored}"
-        );
-
-        let reads = match read_as {
-            ReadAs::UserRow => [
-                users::table
-                    .select(User::as_select())
-                    .load(&mut conn)
-                    .map(drop),
-                diesel::sql_query("SELECT id FROM users")
-                    .load::<UserKey>(&mut conn)
-                    .map(drop),
-            ],
-            ReadAs::SmallId => [
-                users::table
-                    .select(users::id)
-                    .load::<SmallId>(&mut conn)
-                    .map(drop),
-                diesel::sql_query("SELECT id FROM users")
-                    .load::<SmallKey>(&mut conn)
-                    .map(drop),
-            ],
-        };
-        for read in reads {
-            let err = read.expect_err("a key that is not an ID is not read as one");
-            assert_found_id_error(&err, stored, &expected);
-        }
-
-        diesel::sql_query("DELETE FROM users")
-            .execute(&mut conn)
-            .expect("plain delete");
-    }
 }

@@ -5,15 +5,37 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::Layout as _;
-use flakeid_core::layout::presets;
+use flakeid_core::layout::{BitLayout, presets};
+use flakeid_core::node::{LeaseError, LeaseOptions, NodeTable};
+use flakeid_core::{Clock, Generator};
 use flakeid_tests::db::{Backend, TestDb};
-use flakeid_tests::process::{self, Output};
+use flakeid_tests::process::{self, Output, field};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
+use tokio::sync::MutexGuard;
+
+/// Multi-thread tokio tests, one a case: `name: scenario(args…);` is the
+/// test `name` running `scenario(args…).await` (attributes and doc
+/// comments before a case go to its test). The data of each case at the
+/// call site, the machinery written once.
+macro_rules! scenario_tests {
+    ($($(#[$attr:meta])* $name:ident: $scenario:expr;)+) => {
+        $(
+            $(#[$attr])*
+            #[tokio::test(flavor = "multi_thread")]
+            async fn $name() {
+                $scenario.await;
+            }
+        )+
+    };
+}
+
+pub(crate) use scenario_tests;
 
 /// The longest the tests wait for a worker to say something (a bound on a
 /// hang, not a timing assertion).
@@ -22,9 +44,7 @@ pub const PATIENCE: Duration = Duration::from_secs(180);
 /// Connects to the test database and creates the lease table and the table
 /// every worker inserts into.
 pub async fn prepare(db: &TestDb) -> DatabaseConnection {
-    let conn = Database::connect(db.url())
-        .await
-        .unwrap_or_else(|e| panic!("connect {}: {e}", db.url()));
+    let conn = connect(db.url()).await;
     flakeid_seaorm::lease::create_table(&conn)
         .await
         .expect("create the lease table");
@@ -39,6 +59,13 @@ pub async fn prepare(db: &TestDb) -> DatabaseConnection {
     .await
     .expect("create lease_ids");
     conn
+}
+
+/// A SeaORM connection to `url`.
+pub async fn connect(url: &str) -> DatabaseConnection {
+    Database::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connect {url}: {e}"))
 }
 
 /// A running worker process and the lines it printed.
@@ -149,13 +176,6 @@ impl Drop for Worker {
     }
 }
 
-fn field(line: &str, key: &str) -> u64 {
-    line.split_whitespace()
-        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no {key}= in {line:?}"))
-}
-
 /// A worker's `READY` line.
 #[derive(Debug, Clone, Copy)]
 pub struct Ready {
@@ -193,7 +213,7 @@ impl Done {
             inserted: field(line, "inserted"),
             duplicates: field(line, "duplicates"),
             fenced: field(line, "fenced"),
-            lost: field(line, "lost") == 1,
+            lost: field::<u64>(line, "lost") == 1,
             clock: field(line, "clock"),
         }
     }
@@ -363,4 +383,145 @@ pub async fn count_of(conn: &DatabaseConnection, worker: &str) -> usize {
         .iter()
         .filter(|r| r.worker == worker)
         .count()
+}
+
+/// Rows stored by `worker`: waits (bounded by [`PATIENCE`]) until there are
+/// at least `n`.
+pub async fn until_stored(conn: &DatabaseConnection, worker: &str, n: usize) {
+    until(&format!("{worker} stored {n} IDs"), || async {
+        count_of(conn, worker).await >= n
+    })
+    .await;
+}
+
+/// The arguments of a holder of one of `nodes` nodes of `space` through
+/// `orm`; more follow.
+pub fn lease_args<'a>(space: &'a str, nodes: &'a str, orm: &'a str) -> Vec<&'a str> {
+    vec!["--space", space, "--nodes", nodes, "--orm", orm]
+}
+
+/// The hold file of the test using `space` (its workers wait at it until
+/// it is written), removed if an earlier run left it; its path, and that
+/// path as a worker's `--hold-file` argument.
+pub fn hold_file(space: &str) -> (PathBuf, String) {
+    let hold = std::env::temp_dir().join(format!("{space}.go"));
+    let _ = std::fs::remove_file(&hold);
+    let arg = hold.display().to_string();
+    (hold, arg)
+}
+
+/// Starts a seventh worker for a node of `common` (four nodes, all held)
+/// that will not wait for one, and checks that it is told so, clearly, and
+/// exits with code 4; what it was told.
+pub fn assert_refused_at_once(url: &str, common: &[&str]) -> String {
+    let more = ["--ids", "10"];
+    let mut impatient = Worker::start(url, "impatient", &[common, &more[..]].concat());
+    let refusal = impatient.wait_for(&["NO_NODE", "READY"]);
+    assert!(
+        refusal.starts_with("NO_NODE all 4 node IDs (0..=3) of space"),
+        "{refusal}"
+    );
+    let (_, code) = impatient.finish();
+    assert_eq!(code, 4);
+    refusal
+}
+
+/// Lets the `workers` waiting at the hold file `hold` go, and waits for
+/// each to finish issuing its `ids` ([`finish_issuing`]); what each did.
+pub fn go_and_finish(hold: &Path, workers: Vec<Worker>, ids: u64) -> Vec<Done> {
+    std::fs::write(hold, b"go").unwrap();
+    workers
+        .into_iter()
+        .map(|w| finish_issuing(w, ids).0)
+        .collect()
+}
+
+/// Waits for `w` to exit and checks that it exited 0 after issuing all its
+/// `ids` on a node nobody else took; its `DONE` line and every line it
+/// printed.
+pub fn finish_issuing(w: Worker, ids: u64) -> (Done, Vec<String>) {
+    let tag = w.tag.clone();
+    let (done, code, said) = w.finish_said();
+    let done = done.unwrap_or_else(|| panic!("{tag} did not finish"));
+    assert_eq!(code, 0, "{tag}");
+    assert_eq!(done.issued, ids, "{tag}: nothing lost");
+    assert!(!done.lost, "{tag}: nobody else took its node");
+    (done, said)
+}
+
+/// [`report`] of the workers that printed `done`.
+pub fn report_done(test: &str, done: &[Done], stored: usize) -> u64 {
+    report(
+        test,
+        done.len(),
+        done.iter().map(|d| d.issued).sum(),
+        stored,
+        done.iter().map(|d| d.duplicates).sum(),
+    )
+}
+
+/// Checks the rows of `lease_ids` ([`check_rows`]) and that the table
+/// refused none of the IDs of the workers that printed `done`; the rows.
+pub async fn assert_no_duplicates(
+    conn: &DatabaseConnection,
+    test: &str,
+    done: &[Done],
+) -> Vec<IdRow> {
+    let stored = rows(conn).await;
+    let check = check_rows(&stored);
+    assert_eq!(report_done(test, done, check.rows), 0);
+    stored
+}
+
+/// The container of the server a test pauses (`docker pause`), given by
+/// `container`, and the guard the test holds for its whole run: another
+/// test's pause would delay or cut this one's phases.
+pub async fn to_pause(container: Option<&str>) -> (String, MutexGuard<'static, ()>) {
+    let container = container
+        .expect("this test pauses the server's container: run it with a container, not a URL")
+        .to_owned();
+    (container, crate::support::PAUSE.lock().await)
+}
+
+/// The time the ID `id` of `g` is stamped with (Unix ms).
+pub fn stamped<C: Clock>(g: &Generator<BitLayout, C>, id: u64) -> u64 {
+    g.layout().decompose(id).tick + g.layout().epoch_millis()
+}
+
+/// A lease on one of the nodes 0..=2 of `space` held by `test-host/1`,
+/// renewed every 100 ms.
+pub fn lease_options(space: &str, ttl: Duration) -> LeaseOptions {
+    LeaseOptions::new(space, presets::twitter())
+        .nodes(0..=2)
+        .ttl(ttl)
+        .renew_every(Duration::from_millis(100))
+        .holder("test-host/1")
+}
+
+/// Checks a listing of the three nodes of [`lease_options`] of which
+/// `test-host/1` holds `node` alone, with fence 1.
+pub fn assert_held_by_the_test_host(table: &NodeTable, node: u64) {
+    assert_eq!(table.rows.len(), 3);
+    assert_eq!(table.held().map(|r| r.node).collect::<Vec<_>>(), vec![node]);
+    assert!(
+        table.to_string().contains("held by test-host/1, fence 1"),
+        "{table}"
+    );
+}
+
+/// Checks that `err` refuses a claim because the three nodes of
+/// [`lease_options`] are taken.
+pub fn assert_all_taken(err: &LeaseError) {
+    assert!(
+        matches!(
+            err,
+            LeaseError::AllTaken {
+                nodes: 3,
+                first: 0,
+                last: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }

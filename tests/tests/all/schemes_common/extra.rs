@@ -143,6 +143,53 @@ fn layout_cases<L: Layout<Raw = u64>>(
     cases
 }
 
+/// Cases of a scheme with parts of its own: the `generated` IDs, each
+/// decomposed (`decompose` also checks what a generated ID must hold), then
+/// IDs composed from `chosen` parts; `names` names the parts.
+fn own_parts_cases<P: Copy>(
+    generated: Vec<u64>,
+    decompose: impl Fn(u64) -> P,
+    chosen: &[P],
+    compose: impl Fn(P) -> u64,
+    names: fn(P) -> Parts,
+) -> Vec<Case> {
+    let generated = generated.into_iter().map(|raw| (raw, decompose(raw)));
+    let chosen = chosen.iter().map(|&p| (compose(p), p));
+    generated
+        .chain(chosen)
+        .map(|(raw, p)| Case {
+            raw,
+            parts: names(p),
+        })
+        .collect()
+}
+
+/// A scheme whose IDs `decompose` into parts that `names` names (an ID the
+/// scheme does not hold is an error, as text).
+fn scheme<P: 'static, E: ToString>(
+    name: &'static str,
+    cases: Vec<Case>,
+    decompose: impl Fn(u64) -> Result<P, E> + Send + Sync + 'static,
+    names: fn(P) -> Parts,
+) -> Scheme {
+    Scheme {
+        name,
+        cases,
+        decode: Box::new(move |raw| decompose(raw).map(names).map_err(|e| e.to_string())),
+    }
+}
+
+/// A scheme of the decimal layout, whatever fills its sequence digits.
+fn decimal_layout_scheme(name: &'static str, cases: Vec<Case>) -> Scheme {
+    let layout = decimal_layout();
+    scheme(
+        name,
+        cases,
+        move |raw| layout.decompose_checked(raw),
+        layout_parts,
+    )
+}
+
 /// Article 003's 13 + 6 + 1 digit scheme with a per-millisecond sequence.
 fn decimal_sequence() -> Scheme {
     let layout = decimal_layout();
@@ -156,16 +203,7 @@ fn decimal_sequence() -> Scheme {
         edges.push((1 << 53) - 1);
     }
     let cases = layout_cases("decimal", &layout, &edges, &generated);
-    Scheme {
-        name: "decimal_time_sequence_server",
-        cases,
-        decode: Box::new(move |raw| {
-            layout
-                .decompose_checked(raw)
-                .map(layout_parts)
-                .map_err(|e| e.to_string())
-        }),
-    }
+    decimal_layout_scheme("decimal_time_sequence_server", cases)
 }
 
 /// The same digits with a random 6-digit part, as the article publishes it.
@@ -182,16 +220,7 @@ fn decimal_random() -> Scheme {
         .collect();
     // Random parts may repeat within a millisecond: layout_cases keeps one of each.
     let cases = layout_cases("decimal_random", &layout, &[layout.max_id()], &generated);
-    Scheme {
-        name: "decimal_time_random_server",
-        cases,
-        decode: Box::new(move |raw| {
-            layout
-                .decompose_checked(raw)
-                .map(layout_parts)
-                .map_err(|e| e.to_string())
-        }),
-    }
+    decimal_layout_scheme("decimal_time_random_server", cases)
 }
 
 fn decimal_id_parts(p: DecimalIdParts) -> Parts {
@@ -204,16 +233,7 @@ fn decimal_id_parts(p: DecimalIdParts) -> Parts {
 
 /// Article 004's `counter · 10^10 + generator_id · 10^5 + launch_id`.
 fn decimal_id() -> Scheme {
-    let mut cases = Vec::new();
-    for raw in generate::<LegibleId>(GENERATED) {
-        let p = DecimalIdParts::decompose(raw).expect("generated DecimalId decodes");
-        assert_eq!((p.generator_id, p.launch_id), (92, 65));
-        cases.push(Case {
-            raw,
-            parts: decimal_id_parts(p),
-        });
-    }
-    for parts in [
+    let chosen = [
         DecimalIdParts {
             counter: 1,
             generator_id: 0,
@@ -229,22 +249,24 @@ fn decimal_id() -> Scheme {
             generator_id: 92,
             launch_id: 65_000,
         },
-    ] {
-        let raw = parts.compose().expect("parts in range");
-        cases.push(Case {
-            raw,
-            parts: decimal_id_parts(parts),
-        });
-    }
-    Scheme {
-        name: "decimal_id",
+    ];
+    let cases = own_parts_cases(
+        generate::<LegibleId>(GENERATED),
+        |raw| {
+            let p = DecimalIdParts::decompose(raw).expect("generated DecimalId decodes");
+            assert_eq!((p.generator_id, p.launch_id), (92, 65));
+            p
+        },
+        &chosen,
+        |parts| parts.compose().expect("parts in range"),
+        decimal_id_parts,
+    );
+    scheme(
+        "decimal_id",
         cases,
-        decode: Box::new(|raw| {
-            DecimalIdParts::decompose(raw)
-                .map(decimal_id_parts)
-                .map_err(|e| e.to_string())
-        }),
-    }
+        DecimalIdParts::decompose,
+        decimal_id_parts,
+    )
 }
 
 fn trace_parts(p: TraceIdParts) -> Parts {
@@ -259,17 +281,8 @@ fn trace_parts(p: TraceIdParts) -> Parts {
 /// Article 004's TraceId: wrapped seconds, node, thread and counter.
 fn trace_id() -> Scheme {
     let layout = trace_ids().expect("TraceId generator").layout();
-    let mut cases = Vec::new();
-    for raw in generate::<TraceKey>(GENERATED) {
-        let p = layout.decompose(raw).expect("generated TraceId decodes");
-        assert_eq!(u64::from(p.node), NODE);
-        cases.push(Case {
-            raw,
-            parts: trace_parts(p),
-        });
-    }
     let max_thread = layout.max_threads() - 1;
-    for parts in [
+    let chosen = [
         TraceIdParts {
             timestamp: 0,
             node: 0,
@@ -282,24 +295,25 @@ fn trace_id() -> Scheme {
             thread: max_thread,
             counter: layout.max_counter(),
         },
-    ] {
-        let raw = layout.compose(parts).expect("parts in range");
-        cases.push(Case {
-            raw,
-            parts: trace_parts(parts),
-        });
-    }
+    ];
+    let cases = own_parts_cases(
+        generate::<TraceKey>(GENERATED),
+        |raw| {
+            let p = layout.decompose(raw).expect("generated TraceId decodes");
+            assert_eq!(u64::from(p.node), NODE);
+            p
+        },
+        &chosen,
+        |parts| layout.compose(parts).expect("parts in range"),
+        trace_parts,
+    );
     let check = TraceIdLayout::for_threads(TRACE_THREADS).expect("TraceId layout");
-    Scheme {
-        name: "trace_id",
+    scheme(
+        "trace_id",
         cases,
-        decode: Box::new(move |raw| {
-            check
-                .decompose(raw)
-                .map(trace_parts)
-                .map_err(|e| e.to_string())
-        }),
-    }
+        move |raw| check.decompose(raw),
+        trace_parts,
+    )
 }
 
 /// A Twitter layout whose ticks start at a pseudo-random sequence value;

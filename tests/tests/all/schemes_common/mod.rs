@@ -3,7 +3,8 @@
 //! each must decode into after the round trip.
 //!
 //! Included by `schemes_seaorm.rs` and `schemes_diesel.rs`; the ID types
-//! declared here are column types of both ORMs (`#[flake_id(seaorm, diesel)]`).
+//! declared here are column types of both ORMs (`#[flake_id(seaorm, diesel)]`),
+//! except [`TicketId`], shared by the tests of ID types as plain values.
 #![allow(unreachable_pub)]
 
 pub mod extra;
@@ -206,6 +207,30 @@ pub fn check_typed_decode<I: FlakeId>(scheme: &Scheme, id: I) {
     );
 }
 
+/// Checks the `(id, copy)` of the rows a table of `scheme` gave back in key
+/// order: the stored IDs in key order, each the same in its nullable copy
+/// and decoding (with the scheme, and with the ID type if `typed`) into
+/// the parts stored for it.
+pub fn check_rows_in_key_order<I>(scheme: &Scheme, rows: &[(I, Option<I>)], typed: bool)
+where
+    I: FlakeId + Copy + PartialEq + std::fmt::Debug,
+{
+    let read: Vec<u64> = rows.iter().map(|(id, _)| id.get().unsigned_abs()).collect();
+    assert_eq!(
+        read,
+        scheme.sorted_raw(),
+        "{}: IDs in key order",
+        scheme.name
+    );
+    for &(id, copy) in rows {
+        assert_eq!(copy, Some(id), "{}: nullable column", scheme.name);
+        scheme.check_read_back(id.get());
+        if typed {
+            check_typed_decode(scheme, id);
+        }
+    }
+}
+
 /// The carrier ID type of permuted public IDs: any ID in `1..=2^63-1`;
 /// decoding un-permutes, then decodes with the preset.
 #[flake_id(seaorm, diesel, layout = presets::tsid, source = bigint_generator)]
@@ -217,6 +242,12 @@ fn bigint_generator() -> Result<&'static Generator, flakeid_core::ConfigError> {
         .as_ref()
         .map_err(Clone::clone)
 }
+
+/// A JavaScript-safe ID (at most `2^53 − 1`), for the tests of ID types as
+/// plain values: bound and read by sqlx (`sqlx_types`), declared in
+/// TypeScript (`typescript`, where it is a string all the same).
+#[flake_id(layout = presets::js_safe)]
+pub struct TicketId(i64);
 
 /// How a database renders a BIGINT as text in plain SQL.
 pub fn cast_to_text(column: &str, mysql: bool) -> String {

@@ -53,6 +53,23 @@ fn sorted(mut pairs: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     pairs
 }
 
+/// A new author named `name`, its key given by `assign_id`.
+async fn assigned_author(name: &str) -> (author::ActiveModel, AuthorId) {
+    let mut am = author::ActiveModel {
+        name: Set(name.to_owned()),
+        ..Default::default()
+    };
+    let id: AuthorId = am.assign_id().await.expect("a fresh ID");
+    (am, id)
+}
+
+/// Plain SQL: `authors` holds one row, keyed `id` and named `name`.
+async fn assert_the_one_author(db: &DatabaseConnection, id: AuthorId, name: &str) {
+    assert_eq!(stored_ids(db, "authors").await, vec![id.get()]);
+    let names = raw_all(db, "SELECT name FROM authors").await;
+    assert_eq!(names[0].try_get_by_index::<String>(0).expect("name"), name);
+}
+
 /// A new author with two new posts, one of them with a new tag, keys left
 /// `NotSet`: the hook assigns every key, parents before children.
 pub async fn graph_nested_insert_with_keys_not_set(db: &DatabaseConnection) {
@@ -88,23 +105,14 @@ pub async fn graph_nested_insert_with_keys_not_set(db: &DatabaseConnection) {
 /// second `save` of what the first returned updates it.
 pub async fn save_after_assign_id_inserts_a_model(db: &DatabaseConnection) {
     create_schema(db).await.expect("schema");
-    let mut am = author::ActiveModel {
-        name: Set("Grace".to_owned()),
-        ..Default::default()
-    };
-    let id: AuthorId = am.assign_id().await.expect("a fresh ID");
+    let (am, id) = assigned_author("Grace").await;
     let mut saved = am.save(db).await.expect("save inserts");
     assert_eq!(key(&saved.id), id);
     assert_eq!(stored_ids(db, "authors").await, vec![id.get()]);
 
     saved.name = Set("Grace Hopper".to_owned());
     saved.save(db).await.expect("save updates");
-    assert_eq!(stored_ids(db, "authors").await, vec![id.get()]);
-    let names = raw_all(db, "SELECT name FROM authors").await;
-    assert_eq!(
-        names[0].try_get_by_index::<String>(0).expect("name"),
-        "Grace Hopper"
-    );
+    assert_the_one_author(db, id, "Grace Hopper").await;
 }
 
 /// A graph whose keys were all assigned in memory (so that rows can be
@@ -273,23 +281,14 @@ pub async fn save_of_a_set_key_no_row_has_is_refused(db: &DatabaseConnection) {
 /// (`Entity::insert`): a later `save` of the same model updates it.
 pub async fn save_updates_a_row_stored_without_hooks(db: &DatabaseConnection) {
     create_schema(db).await.expect("schema");
-    let mut am = author::ActiveModel {
-        name: Set("Hedy".to_owned()),
-        ..Default::default()
-    };
-    let id: AuthorId = am.assign_id().await.expect("a fresh ID");
+    let (mut am, id) = assigned_author("Hedy").await;
     author::Entity::insert(am.clone())
         .exec(db)
         .await
         .expect("insert without hooks");
     am.name = Set("Hedy Lamarr".to_owned());
     am.save(db).await.expect("save updates");
-    assert_eq!(stored_ids(db, "authors").await, vec![id.get()]);
-    let names = raw_all(db, "SELECT name FROM authors").await;
-    assert_eq!(
-        names[0].try_get_by_index::<String>(0).expect("name"),
-        "Hedy Lamarr"
-    );
+    assert_the_one_author(db, id, "Hedy Lamarr").await;
 }
 
 /// An author whose pinned post is one of its posts, keys assigned first:

@@ -15,7 +15,7 @@ use flakeid_core::FlakeId;
 use flakeid_seaorm::{Error, FlakeActiveModel, FlakeEntity};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::NotSet, ConnectionTrait, DatabaseBackend, DatabaseConnection,
-    DbErr, EntityTrait, QueryResult, Schema, Set, Statement, TransactionTrait,
+    DbErr, EntityTrait, PrimaryKeyTrait, QueryResult, Schema, Set, Statement, TransactionTrait,
 };
 
 /// Creates `departments` and `employees` with `create_table_from_entity`,
@@ -30,6 +30,21 @@ pub async fn create_schema(db: &DatabaseConnection) -> Result<(), DbErr> {
     db.execute(&schema.create_table_from_entity(employee::Entity))
         .await?;
     Ok(())
+}
+
+/// Creates the table of `entity` with `create_table_from_entity`.
+pub async fn create_table<E: EntityTrait>(db: &DatabaseConnection, entity: E) {
+    let schema = Schema::new(db.get_database_backend());
+    db.execute(&schema.create_table_from_entity(entity))
+        .await
+        .unwrap_or_else(|e| panic!("create {}: {e}", entity.table_name()));
+}
+
+/// Stores a row by plain SQL (`insert`), then reads the table of `E`
+/// through SeaORM: the error that gives (`why`: why it must fail).
+pub async fn read_error<E: EntityTrait>(db: &DatabaseConnection, insert: &str, why: &str) -> DbErr {
+    db.execute_unprepared(insert).await.expect("plain insert");
+    E::find().all(db).await.expect_err(why)
 }
 
 pub async fn raw_all(db: &DatabaseConnection, sql: &str) -> Vec<QueryResult> {
@@ -94,6 +109,48 @@ async fn a_department(db: &DatabaseConnection) -> DepartmentId {
         .id
 }
 
+/// The row of `E` keyed `id`, through SeaORM; it must be there.
+async fn found<E: EntityTrait>(
+    db: &DatabaseConnection,
+    id: <E::PrimaryKey as PrimaryKeyTrait>::ValueType,
+) -> E::Model {
+    E::find_by_id(id)
+        .one(db)
+        .await
+        .expect("select")
+        .expect("found")
+}
+
+/// Plain SQL: the `head_id` stored for the department `dept`.
+async fn stored_head(db: &DatabaseConnection, dept: DepartmentId) -> Option<i64> {
+    let sql = format!("SELECT head_id FROM departments WHERE id = {}", dept.get());
+    raw_all(db, &sql).await[0]
+        .try_get_by_index::<Option<i64>>(0)
+        .expect("BIGINT")
+}
+
+/// `Entity::insert_with_id` of `am`, run.
+async fn insert_department_with_id(
+    db: &DatabaseConnection,
+    am: department::ActiveModel,
+) -> sea_orm::InsertResult<department::ActiveModel> {
+    department::Entity::insert_with_id(am)
+        .await
+        .expect("build")
+        .exec(db)
+        .await
+        .expect("insert")
+}
+
+/// `n` new employees of `dept`, keys not set.
+fn new_employees(dept: DepartmentId, n: usize) -> impl Iterator<Item = employee::ActiveModel> {
+    (0..n).map(move |i| employee::ActiveModel {
+        name: Set(format!("employee {i}")),
+        department_id: Set(dept),
+        ..Default::default()
+    })
+}
+
 pub async fn active_model_insert_assigns_id_before_insert(db: &DatabaseConnection) {
     create_schema(db).await.expect("schema");
     let model = new_department("research").insert(db).await.expect("insert");
@@ -127,12 +184,7 @@ pub async fn explicit_id_is_kept(db: &DatabaseConnection) {
     let chosen2 = DepartmentId::generate().expect("a fresh ID");
     let mut am2 = new_department("chosen by insert_with_id");
     am2.id = Set(chosen2);
-    department::Entity::insert_with_id(am2)
-        .await
-        .expect("build")
-        .exec(db)
-        .await
-        .expect("insert");
+    insert_department_with_id(db, am2).await;
     assert_eq!(
         stored_ids(db, "departments").await,
         vec![chosen.get(), chosen2.get()]
@@ -141,12 +193,7 @@ pub async fn explicit_id_is_kept(db: &DatabaseConnection) {
 
 pub async fn entity_insert_with_id_assigns_before_insert(db: &DatabaseConnection) {
     create_schema(db).await.expect("schema");
-    let result = department::Entity::insert_with_id(new_department("ops"))
-        .await
-        .expect("build")
-        .exec(db)
-        .await
-        .expect("insert");
+    let result = insert_department_with_id(db, new_department("ops")).await;
     assert_eq!(
         stored_ids(db, "departments").await,
         vec![result.last_insert_id.get()]
@@ -157,11 +204,7 @@ pub async fn entity_insert_with_id_assigns_before_insert(db: &DatabaseConnection
 pub async fn insert_many_with_ids_assigns_every_key(db: &DatabaseConnection) {
     create_schema(db).await.expect("schema");
     let dept = a_department(db).await;
-    let employees = (0..5).map(|i| employee::ActiveModel {
-        name: Set(format!("employee {i}")),
-        department_id: Set(dept),
-        ..Default::default()
-    });
+    let employees = new_employees(dept, 5);
     employee::Entity::insert_many_with_ids(employees)
         .await
         .expect("build")
@@ -184,11 +227,7 @@ pub async fn insert_many_with_ids_reserves_one_contiguous_run(db: &DatabaseConne
     const ROWS: usize = 5_000;
     create_schema(db).await.expect("schema");
     let dept = a_department(db).await;
-    let employees = (0..ROWS).map(|i| employee::ActiveModel {
-        name: Set(format!("employee {i}")),
-        department_id: Set(dept),
-        ..Default::default()
-    });
+    let employees = new_employees(dept, ROWS);
     // The IDs are assigned as the statement is built.
     let other = crate::support::ConcurrentCaller::start();
     let insert = employee::Entity::insert_many_with_ids(employees)
@@ -242,55 +281,19 @@ pub async fn foreign_keys_and_optional_foreign_keys_round_trip(db: &DatabaseConn
     .insert(db)
     .await
     .expect("insert employee");
-    let mut am: department::ActiveModel = department::Entity::find_by_id(dept)
-        .one(db)
-        .await
-        .expect("select")
-        .expect("found")
-        .into();
+    let mut am: department::ActiveModel = found::<department::Entity>(db, dept).await.into();
     am.head_id = Set(Some(boss.id));
     am.update(db).await.expect("update");
 
-    let read = department::Entity::find_by_id(dept)
-        .one(db)
-        .await
-        .expect("select")
-        .expect("found");
+    let read = found::<department::Entity>(db, dept).await;
     assert_eq!(read.head_id, Some(boss.id));
-    let emp = employee::Entity::find_by_id(boss.id)
-        .one(db)
-        .await
-        .expect("select")
-        .expect("found");
+    let emp = found::<employee::Entity>(db, boss.id).await;
     assert_eq!(emp.department_id, dept);
-    let rows = raw_all(
-        db,
-        &format!("SELECT head_id FROM departments WHERE id = {}", dept.get()),
-    )
-    .await;
-    assert_eq!(
-        rows[0].try_get_by_index::<Option<i64>>(0).expect("BIGINT"),
-        Some(boss.id.get())
-    );
+    assert_eq!(stored_head(db, dept).await, Some(boss.id.get()));
 
     let no_head = new_department("headless").insert(db).await.expect("insert");
-    let rows = raw_all(
-        db,
-        &format!(
-            "SELECT head_id FROM departments WHERE id = {}",
-            no_head.id.get()
-        ),
-    )
-    .await;
-    assert_eq!(
-        rows[0].try_get_by_index::<Option<i64>>(0).expect("BIGINT"),
-        None
-    );
-    let read = department::Entity::find_by_id(no_head.id)
-        .one(db)
-        .await
-        .expect("select")
-        .expect("found");
+    assert_eq!(stored_head(db, no_head.id).await, None);
+    let read = found::<department::Entity>(db, no_head.id).await;
     assert_eq!(read.head_id, None);
 }
 
@@ -306,15 +309,12 @@ pub async fn invalid_stored_ids_are_typed_errors(db: &DatabaseConnection) {
     .await
     .expect("schema");
     for (bad, text) in [(0_i64, "0"), (-5, "-5")] {
-        db.execute_unprepared(&format!(
-            "INSERT INTO departments (id, name) VALUES ({bad}, 'bad')"
-        ))
-        .await
-        .expect("plain insert");
-        let err = department::Entity::find()
-            .all(db)
-            .await
-            .expect_err("an invalid stored ID must not be read as an ID");
+        let err = read_error::<department::Entity>(
+            db,
+            &format!("INSERT INTO departments (id, name) VALUES ({bad}, 'bad')"),
+            "an invalid stored ID must not be read as an ID",
+        )
+        .await;
         match Error::find(&err) {
             Some(Error::InvalidStoredId {
                 id_type,
@@ -355,48 +355,45 @@ pub async fn write_cycle(
     departments: Vec<department::ActiveModel>,
     employees: Vec<employee::ActiveModel>,
 ) -> Result<(), DbErr> {
+    // PostgreSQL and SQLite: constraints are DEFERRABLE INITIALLY DEFERRED,
+    // checked at COMMIT. Elsewhere no constraint can be deferred:
+    // departments first without their head, then employees, then the
+    // heads, all before COMMIT.
+    let deferred = matches!(
+        db.get_database_backend(),
+        DatabaseBackend::Postgres | DatabaseBackend::Sqlite
+    );
+    let heads: Vec<(DepartmentId, Option<EmployeeId>)> = if deferred {
+        Vec::new()
+    } else {
+        departments
+            .iter()
+            .map(|d| (d.id.clone().unwrap(), d.head_id.clone().unwrap()))
+            .collect()
+    };
+    let departments = departments.into_iter().map(|mut d| {
+        if !deferred {
+            d.head_id = Set(None);
+        }
+        d
+    });
     let txn = db.begin().await?;
-    match db.get_database_backend() {
-        // Constraints are DEFERRABLE INITIALLY DEFERRED: checked at COMMIT.
-        DatabaseBackend::Postgres | DatabaseBackend::Sqlite => {
-            department::Entity::insert_many_with_ids(departments)
-                .await?
-                .exec(&txn)
-                .await?;
-            employee::Entity::insert_many_with_ids(employees)
-                .await?
-                .exec(&txn)
-                .await?;
+    department::Entity::insert_many_with_ids(departments)
+        .await?
+        .exec(&txn)
+        .await?;
+    employee::Entity::insert_many_with_ids(employees)
+        .await?
+        .exec(&txn)
+        .await?;
+    for (id, head) in heads {
+        department::ActiveModel {
+            id: sea_orm::ActiveValue::Unchanged(id),
+            head_id: Set(head),
+            ..Default::default()
         }
-        // No deferrable constraints: departments first without their head,
-        // then employees, then the heads, all before COMMIT.
-        _ => {
-            let heads: Vec<(DepartmentId, Option<EmployeeId>)> = departments
-                .iter()
-                .map(|d| (d.id.clone().unwrap(), d.head_id.clone().unwrap()))
-                .collect();
-            let headless = departments.into_iter().map(|mut d| {
-                d.head_id = Set(None);
-                d
-            });
-            department::Entity::insert_many_with_ids(headless)
-                .await?
-                .exec(&txn)
-                .await?;
-            employee::Entity::insert_many_with_ids(employees)
-                .await?
-                .exec(&txn)
-                .await?;
-            for (id, head) in heads {
-                department::ActiveModel {
-                    id: sea_orm::ActiveValue::Unchanged(id),
-                    head_id: Set(head),
-                    ..Default::default()
-                }
-                .update(&txn)
-                .await?;
-            }
-        }
+        .update(&txn)
+        .await?;
     }
     txn.commit().await
 }
@@ -501,17 +498,47 @@ pub async fn cyclic_references_written_in_one_transaction(db: &DatabaseConnectio
     assert_eq!(joined[0].try_get_by_index::<i64>(0).expect("count"), 3);
 }
 
-/// One `#[tokio::test]` per behaviour above, connecting with `$connect`
-/// (an async fn returning a guard and a `DatabaseConnection`).
-macro_rules! seaorm_tests {
-    ($connect:path; $($name:ident),* $(,)?) => {
-        $(
-            #[tokio::test]
-            async fn $name() {
-                let (_guard, db) = $connect().await;
-                $crate::seaorm_common::$name(&db).await;
+/// A module `$m` holding the SeaORM entity of the table `$table` in
+/// SeaORM 2's `#[sea_orm::model]` format: the key `id`, of the flake ID
+/// type `$id`, then `$columns`; `$items` go in the module beside it.
+macro_rules! flake_entity {
+    ($vis:vis mod $m:ident = $table:literal, $id:ty { $($columns:tt)* } $($items:item)*) => {
+        // SeaORM's derives emit items a test does not use.
+        #[allow(dead_code, unreachable_pub)]
+        $vis mod $m {
+            use sea_orm::entity::prelude::*;
+
+            #[flakeid_seaorm::flake_id]
+            #[sea_orm::model]
+            #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+            #[sea_orm(table_name = $table)]
+            pub struct Model {
+                #[sea_orm(primary_key)]
+                pub id: $id,
+                $($columns)*
             }
-        )*
+
+            $($items)*
+        }
+    };
+}
+
+/// One `#[tokio::test]` per behaviour: the async fn `$name` of the module
+/// `$m` (this one unless given) called with a connection `$connect` makes
+/// (an async fn returning a guard and a `DatabaseConnection`), then `$arg`s.
+macro_rules! seaorm_tests {
+    ($connect:path; $($names:tt)*) => {
+        seaorm_tests!($connect, crate::seaorm_common; $($names)*);
+    };
+    ($connect:path, $($m:ident)::+;) => {};
+    ($connect:path, $($m:ident)::+; $name:ident $(($($arg:expr),*))? $(, $($rest:tt)*)?) => {
+        #[tokio::test]
+        async fn $name() {
+            let (_guard, db) = $connect().await;
+            $($m::)+$name(&db $($(, $arg)*)?).await;
+        }
+
+        seaorm_tests!($connect, $($m)::+; $($($rest)*)?);
     };
 }
 

@@ -14,20 +14,12 @@ pub(crate) async fn sqlite() -> ((), DatabaseConnection) {
 
 /// A fresh database on PostgreSQL (container or `FLAKEID_TEST_POSTGRES_URL`).
 pub(crate) async fn postgres() -> (TestDb, DatabaseConnection) {
-    let test_db = db::postgres().await;
-    let conn = Database::connect(test_db.url())
-        .await
-        .expect("connect to PostgreSQL");
-    (test_db, conn)
+    connect(db::postgres().await, "PostgreSQL").await
 }
 
 /// A fresh database on MySQL/MariaDB (container or `FLAKEID_TEST_MYSQL_URL`).
 pub(crate) async fn mysql() -> (TestDb, DatabaseConnection) {
-    let test_db = db::mysql().await;
-    let conn = Database::connect(test_db.url())
-        .await
-        .expect("connect to MySQL/MariaDB");
-    (test_db, conn)
+    connect(db::mysql().await, "MySQL/MariaDB").await
 }
 
 /// [`mysql`] with every connection in non-strict mode (`sql_mode = ''`),
@@ -48,5 +40,13 @@ pub(crate) async fn mysql_non_strict() -> (TestDb, DatabaseConnection) {
     let conn = Database::connect(opts)
         .await
         .expect("connect to MySQL/MariaDB");
+    (test_db, conn)
+}
+
+/// A connection to `test_db` (on the server `server` names), with its guard.
+async fn connect(test_db: TestDb, server: &str) -> (TestDb, DatabaseConnection) {
+    let conn = Database::connect(test_db.url())
+        .await
+        .unwrap_or_else(|e| panic!("connect to {server}: {e}"));
     (test_db, conn)
 }
