@@ -46,9 +46,7 @@ use diesel::connection::{Connection, LoadConnection};
 use diesel::result::{ConnectionResult, QueryResult};
 use flakeid_core::Clock;
 use flakeid_core::layout::Layout;
-use flakeid_core::node::{
-    LeaseError, LeaseOptions, LeaseSql, LeaseStore, NodeLease, NodeTable, SqlLeaseStore,
-};
+use flakeid_core::node::{LeaseError, LeaseOptions, LeaseSql, NodeLease, NodeTable, SqlLeaseStore};
 
 use crate::backend::{DieselBackend, DieselExecutor, OnConnection};
 use crate::migration::TableMigration;
@@ -114,13 +112,7 @@ where
     C: LoadConnection + Send,
     C::Backend: DieselBackend,
 {
-    SqlLeaseStore::new(OnConnection(conn))
-        .list(space)
-        .map_err(|source| LeaseError::Store {
-            operation: "list the nodes".into(),
-            space: space.to_owned(),
-            source,
-        })
+    NodeTable::read(&mut SqlLeaseStore::new(OnConnection(conn)), space)
 }
 
 /// Creates the lease table `flakeid_nodes` if it does not exist: the

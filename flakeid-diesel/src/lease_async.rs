@@ -34,7 +34,7 @@ use diesel::result::QueryResult;
 use diesel_async::{AsyncConnection, AsyncConnectionCore};
 use flakeid_core::layout::{BitLayout, Layout};
 use flakeid_core::node::{
-    AsyncLeaseStore, AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore,
+    AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore,
 };
 use flakeid_core::{Clock, MonotonicClock};
 
@@ -87,14 +87,8 @@ where
     C: AsyncConnectionCore + Send,
     C::Backend: AsyncDieselBackend,
 {
-    SqlLeaseStore::new_async(AsyncOnConnection(tokio::sync::Mutex::new(conn)))
-        .list(space)
-        .await
-        .map_err(|source| LeaseError::Store {
-            operation: "list the nodes".into(),
-            space: space.to_owned(),
-            source,
-        })
+    let store = SqlLeaseStore::new_async(AsyncOnConnection(tokio::sync::Mutex::new(conn)));
+    NodeTable::read_async(&store, space).await
 }
 
 /// Creates the lease table `flakeid_nodes` if it does not exist (the

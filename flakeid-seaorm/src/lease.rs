@@ -77,15 +77,8 @@ where
 /// # Errors
 /// [`LeaseError::Store`].
 pub async fn list_nodes(db: &DatabaseConnection, space: &str) -> Result<NodeTable, LeaseError> {
-    use flakeid_core::node::AsyncLeaseStore as _;
-    SqlLeaseStore::new_async(SeaOrmExecutor::new(db.clone()))
-        .list(space)
-        .await
-        .map_err(|source| LeaseError::Store {
-            operation: "list the nodes".into(),
-            space: space.to_owned(),
-            source,
-        })
+    let store = SqlLeaseStore::new_async(SeaOrmExecutor::new(db.clone()));
+    NodeTable::read_async(&store, space).await
 }
 
 #[cfg(feature = "migration")]

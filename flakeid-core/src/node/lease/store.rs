@@ -17,6 +17,7 @@ use core::future::Future;
 use core::ops::RangeInclusive;
 use core::time::Duration;
 
+use super::LeaseError;
 use crate::store::StoreError;
 
 /// Claim one node: take it if it is free or its lease has expired.
@@ -317,6 +318,40 @@ pub struct NodeTable {
 }
 
 impl NodeTable {
+    /// Every row of `space` in `store`, for operators: [`LeaseStore::list`],
+    /// its error reported as the space's.
+    ///
+    /// ```
+    /// use flakeid_core::node::{LeaseStore, MemoryLeaseStore, NodeTable};
+    ///
+    /// let mut store = MemoryLeaseStore::new();
+    /// store.ensure_nodes("orders", 0..=1)?;
+    /// assert_eq!(NodeTable::read(&mut store, "orders")?.rows.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LeaseError::Store`] naming the space, with the store's error.
+    pub fn read(store: &mut impl LeaseStore, space: &str) -> Result<NodeTable, LeaseError> {
+        store
+            .list(space)
+            .map_err(|source| list_failed(space, source))
+    }
+
+    /// [`read`](Self::read) from an async store.
+    ///
+    /// # Errors
+    /// [`LeaseError::Store`] naming the space, with the store's error.
+    pub async fn read_async(
+        store: &impl AsyncLeaseStore,
+        space: &str,
+    ) -> Result<NodeTable, LeaseError> {
+        store
+            .list(space)
+            .await
+            .map_err(|source| list_failed(space, source))
+    }
+
     /// The rows whose lease is live.
     pub fn held(&self) -> impl Iterator<Item = &NodeRow> {
         let now = self.now_millis.unwrap_or(i64::MIN);
@@ -523,6 +558,14 @@ pub trait AsyncLeaseStore: Send + Sync {
 
     /// See [`LeaseStore::list`].
     fn list(&self, space: &str) -> impl Future<Output = Result<NodeTable, StoreError>> + Send;
+}
+
+fn list_failed(space: &str, source: StoreError) -> LeaseError {
+    LeaseError::Store {
+        operation: "list the nodes".into(),
+        space: space.to_owned(),
+        source,
+    }
 }
 
 #[cfg(test)]
