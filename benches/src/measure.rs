@@ -119,19 +119,8 @@ where
     F: FnMut() -> Result<T, BenchError>,
 {
     let start = Instant::now();
-    let mut last = next()?;
-    let mut ids = 1u64;
-    loop {
-        for _ in 0..CHECK_EVERY {
-            let id = next()?;
-            check_increasing(&last, &id, ids)?;
-            last = id;
-            ids += 1;
-        }
-        if start.elapsed() >= duration {
-            break;
-        }
-    }
+    let first = next()?;
+    let ids = issue_until(&mut next, first, start, duration, |_| {})?;
     Ok(Run {
         ids,
         elapsed: start.elapsed(),
@@ -171,28 +160,15 @@ where
                     warm?;
                     let start = Instant::now();
                     let first = next()?;
-                    let mut last = first;
                     let mut recorded = 0usize;
-                    if recorded < record_cap {
-                        record[recorded] = first;
-                        recorded += 1;
-                    }
-                    let mut ids = 1u64;
-                    loop {
-                        for _ in 0..CHECK_EVERY {
-                            let id = next()?;
-                            check_increasing(&last, &id, ids)?;
-                            last = id;
-                            ids += 1;
-                            if recorded < record_cap {
-                                record[recorded] = id;
-                                recorded += 1;
-                            }
+                    let mut keep = |id: &T| {
+                        if recorded < record_cap {
+                            record[recorded] = *id;
+                            recorded += 1;
                         }
-                        if start.elapsed() >= duration {
-                            break;
-                        }
-                    }
+                    };
+                    keep(&first);
+                    let ids = issue_until(next, first, start, duration, keep)?;
                     let elapsed = start.elapsed();
                     record.truncate(recorded);
                     Ok((ids, elapsed, record))
@@ -269,6 +245,32 @@ const CHECK_EVERY: u64 = 256;
 
 /// What one thread of [`shared`] returns: IDs issued, time, recorded IDs.
 type ThreadRun<T> = (u64, Duration, Vec<T>);
+
+/// Issues IDs after `last` (the first of the run) in rounds of
+/// [`CHECK_EVERY`] until `duration` has passed since `start`, checking that
+/// each increases and handing it to `seen`; the IDs of the run, `last`
+/// included.
+fn issue_until<T: Ord + Debug>(
+    mut next: impl FnMut() -> Result<T, BenchError>,
+    mut last: T,
+    start: Instant,
+    duration: Duration,
+    mut seen: impl FnMut(&T),
+) -> Result<u64, BenchError> {
+    let mut ids = 1u64;
+    loop {
+        for _ in 0..CHECK_EVERY {
+            let id = next()?;
+            check_increasing(&last, &id, ids)?;
+            seen(&id);
+            last = id;
+            ids += 1;
+        }
+        if start.elapsed() >= duration {
+            return Ok(ids);
+        }
+    }
+}
 
 fn check_increasing<T: Ord + Debug>(last: &T, id: &T, position: u64) -> Result<(), BenchError> {
     if id <= last {

@@ -9,7 +9,7 @@ use flakeid_core::SequenceExhaustion;
 use crate::BenchError;
 use crate::measure::{FastPath, Run, SharedRun, median};
 use crate::subjects::{
-    Burst, FastPathVisit, SaturatedVisit, SharedVisit, Subject, TWITTER_CAP_PER_SEC,
+    Burst, FastPathVisit, SaturatedVisit, SharedVisit, Subject, TWITTER_CAP_PER_SEC, Visit,
 };
 
 /// What to measure and for how long.
@@ -96,27 +96,21 @@ pub struct Cells {
 
 /// Measures (a) for `subject`; `None` for the burst-only rows.
 pub fn measure_fast_path(subject: Subject, cfg: &Config) -> Result<Option<FastPath>, BenchError> {
-    if !subject.per_id_columns() {
-        return Ok(None);
-    }
     let v = FastPathVisit {
         duration: cfg.fast_path,
         warm_up: cfg.warm_up,
         per_tick: cfg.per_tick,
     };
-    subject.single(v, SequenceExhaustion::Wait).map(Some)
+    per_id_column(subject, v)
 }
 
 /// Measures (b) for `subject`; `None` for the burst-only rows.
 pub fn measure_saturated(subject: Subject, cfg: &Config) -> Result<Option<Run>, BenchError> {
-    if !subject.per_id_columns() {
-        return Ok(None);
-    }
     let v = SaturatedVisit {
         duration: cfg.saturate,
         warm_up: cfg.warm_up,
     };
-    subject.single(v, SequenceExhaustion::Wait).map(Some)
+    per_id_column(subject, v)
 }
 
 /// Measures (c) for `subject`; `None` where one instance cannot be shared.
@@ -356,6 +350,15 @@ pub fn notes(rounds: &[Vec<Cells>]) -> String {
         "- Every ID of every run was checked to increase per thread; (c) additionally checked {checked} of its {shared_ids} IDs for cross-thread duplicates: none."
     );
     out
+}
+
+/// `v` run once on `subject`'s generator (waiting when a tick is used up);
+/// `None` for the burst-only rows, which have no per-ID columns.
+fn per_id_column<V: Visit>(subject: Subject, v: V) -> Result<Option<V::Out>, BenchError> {
+    if !subject.per_id_columns() {
+        return Ok(None);
+    }
+    subject.single(v, SequenceExhaustion::Wait).map(Some)
 }
 
 fn stat_of<F: Fn(&Cells) -> Option<f64>>(rounds: &[Vec<Cells>], row: usize, f: F) -> Option<Stat> {

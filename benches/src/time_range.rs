@@ -48,11 +48,7 @@ impl Config {
         Config {
             rows: 1_000_000,
             rounds: 3,
-            windows: vec![
-                (Duration::from_secs(1), 50),
-                (Duration::from_secs(10), 20),
-                (Duration::from_secs(100), 5),
-            ],
+            windows: widths([50, 20, 5]),
             servers: vec![Server::Postgres, Server::MySql],
         }
     }
@@ -62,11 +58,7 @@ impl Config {
         Config {
             rows: 20_000,
             rounds: 1,
-            windows: vec![
-                (Duration::from_secs(1), 3),
-                (Duration::from_secs(10), 3),
-                (Duration::from_secs(100), 3),
-            ],
+            windows: widths([3, 3, 3]),
             ..Config::full()
         }
     }
@@ -362,6 +354,16 @@ struct Window {
     ids: (i64, i64),
     /// `created_at >= from AND created_at < to`.
     times: (String, String),
+}
+
+/// The window widths of every run (1 s, 10 s, 100 s), each with how many
+/// windows of it a round queries.
+fn widths(counts: [usize; 3]) -> Vec<(Duration, usize)> {
+    [1, 10, 100]
+        .into_iter()
+        .map(Duration::from_secs)
+        .zip(counts)
+        .collect()
 }
 
 /// The windows of a round, at the same pseudo-random places every round.

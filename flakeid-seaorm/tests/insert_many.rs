@@ -14,8 +14,8 @@ use flakeid_seaorm::flakeid_core::runtime::Attempt;
 use flakeid_seaorm::flakeid_core::{
     ConfigError, Decoded, FieldOutOfRange, GenerateError, Generator, IdScheme, IdSource, global,
 };
-use flakeid_seaorm::{FlakeEntity, flake_id};
-use sea_orm::{ConnectionTrait, Database, DbBackend, NotSet, Schema, Set, Statement};
+use flakeid_seaorm::{FlakeActiveModel, FlakeEntity, flake_id};
+use sea_orm::{ConnectionTrait, Database, DbBackend, EntityTrait, NotSet, Schema, Set, Statement};
 
 #[flake_id]
 pub struct EventId(i64);
@@ -131,6 +131,27 @@ async fn stored(
         .collect()
 }
 
+/// Inserts `statements` statements of `rows` rows each with
+/// `insert_many_with_ids` into `_entity`'s table; row `i` of statement `s`
+/// is `model(s · 1000 + i)`.
+async fn insert_statements<E>(
+    db: &sea_orm::DatabaseConnection,
+    _entity: E,
+    statements: i64,
+    rows: i64,
+    model: impl Fn(i64) -> E::ActiveModel,
+) -> Result<(), sea_orm::DbErr>
+where
+    E: EntityTrait,
+    E::ActiveModel: FlakeActiveModel + Send,
+{
+    for s in 0..statements {
+        let models: Vec<E::ActiveModel> = (0..rows).map(|i| model(s * 1_000 + i)).collect();
+        E::insert_many_with_ids(models).await?.exec(db).await?;
+    }
+    Ok(())
+}
+
 /// Deterministic: with a generator someone else uses between any two
 /// single calls, assigning keys one by one would leave a gap after every
 /// row.
@@ -140,18 +161,13 @@ async fn a_statements_keys_are_one_run_even_when_every_single_call_is_interleave
     let db = Database::connect("sqlite::memory:").await?;
     db.execute(&Schema::new(DbBackend::Sqlite).create_table_from_entity(busy_event::Entity))
         .await?;
-    for round in 0..3 {
-        let models: Vec<busy_event::ActiveModel> = (0..100)
-            .map(|n| busy_event::ActiveModel {
-                id: NotSet,
-                n: Set(round * 1_000 + n),
-            })
-            .collect();
-        busy_event::Entity::insert_many_with_ids(models)
-            .await?
-            .exec(&db)
-            .await?;
-    }
+    insert_statements(&db, busy_event::Entity, 3, 100, |n| {
+        busy_event::ActiveModel {
+            id: NotSet,
+            n: Set(n),
+        }
+    })
+    .await?;
     let rows = stored(&db, "busy_events").await?;
     assert_eq!(rows.len(), 300);
     assert_runs(&rows, 100);
@@ -187,18 +203,11 @@ async fn a_statements_keys_are_one_contiguous_run_while_other_callers_generate()
         })
     };
     running.recv()?;
-    for round in 0..20 {
-        let models: Vec<event::ActiveModel> = (0..500)
-            .map(|n| event::ActiveModel {
-                id: NotSet,
-                n: Set(round * 1_000 + n),
-            })
-            .collect();
-        event::Entity::insert_many_with_ids(models)
-            .await?
-            .exec(&db)
-            .await?;
-    }
+    insert_statements(&db, event::Entity, 20, 500, |n| event::ActiveModel {
+        id: NotSet,
+        n: Set(n),
+    })
+    .await?;
     stop.store(true, Ordering::Relaxed);
     let taken = other.join().expect("the other caller");
     assert!(taken > 0, "the other caller took no ID");

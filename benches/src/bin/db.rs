@@ -65,11 +65,7 @@ fn coordinate(cfg: &Config, args: &[String]) -> Result<(), DbBenchError> {
     let mut cfg = cfg.clone();
     let exe = std::env::current_exe()
         .map_err(|e| DbBenchError::io("finding this program to start writers", e))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .map_err(|e| DbBenchError::io("building the runtime", e))?;
+    let runtime = run::runtime()?;
     let started_at = Instant::now();
     let load_before = load_average();
     let machine = Machine::detect();

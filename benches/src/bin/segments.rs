@@ -103,19 +103,10 @@ struct Id {
 fn per_row_pg(url: &str, ids: u64) -> Result<Row, Box<dyn std::error::Error>> {
     let mut conn = PgConnection::establish(url)?;
     diesel::sql_query("CREATE SEQUENCE IF NOT EXISTS flakeid_bench_seq").execute(&mut conn)?;
-    let t0 = Instant::now();
-    let mut last = 0;
-    for _ in 0..ids {
+    per_row("`SELECT nextval(…)` per ID", ids, 1, || {
         let rows: Vec<Id> =
             diesel::sql_query("SELECT nextval('flakeid_bench_seq') AS id").load(&mut conn)?;
-        assert!(rows[0].id > last);
-        last = rows[0].id;
-    }
-    Ok(Row {
-        source: "`SELECT nextval(…)` per ID".into(),
-        ids,
-        secs: t0.elapsed().as_secs_f64(),
-        trips: ids,
+        Ok(rows[0].id)
     })
 }
 
@@ -125,20 +116,39 @@ fn per_row_mysql(url: &str, ids: u64) -> Result<Row, Box<dyn std::error::Error>>
         "CREATE TABLE IF NOT EXISTS flakeid_bench_auto (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY)",
     )
     .execute(&mut conn)?;
+    per_row(
+        "`AUTO_INCREMENT` insert + `LAST_INSERT_ID()` per ID",
+        ids,
+        2,
+        || {
+            diesel::sql_query("INSERT INTO flakeid_bench_auto () VALUES ()").execute(&mut conn)?;
+            let rows: Vec<Id> = diesel::sql_query("SELECT CAST(LAST_INSERT_ID() AS SIGNED) AS id")
+                .load(&mut conn)?;
+            Ok(rows[0].id)
+        },
+    )
+}
+
+/// Times `ids` calls of `next_id`, each `trips` round trips, checking that
+/// the IDs increase.
+fn per_row(
+    source: &str,
+    ids: u64,
+    trips: u64,
+    mut next_id: impl FnMut() -> Result<i64, Box<dyn std::error::Error>>,
+) -> Result<Row, Box<dyn std::error::Error>> {
     let t0 = Instant::now();
     let mut last = 0;
     for _ in 0..ids {
-        diesel::sql_query("INSERT INTO flakeid_bench_auto () VALUES ()").execute(&mut conn)?;
-        let rows: Vec<Id> =
-            diesel::sql_query("SELECT CAST(LAST_INSERT_ID() AS SIGNED) AS id").load(&mut conn)?;
-        assert!(rows[0].id > last);
-        last = rows[0].id;
+        let id = next_id()?;
+        assert!(id > last);
+        last = id;
     }
     Ok(Row {
-        source: "`AUTO_INCREMENT` insert + `LAST_INSERT_ID()` per ID".into(),
+        source: source.into(),
         ids,
         secs: t0.elapsed().as_secs_f64(),
-        trips: 2 * ids,
+        trips: trips * ids,
     })
 }
 

@@ -19,7 +19,7 @@
 use std::process::ExitCode;
 
 use flakeid_benches::db::DbBenchError;
-use flakeid_benches::db::run::start_servers;
+use flakeid_benches::db::run::{self, start_servers};
 use flakeid_benches::report::{Machine, load_average};
 use flakeid_benches::time_range::{Config, report, run_server};
 
@@ -29,11 +29,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cfg: &Config) -> Result<(), DbBenchError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .map_err(|e| DbBenchError::io("building the runtime", e))?;
+    let runtime = run::runtime()?;
     let machine = Machine::detect();
     let load_before = load_average();
     eprintln!("time_range bench: starting servers {:?}", cfg.servers);

@@ -7,6 +7,28 @@ use flakeid_tests::db::ServerKind;
 
 use super::DbBenchError;
 
+/// `parse` and `Display` for a type of named values (an `ALL` list and a
+/// `name` for each): the name on the command line and in result lines.
+macro_rules! named {
+    ($vis:vis $t:ident, $what:literal) => {
+        impl $t {
+            #[doc = concat!("The ", $what, " named `name`.")]
+            ///
+            /// # Errors
+            /// An unknown name; the message lists the known ones.
+            $vis fn parse(name: &str) -> Result<$t, DbBenchError> {
+                by_name(&$t::ALL, $t::name, $what, name)
+            }
+        }
+
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
 /// A database server of the benchmark, started in a container with the
 /// settings of [`Server::settings`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,28 +94,9 @@ impl Server {
             ]
         }
     }
-
-    /// The server named `name` (`pg`, `pg18`, `mysql`).
-    ///
-    /// # Errors
-    /// An unknown name.
-    pub fn parse(name: &str) -> Result<Server, DbBenchError> {
-        Server::ALL
-            .into_iter()
-            .find(|s| s.name() == name)
-            .ok_or_else(|| {
-                DbBenchError::Argument(format!(
-                    "unknown server {name:?}; expected one of pg, pg18, mysql"
-                ))
-            })
-    }
 }
 
-impl fmt::Display for Server {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+named!(pub Server, "server");
 
 /// Where a row's primary key comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -180,21 +183,9 @@ impl Key {
     pub fn server_assigned(self) -> bool {
         matches!(self, Key::Db | Key::PgUuidV7)
     }
-
-    fn parse(name: &str) -> Result<Key, DbBenchError> {
-        Key::ALL.into_iter().find(|k| k.name() == name).ok_or_else(|| {
-            DbBenchError::Argument(format!(
-                "unknown key {name:?}; expected one of db, flake-batch, flake-row, flake-row-sn, uuid4, uuid7, pg-uuidv7"
-            ))
-        })
-    }
 }
 
-impl fmt::Display for Key {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+named!(Key, "key");
 
 /// How rows reach the database; every path sends one multi-row `INSERT`
 /// per batch.
@@ -242,24 +233,9 @@ impl Path {
     pub fn applies_to(self, key: Key) -> bool {
         self != Path::SeaOrmWithIds || key == Key::FlakeBatch
     }
-
-    fn parse(name: &str) -> Result<Path, DbBenchError> {
-        Path::ALL
-            .into_iter()
-            .find(|p| p.name() == name)
-            .ok_or_else(|| {
-                DbBenchError::Argument(format!(
-                    "unknown path {name:?}; expected one of sqlx, diesel, seaorm, seaorm-ids"
-                ))
-            })
-    }
 }
 
-impl fmt::Display for Path {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+named!(Path, "path");
 
 /// Which table of the report a run belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -575,6 +551,26 @@ fn list<T>(
     parse: impl Fn(&str) -> Result<T, DbBenchError>,
 ) -> Result<Vec<T>, DbBenchError> {
     value.split(',').map(|s| parse(s.trim())).collect()
+}
+
+/// The one of `all` named `name`; else an error listing the names of the
+/// `what`s there are.
+fn by_name<T: Copy>(
+    all: &[T],
+    name_of: fn(T) -> &'static str,
+    what: &str,
+    name: &str,
+) -> Result<T, DbBenchError> {
+    all.iter()
+        .copied()
+        .find(|&t| name_of(t) == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|&t| name_of(t)).collect();
+            DbBenchError::Argument(format!(
+                "unknown {what} {name:?}; expected one of {}",
+                names.join(", ")
+            ))
+        })
 }
 
 #[cfg(test)]

@@ -93,34 +93,12 @@ impl Inserter {
             Conn::DieselPg(conn) => diesel_pg(conn, key, rows),
             Conn::DieselMy(conn) => diesel_mysql(conn, key, rows),
             Conn::SqlxPg(conn) => {
-                let mut query = sqlx_insert::<Postgres>(key, rows, |b, k| match k {
-                    KeyValue::Flake(id) => {
-                        b.push_bind(id);
-                    }
-                    KeyValue::Uuid(id) => {
-                        b.push_bind(id);
-                    }
-                    KeyValue::Server => {}
-                })?;
-                self.runtime
-                    .block_on(query.build().execute(&mut *conn))
-                    .map(|r| r.rows_affected())
-                    .map_err(|e| DbBenchError::sql(&context, e))
+                let query = sqlx_insert::<Postgres, _>(key, rows, |id| id)?;
+                sqlx_execute(&self.runtime, conn, query, &context).map(|r| r.rows_affected())
             }
             Conn::SqlxMy(conn) => {
-                let mut query = sqlx_insert::<MySql>(key, rows, |b, k| match k {
-                    KeyValue::Flake(id) => {
-                        b.push_bind(id);
-                    }
-                    KeyValue::Uuid(id) => {
-                        b.push_bind(id.as_bytes().to_vec());
-                    }
-                    KeyValue::Server => {}
-                })?;
-                self.runtime
-                    .block_on(query.build().execute(&mut *conn))
-                    .map(|r| r.rows_affected())
-                    .map_err(|e| DbBenchError::sql(&context, e))
+                let query = sqlx_insert::<MySql, _>(key, rows, |id| id.as_bytes().to_vec())?;
+                sqlx_execute(&self.runtime, conn, query, &context).map(|r| r.rows_affected())
             }
             Conn::SeaOrm(db) => {
                 let with_ids = self.path == Path::SeaOrmWithIds;
@@ -151,38 +129,45 @@ fn uuid_of(key: Key, row: &Row) -> Result<uuid::Uuid, DbBenchError> {
     row.key.uuid().ok_or_else(|| missing_key(key, row))
 }
 
-/// Diesel's `insert_into(items).values(&vec)` of rows with `BIGINT` keys;
-/// the same code for both backends.
+/// The row's UUID key as the 16 bytes it holds, borrowed from the row.
+fn uuid_bytes(key: Key, row: &Row) -> Result<&[u8], DbBenchError> {
+    match &row.key {
+        KeyValue::Uuid(id) => Ok(id.as_bytes()),
+        _ => Err(missing_key(key, row)),
+    }
+}
+
+/// Diesel's `insert_into(table).values(&vec)` of `rows`, each made into a
+/// `$new` with the fields given and the row's `writer`, `seq` and `body`;
+/// the same code for every table and both backends.
+macro_rules! diesel_insert {
+    ($conn:expr, $table:expr, $rows:expr, |$r:ident| $($new:ident)::+ { $($field:ident: $value:expr),* $(,)? }) => {{
+        let values = $rows
+            .iter()
+            .map(|$r| -> Result<_, DbBenchError> {
+                Ok($($new)::+ {
+                    $($field: $value,)*
+                    writer: $r.writer,
+                    seq: $r.seq,
+                    body: &$r.body,
+                })
+            })
+            .collect::<Result<Vec<_>, DbBenchError>>()?;
+        diesel::insert_into($table).values(&values).execute($conn)
+    }};
+}
+
+/// Diesel's insert of rows with `BIGINT` keys; the same code for both
+/// backends.
 macro_rules! diesel_bigint_insert {
     ($conn:expr, $key:expr, $rows:expr) => {{
         let (conn, key, rows) = ($conn, $key, $rows);
         if key == Key::Db {
-            let values: Vec<ds::NewAuto<'_>> = rows
-                .iter()
-                .map(|r| ds::NewAuto {
-                    writer: r.writer,
-                    seq: r.seq,
-                    body: &r.body,
-                })
-                .collect();
-            diesel::insert_into(ds::bigint_items::table)
-                .values(&values)
-                .execute(conn)
+            diesel_insert!(conn, ds::bigint_items::table, rows, |r| ds::NewAuto {})
         } else {
-            let values = rows
-                .iter()
-                .map(|r| {
-                    Ok(ds::NewFlake {
-                        id: item_id(key, r)?,
-                        writer: r.writer,
-                        seq: r.seq,
-                        body: &r.body,
-                    })
-                })
-                .collect::<Result<Vec<_>, DbBenchError>>()?;
-            diesel::insert_into(ds::bigint_items::table)
-                .values(&values)
-                .execute(conn)
+            diesel_insert!(conn, ds::bigint_items::table, rows, |r| ds::NewFlake {
+                id: item_id(key, r)?
+            })
         }
     }};
 }
@@ -194,38 +179,15 @@ fn diesel_pg(conn: &mut diesel::PgConnection, key: Key, rows: &[Row]) -> Result<
             diesel_bigint_insert!(conn, key, rows)
         }
         Key::PgUuidV7 => {
-            let values: Vec<ds::NewServerUuid<'_>> = rows
-                .iter()
-                .map(|r| ds::NewServerUuid {
-                    writer: r.writer,
-                    seq: r.seq,
-                    body: &r.body,
-                })
-                .collect();
-            diesel::insert_into(ds::uuid_items::table)
-                .values(&values)
-                .execute(conn)
+            diesel_insert!(conn, ds::uuid_items::table, rows, |r| ds::NewServerUuid {})
         }
         Key::UuidV4 | Key::UuidV7 => {
-            let values = rows
-                .iter()
-                .map(|r| {
-                    Ok(ds::NewUuid {
-                        id: uuid_of(key, r)?,
-                        writer: r.writer,
-                        seq: r.seq,
-                        body: &r.body,
-                    })
-                })
-                .collect::<Result<Vec<_>, DbBenchError>>()?;
-            diesel::insert_into(ds::uuid_items::table)
-                .values(&values)
-                .execute(conn)
+            diesel_insert!(conn, ds::uuid_items::table, rows, |r| ds::NewUuid {
+                id: uuid_of(key, r)?
+            })
         }
     };
-    inserted
-        .map(|n| n as u64)
-        .map_err(|e| DbBenchError::sql("", e))
+    diesel_count(inserted)
 }
 
 /// Diesel on MySQL/MariaDB: UUIDs as `BINARY(16)`.
@@ -239,41 +201,33 @@ fn diesel_mysql(
             diesel_bigint_insert!(conn, key, rows)
         }
         Key::UuidV4 | Key::UuidV7 | Key::PgUuidV7 => {
-            let ids = rows
-                .iter()
-                .map(|r| uuid_of(key, r))
-                .collect::<Result<Vec<_>, DbBenchError>>()?;
-            let values: Vec<ds::NewBinary<'_>> = rows
-                .iter()
-                .zip(&ids)
-                .map(|(r, id)| ds::NewBinary {
-                    id: id.as_bytes(),
-                    writer: r.writer,
-                    seq: r.seq,
-                    body: &r.body,
-                })
-                .collect();
-            diesel::insert_into(ds::binary_items::table)
-                .values(&values)
-                .execute(conn)
+            diesel_insert!(conn, ds::binary_items::table, rows, |r| ds::NewBinary {
+                id: uuid_bytes(key, r)?
+            })
         }
     };
+    diesel_count(inserted)
+}
+
+fn diesel_count(inserted: diesel::QueryResult<usize>) -> Result<u64, DbBenchError> {
     inserted
         .map(|n| n as u64)
         .map_err(|e| DbBenchError::sql("", e))
 }
 
-/// `INSERT INTO items (…) VALUES (…), (…)` with every value bound.
-fn sqlx_insert<DB>(
+/// `INSERT INTO items (…) VALUES (…), (…)` with every value bound, UUID
+/// keys as `uuid` makes them.
+fn sqlx_insert<DB, U>(
     key: Key,
     rows: &[Row],
-    push_key: impl Fn(&mut sqlx::query_builder::Separated<'_, DB, &'static str>, KeyValue),
+    uuid: impl Fn(uuid::Uuid) -> U,
 ) -> Result<QueryBuilder<DB>, DbBenchError>
 where
     DB: sqlx::Database,
     for<'t> i32: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
     for<'t> i64: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
     for<'t> &'t str: sqlx::Encode<'t, DB> + sqlx::Type<DB>,
+    U: for<'t> sqlx::Encode<'t, DB> + sqlx::Type<DB> + 'static,
 {
     if let Some(row) = rows
         .iter()
@@ -288,12 +242,55 @@ where
     };
     let mut query = QueryBuilder::new(format!("INSERT INTO {TABLE} ({columns}) "));
     query.push_values(rows, |mut b, row| {
-        push_key(&mut b, row.key);
+        match row.key {
+            KeyValue::Flake(id) => {
+                b.push_bind(id);
+            }
+            KeyValue::Uuid(id) => {
+                b.push_bind(uuid(id));
+            }
+            KeyValue::Server => {}
+        }
         b.push_bind(row.writer)
             .push_bind(row.seq)
             .push_bind(row.body.as_str());
     });
     Ok(query)
+}
+
+/// Runs `query` on `conn`.
+fn sqlx_execute<DB>(
+    runtime: &tokio::runtime::Runtime,
+    conn: &mut DB::Connection,
+    mut query: QueryBuilder<DB>,
+    context: &str,
+) -> Result<DB::QueryResult, DbBenchError>
+where
+    DB: sqlx::Database,
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+    DB::Arguments: sqlx::IntoArguments<DB>,
+{
+    runtime
+        .block_on(query.build().execute(conn))
+        .map_err(|e| DbBenchError::sql(context, e))
+}
+
+/// The SeaORM active models of `rows`, each a `$model` with the `id` given
+/// and the row's `writer`, `seq` and `body` set.
+macro_rules! seaorm_models {
+    ($rows:expr, |$r:ident| $($model:ident)::+ { id: $id:expr $(,)? }) => {
+        $rows
+            .iter()
+            .map(|$r| -> Result<_, DbBenchError> {
+                Ok($($model)::+ {
+                    id: $id,
+                    writer: ActiveValue::Set($r.writer),
+                    seq: ActiveValue::Set($r.seq),
+                    body: ActiveValue::Set($r.body.clone()),
+                })
+            })
+            .collect::<Result<Vec<_>, DbBenchError>>()?
+    };
 }
 
 /// `Entity::insert_many(models).exec_without_returning(db)`, or
@@ -305,40 +302,27 @@ async fn seaorm_insert(
     rows: &[Row],
 ) -> Result<u64, DbBenchError> {
     use sea_orm::ActiveValue::{NotSet, Set};
-    let payload = |r: &Row| (Set(r.writer), Set(r.seq), Set(r.body.clone()));
     let result = match key {
         Key::Db => {
-            let models = rows.iter().map(|r| {
-                let (writer, seq, body) = payload(r);
-                so::auto_item::ActiveModel {
-                    id: NotSet,
-                    writer,
-                    seq,
-                    body,
-                }
+            // Lazily: `insert_many` takes the models as they come.
+            let models = rows.iter().map(|r| so::auto_item::ActiveModel {
+                id: NotSet,
+                writer: Set(r.writer),
+                seq: Set(r.seq),
+                body: Set(r.body.clone()),
             });
             so::auto_item::Entity::insert_many(models)
                 .exec_without_returning(db)
                 .await
         }
         Key::FlakeBatch | Key::FlakeRow | Key::FlakeRowSeqNode => {
-            let models = rows
-                .iter()
-                .map(|r| {
-                    let (writer, seq, body) = payload(r);
-                    let id = if with_ids {
-                        NotSet
-                    } else {
-                        Set(item_id(key, r)?)
-                    };
-                    Ok(so::flake_item::ActiveModel {
-                        id,
-                        writer,
-                        seq,
-                        body,
-                    })
-                })
-                .collect::<Result<Vec<_>, DbBenchError>>()?;
+            let models = seaorm_models!(rows, |r| so::flake_item::ActiveModel {
+                id: if with_ids {
+                    NotSet
+                } else {
+                    Set(item_id(key, r)?)
+                }
+            });
             let insert = if with_ids {
                 so::flake_item::Entity::insert_many_with_ids(models)
                     .await
@@ -349,23 +333,13 @@ async fn seaorm_insert(
             insert.exec_without_returning(db).await
         }
         Key::UuidV4 | Key::UuidV7 | Key::PgUuidV7 => {
-            let models = rows
-                .iter()
-                .map(|r| {
-                    let (writer, seq, body) = payload(r);
-                    let id: ActiveValue<uuid::Uuid> = if key == Key::PgUuidV7 {
-                        NotSet
-                    } else {
-                        Set(uuid_of(key, r)?)
-                    };
-                    Ok(so::uuid_item::ActiveModel {
-                        id,
-                        writer,
-                        seq,
-                        body,
-                    })
-                })
-                .collect::<Result<Vec<_>, DbBenchError>>()?;
+            let models = seaorm_models!(rows, |r| so::uuid_item::ActiveModel {
+                id: if key == Key::PgUuidV7 {
+                    NotSet
+                } else {
+                    Set(uuid_of(key, r)?)
+                }
+            });
             so::uuid_item::Entity::insert_many(models)
                 .exec_without_returning(db)
                 .await

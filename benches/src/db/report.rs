@@ -6,6 +6,8 @@
 
 use std::fmt::Write as _;
 
+use crate::measure;
+
 use super::config::{Config, Key, Path, RunSpec, Server, Table};
 use super::run::Outcome;
 
@@ -30,19 +32,11 @@ impl Metric {
     }
 }
 
-/// The median (the mean of the middle two for an even count).
+/// The median of the finite values (the mean of the middle two for an even
+/// count).
 pub fn median(mut values: Vec<f64>) -> Option<f64> {
     values.retain(|v| v.is_finite());
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    Some(if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    })
+    measure::median(&mut values)
 }
 
 /// Results of all rounds.

@@ -6,7 +6,7 @@ use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use flakeid_tests::db::DedicatedServer;
-use sqlx::{AssertSqlSafe, Connection as _, Row as _};
+use sqlx::{AssertSqlSafe, Connection as _};
 
 use super::DbBenchError;
 use super::config::{Config, Key, RunSpec, Server};
@@ -76,6 +76,19 @@ pub struct StartedServer {
     pub server: DedicatedServer,
     /// The settings as the server reports them.
     pub settings: Vec<(String, String)>,
+}
+
+/// The runtime the coordinating binaries (`db`, `time_range`) start their
+/// servers on and query them from: one worker thread.
+///
+/// # Errors
+/// If the runtime cannot be built.
+pub fn runtime() -> Result<tokio::runtime::Runtime, DbBenchError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|e| DbBenchError::io("building the runtime", e))
 }
 
 /// Starts `servers` with their benchmark settings and checks that the
@@ -317,25 +330,28 @@ impl Drop for WriterProcess {
 }
 
 async fn execute(server: Server, url: &str, sql: &str) -> Result<(), DbBenchError> {
-    let sql_owned = sql.to_owned();
-    let result = if server.is_postgres() {
-        let mut conn = sqlx::PgConnection::connect(url)
-            .await
-            .map_err(|e| DbBenchError::sql("connecting", e))?;
-        sqlx::query(AssertSqlSafe(sql_owned))
-            .execute(&mut conn)
-            .await
-            .map(drop)
+    if server.is_postgres() {
+        execute_on::<sqlx::Postgres>(url, sql).await
     } else {
-        let mut conn = sqlx::MySqlConnection::connect(url)
-            .await
-            .map_err(|e| DbBenchError::sql("connecting", e))?;
-        sqlx::query(AssertSqlSafe(sql_owned))
-            .execute(&mut conn)
-            .await
-            .map(drop)
-    };
-    result.map_err(|e| DbBenchError::sql(sql, e))
+        execute_on::<sqlx::MySql>(url, sql).await
+    }
+}
+
+/// Runs `sql` on a new connection to `url`.
+async fn execute_on<DB>(url: &str, sql: &str) -> Result<(), DbBenchError>
+where
+    DB: sqlx::Database,
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+    DB::Arguments: sqlx::IntoArguments<DB>,
+{
+    let mut conn = DB::Connection::connect(url)
+        .await
+        .map_err(|e| DbBenchError::sql("connecting", e))?;
+    sqlx::query::<DB>(AssertSqlSafe(sql.to_owned()))
+        .execute(&mut conn)
+        .await
+        .map(drop)
+        .map_err(|e| DbBenchError::sql(sql, e))
 }
 
 /// What the table holds after a run.
@@ -543,46 +559,70 @@ fn normalise_setting(value: &str) -> String {
 }
 
 async fn read_settings(server: Server, url: &str) -> Result<Vec<(String, String)>, DbBenchError> {
-    let mut out = Vec::new();
     if server.is_postgres() {
-        let mut conn = sqlx::PgConnection::connect(url)
-            .await
-            .map_err(|e| DbBenchError::sql("connecting to read settings", e))?;
-        for name in [
-            "shared_buffers",
-            "fsync",
-            "synchronous_commit",
-            "full_page_writes",
-            "max_wal_size",
-            "autovacuum",
-        ] {
-            let value: String = sqlx::query_scalar(AssertSqlSafe(format!("SHOW {name}")))
-                .fetch_one(&mut conn)
-                .await
-                .map_err(|e| DbBenchError::sql(format!("SHOW {name}"), e))?;
-            out.push((name.to_owned(), value));
-        }
+        read_each::<sqlx::Postgres>(
+            url,
+            &[
+                "shared_buffers",
+                "fsync",
+                "synchronous_commit",
+                "full_page_writes",
+                "max_wal_size",
+                "autovacuum",
+            ],
+            |name| (format!("SHOW {name}"), format!("SHOW {name}")),
+            str::to_owned,
+        )
+        .await
     } else {
-        let mut conn = sqlx::MySqlConnection::connect(url)
+        read_each::<sqlx::MySql>(
+            url,
+            &[
+                "innodb_buffer_pool_size",
+                "innodb_flush_log_at_trx_commit",
+                "innodb_doublewrite",
+                "innodb_page_size",
+                "innodb_autoinc_lock_mode",
+                "innodb_log_file_size",
+            ],
+            |name| {
+                (
+                    format!("SELECT CAST(@@{name} AS CHAR)"),
+                    format!("SELECT @@{name}"),
+                )
+            },
+            |name| name.replace('_', "-"),
+        )
+        .await
+    }
+}
+
+/// The text value of each setting in `names`, read on one connection to
+/// `url` with the statement `query` gives (with what to call it in an
+/// error), listed under the name `label` gives.
+async fn read_each<DB>(
+    url: &str,
+    names: &[&str],
+    query: impl Fn(&str) -> (String, String),
+    label: impl Fn(&str) -> String,
+) -> Result<Vec<(String, String)>, DbBenchError>
+where
+    DB: sqlx::Database,
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+    (String,): for<'r> sqlx::FromRow<'r, DB::Row>,
+    DB::Arguments: sqlx::IntoArguments<DB>,
+{
+    let mut conn = DB::Connection::connect(url)
+        .await
+        .map_err(|e| DbBenchError::sql("connecting to read settings", e))?;
+    let mut out = Vec::new();
+    for &name in names {
+        let (sql, what) = query(name);
+        let value: String = sqlx::query_scalar::<DB, String>(AssertSqlSafe(sql))
+            .fetch_one(&mut conn)
             .await
-            .map_err(|e| DbBenchError::sql("connecting to read settings", e))?;
-        for name in [
-            "innodb_buffer_pool_size",
-            "innodb_flush_log_at_trx_commit",
-            "innodb_doublewrite",
-            "innodb_page_size",
-            "innodb_autoinc_lock_mode",
-            "innodb_log_file_size",
-        ] {
-            let row = sqlx::query(AssertSqlSafe(format!("SELECT CAST(@@{name} AS CHAR)")))
-                .fetch_one(&mut conn)
-                .await
-                .map_err(|e| DbBenchError::sql(format!("SELECT @@{name}"), e))?;
-            let value: String = row
-                .try_get(0)
-                .map_err(|e| DbBenchError::sql(format!("SELECT @@{name}"), e))?;
-            out.push((name.replace('_', "-"), value));
-        }
+            .map_err(|e| DbBenchError::sql(what, e))?;
+        out.push((label(name), value));
     }
     Ok(out)
 }

@@ -755,18 +755,12 @@ fn verify(args: &[String]) -> Result<(), LoadError> {
         "acknowledged keys whose node its replica did not hold at the key's time: {}",
         wrong.len()
     );
-    for w in wrong.iter().take(10) {
-        println!("  {w}");
-    }
-    failed += usize::from(!wrong.is_empty());
+    failed += show_first_ten(&wrong);
     println!(
         "nodes used by more than one run: {shared}; runs whose stamps on one node interleave: {}",
         overlaps.len()
     );
-    for o in overlaps.iter().take(10) {
-        println!("  {o}");
-    }
-    failed += usize::from(!overlaps.is_empty());
+    failed += show_first_ten(&overlaps);
 
     if let Some(dir) = opts.get("metrics") {
         failed += check_metrics(Path::new(dir))?;
@@ -777,6 +771,15 @@ fn verify(args: &[String]) -> Result<(), LoadError> {
     }
     println!("all checks passed");
     Ok(())
+}
+
+/// Prints the first ten of what a check found, indented, one a line; 1 (a
+/// failed check) if it found anything, else 0.
+fn show_first_ten(found: &[String]) -> usize {
+    for f in found.iter().take(10) {
+        println!("  {f}");
+    }
+    usize::from(!found.is_empty())
 }
 
 #[cfg(test)]

@@ -222,282 +222,212 @@ pub fn bad_input_gets_a_4xx_naming_field_and_value(db: Db) {
     let players_before = sql.int("SELECT COUNT(*) FROM players");
     let s = |v: &str| json!(v);
     let post_team = |body: Value| body.to_string();
-    let mut cases = vec![
+    let players_path = format!("/players/{team_id}");
+    // The largest ID (2^63 - 1), the next number, and 2^64.
+    let (max_id, too_big, two_pow_64) = (
+        "9223372036854775807",
+        "9223372036854775808",
+        "18446744073709551616",
+    );
+    let long_name = "x".repeat(101);
+    let mut cases = Vec::new();
+    // Requests without a body: method, path, status, and the field and the
+    // value (as sent) the error must name.
+    for (method, path, status, field, value) in [
         // IDs in the path: not decimal, 0, negative, above 2^63 - 1.
-        bad("GET", "/teams/abc", "", 400, s("id"), s("abc")),
-        bad("GET", "/teams/0", "", 400, s("id"), s("0")),
-        bad("GET", "/teams/-1", "", 400, s("id"), s("-1")),
-        bad("GET", "/teams/1.5", "", 400, s("id"), s("1.5")),
-        bad("GET", "/teams/007", "", 400, s("id"), s("007")),
-        bad(
-            "GET",
-            "/teams/9223372036854775808",
-            "",
-            400,
-            s("id"),
-            s("9223372036854775808"),
-        ),
-        bad(
-            "GET",
-            "/teams/18446744073709551616",
-            "",
-            400,
-            s("id"),
-            s("18446744073709551616"),
-        ),
-        bad("GET", "/players/0", "", 400, s("id"), s("0")),
-        bad("GET", "/players/x1", "", 400, s("id"), s("x1")),
+        ("GET", "/teams/abc", 400, "id", "abc"),
+        ("GET", "/teams/0", 400, "id", "0"),
+        ("GET", "/teams/-1", 400, "id", "-1"),
+        ("GET", "/teams/1.5", 400, "id", "1.5"),
+        ("GET", "/teams/007", 400, "id", "007"),
+        ("GET", "/teams/9223372036854775808", 400, "id", too_big),
+        ("GET", "/teams/18446744073709551616", 400, "id", two_pow_64),
+        ("GET", "/players/0", 400, "id", "0"),
+        ("GET", "/players/x1", 400, "id", "x1"),
         // Valid IDs that name nothing.
-        bad(
-            "GET",
-            "/teams/9223372036854775807",
-            "",
-            404,
-            s("id"),
-            s("9223372036854775807"),
-        ),
-        bad("GET", "/players/1", "", 404, s("id"), s("1")),
-        bad(
-            "GET",
-            &format!("/players/{team_id}"),
-            "",
-            404,
-            s("id"),
-            s(&team_id),
-        ),
+        ("GET", "/teams/9223372036854775807", 404, "id", max_id),
+        ("GET", "/players/1", 404, "id", "1"),
+        ("GET", players_path.as_str(), 404, "id", team_id.as_str()),
         // Query parameters.
-        bad("GET", "/teams?after=0", "", 400, s("after"), s("0")),
-        bad("GET", "/teams?after=-3", "", 400, s("after"), s("-3")),
-        bad("GET", "/teams?after=abc", "", 400, s("after"), s("abc")),
-        bad(
+        ("GET", "/teams?after=0", 400, "after", "0"),
+        ("GET", "/teams?after=-3", 400, "after", "-3"),
+        ("GET", "/teams?after=abc", 400, "after", "abc"),
+        (
             "GET",
             "/teams?after=9223372036854775808",
-            "",
             400,
-            s("after"),
-            s("9223372036854775808"),
+            "after",
+            too_big,
         ),
-        bad("GET", "/teams?limit=0", "", 400, s("limit"), s("0")),
-        bad("GET", "/teams?limit=101", "", 400, s("limit"), s("101")),
-        bad("GET", "/teams?limit=ten", "", 400, s("limit"), s("ten")),
+        ("GET", "/teams?limit=0", 400, "limit", "0"),
+        ("GET", "/teams?limit=101", 400, "limit", "101"),
+        ("GET", "/teams?limit=ten", 400, "limit", "ten"),
         // Numbers are written as IDs are: no sign, no leading zero.
-        bad("GET", "/teams?limit=%2B5", "", 400, s("limit"), s("+5")),
-        bad("GET", "/teams?limit=05", "", 400, s("limit"), s("05")),
-        bad("GET", "/teams?limit=%205", "", 400, s("limit"), s(" 5")),
-        bad("GET", "/teams?limit=5&limit=6", "", 400, s("limit"), s("6")),
-        bad("GET", "/teams?page=2", "", 400, s("page"), s("2")),
-        // Bodies that are not JSON, or not sent as JSON.
-        bad(
-            "POST",
-            "/teams",
-            "{\"name\": ",
-            400,
-            Value::Null,
+        ("GET", "/teams?limit=%2B5", 400, "limit", "+5"),
+        ("GET", "/teams?limit=05", 400, "limit", "05"),
+        ("GET", "/teams?limit=%205", 400, "limit", " 5"),
+        ("GET", "/teams?limit=5&limit=6", 400, "limit", "6"),
+        ("GET", "/teams?page=2", 400, "page", "2"),
+        // Routes and methods.
+        ("GET", "/nowhere", 404, "path", "/nowhere"),
+        ("DELETE", "/teams", 405, "method", "DELETE"),
+    ] {
+        cases.push(bad(method, path, "", status, s(field), s(value)));
+    }
+    // Bodies that are not JSON, or not sent as JSON, or JSON but not an
+    // object.
+    for (body, status, value) in [
+        ("{\"name\": ", 400, Value::Null),
+        ("", 400, Value::Null),
+        ("[1, 2, 3]", 422, json!([1, 2, 3])),
+        ("null", 422, Value::Null),
+    ] {
+        cases.push(bad("POST", "/teams", body, status, Value::Null, value));
+    }
+    // Teams that do not fit: each a 422 naming the field and the value.
+    for (team, field, value) in [
+        (
+            json!({"players": [{"name": "a"}], "captain": 0}),
+            "name",
             Value::Null,
         ),
-        bad("POST", "/teams", "", 400, Value::Null, Value::Null),
-        // Bodies that do not fit.
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"players": [{"name": "a"}], "captain": 0})),
-            422,
-            s("name"),
-            Value::Null,
-        ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"name": "", "players": [{"name": "a"}], "captain": 0})),
-            422,
-            s("name"),
+        (
+            json!({"name": "", "players": [{"name": "a"}], "captain": 0}),
+            "name",
             s(""),
         ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"name": "x".repeat(101), "players": [{"name": "a"}], "captain": 0})),
-            422,
-            s("name"),
-            json!("x".repeat(101)),
+        (
+            json!({"name": long_name, "players": [{"name": "a"}], "captain": 0}),
+            "name",
+            s(&long_name),
         ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"name": "nul\u{0}", "players": [{"name": "a"}], "captain": 0})),
-            422,
-            s("name"),
+        (
+            json!({"name": "nul\u{0}", "players": [{"name": "a"}], "captain": 0}),
+            "name",
             s("nul\u{0}"),
         ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"name": 7, "players": [{"name": "a"}], "captain": 0})),
-            422,
-            s("name"),
+        (
+            json!({"name": 7, "players": [{"name": "a"}], "captain": 0}),
+            "name",
             json!(7),
         ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"name": "t", "players": [], "captain": 0})),
-            422,
-            s("players"),
+        (
+            json!({"name": "t", "players": [], "captain": 0}),
+            "players",
             json!(0),
         ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"name": "t", "players": [{"name": "a"}, {}], "captain": 0})),
-            422,
-            s("players[1].name"),
+        (
+            json!({"name": "t", "players": [{"name": "a"}, {}], "captain": 0}),
+            "players[1].name",
             Value::Null,
         ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(
-                json!({"name": "t", "players": [{"name": "a"}, {"name": " "}], "captain": 0}),
-            ),
-            422,
-            s("players[1].name"),
+        (
+            json!({"name": "t", "players": [{"name": "a"}, {"name": " "}], "captain": 0}),
+            "players[1].name",
             s(" "),
         ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"name": "t", "players": [{"name": "a"}], "captain": 1})),
-            422,
-            s("captain"),
+        (
+            json!({"name": "t", "players": [{"name": "a"}], "captain": 1}),
+            "captain",
             json!(1),
         ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"name": "t", "players": [{"name": "a"}], "captain": -1})),
-            422,
-            s("captain"),
+        (
+            json!({"name": "t", "players": [{"name": "a"}], "captain": -1}),
+            "captain",
             json!(-1),
         ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"name": "t", "players": [{"name": "a"}], "captain": "0"})),
-            422,
-            s("captain"),
+        (
+            json!({"name": "t", "players": [{"name": "a"}], "captain": "0"}),
+            "captain",
             s("0"),
         ),
-        bad(
-            "POST",
-            "/teams",
-            &post_team(json!({"name": "t", "players": [{"name": "a"}], "captain": 0, "id": "5"})),
-            422,
-            s("id"),
+        (
+            json!({"name": "t", "players": [{"name": "a"}], "captain": 0, "id": "5"}),
+            "id",
             s("5"),
         ),
-        bad(
+    ] {
+        cases.push(bad(
             "POST",
             "/teams",
-            "[1, 2, 3]",
+            &post_team(team),
             422,
-            Value::Null,
-            json!([1, 2, 3]),
-        ),
-        bad("POST", "/teams", "null", 422, Value::Null, Value::Null),
-        // Team IDs in bodies: as strings and as numbers.
-        bad(
-            "POST",
-            "/players/bulk",
-            &json!({"team_id": "0", "names": ["a"]}).to_string(),
+            s(field),
+            value,
+        ));
+    }
+    // Bulk players: team IDs as strings and as numbers, names that do not
+    // fit, and a valid ID of no team.
+    for (body, status, field, value) in [
+        (
+            json!({"team_id": "0", "names": ["a"]}).to_string(),
             422,
-            s("team_id"),
+            "team_id",
             s("0"),
         ),
-        bad(
-            "POST",
-            "/players/bulk",
-            &json!({"team_id": "abc", "names": ["a"]}).to_string(),
+        (
+            json!({"team_id": "abc", "names": ["a"]}).to_string(),
             422,
-            s("team_id"),
+            "team_id",
             s("abc"),
         ),
-        bad(
-            "POST",
-            "/players/bulk",
-            &json!({"team_id": "-5", "names": ["a"]}).to_string(),
+        (
+            json!({"team_id": "-5", "names": ["a"]}).to_string(),
             422,
-            s("team_id"),
+            "team_id",
             s("-5"),
         ),
-        bad(
-            "POST",
-            "/players/bulk",
-            &json!({"team_id": -5, "names": ["a"]}).to_string(),
+        (
+            json!({"team_id": -5, "names": ["a"]}).to_string(),
             422,
-            s("team_id"),
+            "team_id",
             json!(-5),
         ),
-        bad(
-            "POST",
-            "/players/bulk",
-            &json!({"team_id": "9223372036854775808", "names": ["a"]}).to_string(),
+        (
+            json!({"team_id": too_big, "names": ["a"]}).to_string(),
             422,
-            s("team_id"),
-            s("9223372036854775808"),
+            "team_id",
+            s(too_big),
         ),
-        bad(
-            "POST",
-            "/players/bulk",
-            r#"{"team_id": 9223372036854775808, "names": ["a"]}"#,
+        (
+            r#"{"team_id": 9223372036854775808, "names": ["a"]}"#.to_owned(),
             422,
-            s("team_id"),
+            "team_id",
             json!(9_223_372_036_854_775_808_u64),
         ),
-        bad(
-            "POST",
-            "/players/bulk",
-            r#"{"team_id": 1.5, "names": ["a"]}"#,
+        (
+            r#"{"team_id": 1.5, "names": ["a"]}"#.to_owned(),
             422,
-            s("team_id"),
+            "team_id",
             json!(1.5),
         ),
-        bad(
-            "POST",
-            "/players/bulk",
-            &json!({"team_id": team_id, "names": []}).to_string(),
+        (
+            json!({"team_id": team_id, "names": []}).to_string(),
             422,
-            s("names"),
+            "names",
             json!(0),
         ),
-        bad(
-            "POST",
-            "/players/bulk",
-            &json!({"team_id": team_id, "names": ["ok", ""]}).to_string(),
+        (
+            json!({"team_id": team_id, "names": ["ok", ""]}).to_string(),
             422,
-            s("names[1]"),
+            "names[1]",
             s(""),
         ),
-        bad(
-            "POST",
-            "/players/bulk",
-            &json!({"team_id": team_id, "names": ["ok", 3]}).to_string(),
+        (
+            json!({"team_id": team_id, "names": ["ok", 3]}).to_string(),
             422,
-            s("names[1]"),
+            "names[1]",
             json!(3),
         ),
-        // A valid ID of no team.
-        bad(
-            "POST",
-            "/players/bulk",
-            &json!({"team_id": "9223372036854775807", "names": ["a"]}).to_string(),
+        (
+            json!({"team_id": max_id, "names": ["a"]}).to_string(),
             404,
-            s("team_id"),
-            s("9223372036854775807"),
+            "team_id",
+            s(max_id),
         ),
-        // Routes and methods.
-        bad("GET", "/nowhere", "", 404, s("path"), s("/nowhere")),
-        bad("DELETE", "/teams", "", 405, s("method"), s("DELETE")),
-    ];
+    ] {
+        cases.push(bad("POST", "/players/bulk", &body, status, s(field), value));
+    }
     cases.push(Bad {
         content_type: "text/plain",
         ..bad(

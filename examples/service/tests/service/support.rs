@@ -278,35 +278,26 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("a tokio runtime")
 }
 
+/// A pool of one connection to `url`.
+async fn one_connection<DB: sqlx::Database>(url: &str) -> sqlx::Pool<DB> {
+    sqlx::pool::PoolOptions::<DB>::new()
+        .max_connections(1)
+        .connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connect {url}: {e}"))
+}
+
 impl Sql {
-    /// Connects to `url` (`postgres://…` or `sqlite://…`).
+    /// Connects to `url` (`postgres://…`, `mysql://…` or `sqlite://…`).
     pub fn connect(url: &str) -> Sql {
         let rt = runtime();
         let pool = rt.block_on(async {
             if url.starts_with("sqlite:") {
-                Pool::Sqlite(
-                    sqlx::sqlite::SqlitePoolOptions::new()
-                        .max_connections(1)
-                        .connect(url)
-                        .await
-                        .unwrap_or_else(|e| panic!("connect {url}: {e}")),
-                )
+                Pool::Sqlite(one_connection(url).await)
             } else if url.starts_with("mysql:") {
-                Pool::MySql(
-                    sqlx::mysql::MySqlPoolOptions::new()
-                        .max_connections(1)
-                        .connect(url)
-                        .await
-                        .unwrap_or_else(|e| panic!("connect {url}: {e}")),
-                )
+                Pool::MySql(one_connection(url).await)
             } else {
-                Pool::Postgres(
-                    sqlx::postgres::PgPoolOptions::new()
-                        .max_connections(1)
-                        .connect(url)
-                        .await
-                        .unwrap_or_else(|e| panic!("connect {url}: {e}")),
-                )
+                Pool::Postgres(one_connection(url).await)
             }
         });
         Sql { rt, pool }
