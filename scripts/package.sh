@@ -30,5 +30,21 @@ cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 for crate in "${published[@]}"; do
     rm -rf "$cargo_home"/registry/src/*/"$crate" "$cargo_home"/registry/cache/*/"$crate.crate"
 done
+# The verification builds also take each crate's dependencies on the other
+# workspace crates from that registry, and Cargo counts a registry crate of
+# an unchanged version as unchanged: a build an earlier run left would be
+# reused, and a crate verified against its dependency's old code. Remove
+# those builds (their dep-info names the registry's sources) so that they
+# are compiled afresh (scripts/check-package-rebuild.sh checks this).
+target_dir=$(cargo metadata --no-deps --format-version 1 |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+for dep_info in "$target_dir"/debug/deps/flakeid_*.d; do
+    [ -e "$dep_info" ] || continue
+    grep -q '/registry/src/[^/]*/flakeid-' "$dep_info" || continue
+    unit=$(basename "$dep_info" .d) # flakeid_core-<hash>
+    crate=${unit%-*}
+    rm -rf "$target_dir/debug/.fingerprint/${crate//_/-}-${unit##*-}" \
+        "$target_dir/debug/deps/lib$unit".* "$dep_info"
+done
 echo "::: cargo package --workspace ${excludes[*]} --locked $*" >&2
 cargo package --workspace "${excludes[@]}" --locked "$@"
