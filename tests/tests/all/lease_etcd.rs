@@ -17,8 +17,7 @@ use serde_json::Value;
 
 use super::lease_common::{
     PATIENCE, Worker, assert_all_taken, assert_held_by_the_test_host, assert_refused_at_once,
-    check_rows, go_and_finish, hold_file, lease_options, prepare, report_done, rows, space,
-    stamped, until,
+    check_rows, go_and_finish, hold_file, lease_options, prepare, report_done, rows, space, until,
 };
 
 fn options(space: &str) -> LeaseOptions {
@@ -63,7 +62,7 @@ async fn etcd_keys_follow_claim_renewal_and_release() {
     let g = lease.generator_builder().build().unwrap();
     let id = g.next_id().unwrap();
     assert!(
-        hw(&state) >= stamped(&g, id),
+        hw(&state) >= g.layout().timestamp_millis(id),
         "the ceiling is persisted before use"
     );
     // Renewals raise the mark and keep the same etcd lease alive.
@@ -81,7 +80,7 @@ async fn etcd_keys_follow_claim_renewal_and_release() {
     assert_held_by_the_test_host(&table, node);
     let last = g.next_id().unwrap();
     let mark = lease.release(&g).await.unwrap();
-    assert_eq!(mark, stamped(&g, last));
+    assert_eq!(mark, g.layout().timestamp_millis(last));
     assert_eq!(holder_key(&client, &space, node).await, None);
     let state = node_key(&client, &space, node).await;
     assert_eq!(state["owner"], Value::Null);
@@ -277,7 +276,11 @@ async fn etcd_holder_whose_lease_ends_is_fenced_and_the_next_starts_after_it() {
         ),
         "{lost}"
     );
-    let a_last = a_ids.iter().map(|id| stamped(&ga, *id)).max().unwrap();
+    let a_last = a_ids
+        .iter()
+        .map(|id| ga.layout().timestamp_millis(*id))
+        .max()
+        .unwrap();
     assert!(
         b.resume_after_millis() >= a_last,
         "B resumes after {} but A stamped {a_last}",
@@ -285,7 +288,7 @@ async fn etcd_holder_whose_lease_ends_is_fenced_and_the_next_starts_after_it() {
     );
     let gb = b.generator_builder().build().unwrap();
     let b_first = gb.next_id().unwrap();
-    assert!(stamped(&gb, b_first) > a_last);
+    assert!(gb.layout().timestamp_millis(b_first) > a_last);
     assert!(matches!(
         a.release(&ga).await,
         Err(LeaseError::Lost { fence: 1, .. })

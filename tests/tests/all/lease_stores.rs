@@ -10,7 +10,7 @@ use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statemen
 use sea_orm_migration::{MigrationTrait, MigratorTrait};
 
 use super::lease_common::{
-    assert_all_taken, assert_held_by_the_test_host, lease_options, scenario_tests, stamped,
+    assert_all_taken, assert_held_by_the_test_host, lease_options, scenario_tests,
 };
 
 /// The node's row, read with plain SQL: `(owner, fence, lease_until, high_water, holder, db_now)`.
@@ -83,7 +83,7 @@ async fn seaorm_lease_lifecycle(conn: DatabaseConnection) {
     let g = lease.generator_builder().build().unwrap();
     let id = g.next_id().unwrap();
     assert!(
-        hw as u64 >= stamped(&g, id),
+        hw as u64 >= g.layout().timestamp_millis(id),
         "the ceiling is persisted before use"
     );
     // Renewals raise the mark.
@@ -95,7 +95,7 @@ async fn seaorm_lease_lifecycle(conn: DatabaseConnection) {
     assert_held_by_the_test_host(&table, node);
     let last = g.next_id().unwrap();
     let mark = lease.release(&g).await.unwrap();
-    assert_eq!(mark, stamped(&g, last));
+    assert_eq!(mark, g.layout().timestamp_millis(last));
     let (owner, fence, _, hw, holder, _) = row(&conn, space, node).await;
     assert_eq!((owner, fence, hw), (None, 1, mark as i64));
     assert_eq!(holder.as_deref(), Some("test-host/1"), "kept for operators");
@@ -127,7 +127,7 @@ fn diesel_lease_lifecycle<C>(
     let (owner, fence, _, hw, _, _) = rt.block_on(row(probe, space, node));
     assert!(owner.is_some());
     assert_eq!(fence, 1);
-    assert!(hw as u64 >= stamped(&g, id));
+    assert!(hw as u64 >= g.layout().timestamp_millis(id));
     rt.block_on(wait_for_renewal(probe, space, node, hw));
     let table = flakeid_diesel::lease::list_nodes(conn, space).unwrap();
     assert_eq!(table.held().map(|r| r.node).collect::<Vec<_>>(), vec![node]);
@@ -163,7 +163,7 @@ where
     assert!(lease_until >= now, "a live lease by the database's clock");
     assert_eq!(holder.as_deref(), Some("test-host/1"));
     assert!(
-        hw as u64 >= stamped(&g, id),
+        hw as u64 >= g.layout().timestamp_millis(id),
         "the ceiling is persisted before use"
     );
     // The tokio task renews: the mark rises.
@@ -173,7 +173,7 @@ where
     assert_eq!(table.held().map(|r| r.node).collect::<Vec<_>>(), vec![node]);
     let last = g.next_id().unwrap();
     let mark = lease.release(&g).await.unwrap();
-    assert_eq!(mark, stamped(&g, last));
+    assert_eq!(mark, g.layout().timestamp_millis(last));
     let (owner, fence, _, hw, _, _) = row(probe, space, node).await;
     assert_eq!((owner, fence, hw), (None, 1, mark as i64));
     // The next holder of the node resumes after the mark.

@@ -10,10 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
-use flakeid_core::layout::Layout as _;
-use flakeid_core::layout::{BitLayout, presets};
+use flakeid_core::layout::presets;
 use flakeid_core::node::{LeaseError, LeaseOptions, NodeTable};
-use flakeid_core::{Clock, Generator};
 use flakeid_tests::db::{Backend, TestDb};
 use flakeid_tests::process::{self, Output, field};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
@@ -232,8 +230,7 @@ pub struct IdRow {
 impl IdRow {
     /// The time the ID is stamped with (Unix ms).
     pub fn stamped(&self) -> u64 {
-        let layout = presets::twitter();
-        layout.decompose(self.id).tick * layout.tick_millis() + layout.epoch_millis()
+        presets::twitter().timestamp_millis(self.id)
     }
 }
 
@@ -481,11 +478,6 @@ pub async fn to_pause(container: Option<&str>) -> (String, MutexGuard<'static, (
         .expect("this test pauses the server's container: run it with a container, not a URL")
         .to_owned();
     (container, crate::support::PAUSE.lock().await)
-}
-
-/// The time the ID `id` of `g` is stamped with (Unix ms).
-pub fn stamped<C: Clock>(g: &Generator<BitLayout, C>, id: u64) -> u64 {
-    g.layout().decompose(id).tick + g.layout().epoch_millis()
 }
 
 /// A lease on one of the nodes 0..=2 of `space` held by `test-host/1`,
