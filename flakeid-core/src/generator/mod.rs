@@ -197,6 +197,20 @@ enum Outcome {
     Fail(GenerateError),
 }
 
+/// What a call that found no ID at hand waits for (see `Generator::pending`).
+enum Pending<'a> {
+    /// The clock reaching `until_millis`.
+    Clock { until_millis: u64 },
+    /// `ceiling` rising above `ceiling_millis`, for up to `max`.
+    Ceiling {
+        ceiling: &'a Ceiling,
+        ceiling_millis: u64,
+        max: Duration,
+    },
+    /// Nothing: ask again.
+    Again,
+}
+
 /// When a waiting call gives up on a ceiling that does not rise.
 #[derive(Default)]
 struct CeilingDeadline(Option<Instant>);
@@ -332,35 +346,27 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// Waits as an outcome says, or returns its error.
     #[cold]
     fn wait(&self, outcome: Outcome, deadline: &mut CeilingDeadline) -> Result<(), GenerateError> {
-        match outcome {
-            Outcome::Wait {
-                until_millis,
-                now_millis,
-                cause,
-            } => {
-                self.note_wait(cause, until_millis, now_millis);
+        match self.pending(outcome)? {
+            Pending::Clock { until_millis } => {
                 note_blocking_wait("Generator::next_id");
                 self.clock.wait_until(until_millis);
                 Ok(())
             }
-            Outcome::WaitCeiling {
+            Pending::Ceiling {
+                ceiling,
                 ceiling_millis,
                 max,
-            } => match &self.ceiling {
-                Some(c)
-                    if c.wait_above(ceiling_millis, {
-                        self.telemetry
-                            .waiting(WaitCause::LeaseCeiling, max, ceiling_millis);
-                        note_blocking_wait("Generator::next_id");
-                        deadline.get(max)
-                    }) =>
-                {
+            } => {
+                note_blocking_wait("Generator::next_id");
+                if ceiling.wait_above(ceiling_millis, deadline.get(max)) {
                     Ok(())
+                } else {
+                    Err(GenerateError::Fenced(
+                        ceiling.fenced(self.node, ceiling.millis()),
+                    ))
                 }
-                Some(c) => Err(GenerateError::Fenced(c.fenced(self.node, c.millis()))),
-                None => Ok(()),
-            },
-            Outcome::Fail(e) => Err(e),
+            }
+            Pending::Again => Ok(()),
         }
     }
 
@@ -433,6 +439,18 @@ impl<L: Layout, C: Clock> Generator<L, C> {
     /// reservation.
     #[cold]
     fn wait_for(&self, outcome: Outcome, seen: u64) -> Result<Wait, GenerateError> {
+        Ok(match self.pending(outcome)? {
+            Pending::Clock { until_millis } => Wait::sleep(self.clock.sleep_before(until_millis)),
+            Pending::Ceiling { ceiling, max, .. } => Wait::signal(ceiling.signal(), seen, max),
+            Pending::Again => Wait::sleep(Duration::ZERO),
+        })
+    }
+
+    /// What a caller that must wait as `outcome` says waits for, the wait
+    /// noted in the telemetry; the error of a failed outcome. The blocking
+    /// ([`wait`](Self::wait)) and the async ([`wait_for`](Self::wait_for))
+    /// callers then wait each their own way.
+    fn pending(&self, outcome: Outcome) -> Result<Pending<'_>, GenerateError> {
         match outcome {
             Outcome::Wait {
                 until_millis,
@@ -440,18 +458,23 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                 cause,
             } => {
                 self.note_wait(cause, until_millis, now_millis);
-                Ok(Wait::sleep(self.clock.sleep_before(until_millis)))
+                Ok(Pending::Clock { until_millis })
             }
             Outcome::WaitCeiling {
                 ceiling_millis,
                 max,
             } => match &self.ceiling {
-                Some(c) => {
+                Some(ceiling) => {
                     self.telemetry
                         .waiting(WaitCause::LeaseCeiling, max, ceiling_millis);
-                    Ok(Wait::signal(c.signal(), seen, max))
+                    Ok(Pending::Ceiling {
+                        ceiling,
+                        ceiling_millis,
+                        max,
+                    })
                 }
-                None => Ok(Wait::sleep(Duration::ZERO)),
+                // Unreachable: only a generator with a ceiling is stopped by one.
+                None => Ok(Pending::Again),
             },
             Outcome::Fail(e) => Err(e),
         }
@@ -1128,6 +1151,32 @@ mod tests {
     use crate::layout::Parts;
     use crate::layout::presets;
 
+    /// Checks that `(ms * magic) >> shift` is `ms / tick_millis` (the
+    /// generator's division-free tick computations) for `ms` at the ends of
+    /// the range they serve (below 2^50), at a recent Unix time, at `more`
+    /// and at `random` pseudo-random values.
+    pub(super) fn assert_multiply_shift_divides(
+        tick_millis: u64,
+        magic: u64,
+        shift: u32,
+        more: impl IntoIterator<Item = u64>,
+        random: usize,
+    ) {
+        let mut probes = vec![0, 1, (1 << 50) - 1, (1 << 50) - 2, 1_700_000_000_000];
+        probes.extend(more);
+        let mut x = 0u64;
+        for _ in 0..random {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            probes.push(x >> 14);
+        }
+        for ms in probes {
+            let got = ((u128::from(ms) * u128::from(magic)) >> shift) as u64;
+            assert_eq!(got, ms / tick_millis, "ms {ms} tick {tick_millis}");
+        }
+    }
+
     /// The fast path's ID-shaped state word gives exactly the layout's IDs,
     /// for both field orders, ticks of 1, 10 and 1000 ms, a generator built
     /// exactly at the epoch (first ID in tick 1) and later, across tick
@@ -1189,18 +1238,7 @@ mod tests {
             let l = 64 - (tick_millis - 1).leading_zeros();
             let shift = 50 + l;
             let magic = ((1u128 << shift) / u128::from(tick_millis) + 1) as u64;
-            let mut x = 0u64;
-            let mut probes = vec![0, 1, (1 << 50) - 1, (1 << 50) - 2, 1_700_000_000_000];
-            for _ in 0..10_000 {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                probes.push(x >> 14);
-            }
-            for ms in probes {
-                let got = ((u128::from(ms) * u128::from(magic)) >> shift) as u64;
-                assert_eq!(got, ms / tick_millis, "ms {ms} tick {tick_millis}");
-            }
+            assert_multiply_shift_divides(tick_millis, magic, shift, [], 10_000);
         }
     }
 }
