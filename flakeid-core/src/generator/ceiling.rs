@@ -231,7 +231,7 @@ mod tests {
 
     use super::*;
     use crate::error::GenerateError;
-    use crate::layout::{BitLayout, Layout, presets};
+    use crate::layout::{BitLayout, presets};
     use crate::{ConfigError, Generator, ManualClock};
 
     const T0: u64 = 1_700_000_000_000;
@@ -254,10 +254,6 @@ mod tests {
 
     fn waiting(max: Duration) -> CeilingWait {
         CeilingWait::Wait { max }
-    }
-
-    fn stamped(g: &Generator<BitLayout, Arc<ManualClock>>, id: u64) -> u64 {
-        g.layout().decompose(id).tick + g.layout().epoch_millis()
     }
 
     fn fenced(r: Result<u64, GenerateError>) -> Fenced {
@@ -284,7 +280,7 @@ mod tests {
         let a = g.next_id().unwrap();
         clock.set(T0 + 3);
         let b = g.next_id().unwrap();
-        assert_eq!(stamped(&g, b), T0 + 3);
+        assert_eq!(g.layout().timestamp_millis(b), T0 + 3);
         clock.set(T0 + 4);
         ceiling.record_failure("connection refused");
         let f = fenced(g.next_id());
@@ -309,7 +305,7 @@ mod tests {
         ceiling.raise(T0 + 10, T0 + 4);
         let c = g.next_id().unwrap();
         assert!(a < b && b < c);
-        assert_eq!(stamped(&g, c), T0 + 4);
+        assert_eq!(g.layout().timestamp_millis(c), T0 + 4);
     }
 
     #[test]
@@ -326,10 +322,7 @@ mod tests {
         };
         let id = g.next_id().unwrap();
         raiser.join().unwrap();
-        assert_eq!(
-            g.layout().decompose(id).tick + g.layout().epoch_millis(),
-            T0 + 5
-        );
+        assert_eq!(g.layout().timestamp_millis(id), T0 + 5);
 
         let (_short, g) = under(&clock, waiting(Duration::from_millis(20)), 1);
         clock.advance(Duration::from_millis(1));
@@ -370,7 +363,7 @@ mod tests {
             id
         });
         assert!(started.elapsed() < Duration::from_secs(10));
-        assert_eq!(stamped(&g, id), T0 + 5);
+        assert_eq!(g.layout().timestamp_millis(id), T0 + 5);
 
         // A ceiling that does not rise: `Fenced` after the wait, as `next_id`.
         let (_short, g) = under(&clock, waiting(Duration::from_millis(20)), 1);

@@ -391,6 +391,7 @@ impl Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generator::tests::assert_multiply_shift_divides;
 
     fn params(seqs: u64, lead: u64, catch_up: u64) -> Params {
         let seq_bits = if seqs == 1 {
@@ -569,21 +570,12 @@ mod tests {
     #[test]
     fn same_tick_magic_divides_exactly() {
         for tick_millis in [2u64, 3, 7, 10, 1000, 1024, 9999, 1 << 14] {
+            // The last millisecond of ticks near both ends of the range.
+            let tick_ends = (1..2000)
+                .map(|k| k * tick_millis - 1)
+                .chain((1..2000).map(|k| ((1 << 50) / tick_millis - k) * tick_millis - 1));
             let magic = SameTick::magic(tick_millis);
-            let mut x = 0u64;
-            let mut probes = vec![0, 1, (1 << 50) - 1, (1 << 50) - 2, 1_700_000_000_000];
-            probes.extend((1..2000).map(|k| k * tick_millis - 1));
-            probes.extend((1..2000).map(|k| ((1 << 50) / tick_millis - k) * tick_millis - 1));
-            for _ in 0..100_000 {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                probes.push(x >> 14);
-            }
-            for ms in probes {
-                let got = ((u128::from(ms) * u128::from(magic)) >> 64) as u64;
-                assert_eq!(got, ms / tick_millis, "ms {ms} tick {tick_millis}");
-            }
+            assert_multiply_shift_divides(tick_millis, magic, 64, tick_ends, 100_000);
         }
     }
 

@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::Duration;
 
-use flakeid_core::layout::Layout;
 use flakeid_core::layout::presets;
 use flakeid_core::node::{
     ClaimRequest, HighWaterFileError, HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStatus,
@@ -18,15 +17,11 @@ use flakeid_core::node::{
 };
 use flakeid_core::store::{Outage, StoreError};
 use flakeid_core::{
-    CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, Generator, ManualClock,
+    CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, ManualClock,
 };
 
 use crate::support::changes::next_change;
 use crate::support::{T0, eventually, store_on_clock, twitter_on};
-
-fn stamped(g: &Generator<flakeid_core::layout::BitLayout, Arc<ManualClock>>, id: u64) -> u64 {
-    g.layout().decompose(id).tick + g.layout().epoch_millis()
-}
 
 fn fenced(r: Result<u64, GenerateError>) -> Fenced {
     match r {
@@ -55,12 +50,15 @@ fn resume_after_a_mark_ahead_of_the_clock_is_a_clock_regression() {
         .build()
         .unwrap();
     let id = g.next_id().unwrap();
-    assert_eq!(stamped(&g, id), T0 + 30_001);
+    assert_eq!(g.layout().timestamp_millis(id), T0 + 30_001);
     // A mark in the past changes nothing: the build tick's floor applies.
     clock.set(T0 + 40_000);
     let g = twitter_on(&clock, 1).resume_after(T0).build().unwrap();
     clock.set(T0 + 40_001);
-    assert_eq!(stamped(&g, g.next_id().unwrap()), T0 + 40_001);
+    assert_eq!(
+        g.layout().timestamp_millis(g.next_id().unwrap()),
+        T0 + 40_001
+    );
 }
 
 pub(crate) fn quick(
@@ -172,7 +170,7 @@ fn a_lost_lease_fences_its_generator_and_the_next_holder_starts_after_it() {
     db.advance(Duration::from_secs(1));
     let b = quick("lost").claim(store.clone()).unwrap();
     assert_eq!(b.fence(), a.fence() + 1);
-    assert!(b.resume_after_millis() >= stamped(&ga, *a_ids.last().unwrap()));
+    assert!(b.resume_after_millis() >= ga.layout().timestamp_millis(*a_ids.last().unwrap()));
     // A reaches the database again: its renewal finds the row taken and
     // its ceiling closes for good.
     outage.end();
@@ -231,7 +229,7 @@ fn release_records_the_exact_mark_while_threads_issue() {
         let mut all = HashSet::new();
         for w in workers {
             for id in w.join().unwrap() {
-                let t = g.layout().decompose(id).tick + g.layout().epoch_millis();
+                let t = g.layout().timestamp_millis(id);
                 assert!(
                     t <= mark,
                     "round {round}: ID stamped {t} after the released mark {mark}"
@@ -307,7 +305,7 @@ fn a_high_water_file_survives_a_clock_stepped_back_between_runs() {
     drop(first);
     let clock2 = Arc::new(ManualClock::new(T0));
     let second = open(&clock2).unwrap();
-    assert!(second.resume_after_millis() >= stamped(&g1, *ids1.last().unwrap()));
+    assert!(second.resume_after_millis() >= g1.layout().timestamp_millis(*ids1.last().unwrap()));
     let g2 = second
         .generator_builder()
         .clock_regression(ClockRegression::Wait {
@@ -322,7 +320,7 @@ fn a_high_water_file_survives_a_clock_stepped_back_between_runs() {
     assert_eq!(dups, 0);
     // A clean release records the exact mark: the next run need not wait.
     let mark = second.release(&g2).unwrap();
-    assert_eq!(mark, stamped(&g2, *ids2.last().unwrap()));
+    assert_eq!(mark, g2.layout().timestamp_millis(*ids2.last().unwrap()));
     assert_eq!(
         std::fs::read_to_string(&path).unwrap().trim(),
         mark.to_string()
@@ -542,7 +540,7 @@ fn a_high_water_file_is_one_file_whatever_it_is_called() {
     let g = held.generator_builder().build().unwrap();
     let last = g.next_id().unwrap();
     let mark = held.release(&g).unwrap();
-    assert!(mark >= stamped(&g, last));
+    assert!(mark >= g.layout().timestamp_millis(last));
     assert!(
         std::fs::symlink_metadata(&link)
             .unwrap()
