@@ -20,14 +20,13 @@
 //! Output lines (stdout): `MIGRATED in_ms=..` or `MIGRATION_FAILED <error>`
 //! (exit code 3), then `DONE inserted=..` or `ERROR <error>` (exit code 1).
 
-#![allow(unreachable_pub)] // generated entity items are `pub` inside a private module
-
 use std::time::Instant;
 
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use flakeid_core::layout::presets;
 use flakeid_core::{Generator, global};
 use flakeid_seaorm::FlakeEntity as _;
+use flakeid_tests::flake_entity;
 use flakeid_tests::worker::{say, sqlite_path, start_at};
 use sea_orm::{ActiveValue::NotSet, ConnectionTrait as _, Database, Set};
 use sea_orm_migration::{MigrationTrait, MigratorTrait};
@@ -38,21 +37,8 @@ pub struct EventId(i64);
 /// The application's own migrations, for Diesel.
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
-/// The application's own table, for SeaORM.
-mod event {
-    use sea_orm::entity::prelude::*;
-
-    #[flakeid_seaorm::flake_id]
-    #[sea_orm::model]
-    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-    #[sea_orm(table_name = "events")]
-    pub struct Model {
-        #[sea_orm(primary_key)]
-        pub id: super::EventId,
-        pub worker: i32,
-        pub n: i32,
-    }
-}
+// The application's own table, for SeaORM.
+flake_entity!(mod event = "events", super::EventId { pub worker: i32, pub n: i32, });
 
 diesel::table! {
     events (id) {

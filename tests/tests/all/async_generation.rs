@@ -453,6 +453,7 @@ mod seaorm {
     use sea_orm::{ConnectionTrait, DatabaseConnection, EntityTrait, NotSet, Set, Statement};
 
     use flakeid_seaorm::{FlakeEntity, SeaOrmExecutor};
+    use flakeid_tests::flake_entity;
 
     use super::*;
 

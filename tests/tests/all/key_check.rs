@@ -8,6 +8,7 @@
 use crate::seaorm_common::create_table;
 use crate::seaorm_connect;
 use crate::support::init_generator;
+use flakeid_tests::flake_entity;
 
 use sea_orm::{ConnectionTrait, DatabaseConnection, EntityTrait, QueryResult, Set, Statement};
 

@@ -6,6 +6,7 @@
 
 use crate::seaorm_common::{create_table, read_error};
 use crate::{schemes_common, seaorm_connect};
+use flakeid_tests::flake_entity;
 
 use schemes_common::extra::{
     DecimalRandomId, DecimalSequenceId, LegibleId, RandomStartId, TraceKey,

@@ -19,6 +19,7 @@ use diesel::prelude::*;
 use flakeid_core::layout::presets;
 use flakeid_core::{Generator, ManualClock, flake_id};
 use flakeid_tests::db::{self, TestDb};
+use flakeid_tests::flake_entity;
 use sea_orm::{
     ConnectionTrait, Database, DatabaseConnection, DbBackend, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, QueryTrait,
@@ -29,17 +30,8 @@ use sqlx::AssertSqlSafe;
 #[flake_id(seaorm, diesel)]
 pub struct EventId(i64);
 
-#[allow(unreachable_pub)]
-mod event {
-    use sea_orm::entity::prelude::*;
-
-    #[flakeid_seaorm::flake_id]
-    #[sea_orm::model]
-    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-    #[sea_orm(table_name = "events")]
-    pub struct Model {
-        #[sea_orm(primary_key)]
-        pub id: super::EventId,
+flake_entity! {
+    mod event = "events", super::EventId {
         /// The key's decoded time, Unix ms.
         pub t_ms: i64,
     }

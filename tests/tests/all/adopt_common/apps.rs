@@ -4,6 +4,7 @@
 //! reference old and new posts and users.
 
 use flakeid_core::{FlakeId, flake_id};
+use flakeid_tests::flake_entity;
 
 use super::{CUT_OVER, Kind, Target};
 
@@ -19,55 +20,19 @@ pub struct PostId(i64);
 #[flake_id(seaorm, diesel, cut_over = CUT_OVER)]
 pub struct CommentId(i64);
 
-pub mod user {
-    use sea_orm::entity::prelude::*;
-
-    #[flakeid_seaorm::flake_id]
-    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-    #[sea_orm(table_name = "users")]
-    pub struct Model {
-        #[sea_orm(primary_key)]
-        pub id: super::UserId,
-        pub name: String,
-    }
-
-    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-    pub enum Relation {}
-}
-
-pub mod post {
-    use sea_orm::entity::prelude::*;
-
-    #[flakeid_seaorm::flake_id]
-    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-    #[sea_orm(table_name = "posts")]
-    pub struct Model {
-        #[sea_orm(primary_key)]
-        pub id: super::PostId,
+flake_entity!(pub mod user = "users", super::UserId { pub name: String, });
+flake_entity! {
+    pub mod post = "posts", super::PostId {
         pub user_id: super::UserId,
         pub title: String,
     }
-
-    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-    pub enum Relation {}
 }
-
-pub mod comment {
-    use sea_orm::entity::prelude::*;
-
-    #[flakeid_seaorm::flake_id]
-    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-    #[sea_orm(table_name = "comments")]
-    pub struct Model {
-        #[sea_orm(primary_key)]
-        pub id: super::CommentId,
+flake_entity! {
+    pub mod comment = "comments", super::CommentId {
         pub post_id: super::PostId,
         pub user_id: Option<super::UserId>,
         pub body: String,
     }
-
-    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-    pub enum Relation {}
 }
 
 diesel::table! {

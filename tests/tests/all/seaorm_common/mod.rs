@@ -498,31 +498,6 @@ pub async fn cyclic_references_written_in_one_transaction(db: &DatabaseConnectio
     assert_eq!(joined[0].try_get_by_index::<i64>(0).expect("count"), 3);
 }
 
-/// A module `$m` holding the SeaORM entity of the table `$table` in
-/// SeaORM 2's `#[sea_orm::model]` format: the key `id`, of the flake ID
-/// type `$id`, then `$columns`; `$items` go in the module beside it.
-macro_rules! flake_entity {
-    ($vis:vis mod $m:ident = $table:literal, $id:ty { $($columns:tt)* } $($items:item)*) => {
-        // SeaORM's derives emit items a test does not use.
-        #[allow(dead_code, unreachable_pub)]
-        $vis mod $m {
-            use sea_orm::entity::prelude::*;
-
-            #[flakeid_seaorm::flake_id]
-            #[sea_orm::model]
-            #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-            #[sea_orm(table_name = $table)]
-            pub struct Model {
-                #[sea_orm(primary_key)]
-                pub id: $id,
-                $($columns)*
-            }
-
-            $($items)*
-        }
-    };
-}
-
 /// One `#[tokio::test]` per behaviour: the async fn `$name` of the module
 /// `$m` (this one unless given) called with a connection `$connect` makes
 /// (an async fn returning a guard and a `DatabaseConnection`), then `$arg`s.
