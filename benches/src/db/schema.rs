@@ -46,80 +46,74 @@ pub struct ItemId(i64);
 
 /// SeaORM entities, one per key column type.
 pub mod seaorm {
-    /// `items` with a database-assigned `BIGINT` key.
-    pub mod auto_item {
-        use sea_orm::entity::prelude::*;
+    /// A module `$m` with the entity of `items`: the key field written
+    /// out (its type and attributes differ), then the columns every table
+    /// shares; `$items` go in the module beside it.
+    macro_rules! items_entity {
+        (
+            $(#[$doc:meta])*
+            mod $m:ident;
+            $(#[$model:meta])*
+            struct Model { $($key:tt)* }
+            $($items:item)*
+        ) => {
+            $(#[$doc])*
+            pub mod $m {
+                use sea_orm::entity::prelude::*;
 
-        /// A row.
-        #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-        #[sea_orm(table_name = "items")]
-        pub struct Model {
+                /// A row.
+                $(#[$model])*
+                #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+                #[sea_orm(table_name = "items")]
+                pub struct Model {
+                    $($key)*
+                    /// The writer.
+                    pub writer: i32,
+                    /// The row's number within its writer.
+                    pub seq: i64,
+                    /// Text.
+                    pub body: String,
+                }
+
+                /// No relations.
+                #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+                pub enum Relation {}
+
+                $($items)*
+            }
+        };
+    }
+
+    items_entity! {
+        /// `items` with a database-assigned `BIGINT` key.
+        mod auto_item;
+        struct Model {
             /// The key, assigned by the database.
             #[sea_orm(primary_key)]
             pub id: i64,
-            /// The writer.
-            pub writer: i32,
-            /// The row's number within its writer.
-            pub seq: i64,
-            /// Text.
-            pub body: String,
         }
-
-        /// No relations.
-        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-        pub enum Relation {}
-
         impl ActiveModelBehavior for ActiveModel {}
     }
 
-    /// `items` with a flakeid key.
-    pub mod flake_item {
-        use sea_orm::entity::prelude::*;
-
-        /// A row.
+    items_entity! {
+        /// `items` with a flakeid key.
+        mod flake_item;
         #[flakeid_seaorm::flake_id]
-        #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-        #[sea_orm(table_name = "items")]
-        pub struct Model {
+        struct Model {
             /// The key, assigned by the application.
             #[sea_orm(primary_key)]
             pub id: super::super::ItemId,
-            /// The writer.
-            pub writer: i32,
-            /// The row's number within its writer.
-            pub seq: i64,
-            /// Text.
-            pub body: String,
         }
-
-        /// No relations.
-        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-        pub enum Relation {}
     }
 
-    /// `items` with a UUID key (`uuid` / `BINARY(16)`).
-    pub mod uuid_item {
-        use sea_orm::entity::prelude::*;
-
-        /// A row.
-        #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-        #[sea_orm(table_name = "items")]
-        pub struct Model {
+    items_entity! {
+        /// `items` with a UUID key (`uuid` / `BINARY(16)`).
+        mod uuid_item;
+        struct Model {
             /// The key, from the application or `DEFAULT uuidv7()`.
             #[sea_orm(primary_key, auto_increment = false)]
             pub id: Uuid,
-            /// The writer.
-            pub writer: i32,
-            /// The row's number within its writer.
-            pub seq: i64,
-            /// Text.
-            pub body: String,
         }
-
-        /// No relations.
-        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-        pub enum Relation {}
-
         impl ActiveModelBehavior for ActiveModel {}
     }
 }
