@@ -35,11 +35,7 @@ pub(super) enum Round {
 
 impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
     pub(super) fn store_error(&self, operation: &str, source: StoreError) -> LeaseError {
-        LeaseError::Store {
-            operation: operation.to_owned(),
-            space: self.options.space.clone(),
-            source,
-        }
+        LeaseError::store(operation, &self.options.space, source)
     }
 
     /// The nodes in the order this claimant tries them: from its random
@@ -115,10 +111,7 @@ impl<L: Layout + Clone, C: Clock + Clone> Plan<L, C> {
         store: &S,
     ) -> Result<Round, LeaseError> {
         let space = &self.options.space;
-        let table = store
-            .list(space)
-            .await
-            .map_err(|e| self.store_error("list the nodes", e))?;
+        let table = NodeTable::read_async(store, space).await?;
         let now = table.now_millis.unwrap_or(i64::MIN);
         let mut free: Vec<u64> = table
             .rows

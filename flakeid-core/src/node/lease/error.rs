@@ -171,6 +171,18 @@ pub enum LeaseError {
     Config(#[from] ConfigError),
 }
 
+impl LeaseError {
+    /// [`LeaseError::Store`]: `operation` on `space` failed with the
+    /// store's error.
+    pub(crate) fn store(operation: impl Into<String>, space: &str, source: StoreError) -> Self {
+        LeaseError::Store {
+            operation: operation.into(),
+            space: space.to_owned(),
+            source,
+        }
+    }
+}
+
 /// The end of [`LeaseError::AllTaken`]'s message about nodes skipped for a
 /// mark ahead of the store's clock.
 fn ahead_detail(ahead: u64, until: u64) -> String {

@@ -642,14 +642,13 @@ impl<L: Layout + Clone, C: Clock + Clone> Core<L, C> {
                     error = %e,
                     "node lease release failed; the node frees itself after the TTL"
                 );
-                Err(LeaseError::Store {
-                    operation: format!(
+                Err(self.plan.store_error(
+                    &format!(
                         "release node {} (fence {}; the row frees itself after the TTL)",
                         holding.node, holding.fence
                     ),
-                    space: space.clone(),
-                    source: e,
-                })
+                    e,
+                ))
             }
         }
     }

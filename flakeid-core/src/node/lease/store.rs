@@ -17,7 +17,7 @@ use core::future::Future;
 use core::ops::RangeInclusive;
 use core::time::Duration;
 
-use super::LeaseError;
+use super::error::LeaseError;
 use crate::store::StoreError;
 
 /// Claim one node: take it if it is free or its lease has expired.
@@ -335,7 +335,7 @@ impl NodeTable {
     pub fn read(store: &mut impl LeaseStore, space: &str) -> Result<NodeTable, LeaseError> {
         store
             .list(space)
-            .map_err(|source| list_failed(space, source))
+            .map_err(|source| LeaseError::store("list the nodes", space, source))
     }
 
     /// [`read`](Self::read) from an async store.
@@ -349,7 +349,7 @@ impl NodeTable {
         store
             .list(space)
             .await
-            .map_err(|source| list_failed(space, source))
+            .map_err(|source| LeaseError::store("list the nodes", space, source))
     }
 
     /// The rows whose lease is live.
@@ -558,14 +558,6 @@ pub trait AsyncLeaseStore: Send + Sync {
 
     /// See [`LeaseStore::list`].
     fn list(&self, space: &str) -> impl Future<Output = Result<NodeTable, StoreError>> + Send;
-}
-
-fn list_failed(space: &str, source: StoreError) -> LeaseError {
-    LeaseError::Store {
-        operation: "list the nodes".into(),
-        space: space.to_owned(),
-        source,
-    }
 }
 
 #[cfg(test)]
