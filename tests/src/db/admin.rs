@@ -26,15 +26,6 @@ where
         .map_err(|e| e.to_string())
 }
 
-/// `name` as an identifier quoted with `quote` (doubled inside it).
-///
-/// The fixture's names are lowercase ASCII letters, digits and `_` (see
-/// `database_name`), but are quoted all the same.
-pub(crate) fn quoted(name: &str, quote: char) -> String {
-    let doubled = format!("{quote}{quote}");
-    format!("{quote}{}{quote}", name.replace(quote, &doubled))
-}
-
 /// Runs the statement `sql`.
 pub(crate) async fn execute<DB: Database>(pool: &Pool<DB>, sql: String) -> Result<(), String>
 where

@@ -1,6 +1,7 @@
 //! MySQL and MariaDB: container settings and administrative SQL.
 
-use super::admin::quoted;
+use flakeid_core::sql::Dialect;
+
 use super::container::{ContainerSpec, ImageKind, kind_of};
 
 /// Image used when `FLAKEID_TEST_MYSQL_IMAGE` is not set.
@@ -62,13 +63,13 @@ pub(crate) const VERSION: &str = "SELECT VERSION()";
 pub(crate) fn create_database(name: &str) -> String {
     format!(
         "CREATE DATABASE {} CHARACTER SET utf8mb4",
-        quoted(name, '`')
+        Dialect::MySql.quote(name)
     )
 }
 
 /// The statement dropping the database `name`.
 pub(crate) fn drop_database(name: &str) -> String {
-    format!("DROP DATABASE IF EXISTS {}", quoted(name, '`'))
+    format!("DROP DATABASE IF EXISTS {}", Dialect::MySql.quote(name))
 }
 
 /// Where the local image (`scripts/images/mariadb/`) keeps its start script.

@@ -1,8 +1,9 @@
 //! PostgreSQL: container settings and administrative SQL.
 
+use flakeid_core::sql::Dialect;
 use sqlx::postgres::PgPool;
 
-use super::admin::{self, quoted};
+use super::admin;
 use super::container::{ContainerSpec, ImageKind, kind_of};
 
 /// Image used when `FLAKEID_TEST_POSTGRES_IMAGE` is not set.
@@ -80,13 +81,16 @@ pub(crate) async fn version_num(pool: &PgPool) -> Result<i64, String> {
 
 /// The statement creating the database `name`.
 pub(crate) fn create_database(name: &str) -> String {
-    format!("CREATE DATABASE {}", quoted(name, '"'))
+    format!("CREATE DATABASE {}", Dialect::Postgres.quote(name))
 }
 
 /// The statement dropping the database `name`.
 pub(crate) fn drop_database(name: &str) -> String {
     // FORCE (PostgreSQL 13+) closes connections a test left open.
-    format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", quoted(name, '"'))
+    format!(
+        "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+        Dialect::Postgres.quote(name)
+    )
 }
 
 /// Where the local images (`scripts/images/postgres*/`) keep their start script.
