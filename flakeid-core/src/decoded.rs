@@ -92,8 +92,18 @@ impl Decoded {
         }
     }
 
-    /// A `Decoded` of a scheme without layout parts.
-    pub(crate) fn from_fields(
+    /// A `Decoded` of a scheme without layout parts: what an
+    /// [`IdScheme::decode`](crate::IdScheme::decode) of your own returns.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use flakeid_core::Decoded;
+    ///
+    /// let d = Decoded::from_fields(42, None, vec![(Cow::Borrowed("value"), 42)]);
+    /// assert_eq!(d.field("value"), Some(42));
+    /// assert_eq!(d.to_string(), "42 (value 42)");
+    /// ```
+    pub fn from_fields(
         id: u64,
         timestamp: Option<SystemTime>,
         fields: Vec<(Cow<'static, str>, u64)>,

@@ -37,7 +37,7 @@ pub(crate) fn on_fork(hook: fn(u64)) {
 
 /// The process's fork tag (generation `<< TAG_SHIFT`); the first call
 /// registers the handler that counts forks.
-pub(crate) fn tag() -> u64 {
+pub fn tag() -> u64 {
     REGISTER.call_once(register);
     current_tag()
 }
@@ -45,7 +45,7 @@ pub(crate) fn tag() -> u64 {
 /// The fork tag without registering the handler: for checks in a process
 /// whose generators already called [`tag`] when they were built.
 #[inline]
-pub(crate) fn current_tag() -> u64 {
+pub fn current_tag() -> u64 {
     TAG.load(Ordering::Relaxed)
 }
 

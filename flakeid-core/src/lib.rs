@@ -105,8 +105,11 @@ extern crate self as flakeid_core;
 /// Builder setters: each `name(param: Type) => field = value;` (with its
 /// doc comment) is a `pub fn name(mut self, param: Type) -> Self` setting
 /// `self.field` to `value`. Defined before every module, so that each
-/// builder of the crate writes its setters the same way.
-macro_rules! setters {
+/// builder of flakeid's crates writes its setters the same way (the other
+/// crates reach it through [`__private`]).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __setters {
     ($($(#[$attr:meta])* $name:ident($param:ident: $ty:ty) => $($field:ident).+ = $value:expr;)+) => {
         $(
             $(#[$attr])*
@@ -118,31 +121,23 @@ macro_rules! setters {
     };
 }
 
-pub mod adopt;
 mod clock;
-mod cursor;
 mod decoded;
 pub mod encoding;
 mod error;
-pub mod flake128;
 mod fork;
 mod generator;
 pub mod global;
 mod id;
-pub mod id_function;
 pub mod interop;
 pub mod layout;
 pub mod node;
 mod policy;
-pub mod public_id;
-mod rng;
 pub mod runtime;
-pub mod schemes;
-pub mod segment;
 mod source;
-pub mod sql;
-pub mod store;
 pub mod telemetry;
+
+use __setters as setters;
 
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use decoded::Decoded;
@@ -153,7 +148,7 @@ pub use error::{
 pub use generator::{Generator, GeneratorBuilder, IdBatch};
 pub use id::FlakeId;
 pub use policy::{CeilingWait, ClockRegression, SequenceExhaustion};
-pub use source::{GlobalScheme, IdScheme, IdSource};
+pub use source::{GlobalScheme, IdScheme, IdSource, NodeConfig};
 
 #[cfg(feature = "macros")]
 pub use flakeid_macros::flake_id;

@@ -120,10 +120,11 @@ impl WaitCause {
 
 /// A counter handle; does nothing without the feature `metrics`.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Counter(#[cfg(feature = "metrics")] Option<metrics::Counter>);
+pub struct Counter(#[cfg(feature = "metrics")] Option<metrics::Counter>);
 
 impl Counter {
-    pub(crate) fn new(name: &'static str, labels: &[(&'static str, &str)]) -> Self {
+    /// A handle registered under `name` with `labels`.
+    pub fn new(name: &'static str, labels: &[(&'static str, &str)]) -> Self {
         #[cfg(feature = "metrics")]
         {
             Counter(Some(metrics::counter!(name, to_labels(labels))))
@@ -135,8 +136,9 @@ impl Counter {
         }
     }
 
+    /// Adds `n`.
     #[inline]
-    pub(crate) fn increment(&self, n: u64) {
+    pub fn increment(&self, n: u64) {
         #[cfg(feature = "metrics")]
         if let Some(c) = &self.0 {
             c.increment(n);
@@ -148,10 +150,11 @@ impl Counter {
 
 /// A gauge handle; does nothing without the feature `metrics`.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Gauge(#[cfg(feature = "metrics")] Option<metrics::Gauge>);
+pub struct Gauge(#[cfg(feature = "metrics")] Option<metrics::Gauge>);
 
 impl Gauge {
-    pub(crate) fn new(name: &'static str, labels: &[(&'static str, &str)]) -> Self {
+    /// A handle registered under `name` with `labels`.
+    pub fn new(name: &'static str, labels: &[(&'static str, &str)]) -> Self {
         #[cfg(feature = "metrics")]
         {
             Gauge(Some(metrics::gauge!(name, to_labels(labels))))
@@ -163,7 +166,8 @@ impl Gauge {
         }
     }
 
-    pub(crate) fn set(&self, value: u64) {
+    /// Sets the gauge to `value`.
+    pub fn set(&self, value: u64) {
         #[cfg(feature = "metrics")]
         if let Some(g) = &self.0 {
             #[allow(clippy::cast_precision_loss)]
@@ -176,10 +180,11 @@ impl Gauge {
 
 /// A histogram handle; does nothing without the feature `metrics`.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Histogram(#[cfg(feature = "metrics")] Option<metrics::Histogram>);
+pub struct Histogram(#[cfg(feature = "metrics")] Option<metrics::Histogram>);
 
 impl Histogram {
-    pub(crate) fn new(name: &'static str, labels: &[(&'static str, &str)]) -> Self {
+    /// A handle registered under `name` with `labels`.
+    pub fn new(name: &'static str, labels: &[(&'static str, &str)]) -> Self {
         #[cfg(feature = "metrics")]
         {
             Histogram(Some(metrics::histogram!(name, to_labels(labels))))
@@ -191,64 +196,14 @@ impl Histogram {
         }
     }
 
-    pub(crate) fn record(&self, d: Duration) {
+    /// Records `d`, in seconds.
+    pub fn record(&self, d: Duration) {
         #[cfg(feature = "metrics")]
         if let Some(h) = &self.0 {
             h.record(d.as_secs_f64());
         }
         #[cfg(not(feature = "metrics"))]
         let _ = d;
-    }
-}
-
-/// The metrics of a node lease (labelled with its space).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct LeaseMetrics {
-    pub(crate) renewal: Histogram,
-    pub(crate) failures: Counter,
-    pub(crate) fenced: Counter,
-    pub(crate) lost: Counter,
-    pub(crate) moves: Counter,
-}
-
-impl LeaseMetrics {
-    pub(crate) fn new(space: &str) -> Self {
-        let l = [("space", space)];
-        LeaseMetrics {
-            renewal: Histogram::new("flakeid_lease_renewal_duration_seconds", &l),
-            failures: Counter::new("flakeid_lease_renewal_failures_total", &l),
-            fenced: Counter::new("flakeid_lease_fenced_total", &l),
-            lost: Counter::new("flakeid_lease_lost_total", &l),
-            moves: Counter::new("flakeid_node_moves_total", &l),
-        }
-    }
-}
-
-/// The metrics of a segment source (labelled with its name).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct SegmentMetrics {
-    pub(crate) fetched: Counter,
-    pub(crate) failed: Counter,
-    pub(crate) exhausted: Counter,
-    pub(crate) waits: Counter,
-    pub(crate) left: Gauge,
-}
-
-impl SegmentMetrics {
-    pub(crate) fn new(name: &str) -> Self {
-        let fetches = |outcome| {
-            Counter::new(
-                "flakeid_segment_fetches_total",
-                &[("segment", name), ("outcome", outcome)],
-            )
-        };
-        SegmentMetrics {
-            fetched: fetches("ok"),
-            failed: fetches("failed"),
-            exhausted: fetches("exhausted"),
-            waits: Counter::new("flakeid_segment_waits_total", &[("segment", name)]),
-            left: Gauge::new("flakeid_segment_values_left", &[("segment", name)]),
-        }
     }
 }
 

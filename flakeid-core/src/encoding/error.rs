@@ -83,7 +83,7 @@ pub enum DecodeError {
 
 /// The input as stored in a [`DecodeError`](crate::encoding::DecodeError): at most 64
 /// characters, so that an error about a huge input stays small.
-pub(crate) fn excerpt(input: &str) -> String {
+pub fn excerpt(input: &str) -> String {
     const MAX: usize = 64;
     match input.char_indices().nth(MAX) {
         Some((cut, _)) => format!("{}…", &input[..cut]),

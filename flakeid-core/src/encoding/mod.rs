@@ -26,12 +26,11 @@ mod base62;
 mod crockford;
 pub(crate) mod decimal;
 mod digits;
-mod error;
+pub(crate) mod error;
 mod rfc3339;
 
 use digits::Digits;
 pub use error::DecodeError;
-pub(crate) use error::excerpt;
 pub use rfc3339::format_rfc3339;
 pub(crate) use rfc3339::{parse_rfc3339, write_rfc3339};
 

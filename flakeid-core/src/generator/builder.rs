@@ -126,7 +126,7 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
         self
     }
 
-    setters! {
+    crate::setters! {
         /// Sets what happens when a tick's sequence numbers are used up.
         sequence_exhaustion(policy: SequenceExhaustion) => exhaustion = policy;
 
@@ -184,7 +184,8 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
 
     /// Never stamps an ID later than `ceiling`; the node source raises it
     /// after persisting each new value. One ceiling serves one generator.
-    pub(crate) fn ceiling(mut self, ceiling: Arc<Ceiling>) -> Self {
+    #[doc(hidden)]
+    pub fn ceiling(mut self, ceiling: Arc<Ceiling>) -> Self {
         if self.ceiling.is_some() {
             self.violate("ceiling");
         }
@@ -194,7 +195,8 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
 
     /// Marks the builder as a node source's: `source` names it in errors;
     /// `attach` is told when the generator becomes the process-wide one.
-    pub(crate) fn owned_by(mut self, source: String, attach: Option<Arc<dyn Attach>>) -> Self {
+    #[doc(hidden)]
+    pub fn owned_by(mut self, source: String, attach: Option<Arc<dyn Attach>>) -> Self {
         self.owner = Some(Owner {
             source,
             violated: None,

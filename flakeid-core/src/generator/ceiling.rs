@@ -37,7 +37,7 @@ use crate::runtime::Signal;
 /// other node sources attach one with
 /// [`GeneratorBuilder::ceiling`](crate::GeneratorBuilder::ceiling).
 #[derive(Debug)]
-pub(crate) struct Ceiling {
+pub struct Ceiling {
     millis: AtomicU64,
     wait: CeilingWait,
     /// Whether a generator uses this ceiling (one generator per ceiling).
@@ -50,7 +50,7 @@ pub(crate) struct Ceiling {
 
 impl Ceiling {
     /// A ceiling at 0: nothing may be stamped until it is raised.
-    pub(crate) fn new(wait: CeilingWait) -> Self {
+    pub fn new(wait: CeilingWait) -> Self {
         Ceiling {
             millis: AtomicU64::new(0),
             wait,
@@ -68,18 +68,18 @@ impl Ceiling {
 
     /// Fires when the ceiling rises or closes: async callers at the ceiling
     /// wait for it (read [`Signal::seen`] before checking the ceiling).
-    pub(crate) fn signal(&self) -> &Arc<Signal> {
+    pub fn signal(&self) -> &Arc<Signal> {
         &self.signal
     }
 
     /// The ceiling, Unix ms (0: nothing may be stamped).
     #[inline]
-    pub(crate) fn millis(&self) -> u64 {
+    pub fn millis(&self) -> u64 {
         self.millis.load(Ordering::Relaxed)
     }
 
     /// What a generator does at the ceiling.
-    pub(crate) fn wait_policy(&self) -> CeilingWait {
+    pub fn wait_policy(&self) -> CeilingWait {
         self.wait
     }
 
@@ -92,7 +92,7 @@ impl Ceiling {
     /// reading, reported by [`FenceReason::NotRenewed`]. A lower value
     /// leaves the ceiling as it is. Returns `false` (and changes nothing)
     /// once the ceiling is closed ([`close`](Self::close)).
-    pub(crate) fn raise(&self, to_millis: u64, now_millis: u64) -> bool {
+    pub fn raise(&self, to_millis: u64, now_millis: u64) -> bool {
         let mut state = self.state();
         if state.closed.is_some() {
             return false;
@@ -108,7 +108,7 @@ impl Ceiling {
 
     /// Records that persisting a later ceiling failed with `error`; reported
     /// by [`FenceReason::NotRenewed`] until the next [`raise`](Self::raise).
-    pub(crate) fn record_failure(&self, error: impl Into<String>) {
+    pub fn record_failure(&self, error: impl Into<String>) {
         let mut state = self.state();
         if state.closed.is_none() {
             state.last_error = Some(error.into());
@@ -117,7 +117,7 @@ impl Ceiling {
 
     /// Closes the ceiling for good: it drops to 0 (no new tick may be
     /// entered) and never rises again. The first reason given is kept.
-    pub(crate) fn close(&self, reason: FenceReason) {
+    pub fn close(&self, reason: FenceReason) {
         let mut state = self.state();
         if state.closed.is_none() {
             state.closed = Some(reason);
@@ -130,7 +130,7 @@ impl Ceiling {
 
     /// Why the generator may currently stamp nothing later than the
     /// ceiling: the closing reason, or [`FenceReason::NotRenewed`].
-    pub(crate) fn reason(&self) -> FenceReason {
+    pub fn reason(&self) -> FenceReason {
         let state = self.state();
         match &state.closed {
             Some(reason) => reason.clone(),
@@ -142,23 +142,23 @@ impl Ceiling {
     }
 
     /// Whether the ceiling can no longer rise.
-    pub(crate) fn is_closed(&self) -> bool {
+    pub fn is_closed(&self) -> bool {
         self.state().closed.is_some()
     }
 
     /// Marks the ceiling as used by a generator; `false` if one already uses it.
-    pub(crate) fn attach(&self) -> bool {
+    pub fn attach(&self) -> bool {
         !self.attached.swap(true, Ordering::AcqRel)
     }
 
     /// Whether a generator was built with this ceiling.
-    pub(crate) fn is_attached(&self) -> bool {
+    pub fn is_attached(&self) -> bool {
         self.attached.load(Ordering::Acquire)
     }
 
     /// Waits until the ceiling is above `millis` or closed, or `deadline`
     /// passes; whether it rose above `millis`.
-    pub(crate) fn wait_above(&self, millis: u64, deadline: Instant) -> bool {
+    pub fn wait_above(&self, millis: u64, deadline: Instant) -> bool {
         let mut state = self.state();
         loop {
             if self.millis() > millis {
@@ -181,7 +181,7 @@ impl Ceiling {
 
     /// The error of a generator of `node` blocked at this ceiling.
     #[cold]
-    pub(crate) fn fenced(&self, node: u64, ceiling_millis: u64) -> Fenced {
+    pub fn fenced(&self, node: u64, ceiling_millis: u64) -> Fenced {
         let state = self.state();
         let (ceiling_millis, reason) = match &state.closed {
             Some(reason) => (state.closed_at_millis, reason.clone()),
@@ -204,7 +204,7 @@ impl Ceiling {
 /// A generator that stamps under a node source's ceiling and can be
 /// stopped for good: what a node source's `release` stops (see
 /// [`LeasedGenerator`](crate::node::LeasedGenerator)).
-pub(crate) trait Sealable {
+pub trait Sealable {
     /// Whether the generator stamps under `ceiling` now.
     fn uses(&self, ceiling: &Arc<Ceiling>) -> bool;
     /// Stops it for good; its exact high-water mark (see `Generator::seal`).

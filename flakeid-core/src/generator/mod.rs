@@ -17,9 +17,9 @@ use std::time::Instant;
 
 pub use batch::IdBatch;
 pub use builder::GeneratorBuilder;
-pub(crate) use ceiling::{Ceiling, Sealable};
+pub use ceiling::{Ceiling, Sealable};
 pub(crate) use env::{EnvConfig, NODE_ID_VAR};
-pub(crate) use moves::{Attach, Movable};
+pub use moves::{Attach, Movable};
 
 use self::state::{Ahead, Blocked, Params, Reservation, SATURATING, SameTick};
 use self::sync::{AtomicU64, Ordering};

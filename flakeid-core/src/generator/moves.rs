@@ -13,14 +13,14 @@ use crate::error::ConfigError;
 
 /// Told by the process-wide generator that it issues the IDs of a node
 /// source's generator, so that the source can move it to another node.
-pub(crate) trait Attach: Send + Sync {
+pub trait Attach: Send + Sync {
     /// `process` now issues the IDs of the source's generator.
     fn attach(&self, process: Arc<dyn Movable>);
 }
 
 /// The process-wide generator, as a node source that lost its node sees
 /// it.
-pub(crate) trait Movable: Send + Sync {
+pub trait Movable: Send + Sync {
     /// A lease lost the node of `ceiling` and claims another: callers wait
     /// for the move. `false` (nothing changes) when the generator does not
     /// issue under `ceiling` or was released.

@@ -3,10 +3,9 @@
 
 use crate::clock::Clock;
 use crate::error::ConfigError;
-use crate::layout::{BitLayout, DecimalLayout, Layout, RandomStart};
+use crate::layout::{BitLayout, DecimalLayout, DecodeLayout, Layout, RandomStart};
 use crate::source::{
-    BuildSource, DecodeLayout, GlobalScheme, IdSource, NodeConfig, batch_source, downcast,
-    scheme_of,
+    GlobalScheme, IdSource, NodeConfig, batch_source, downcast, scheme_of,
 };
 
 use super::Generator;
@@ -32,7 +31,7 @@ impl NodeConfig {
     ///
     /// # Errors
     /// As [`GeneratorBuilder::build`](crate::GeneratorBuilder::build).
-    pub(crate) fn generator<L>(&self, layout: L) -> Result<Box<dyn IdSource>, ConfigError>
+    pub fn generator<L>(&self, layout: L) -> Result<Box<dyn IdSource>, ConfigError>
     where
         L: DecodeLayout,
     {
@@ -51,9 +50,7 @@ impl NodeConfig {
 scheme_of!(impl[L: DecodeLayout, C: Clock] Generator<L, C>, |generator| generator.layout());
 batch_source!(impl[L: DecodeLayout, C: Clock] Generator<L, C>);
 
-impl GlobalScheme for BitLayout {}
-
-impl BuildSource for BitLayout {
+impl GlobalScheme for BitLayout {
     fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         config.generator(self.clone())
     }
@@ -63,9 +60,7 @@ impl BuildSource for BitLayout {
     }
 }
 
-impl GlobalScheme for DecimalLayout {}
-
-impl BuildSource for DecimalLayout {
+impl GlobalScheme for DecimalLayout {
     fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         config.generator(*self)
     }
@@ -77,9 +72,7 @@ impl BuildSource for DecimalLayout {
 
 /// Two random-start schemes are the same when their inner layouts and start
 /// ranges are (the seed differs from process to process).
-impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> GlobalScheme for RandomStart<L> {}
-
-impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> BuildSource for RandomStart<L> {
+impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> GlobalScheme for RandomStart<L> {
     fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
         config.generator(self.clone())
     }

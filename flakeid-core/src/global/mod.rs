@@ -65,7 +65,6 @@ use crate::clock::Clock;
 use crate::error::ConfigError;
 use crate::generator::{EnvConfig, GeneratorBuilder, NODE_ID_VAR};
 use crate::layout::{BitLayout, presets};
-use crate::schemes::decimal_id::{self, GeneratorIdSource};
 use crate::source::{GlobalScheme, IdSource, NodeConfig};
 
 /// Installs the process-wide generator built from `builder`, with any
@@ -221,35 +220,6 @@ pub fn source_for(scheme: &'static dyn GlobalScheme) -> Result<&'static dyn IdSo
     let source: &'static dyn IdSource = Box::leak(scheme.build_source(&process.config)?);
     sources.push((scheme, source));
     Ok(source)
-}
-
-/// Installs the counter that DecimalId generator IDs come from for ID
-/// types declared with `#[flake_id(scheme = …)]` of a
-/// [`DecimalIdScheme`](crate::schemes::DecimalIdScheme): a counter shared
-/// by the whole system (see [`DecimalIdScheme`](crate::schemes::DecimalIdScheme)).
-///
-/// # Errors
-/// [`ConfigError::AlreadyInitialized`] when one is installed already.
-///
-/// ```
-/// use std::sync::atomic::AtomicU32;
-/// use flakeid_core::layout::presets;
-/// use flakeid_core::schemes::DecimalIdScheme;
-/// use flakeid_core::{flake_id, global, ConfigError, Generator};
-///
-/// #[flake_id(scheme = DecimalIdScheme::default)]
-/// pub struct InvoiceId(i64);
-///
-/// // At start-up: the node ID is the launch ID; generator IDs come from a
-/// // counter the whole system shares (a segment row in production).
-/// global::init(Generator::builder(presets::twitter(), 65))?;
-/// global::init_generator_ids(AtomicU32::new(92))?;
-/// assert_eq!(InvoiceId::generate()?.get(), 10_009_200_065); // counter 1, generator 92, launch 65
-/// assert_eq!(global::init_generator_ids(AtomicU32::new(1)), Err(ConfigError::AlreadyInitialized));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn init_generator_ids(source: impl GeneratorIdSource + 'static) -> Result<(), ConfigError> {
-    decimal_id::install_generator_ids(Box::new(source))
 }
 
 /// The installed configuration: the process-wide generator and the

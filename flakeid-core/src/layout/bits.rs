@@ -599,7 +599,7 @@ pub struct BitLayoutBuilder {
 }
 
 impl BitLayoutBuilder {
-    setters! {
+    crate::setters! {
         /// Width of the time field in bits (required, at least 1).
         time_bits(bits: u8) => time_bits = Some(bits);
 
@@ -617,7 +617,7 @@ impl BitLayoutBuilder {
         self
     }
 
-    setters! {
+    crate::setters! {
         /// Replaces the node subfields with `fields`, most significant first.
         node_fields(fields: impl IntoIterator<Item = NodeField>) => node_fields = fields.into_iter().collect();
 
@@ -627,7 +627,7 @@ impl BitLayoutBuilder {
 
     time_setters!();
 
-    setters! {
+    crate::setters! {
         /// Order of the node and sequence fields (default [`FieldOrder::NodeThenSequence`]).
         order(order: FieldOrder) => order = order;
 

@@ -390,7 +390,7 @@ pub struct DecimalLayoutBuilder {
 }
 
 impl DecimalLayoutBuilder {
-    setters! {
+    crate::setters! {
         /// Digits of the time field (at most 19).
         time_digits(digits: u8) => time_digits = Some(digits);
 
@@ -403,7 +403,7 @@ impl DecimalLayoutBuilder {
 
     time_setters!();
 
-    setters! {
+    crate::setters! {
         /// Order of the node and sequence fields.
         order(order: FieldOrder) => order = Some(order);
 

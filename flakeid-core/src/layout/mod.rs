@@ -20,6 +20,13 @@ pub use decimal_digits::{DecimalLayout, DecimalLayoutBuilder};
 pub use error::LayoutError;
 pub use random_start::RandomStart;
 
+/// A 64-bit [`Layout`] that is also an [`IdScheme`](crate::IdScheme), so
+/// that a [`Generator`](crate::Generator) running it is an
+/// [`IdSource`](crate::IdSource): every layout of this module.
+pub trait DecodeLayout: Layout<Raw = u64> + crate::IdScheme {}
+
+impl<L: Layout<Raw = u64> + crate::IdScheme> DecodeLayout for L {}
+
 use core::fmt::Debug;
 
 /// The three parts every time-ordered ID is made of, as raw field values.
@@ -138,17 +145,3 @@ macro_rules! impl_layout {
 
 use impl_layout;
 
-/// 2025-01-01T00:00:00Z in Unix milliseconds: the instant of the
-/// [`IdScheme::example_id`](crate::IdScheme::example_id) of layouts.
-pub(crate) const EXAMPLE_UNIX_MILLIS: u64 = 1_735_689_600_000;
-
-/// The example ID of a 64-bit layout: `sequence` of node 1 (or 0 without
-/// node bits) in the tick holding [`EXAMPLE_UNIX_MILLIS`], or in tick 1 when
-/// the layout's epoch is later.
-pub(crate) fn example_id<L: Layout<Raw = u64>>(layout: &L, sequence: u64) -> u64 {
-    let since_epoch = EXAMPLE_UNIX_MILLIS.saturating_sub(layout.epoch_millis());
-    let tick = (since_epoch / layout.tick_millis().max(1))
-        .max(1)
-        .min(layout.max_tick());
-    layout.compose(tick, layout.max_node().min(1), sequence)
-}

@@ -2,7 +2,9 @@
 
 use crate::layout::LayoutError;
 use crate::layout::{Layout, Parts};
-use crate::rng;
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A random starting sequence per tick, for any layout.
 ///
@@ -91,7 +93,7 @@ impl<L: Layout> RandomStart<L> {
         Ok(RandomStart {
             inner,
             start_range,
-            seed: rng::os_seed(),
+            seed: os_seed(),
         })
     }
 
@@ -130,7 +132,7 @@ impl<L: Layout> RandomStart<L> {
     /// ```
     #[inline]
     pub fn start_of(&self, tick: u64) -> u64 {
-        rng::below(rng::nth(self.seed, tick), self.start_range)
+        below(mix(self.seed.wrapping_add(tick.wrapping_add(1).wrapping_mul(GAMMA))), self.start_range)
     }
 }
 
@@ -168,4 +170,35 @@ impl<L: Layout> Layout for RandomStart<L> {
             ..p
         }
     }
+}
+
+/// SplitMix64's output function (Steele, Lea, Flood 2014): a bijection on
+/// `u64` that spreads every input bit over the output. A tick's start is
+/// `mix(seed + (tick + 1) · γ)` (the stream's `tick`-th output): the same for every ID of the tick (it must be),
+/// unpredictable without the seed, with no state to share between threads.
+#[inline]
+const fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// SplitMix64's increment (2^64 / golden ratio, odd).
+const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Maps a uniform 64-bit value onto `0..n` (`n >= 1`) by multiply-high
+/// (Lemire); the bias is below `n / 2^64`.
+#[inline]
+const fn below(x: u64, n: u64) -> u64 {
+    ((x as u128 * n as u128) >> 64) as u64
+}
+
+/// A seed from OS entropy (std's `RandomState` keys are drawn from the
+/// operating system), mixed with the time so that two seeds drawn in one
+/// process differ.
+fn os_seed() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    RandomState::new().hash_one(nanos)
 }

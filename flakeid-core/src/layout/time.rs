@@ -125,7 +125,7 @@ pub(super) fn end_millis(
 /// TimeSettings` field.
 macro_rules! time_setters {
     () => {
-        setters! {
+        crate::setters! {
             /// Length of one tick; a whole number of milliseconds, at least 1 ms (default 1 ms).
             tick(tick: ::std::time::Duration) => time.tick = Some($crate::layout::time::Tick::Duration(tick));
 

@@ -52,7 +52,7 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
         }
     }
 
-    setters! {
+    crate::setters! {
         /// How far ahead of the clock each write sets the ceiling.
         lead(lead: Duration) => lead = lead;
 

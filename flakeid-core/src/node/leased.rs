@@ -60,6 +60,6 @@ impl<L: Layout, C: Clock> sealed::Sealed for Generator<L, C> {
 }
 
 /// The generator `release` stops.
-pub(crate) fn sealable<G: LeasedGenerator + ?Sized>(generator: &G) -> &dyn Sealable {
+pub fn sealable<G: LeasedGenerator + ?Sized>(generator: &G) -> &dyn Sealable {
     generator.handle().0
 }

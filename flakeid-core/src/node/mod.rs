@@ -26,15 +26,9 @@
 
 mod file;
 mod kubernetes;
-pub(crate) mod lease;
-mod leased;
+pub(crate) mod leased;
 
 pub use file::{HighWaterFile, HighWaterFileError, HighWaterFileOptions};
 pub use kubernetes::{Ordinal, OrdinalError};
-pub use lease::{
-    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseChanges, LeaseError, LeaseOptions,
-    LeaseSql, LeaseStatus, LeaseStore, MemoryLeaseStore, NodeLease, NodeRow, NodeTable,
-    ReleaseRequest, RenewRequest, Renewal, SqlLeaseStore,
-};
 pub use leased::LeasedGenerator;
-pub(crate) use leased::{sealable, sealed};
+pub(crate) use leased::sealed;

@@ -6,10 +6,11 @@ use std::borrow::Cow;
 use std::ops::{Bound, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{DecodeLayout, IdScheme, layout_bounds, scheme_of};
+use super::{IdScheme, layout_bounds, scheme_of};
+use crate::layout::DecodeLayout;
 use crate::decoded::Decoded;
 use crate::error::TimeBoundsError;
-use crate::layout::{self, BitLayout, DecimalLayout, RandomStart};
+use crate::layout::{BitLayout, DecimalLayout, Layout, RandomStart};
 
 /// The scheme of a bit or decimal layout: every ID of its domain, decoded
 /// by `decode`, and the key bounds of a range of times from node 0,
@@ -28,7 +29,7 @@ macro_rules! layout_scheme {
             }
 
             fn example_id(&self) -> Option<u64> {
-                Some(layout::example_id(self, 0))
+                Some(example_id(self, 0))
             }
 
             fn time_bounds(
@@ -58,4 +59,19 @@ fn decode_decimal(layout: &DecimalLayout, id: u64) -> Decoded {
     let time = UNIX_EPOCH.checked_add(Duration::from_millis(layout.timestamp_millis(id)));
     let node = (layout.node_digits() > 0).then_some((Cow::Borrowed("node"), parts.node));
     Decoded::from_layout_parts(id, time, parts, node)
+}
+
+/// 2025-01-01T00:00:00Z in Unix milliseconds: the instant of the
+/// [`IdScheme::example_id`] of layouts.
+pub const EXAMPLE_UNIX_MILLIS: u64 = 1_735_689_600_000;
+
+/// The example ID of a 64-bit layout: `sequence` of node 1 (or 0 without
+/// node bits) in the tick holding [`EXAMPLE_UNIX_MILLIS`], or in tick 1 when
+/// the layout's epoch is later.
+pub fn example_id<L: Layout<Raw = u64>>(layout: &L, sequence: u64) -> u64 {
+    let since_epoch = EXAMPLE_UNIX_MILLIS.saturating_sub(layout.epoch_millis());
+    let tick = (since_epoch / layout.tick_millis().max(1))
+        .max(1)
+        .min(layout.max_tick());
+    layout.compose(tick, layout.max_node().min(1), sequence)
 }

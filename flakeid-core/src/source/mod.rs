@@ -7,12 +7,13 @@ mod time_bounds;
 
 use core::any::Any;
 use core::fmt;
+use core::time::Duration;
 use std::ops::{Bound, RangeInclusive};
 use std::time::SystemTime;
 
 use crate::decoded::Decoded;
-use crate::error::{FieldOutOfRange, GenerateError, TimeBoundsError};
-use crate::layout::Layout;
+use crate::error::{ConfigError, FieldOutOfRange, GenerateError, TimeBoundsError};
+use crate::policy::{ClockRegression, SequenceExhaustion};
 use crate::runtime::{Attempt, Wait};
 
 /// The rules of an ID scheme: its largest ID, which values are IDs, and
@@ -356,71 +357,66 @@ pub trait IdSource: IdScheme {
             `TraceIdLayout`, `RandomKeys<_>` or `DecimalIdScheme`; for a source of your own add \
             `source = path::to::function`"
 )]
-pub trait GlobalScheme: IdScheme + sealed::BuildSource {}
+pub trait GlobalScheme: IdScheme {
+    /// Builds a source of this scheme's IDs for the process's node ID
+    /// and policies (most schemes: [`NodeConfig::generator`] of their
+    /// layout, or a generator of their own for [`NodeConfig::node`]).
+    ///
+    /// # Errors
+    /// The configuration does not fit the scheme (a node ID beyond its
+    /// range: name the variable it came from with
+    /// [`NodeConfig::node_error`]), or the scheme needs more than the
+    /// configuration holds.
+    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError>;
 
-/// How a process-wide source is built: implemented by this crate's schemes
-/// only (a source of your own goes in with `source = …`).
-pub(crate) mod sealed {
-    use core::time::Duration;
+    /// Whether `other` describes the same IDs (ID types with the same
+    /// scheme share one source). Usually
+    /// `(other as &dyn Any).downcast_ref::<Self>() == Some(self)`.
+    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool;
+}
 
-    use super::{GlobalScheme, IdSource};
-    use crate::error::ConfigError;
-    use crate::policy::{ClockRegression, SequenceExhaustion};
+/// The process's node ID and generator policies: what every process-wide
+/// source is built with (see [`GlobalScheme::build_source`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeConfig {
+    pub(crate) node: u64,
+    pub(crate) exhaustion: SequenceExhaustion,
+    pub(crate) regression: ClockRegression,
+    pub(crate) catch_up: Duration,
+    /// The variable the node ID was read from, to name in errors.
+    pub(crate) node_var: Option<&'static str>,
+}
 
-    pub trait BuildSource {
-        /// Builds a source of this scheme's IDs for the process's node ID
-        /// and policies.
-        ///
-        /// # Errors
-        /// The configuration does not fit the scheme (a node ID beyond its
-        /// range, naming the variable it came from), or the scheme needs
-        /// more than the configuration holds.
-        fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError>;
-
-        /// Whether `other` describes the same IDs.
-        fn same_scheme(&self, other: &dyn GlobalScheme) -> bool;
+impl NodeConfig {
+    /// This process's node ID.
+    pub fn node(&self) -> u64 {
+        self.node
     }
 
-    /// The process's node ID and generator policies: what every
-    /// process-wide source is built with.
-    #[derive(Debug, Clone, PartialEq, Eq)]
-    pub struct NodeConfig {
-        pub(crate) node: u64,
-        pub(crate) exhaustion: SequenceExhaustion,
-        pub(crate) regression: ClockRegression,
-        pub(crate) catch_up: Duration,
-        /// The variable the node ID was read from, to name in errors.
-        pub(crate) node_var: Option<&'static str>,
-    }
-
-    impl NodeConfig {
-        /// This process's node ID.
-        pub(crate) fn node(&self) -> u64 {
-            self.node
-        }
-
-        /// `e`, naming the node ID's variable when the node is out of range.
-        pub(crate) fn node_error(&self, e: ConfigError, max: u64) -> ConfigError {
-            match (e, self.node_var) {
-                (ConfigError::NodeOutOfRange { node, .. }, Some(var)) => ConfigError::InvalidEnv {
-                    var,
-                    value: node.to_string(),
-                    reason: format!("out of range: an ID type's scheme allows node IDs 0..={max}"),
-                },
-                (e, _) => e,
-            }
+    /// `e`, naming the node ID's variable when the node is out of range
+    /// (`max` being the scheme's largest node ID).
+    pub fn node_error(&self, e: ConfigError, max: u64) -> ConfigError {
+        match (e, self.node_var) {
+            (ConfigError::NodeOutOfRange { node, .. }, Some(var)) => ConfigError::InvalidEnv {
+                var,
+                value: node.to_string(),
+                reason: format!("out of range: an ID type's scheme allows node IDs 0..={max}"),
+            },
+            (e, _) => e,
         }
     }
 }
 
-pub(crate) use sealed::{BuildSource, NodeConfig};
-pub(crate) use time_bounds::{layout_bounds, tick_span};
+pub use layouts::{EXAMPLE_UNIX_MILLIS, example_id};
+pub use time_bounds::{layout_bounds, tick_span};
 
 /// [`IdScheme`] for a type whose IDs are those of another scheme, the
 /// value of `$scheme` (an expression of `$this`, the type's `&self`):
 /// every rule is that scheme's. For generators (their layout's rules) and
 /// wrappers of a layout.
-macro_rules! scheme_of {
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __scheme_of {
     (impl[$($generics:tt)*] $ty:ty, |$this:ident| $scheme:expr) => {
         impl<$($generics)*> $crate::IdScheme for $ty {
             fn max_id(&self) -> u64 {
@@ -488,13 +484,8 @@ macro_rules! batch_source {
     };
 }
 
-pub(crate) use {batch_source, scheme_of};
+pub(crate) use {__scheme_of as scheme_of, batch_source};
 
-/// A 64-bit [`Layout`] that is also an [`IdScheme`], so that a
-/// [`Generator`] running it is an [`IdSource`].
-pub trait DecodeLayout: Layout<Raw = u64> + IdScheme {}
-
-impl<L: Layout<Raw = u64> + IdScheme> DecodeLayout for L {}
 
 /// `other` as an `S`, for [`GlobalScheme::same_scheme`].
 pub(crate) fn downcast<S: Any>(other: &dyn GlobalScheme) -> Option<&S> {

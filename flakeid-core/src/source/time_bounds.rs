@@ -23,7 +23,7 @@ use crate::layout::Layout;
 /// [`TimeBoundsError::Empty`], [`TimeBoundsError::BeforeEpoch`] (the range
 /// ends before the epoch), [`TimeBoundsError::AfterEnd`] (it starts at or
 /// after the end of tick `max_tick`).
-pub(crate) fn tick_span(
+pub fn tick_span(
     epoch_millis: u64,
     tick_millis: u64,
     max_tick: u64,
@@ -86,7 +86,7 @@ pub(crate) fn tick_span(
 ///
 /// # Errors
 /// As [`tick_span`].
-pub(crate) fn layout_bounds<L: Layout>(
+pub fn layout_bounds<L: Layout>(
     layout: &L,
     start: Bound<SystemTime>,
     end: Bound<SystemTime>,

@@ -1,0 +1,590 @@
+//! 128-bit flakes (Boundary's `flake`, .NET's Rustflakes): 64 bits of
+//! milliseconds since 1970, 48 bits of worker ID (a MAC address by
+//! default), 16 bits of sequence.
+//!
+//! [`Flake128`] is the typed value; [`Flake128Layout`] is its layout, so a
+//! [`Generator<Flake128Layout>`](flakeid_core::Generator) issues them with the same
+//! guarantees as 64-bit IDs (unique, strictly increasing, never zero, a
+//! [`ClockRegression`](flakeid_core::ClockRegression) policy for clocks running
+//! backwards). [`Flake128Generator`] finds a worker ID from the machine's MAC address.
+//!
+//! # Workers
+//!
+//! A worker must not be used by two generators at once: they would issue
+//! the same flakes in the same millisecond. [`Flake128Generator::new`] takes
+//! the worker from the MAC address, as Boundary's flake does, and holds a
+//! host-wide lock on it for its lifetime, so that a second process on the
+//! same host (which has the same MAC address) gets
+//! [`Flake128Error::WorkerInUse`] instead of duplicate flakes; see
+//! [`Flake128Generator`] for what the lock covers. With an explicit worker
+//! ([`Flake128GeneratorBuilder::worker`], or
+//! `Generator::builder(Flake128Layout, worker)`) no lock is taken and the
+//! caller guarantees the worker's uniqueness.
+//!
+//! A flake is wider than a SQL `BIGINT`. Store it in 16 bytes, big-endian
+//! ([`Flake128::to_bytes`]): PostgreSQL's `uuid` and MySQL's `BINARY(16)`
+//! compare bytes in order, so the database orders flakes by number, which
+//! is creation time. `NUMERIC(39)` / `DECIMAL(39)` hold
+//! [`Flake128::to_decimal`] too.
+//!
+//! The same 16 bytes are what its column impls read and write: Diesel
+//! (`diesel-*` features), SeaORM (`sea-orm`) and sqlx (`sqlx-postgres`:
+//! `uuid`, `bytea` and `uuid[]`; `sqlx-mysql`: `BINARY(16)`;
+//! `sqlx-sqlite`: `BLOB`). With `utoipa` / `schemars` its API schema is its
+//! canonical string (see [`interop`](flakeid_core::interop)).
+//!
+//! # Text forms
+//!
+//! * Canonical (`Display`, `FromStr`, serde): 32 lowercase hex digits in
+//!   UUID groups, `0189f7a2-5c3e-0000-0242-ac1100020000` — exactly how
+//!   PostgreSQL prints the `uuid` column holding the same bytes. Fixed width
+//!   and lowercase, so the strings sort like the numbers.
+//! * Decimal ([`Flake128::to_decimal`], [`Flake128::parse_decimal`]): up to
+//!   39 digits, as Rustflakes' .NET `decimal` and SQL `DECIMAL(39)` hold it.
+//!
+//! Parsing is strict: only the canonical spelling of each form is accepted
+//! (no uppercase hex, no braces, no missing hyphens, no signs, no leading
+//! zeros), so a flake has exactly one spelling per form.
+//!
+//! ```
+//! use crate::{Flake128, Flake128Layout};
+//! use flakeid_core::Generator;
+//!
+//! let generator = Generator::builder(Flake128Layout, 0x0242_ac11_0002).build()?;
+//! let a = Flake128::generate(&generator)?;
+//! let b = Flake128::generate(&generator)?;
+//! assert!(b > a);
+//! assert_eq!(b.worker(), 0x0242_ac11_0002);
+//! assert!(a.to_string() < b.to_string());
+//! assert!(a.to_bytes() < b.to_bytes());
+//! assert_eq!(a.to_string().parse::<Flake128>()?, a);
+//! assert_eq!(Flake128::from_bytes(a.to_bytes())?, a);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#[cfg(feature = "diesel")]
+mod diesel_impls;
+mod error;
+mod generator;
+mod layout;
+mod node;
+#[cfg(any(feature = "utoipa", feature = "schemars"))]
+mod schema_impls;
+#[cfg(feature = "sea-orm")]
+mod sea_orm_impls;
+#[cfg(feature = "serde")]
+mod serde_impls;
+#[cfg(any(
+    feature = "sqlx-postgres",
+    feature = "sqlx-mysql",
+    feature = "sqlx-sqlite"
+))]
+mod sqlx_impls;
+
+use core::fmt;
+use core::str::FromStr;
+use std::ops::{RangeBounds, RangeInclusive};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use flakeid_core::__private::excerpt;
+use flakeid_core::layout::Parts;
+use flakeid_core::__private::layout_bounds;
+use flakeid_core::{Clock, GenerateError, Generator, TimeBoundsError};
+
+pub use error::Flake128Error;
+pub use generator::{Flake128Generator, Flake128GeneratorBuilder};
+pub use layout::Flake128Layout;
+
+/// A 128-bit flake: a non-zero `u128` whose order is creation order.
+///
+/// `Ord` compares the numbers, which is time order (then worker, then
+/// sequence). See the [module documentation](self) for its forms.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+// Diesel's own derive writes the `AsExpression` impls (see `diesel_impls.rs`).
+#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression))]
+#[cfg_attr(feature = "diesel", diesel(sql_type = diesel::sql_types::Binary))]
+#[cfg_attr(
+    feature = "diesel-postgres",
+    diesel(sql_type = diesel::sql_types::Uuid)
+)]
+pub struct Flake128(u128);
+
+impl Flake128 {
+    /// Issues a fresh flake from `generator`, waiting as its policies allow.
+    ///
+    /// # Errors
+    /// As [`Generator::next_id`]: e.g. [`GenerateError::ClockRegressed`] when
+    /// the clock runs backwards further than the generator's
+    /// [`ClockRegression`](flakeid_core::ClockRegression) policy tolerates.
+    ///
+    /// ```
+    /// use crate::{Flake128, Flake128Layout};
+    /// use flakeid_core::Generator;
+    ///
+    /// let generator = Generator::builder(Flake128Layout, 7).build()?;
+    /// let flake = Flake128::generate(&generator)?;
+    /// assert_eq!(flake.worker(), 7);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn generate<C: Clock>(
+        generator: &Generator<Flake128Layout, C>,
+    ) -> Result<Self, GenerateError> {
+        generator.next_id().map(Self::from_generated)
+    }
+
+    /// Issues a fresh flake if that is possible without waiting.
+    ///
+    /// # Errors
+    /// As [`Generator::try_next_id`].
+    pub fn try_generate<C: Clock>(
+        generator: &Generator<Flake128Layout, C>,
+    ) -> Result<Self, GenerateError> {
+        generator.try_next_id().map(Self::from_generated)
+    }
+
+    /// A generator never issues 0 (it never issues tick 0, sequence 0), so
+    /// no check is needed; `max(1)` keeps the invariant even if it did.
+    fn from_generated(raw: u128) -> Self {
+        Flake128(raw.max(1))
+    }
+
+    /// The flake with this number.
+    ///
+    /// # Errors
+    /// [`Flake128Error::Zero`] for 0.
+    ///
+    /// ```
+    /// use crate::Flake128;
+    /// use crate::Flake128Error;
+    /// assert_eq!(Flake128::from_u128(42)?.as_u128(), 42);
+    /// assert_eq!(Flake128::from_u128(0), Err(Flake128Error::Zero));
+    /// # Ok::<(), Flake128Error>(())
+    /// ```
+    pub const fn from_u128(value: u128) -> Result<Self, Flake128Error> {
+        if value == 0 {
+            Err(Flake128Error::Zero)
+        } else {
+            Ok(Flake128(value))
+        }
+    }
+
+    /// The flake's number.
+    pub const fn as_u128(self) -> u128 {
+        self.0
+    }
+
+    /// The flake stored in 16 big-endian bytes (as PostgreSQL `uuid` or
+    /// MySQL `BINARY(16)` hold it).
+    ///
+    /// # Errors
+    /// [`Flake128Error::Zero`] for sixteen zero bytes.
+    ///
+    /// ```
+    /// use crate::Flake128;
+    /// let mut bytes = [0u8; 16];
+    /// bytes[15] = 1;
+    /// assert_eq!(Flake128::from_bytes(bytes)?.as_u128(), 1);
+    /// # Ok::<(), crate::Flake128Error>(())
+    /// ```
+    pub const fn from_bytes(bytes: [u8; 16]) -> Result<Self, Flake128Error> {
+        Self::from_u128(u128::from_be_bytes(bytes))
+    }
+
+    /// The flake from a byte slice that must be exactly 16 bytes, big-endian
+    /// (what a database driver returns for a `uuid` / `BINARY(16)` column).
+    ///
+    /// # Errors
+    /// [`Flake128Error::ByteLength`] for any other length,
+    /// [`Flake128Error::Zero`] for sixteen zero bytes.
+    ///
+    /// ```
+    /// use crate::Flake128;
+    /// use crate::Flake128Error;
+    /// assert_eq!(Flake128::from_slice(&[0, 1]), Err(Flake128Error::ByteLength { len: 2 }));
+    /// ```
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, Flake128Error> {
+        let array: [u8; 16] = bytes
+            .try_into()
+            .map_err(|_| Flake128Error::ByteLength { len: bytes.len() })?;
+        Self::from_bytes(array)
+    }
+
+    /// The flake as 16 big-endian bytes: byte order is numeric order is time order.
+    ///
+    /// ```
+    /// use crate::Flake128;
+    /// let flake = Flake128::from_parts(1_700_000_000_000, 5, 1)?;
+    /// assert_eq!(flake.to_bytes()[..8], 1_700_000_000_000u64.to_be_bytes());
+    /// # Ok::<(), crate::Flake128Error>(())
+    /// ```
+    pub const fn to_bytes(self) -> [u8; 16] {
+        self.0.to_be_bytes()
+    }
+
+    /// Builds a flake from milliseconds since 1970, a worker ID and a sequence number.
+    ///
+    /// # Errors
+    /// [`Flake128Error::PartOutOfRange`] for a worker above `2^48 − 1` or a
+    /// sequence above 65,535; [`Flake128Error::Zero`] when all parts are 0.
+    ///
+    /// ```
+    /// use crate::Flake128;
+    /// let flake = Flake128::from_parts(1_700_000_000_000, 0x0242_ac11_0002, 3)?;
+    /// assert_eq!(flake.timestamp_millis(), 1_700_000_000_000);
+    /// assert_eq!(flake.worker(), 0x0242_ac11_0002);
+    /// assert_eq!(flake.sequence(), 3);
+    /// assert!(Flake128::from_parts(0, 1 << 48, 0).is_err());
+    /// # Ok::<(), crate::Flake128Error>(())
+    /// ```
+    pub const fn from_parts(
+        millis: u64,
+        worker: u64,
+        sequence: u64,
+    ) -> Result<Self, Flake128Error> {
+        if worker > Flake128Layout::MAX_WORKER {
+            return Err(Flake128Error::PartOutOfRange {
+                part: "worker",
+                value: worker,
+                max: Flake128Layout::MAX_WORKER,
+            });
+        }
+        if sequence >= Flake128Layout::SEQUENCES_PER_MILLI {
+            return Err(Flake128Error::PartOutOfRange {
+                part: "sequence",
+                value: sequence,
+                max: Flake128Layout::SEQUENCES_PER_MILLI - 1,
+            });
+        }
+        Self::from_u128(Flake128Layout::pack(millis, worker, sequence))
+    }
+
+    /// Milliseconds since the Unix epoch at which the flake was issued.
+    pub const fn timestamp_millis(self) -> u64 {
+        Flake128Layout::unpack(self.0).0
+    }
+
+    /// The instant the flake was issued, or `None` when the time field is
+    /// past what `SystemTime` represents on this platform.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use crate::Flake128;
+    /// let flake = Flake128::from_parts(1_000, 1, 0)?;
+    /// assert_eq!(flake.timestamp(), Some(UNIX_EPOCH + Duration::from_secs(1)));
+    /// # Ok::<(), crate::Flake128Error>(())
+    /// ```
+    pub fn timestamp(self) -> Option<SystemTime> {
+        UNIX_EPOCH.checked_add(Duration::from_millis(self.timestamp_millis()))
+    }
+
+    /// The smallest and largest flake whose millisecond holds an instant of
+    /// `range` (`t0..t1`, `t0..=t1`, `t0..`, `..t1`): the key bounds of rows
+    /// created in the range, exact for millisecond ends (see
+    /// [`IdScheme::time_bounds`](flakeid_core::IdScheme::time_bounds) for the
+    /// rules). The time runs from 1970 (the lower bound of a range starting
+    /// then is the flake 1) to the last millisecond a generator stamps,
+    /// [`Flake128Layout::MAX_MILLIS`].
+    ///
+    /// # Errors
+    /// [`TimeBoundsError`]: the range is empty, ends before 1970 or starts
+    /// after `MAX_MILLIS`.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use crate::Flake128;
+    ///
+    /// let t0 = UNIX_EPOCH + Duration::from_millis(1_750_000_000_000);
+    /// let ids = Flake128::time_bounds(t0..t0 + Duration::from_secs(1))?;
+    /// assert_eq!(*ids.start(), Flake128::from_parts(1_750_000_000_000, 0, 0)?);
+    /// assert_eq!(*ids.end(), Flake128::from_parts(1_750_000_000_999, (1 << 48) - 1, 65_535)?);
+    /// // In a `uuid` / `BINARY(16)` column: WHERE id BETWEEN lo AND hi, as bytes.
+    /// assert!(ids.start().to_bytes() < ids.end().to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn time_bounds(
+        range: impl RangeBounds<SystemTime>,
+    ) -> Result<RangeInclusive<Flake128>, TimeBoundsError> {
+        let start = range.start_bound().cloned();
+        let end = range.end_bound().cloned();
+        let (lo, hi) = layout_bounds(&Flake128Layout, start, end, 0)?.into_inner();
+        // Both are non-zero: the lower bound is at least 1.
+        Ok(Flake128(lo)..=Flake128(hi))
+    }
+
+    /// The worker (node) ID, `0..=2^48 − 1`.
+    pub const fn worker(self) -> u64 {
+        Flake128Layout::unpack(self.0).1
+    }
+
+    /// The sequence number within the millisecond.
+    pub const fn sequence(self) -> u16 {
+        Flake128Layout::unpack(self.0).2 as u16
+    }
+
+    /// The flake's parts as a [`Layout`](flakeid_core::layout::Layout) reports them
+    /// (`tick` is milliseconds since 1970).
+    pub const fn parts(self) -> Parts {
+        let (tick, node, sequence) = Flake128Layout::unpack(self.0);
+        Parts {
+            tick,
+            node,
+            sequence,
+        }
+    }
+
+    /// The canonical form as a fixed array of ASCII bytes, without allocating.
+    ///
+    /// ```
+    /// use crate::Flake128;
+    /// let flake = Flake128::from_u128(0x0123_4567_89ab_cdef_0011_2233_4455_6677)?;
+    /// assert_eq!(&flake.to_text_array(), b"01234567-89ab-cdef-0011-223344556677");
+    /// # Ok::<(), crate::Flake128Error>(())
+    /// ```
+    pub const fn to_text_array(self) -> [u8; Flake128::TEXT_LEN] {
+        let mut out = [b'-'; Flake128::TEXT_LEN];
+        let mut pos = Flake128::TEXT_LEN;
+        let mut v = self.0;
+        while pos > 0 {
+            pos -= 1;
+            if pos == HYPHENS[0] || pos == HYPHENS[1] || pos == HYPHENS[2] || pos == HYPHENS[3] {
+                continue;
+            }
+            out[pos] = HEX[(v & 0xf) as usize];
+            v >>= 4;
+        }
+        out
+    }
+
+    /// Parses the canonical form: 32 lowercase hex digits in UUID groups
+    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`. Same as `str::parse`.
+    ///
+    /// # Errors
+    /// [`Flake128Error`] naming the input: empty, wrong length, a character
+    /// that is not lowercase hex (or a missing hyphen), or the value 0.
+    ///
+    /// ```
+    /// use crate::Flake128;
+    /// use crate::Flake128Error;
+    /// let flake = Flake128::parse("00000000-0000-0001-0000-000000050001")?;
+    /// assert_eq!((flake.timestamp_millis(), flake.worker(), flake.sequence()), (1, 5, 1));
+    /// assert!(matches!(
+    ///     Flake128::parse("00000000-0000-0001-0000-00000005000A"),
+    ///     Err(Flake128Error::InvalidChar { character: 'A', position: 35, .. })
+    /// ));
+    /// # Ok::<(), Flake128Error>(())
+    /// ```
+    pub fn parse(s: &str) -> Result<Self, Flake128Error> {
+        const FORM: &str = "hex";
+        if s.is_empty() {
+            return Err(Flake128Error::Empty { form: FORM });
+        }
+        let len = s.chars().count();
+        if len != Flake128::TEXT_LEN || s.len() != Flake128::TEXT_LEN {
+            return Err(Flake128Error::Length {
+                form: FORM,
+                input: excerpt(s),
+                len,
+                expected: Flake128::TEXT_LEN,
+            });
+        }
+        let mut v: u128 = 0;
+        for (position, &b) in s.as_bytes().iter().enumerate() {
+            let (ok, expected) = if HYPHENS.contains(&position) {
+                (b == b'-', "'-'")
+            } else {
+                match b {
+                    b'0'..=b'9' => {
+                        v = (v << 4) | u128::from(b - b'0');
+                        (true, "")
+                    }
+                    b'a'..=b'f' => {
+                        v = (v << 4) | u128::from(b - b'a' + 10);
+                        (true, "")
+                    }
+                    _ => (false, "a lowercase hex digit"),
+                }
+            };
+            if !ok {
+                return Err(Flake128Error::InvalidChar {
+                    form: FORM,
+                    input: excerpt(s),
+                    character: char::from(b),
+                    position,
+                    expected,
+                });
+            }
+        }
+        Self::from_u128(v)
+    }
+
+    /// The decimal form: 1 to 39 digits, no leading zeros.
+    ///
+    /// ```
+    /// use crate::Flake128;
+    /// let flake = Flake128::from_parts(1, 0, 0)?;
+    /// assert_eq!(flake.to_decimal(), "18446744073709551616");
+    /// # Ok::<(), crate::Flake128Error>(())
+    /// ```
+    pub fn to_decimal(self) -> String {
+        self.0.to_string()
+    }
+
+    /// Parses the decimal form: 1 to 39 ASCII digits, no sign, no leading
+    /// zero, at most `2^128 − 1`, not 0.
+    ///
+    /// # Errors
+    /// [`Flake128Error`] naming the input and what was wrong with it.
+    ///
+    /// ```
+    /// use crate::Flake128;
+    /// use crate::Flake128Error;
+    /// assert_eq!(Flake128::parse_decimal("18446744073709551616")?.timestamp_millis(), 1);
+    /// assert!(matches!(Flake128::parse_decimal("+1"), Err(Flake128Error::InvalidChar { .. })));
+    /// assert!(matches!(Flake128::parse_decimal("01"), Err(Flake128Error::LeadingZero { .. })));
+    /// assert!(matches!(
+    ///     Flake128::parse_decimal("340282366920938463463374607431768211456"),
+    ///     Err(Flake128Error::Overflow { .. })
+    /// ));
+    /// # Ok::<(), Flake128Error>(())
+    /// ```
+    pub fn parse_decimal(s: &str) -> Result<Self, Flake128Error> {
+        const FORM: &str = "decimal";
+        if s.is_empty() {
+            return Err(Flake128Error::Empty { form: FORM });
+        }
+        let len = s.chars().count();
+        if len > Flake128::MAX_DECIMAL_LEN {
+            return Err(Flake128Error::Length {
+                form: FORM,
+                input: excerpt(s),
+                len,
+                expected: Flake128::MAX_DECIMAL_LEN,
+            });
+        }
+        let mut v: u128 = 0;
+        let mut overflow = false;
+        for (position, c) in s.chars().enumerate() {
+            let Some(d) = c.to_digit(10).filter(|_| c.is_ascii_digit()) else {
+                return Err(Flake128Error::InvalidChar {
+                    form: FORM,
+                    input: excerpt(s),
+                    character: c,
+                    position,
+                    expected: "a digit 0-9",
+                });
+            };
+            match v.checked_mul(10).and_then(|x| x.checked_add(u128::from(d))) {
+                Some(x) => v = x,
+                None => overflow = true,
+            }
+        }
+        if s.len() > 1 && s.starts_with('0') {
+            return Err(Flake128Error::LeadingZero { input: excerpt(s) });
+        }
+        if overflow {
+            return Err(Flake128Error::Overflow { input: excerpt(s) });
+        }
+        Self::from_u128(v)
+    }
+}
+
+impl fmt::Display for Flake128 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.to_text_array();
+        // The array holds only ASCII hex digits and hyphens.
+        f.pad(core::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl fmt::Debug for Flake128 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Flake128({self})")
+    }
+}
+
+impl FromStr for Flake128 {
+    type Err = Flake128Error;
+
+    fn from_str(s: &str) -> Result<Self, Flake128Error> {
+        Self::parse(s)
+    }
+}
+
+impl From<Flake128> for u128 {
+    fn from(flake: Flake128) -> u128 {
+        flake.0
+    }
+}
+
+impl From<Flake128> for [u8; 16] {
+    fn from(flake: Flake128) -> [u8; 16] {
+        flake.to_bytes()
+    }
+}
+
+impl TryFrom<u128> for Flake128 {
+    type Error = Flake128Error;
+
+    fn try_from(value: u128) -> Result<Self, Flake128Error> {
+        Self::from_u128(value)
+    }
+}
+
+impl TryFrom<[u8; 16]> for Flake128 {
+    type Error = Flake128Error;
+
+    fn try_from(bytes: [u8; 16]) -> Result<Self, Flake128Error> {
+        Self::from_bytes(bytes)
+    }
+}
+
+impl TryFrom<&[u8]> for Flake128 {
+    type Error = Flake128Error;
+
+    fn try_from(bytes: &[u8]) -> Result<Self, Flake128Error> {
+        Self::from_slice(bytes)
+    }
+}
+
+impl Flake128 {
+    /// Length of the canonical text form: 32 hex digits and 4 hyphens.
+    pub const TEXT_LEN: usize = 36;
+
+    /// The longest decimal form: `2^128 − 1` has 39 digits.
+    pub const MAX_DECIMAL_LEN: usize = 39;
+}
+
+/// Byte positions of the hyphens in the canonical form (UUID groups 8-4-4-4-12).
+const HYPHENS: [usize; 4] = [8, 13, 18, 23];
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_forms_of_the_extremes() {
+        let one = Flake128::from_u128(1).unwrap();
+        assert_eq!(one.to_string(), "00000000-0000-0000-0000-000000000001");
+        let max = Flake128::from_u128(u128::MAX).unwrap();
+        assert_eq!(max.to_string(), "ffffffff-ffff-ffff-ffff-ffffffffffff");
+        assert_eq!(max.to_decimal(), u128::MAX.to_string());
+        assert_eq!(Flake128::parse_decimal(&max.to_decimal()), Ok(max));
+        assert_eq!(Flake128::parse(&max.to_string()), Ok(max));
+        assert_eq!(
+            format!("{one:?}"),
+            "Flake128(00000000-0000-0000-0000-000000000001)"
+        );
+    }
+
+    #[test]
+    fn zero_is_rejected_in_every_form() {
+        assert_eq!(Flake128::from_bytes([0; 16]), Err(Flake128Error::Zero));
+        assert_eq!(Flake128::parse_decimal("0"), Err(Flake128Error::Zero));
+        assert_eq!(
+            Flake128::parse("00000000-0000-0000-0000-000000000000"),
+            Err(Flake128Error::Zero)
+        );
+        assert_eq!(Flake128::from_parts(0, 0, 0), Err(Flake128Error::Zero));
+    }
+}

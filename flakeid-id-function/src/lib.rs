@@ -1,0 +1,857 @@
+//! The database's own functions of IDs: [`IdFunction`] issues IDs (a
+//! PostgreSQL or MariaDB function that composes IDs of the application's
+//! layout as the key column's default, on a node it reserves in the lease
+//! table; one file per dialect, `postgres.rs`, `mysql.rs`), and
+//! [`DecodeFunctions`] reads them (an ID's time, node and sequence in SQL;
+//! `decode.rs`).
+
+use core::time::Duration;
+
+use thiserror::Error;
+
+mod decode;
+mod mysql;
+mod postgres;
+
+pub use decode::{DecodeFunctions, IdPart};
+
+use flakeid_core::layout::{BitLayout, FieldOrder, Layout};
+use flakeid_lease::LeaseOptions;
+use flakeid_lease::LeaseSql;
+use flakeid_sql::{Dialect, SqlNameError};
+
+/// Why the function's SQL cannot be written.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use crate::{IdFunction, IdFunctionError};
+/// use flakeid_sql::Dialect;
+///
+/// // SQLite has no stored functions.
+/// let f = IdFunction::new(Dialect::Sqlite, "orders", presets::twitter(), 1023);
+/// assert_eq!(f.install(), Err(IdFunctionError::UnsupportedDialect { dialect: Dialect::Sqlite }));
+/// let f = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1024);
+/// assert_eq!(f.install(), Err(IdFunctionError::NodeOutOfRange { node: 1024, max: 1023 }));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum IdFunctionError {
+    /// The database cannot keep the function's state (SQLite has no
+    /// stored functions).
+    #[error(
+        "{dialect} cannot issue IDs with a stored function; the ID function is written for \
+         PostgreSQL and MariaDB"
+    )]
+    UnsupportedDialect {
+        /// The dialect asked for.
+        dialect: Dialect,
+    },
+    /// The node does not fit the layout's node field or the lease table's
+    /// `INTEGER` column.
+    #[error("node {node} is out of range: the layout and the lease table hold nodes 0..={max}")]
+    NodeOutOfRange {
+        /// The node given.
+        node: u64,
+        /// The largest node.
+        max: u64,
+    },
+    /// The space name is empty or longer than the lease table holds.
+    #[error("space {space:?} has {len} characters; a space name has 1..={max}", max = LeaseOptions::MAX_SPACE_LEN)]
+    BadSpace {
+        /// The space given.
+        space: String,
+        /// Its length in characters.
+        len: usize,
+    },
+    /// The space name holds a NUL character, which neither database keeps
+    /// in a string.
+    #[error("space {space:?} holds a NUL character, which the database cannot store")]
+    SpaceWithNul {
+        /// The space given.
+        space: String,
+    },
+    /// An option's value cannot work.
+    #[error("option `{option}` = {value:?} is invalid: {reason}")]
+    InvalidOption {
+        /// The option (the [`IdFunction`] method's name).
+        option: &'static str,
+        /// The value given.
+        value: Duration,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A name the database would not keep exactly.
+    #[error(transparent)]
+    Name(#[from] SqlNameError),
+    /// [`DecodeFunctions::expression`] was asked for a field the layout
+    /// does not have.
+    #[error("the layout has no field {field:?}; its fields are {}", fields.join(", "))]
+    UnknownField {
+        /// The field asked for.
+        field: String,
+        /// The fields the layout has.
+        fields: Vec<String>,
+    },
+}
+
+/// IDs issued by the database itself, in the application's layout: a
+/// PostgreSQL or MariaDB function that composes IDs exactly as a
+/// [`Generator`](flakeid_core::Generator) of one [`BitLayout`] and node does,
+/// for use as the key column's default. Rows inserted by SQL scripts,
+/// other services or a database console and rows inserted by the
+/// application then share one ordered, unique key space.
+///
+/// ```
+/// use flakeid_core::layout::presets;
+/// use crate::IdFunction;
+/// use flakeid_sql::Dialect;
+///
+/// let f = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1023);
+/// let install: Vec<String> = f.install()?; // run in order, e.g. in a migration
+/// assert_eq!(install.len(), 5);
+/// assert_eq!(f.call()?, "\"flakeid_next_id\"()");
+/// assert_eq!(
+///     f.column_default("orders", "id")?,
+///     ["ALTER TABLE \"orders\" ALTER COLUMN \"id\" SET DEFAULT \"flakeid_next_id\"()"],
+/// );
+/// # Ok::<(), crate::IdFunctionError>(())
+/// ```
+///
+/// # The node
+///
+/// The function issues IDs of one node of one lease space, and reserves
+/// that node in the lease table ([`crate::node`], `flakeid_nodes` by
+/// default) so that no application process leases it: the install sets the
+/// node's row to an owner token of its own (`sql:` and 16 hex digits
+/// derived from the function name, space and node, so running the install
+/// again changes nothing), a `holder` naming the function, and a lease
+/// that never ends ([`NodeRow::RESERVED_UNTIL_MILLIS`](flakeid_lease::NodeRow::RESERVED_UNTIL_MILLIS)).
+/// The install fails if a live lease holds the node. Every call of the
+/// function reads the row: it refuses to issue when the row no longer
+/// names its token, and it stamps no ID at or before the row's
+/// `high_water` (the last time the node's previous holders used), so IDs of
+/// the node stay disjoint in time across holders, as between application
+/// processes. [`IdFunction::uninstall`] drops the function, records its
+/// last time as `high_water` and frees the row.
+///
+/// Applications that do not lease their node IDs must be configured so
+/// that none of them uses the function's node.
+///
+/// # What the function guarantees
+///
+/// | | PostgreSQL (15 and later) | MariaDB (10.3 and later) |
+/// |---|---|---|
+/// | state: the last position (tick × 2^sequence bits + sequence) | a sequence, `CACHE 1` | an InnoDB table's `AUTO_INCREMENT` counter |
+/// | kept when the inserting transaction rolls back | yes: sequences are not transactional | yes: `AUTO_INCREMENT` values are not given back |
+/// | kept across a crash for every committed row | yes: the sequence is WAL-logged ahead of its values, and a committing transaction flushes that log | yes: the counter is redo-logged with the insert that moved it (persistent since MariaDB 10.2.4), before the row's commit |
+/// | calls of concurrent transactions | serialised only while the function runs (a session-level advisory lock, released before it returns) | serialised only while the function runs (`GET_LOCK`, released before it returns) |
+/// | clock | `clock_timestamp()`, or [`IdFunction::clock_function`] | the statement's start (`@@timestamp`) plus the time since then (`SYSDATE(6)`), or [`IdFunction::clock_function`] |
+///
+/// On both databases, every call:
+///
+/// * never returns an ID twice, and returns increasing IDs (monotonic per
+///   node), whatever the transactions that called it did (rolled back,
+///   still open, or reading a repeatable-read snapshot: the state is read
+///   outside the snapshot);
+/// * stamps the clock's current tick; when the tick's sequence values are
+///   used up it waits for the next tick, for at most
+///   [`max_wait`](IdFunction::max_wait), then raises an error (it never
+///   wraps the sequence and never stamps a future tick);
+/// * raises an error when the clock reads earlier than the tick of the
+///   node's last ID, not after the row's high-water mark, before the
+///   layout's epoch, or past the layout's last tick;
+/// * raises an error when the lease row no longer reserves the node for it.
+///
+/// Errors are raised as SQLSTATE `P0001` (PostgreSQL) or `45000` (MariaDB)
+/// with a message starting `flakeid:`; an insert that gets one fails and
+/// the transaction can be retried. The state is only ever moved forward:
+/// a refused call on MariaDB uses up one position (the node's next ID has
+/// a sequence number one higher), on PostgreSQL none.
+///
+/// Only the function may touch its state: calling `nextval` on the
+/// sequence, inserting into the state table, or re-creating either lets
+/// the function repeat IDs issued before a clock step back. The state
+/// belongs to one layout: to change the layout, uninstall first.
+///
+/// ## What it costs
+///
+/// Each call reads the node's lease row by its primary key and runs
+/// under a lock that spans only the call: concurrent inserting
+/// transactions wait for each other only while the function runs, never
+/// until one commits. On MariaDB each call also inserts and deletes one row
+/// of the state table; on PostgreSQL a call in a new tick writes the
+/// sequence (`setval`), a call within a tick increments it (`nextval`).
+///
+/// ## Why MariaDB does not use a sequence, and what MySQL 8 needs
+///
+/// A MariaDB `SEQUENCE` is not transactional and would be the natural
+/// state, but the function must move it forward to the clock's tick, and
+/// `SETVAL` takes only literals while stored functions and triggers may
+/// not run dynamic SQL. An InnoDB `AUTO_INCREMENT` counter moves forward
+/// with an explicit insert, is never given back, and is persistent since
+/// MariaDB 10.2.4 and MySQL 8.0.
+///
+/// The MariaDB text uses two MariaDB extensions: `CREATE OR REPLACE
+/// FUNCTION` and an anonymous `BEGIN NOT ATOMIC … END` block (for the
+/// reservation's check and the uninstall). MySQL 8 has neither: it would
+/// need `DROP FUNCTION IF EXISTS` before `CREATE FUNCTION`, and those two
+/// blocks as stored procedures; with binary logging on (MySQL 8's default)
+/// creating the function needs `log_bin_trust_function_creators = 1` or the
+/// `SUPER` privilege. Everything else it uses (`GET_LOCK`, `SIGNAL`,
+/// `SYSDATE(6)`, `@@timestamp`, triggers) exists in MySQL 8, but it is not
+/// tested there.
+///
+/// ## The column default
+///
+/// PostgreSQL takes the function as the column's `DEFAULT`
+/// ([`IdFunction::column_default`]). MariaDB does not allow stored
+/// functions in `DEFAULT`: [`IdFunction::column_default`] writes a `BEFORE
+/// INSERT` trigger that sets the column when the insert gives it no value
+/// (`NULL` or 0), and a `DEFAULT 0` (MariaDB requires a default for
+/// columns an `INSERT … SELECT` leaves out, even when a trigger sets them).
+/// Rows the application inserts with an ID keep their ID.
+///
+/// On MariaDB the function reads the clock from `SYSDATE(6)`, in the
+/// session's time zone: a statement that runs across a daylight-saving
+/// change of that zone is refused (or, for a change forward, stamps IDs an
+/// hour ahead); a server started with `--sysdate-is-now` cannot wait for
+/// the next tick within one statement and refuses after
+/// [`max_wait`](IdFunction::max_wait) instead.
+///
+/// # Names
+///
+/// Every name (function, state, lease table, clock function, table,
+/// column, trigger) is written as a quoted identifier, and refused with
+/// [`SqlNameError`] where the database would not keep it exactly, as
+/// described for [`LocationRange`](flakeid_schemes::LocationRange)'s SQL. The space
+/// and the messages are written as string literals that read the same in
+/// every escaping mode.
+///
+/// The SQL that makes a database issue IDs of one [`BitLayout`] and node;
+/// see above.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdFunction {
+    dialect: Dialect,
+    space: String,
+    layout: BitLayout,
+    node: u64,
+    function: String,
+    state: Option<String>,
+    lease_table: String,
+    clock_function: Option<String>,
+    max_wait: Duration,
+    lock_timeout: Duration,
+}
+
+impl IdFunction {
+    /// The function [`IdFunction::DEFAULT_FUNCTION`] issuing IDs of `layout` for `node`
+    /// of lease space `space`, with the lease table
+    /// [`LeaseOptions::DEFAULT_TABLE`], the database's clock, [`IdFunction::DEFAULT_MAX_WAIT`] and
+    /// [`IdFunction::DEFAULT_LOCK_TIMEOUT`]. Nothing is checked until SQL is written.
+    pub fn new(dialect: Dialect, space: impl Into<String>, layout: BitLayout, node: u64) -> Self {
+        IdFunction {
+            dialect,
+            space: space.into(),
+            layout,
+            node,
+            function: IdFunction::DEFAULT_FUNCTION.to_owned(),
+            state: None,
+            lease_table: LeaseOptions::DEFAULT_TABLE.to_owned(),
+            clock_function: None,
+            max_wait: IdFunction::DEFAULT_MAX_WAIT,
+            lock_timeout: IdFunction::DEFAULT_LOCK_TIMEOUT,
+        }
+    }
+
+    flakeid_core::__private::setters! {
+        /// The function's name (default [`IdFunction::DEFAULT_FUNCTION`]). On PostgreSQL
+        /// the function, its state and the lease table are found through the
+        /// `search_path` in force when [`install`](Self::install) runs.
+        function_name(name: impl Into<String>) => function = name.into();
+
+        /// The name of the state: a sequence on PostgreSQL, a table on MariaDB
+        /// (default: the function's name followed by `_state`).
+        state_name(name: impl Into<String>) => state = Some(name.into());
+
+        /// The lease table (default [`LeaseOptions::DEFAULT_TABLE`]).
+        lease_table(name: impl Into<String>) => lease_table = name.into();
+
+        /// Reads the time from this function (no arguments, returning the Unix
+        /// time in milliseconds as `BIGINT`) instead of the database's clock:
+        /// for tests that set the clock, as [`ManualClock`](flakeid_core::ManualClock)
+        /// does for a generator.
+        clock_function(name: impl Into<String>) => clock_function = Some(name.into());
+
+        /// How long a call waits for the next tick when the current tick's
+        /// sequence values are used up before it raises an error (default
+        /// [`IdFunction::DEFAULT_MAX_WAIT`], at most [`IdFunction::MAX_MAX_WAIT`]; zero raises at
+        /// once). Whole milliseconds.
+        max_wait(max: Duration) => max_wait = max;
+
+        /// MariaDB: how long a call waits for another session's call to finish
+        /// before it raises an error (default [`IdFunction::DEFAULT_LOCK_TIMEOUT`],
+        /// rounded up to whole seconds, 1 s to 1 h).
+        lock_timeout(timeout: Duration) => lock_timeout = timeout;
+    }
+
+    /// The dialect.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> &BitLayout {
+        &self.layout
+    }
+
+    /// The node.
+    pub fn node(&self) -> u64 {
+        self.node
+    }
+
+    /// The lease space.
+    pub fn space(&self) -> &str {
+        &self.space
+    }
+
+    /// The `owner` token the install writes into the node's lease row:
+    /// `sql:` and 16 hex digits derived from the function's name, the
+    /// space and the node.
+    ///
+    /// ```
+    /// use flakeid_core::layout::presets;
+    /// use crate::IdFunction;
+    /// use flakeid_sql::Dialect;
+    /// let f = IdFunction::new(Dialect::MySql, "orders", presets::twitter(), 1);
+    /// assert!(f.owner().starts_with("sql:"));
+    /// assert_eq!(f.owner().len(), 20);
+    /// assert_ne!(f.owner(), f.clone().function_name("other").owner());
+    /// ```
+    pub fn owner(&self) -> String {
+        let mut hash = Fnv::new();
+        hash.write(self.function.as_bytes());
+        hash.write(&[0]);
+        hash.write(self.space.as_bytes());
+        hash.write(&[0]);
+        hash.write(&self.node.to_be_bytes());
+        format!("sql:{:016x}", hash.0)
+    }
+
+    /// The `holder` the install writes into the node's lease row, for
+    /// operators: `SQL function <name>`.
+    pub fn holder(&self) -> String {
+        format!("SQL function {}", self.function)
+            .chars()
+            .take(HOLDER_MAX_CHARS)
+            .collect()
+    }
+
+    /// The expression that calls the function, e.g. for a `DEFAULT` in a
+    /// `CREATE TABLE` (PostgreSQL) or a `SELECT`.
+    ///
+    /// # Errors
+    /// As [`install`](Self::install).
+    pub fn call(&self) -> Result<String, IdFunctionError> {
+        Ok(format!("{}()", self.plan()?.function))
+    }
+
+    /// The statements that create the function, to run in this order on
+    /// one connection (each is one statement, without a trailing `;`):
+    /// the lease table if it is missing, the node's row if it is missing,
+    /// the reservation of the node (an error if a live lease holds it),
+    /// the state if it is missing (an existing state is kept), and the
+    /// function (replacing an existing one).
+    ///
+    /// # Errors
+    /// [`IdFunctionError`] naming the setting that cannot be written.
+    pub fn install(&self) -> Result<Vec<String>, IdFunctionError> {
+        let p = self.plan()?;
+        let lease = self.lease_sql(&p);
+        Ok(vec![
+            lease.create_table(),
+            lease.insert_node_script(&self.space, self.node),
+            match self.dialect {
+                Dialect::Postgres => self.postgres_reserve(&p),
+                _ => self.mariadb_reserve(&p),
+            },
+            self.create_state(&p),
+            match self.dialect {
+                Dialect::Postgres => self.postgres_function(&p),
+                _ => self.mariadb_function(&p),
+            },
+        ])
+    }
+
+    /// The statements that remove the function, to run in this order on one
+    /// connection once no column default or trigger calls it: drop the
+    /// function, free the node's lease row recording the function's last
+    /// time as its `high_water` (so the node's next holder starts after
+    /// it), drop the state. Running them again changes nothing.
+    ///
+    /// # Errors
+    /// As [`install`](Self::install).
+    pub fn uninstall(&self) -> Result<Vec<String>, IdFunctionError> {
+        let p = self.plan()?;
+        Ok(match self.dialect {
+            Dialect::Postgres => vec![
+                format!("DROP FUNCTION IF EXISTS {}()", p.function),
+                self.postgres_release(&p),
+                format!("DROP SEQUENCE IF EXISTS {}", p.state),
+            ],
+            _ => vec![
+                format!("DROP FUNCTION IF EXISTS {}", p.function),
+                self.mariadb_release(&p),
+                format!("DROP TABLE IF EXISTS {}", p.state),
+            ],
+        })
+    }
+
+    /// The statements that make the function fill `column` of `table` when
+    /// an insert gives it no value: PostgreSQL, the column's `DEFAULT`;
+    /// MariaDB, `DEFAULT 0` and a `BEFORE INSERT` trigger named
+    /// `<table>_<column>_flakeid_<n>` (`n` the table name's length in
+    /// characters, so that `a_b`.`c` and `a`.`b_c` get triggers of their
+    /// own) that replaces `NULL` or 0 with the function's ID.
+    ///
+    /// # Errors
+    /// As [`install`](Self::install), also for the table, column and
+    /// trigger names.
+    ///
+    /// ```
+    /// use flakeid_core::layout::presets;
+    /// use crate::IdFunction;
+    /// use flakeid_sql::Dialect;
+    /// let f = IdFunction::new(Dialect::MySql, "orders", presets::twitter(), 1);
+    /// let sql = f.column_default("orders", "id")?;
+    /// assert_eq!(sql[0], "ALTER TABLE `orders` ALTER COLUMN `id` SET DEFAULT 0");
+    /// assert_eq!(
+    ///     sql[1],
+    ///     "CREATE OR REPLACE TRIGGER `orders_id_flakeid_6` BEFORE INSERT ON `orders` FOR EACH ROW \
+    ///      BEGIN IF NEW.`id` IS NULL OR NEW.`id` = 0 THEN SET NEW.`id` = `flakeid_next_id`(); END IF; END"
+    /// );
+    /// # Ok::<(), crate::IdFunctionError>(())
+    /// ```
+    pub fn column_default(
+        &self,
+        table: &str,
+        column: &str,
+    ) -> Result<Vec<String>, IdFunctionError> {
+        let p = self.plan()?;
+        let d = self.dialect;
+        let t = d.identifier("table", table)?;
+        let c = d.identifier("column", column)?;
+        Ok(match d {
+            Dialect::Postgres => vec![format!(
+                "ALTER TABLE {t} ALTER COLUMN {c} SET DEFAULT {}()",
+                p.function
+            )],
+            _ => self.mariadb_column_default(&p, table, column, &t, &c)?,
+        })
+    }
+
+    /// Undoes [`column_default`](Self::column_default): the column has no
+    /// default (and, on MariaDB, no trigger) afterwards.
+    ///
+    /// # Errors
+    /// As [`column_default`](Self::column_default).
+    pub fn drop_column_default(
+        &self,
+        table: &str,
+        column: &str,
+    ) -> Result<Vec<String>, IdFunctionError> {
+        self.plan()?;
+        let d = self.dialect;
+        let t = d.identifier("table", table)?;
+        let c = d.identifier("column", column)?;
+        let drop_default = format!("ALTER TABLE {t} ALTER COLUMN {c} DROP DEFAULT");
+        Ok(match d {
+            Dialect::Postgres => vec![drop_default],
+            _ => vec![self.mariadb_drop_trigger(table, column)?, drop_default],
+        })
+    }
+
+    /// `statements` as a script for the database's command-line client
+    /// (`psql`, `mariadb`): each ends with `;`, and on MariaDB the
+    /// statements with a body are wrapped in `DELIMITER` lines.
+    ///
+    /// ```
+    /// use flakeid_core::layout::presets;
+    /// use crate::IdFunction;
+    /// use flakeid_sql::Dialect;
+    /// let f = IdFunction::new(Dialect::MySql, "orders", presets::twitter(), 1);
+    /// let script = f.script(&f.install()?);
+    /// assert!(script.contains("DELIMITER $$\nCREATE OR REPLACE FUNCTION"));
+    /// # Ok::<(), crate::IdFunctionError>(())
+    /// ```
+    pub fn script(&self, statements: &[String]) -> String {
+        self.dialect.script(statements)
+    }
+
+    /// Checks every setting and works out the numbers the SQL uses.
+    fn plan(&self) -> Result<Plan, IdFunctionError> {
+        let d = self.dialect;
+        if d == Dialect::Sqlite {
+            return Err(IdFunctionError::UnsupportedDialect { dialect: d });
+        }
+        if self.space.contains('\0') {
+            return Err(IdFunctionError::SpaceWithNul {
+                space: self.space.clone(),
+            });
+        }
+        let len = self.space.chars().count();
+        if len == 0 || len > LeaseOptions::MAX_SPACE_LEN {
+            return Err(IdFunctionError::BadSpace {
+                space: self.space.clone(),
+                len,
+            });
+        }
+        let max_node = self.layout.max_node().min(i32::MAX as u64);
+        if self.node > max_node {
+            return Err(IdFunctionError::NodeOutOfRange {
+                node: self.node,
+                max: max_node,
+            });
+        }
+        if self.max_wait > IdFunction::MAX_MAX_WAIT {
+            return Err(IdFunctionError::InvalidOption {
+                option: "max_wait",
+                value: self.max_wait,
+                reason: "a call waits at most one hour",
+            });
+        }
+        if self.lock_timeout.is_zero() || self.lock_timeout > IdFunction::MAX_MAX_WAIT {
+            return Err(IdFunctionError::InvalidOption {
+                option: "lock_timeout",
+                value: self.lock_timeout,
+                reason: "the lock timeout is 1 s to 1 h",
+            });
+        }
+        let state_name = self
+            .state
+            .clone()
+            .unwrap_or_else(|| format!("{}_state", self.function));
+        let state_role = match d {
+            Dialect::Postgres => "state sequence",
+            _ => "state table",
+        };
+        let lease = LeaseSql::with_table(d, &self.lease_table)?;
+        let l = &self.layout;
+        let seq_bits = l.sequence_bits();
+        let (node_shift, seq_shift) = match l.order() {
+            FieldOrder::NodeThenSequence => (seq_bits, 0),
+            FieldOrder::SequenceThenNode => (0, l.node_bits()),
+        };
+        Ok(Plan {
+            lease,
+            function: d.identifier("function", &self.function)?,
+            state: d.identifier(state_role, &state_name)?,
+            state_name,
+            clock: match &self.clock_function {
+                Some(f) => format!("{}()", d.identifier("clock function", f)?),
+                None => match d {
+                    Dialect::Postgres => {
+                        "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS bigint)"
+                            .to_owned()
+                    }
+                    // The statement's start (exact Unix time) plus the
+                    // time since: NOW() and UTC_TIMESTAMP() stand still
+                    // during a statement, SYSDATE() does not.
+                    _ => "((CAST(FLOOR(@@timestamp * 1000000) AS SIGNED) \
+                          + TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))) DIV 1000)"
+                        .to_owned(),
+                },
+            },
+            epoch: l.epoch_millis(),
+            tick: l.tick_millis(),
+            cap: l.capacity_per_tick(),
+            max_tick: l.max_tick(),
+            time_mult: 1u64 << (seq_bits + l.node_bits()),
+            node_term: self.node << node_shift,
+            seq_mult: 1u64 << seq_shift,
+            max_wait: u64::try_from(self.max_wait.as_millis()).unwrap_or(u64::MAX),
+            lock_timeout: self.lock_timeout.as_secs()
+                + u64::from(self.lock_timeout.subsec_nanos() > 0),
+        })
+    }
+
+    fn lit(&self, text: &str) -> String {
+        self.dialect.literal(text)
+    }
+
+    fn col(&self, name: &str) -> String {
+        self.dialect.quote(name)
+    }
+
+    /// The lease table's statements (its name checked by [`plan`](Self::plan)).
+    fn lease_sql<'p>(&self, p: &'p Plan) -> &'p LeaseSql {
+        &p.lease
+    }
+
+    /// Frees the node's row, recording `last_time` (an SQL expression) as
+    /// its high-water mark.
+    fn release_update(&self, p: &Plan, last_time: &str) -> String {
+        self.lease_sql(p)
+            .release_script(&self.space, self.node, &self.owner(), last_time)
+    }
+
+    fn create_state(&self, p: &Plan) -> String {
+        match self.dialect {
+            // Positions run from 1: position 0 would be tick 0, sequence 0.
+            // CACHE 1: every session's nextval continues the last one.
+            Dialect::Postgres => format!(
+                "CREATE SEQUENCE IF NOT EXISTS {} AS bigint MINVALUE 1 MAXVALUE {} START WITH 1 \
+                 CACHE 1 NO CYCLE",
+                p.state,
+                p.max_position()
+            ),
+            _ => format!(
+                "CREATE TABLE IF NOT EXISTS {} ({} BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY) \
+                 ENGINE=InnoDB",
+                p.state,
+                self.col("pos")
+            ),
+        }
+    }
+
+    /// The last millisecond of the tick of position `position` (an SQL
+    /// expression), the function's `high_water` when it is dropped.
+    fn position_end(&self, p: &Plan, position: &str) -> String {
+        let div = if self.dialect == Dialect::Postgres {
+            "/"
+        } else {
+            "DIV"
+        };
+        format!(
+            "{} + ({position} {div} {} + 1) * {} - 1",
+            p.epoch, p.cap, p.tick
+        )
+    }
+}
+
+impl IdFunction {
+    /// The function's name unless [`IdFunction::function_name`] says otherwise.
+    pub const DEFAULT_FUNCTION: &str = "flakeid_next_id";
+
+    /// How long a call waits for the next tick when the current one's sequence
+    /// values are used up, unless [`IdFunction::max_wait`] says otherwise: 1 s.
+    pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(1);
+
+    /// The longest [`IdFunction::max_wait`]: one hour.
+    pub const MAX_MAX_WAIT: Duration = Duration::from_secs(3600);
+
+    /// How long a MariaDB call waits for another session's call to finish
+    /// (`GET_LOCK`'s timeout) unless [`IdFunction::lock_timeout`] says
+    /// otherwise: 10 s. PostgreSQL waits as long as its `lock_timeout` allows.
+    pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+}
+
+/// The lease table's `holder` column holds 255 characters.
+const HOLDER_MAX_CHARS: usize = 255;
+
+/// What the SQL is made of, checked.
+struct Plan {
+    /// The lease table's statements.
+    lease: LeaseSql,
+    function: String,
+    state: String,
+    state_name: String,
+    clock: String,
+    epoch: u64,
+    tick: u64,
+    /// Sequence values per tick.
+    cap: u64,
+    max_tick: u64,
+    time_mult: u64,
+    node_term: u64,
+    seq_mult: u64,
+    max_wait: u64,
+    lock_timeout: u64,
+}
+
+impl Plan {
+    /// The last position, `(max_tick + 1) × cap − 1` (at most `2^63 − 1`).
+    fn max_position(&self) -> u64 {
+        (self.max_tick + 1) * self.cap - 1
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash for the owner token.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flakeid_core::layout::presets;
+
+    fn pg() -> IdFunction {
+        IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 5)
+    }
+
+    #[test]
+    fn sqlite_is_refused() {
+        let f = IdFunction::new(Dialect::Sqlite, "s", presets::twitter(), 1);
+        assert_eq!(
+            f.install().unwrap_err(),
+            IdFunctionError::UnsupportedDialect {
+                dialect: Dialect::Sqlite
+            }
+        );
+    }
+
+    #[test]
+    fn node_and_space_are_checked() {
+        let f = IdFunction::new(Dialect::Postgres, "s", presets::twitter(), 1024);
+        assert_eq!(
+            f.install().unwrap_err(),
+            IdFunctionError::NodeOutOfRange {
+                node: 1024,
+                max: 1023
+            }
+        );
+        let f = IdFunction::new(Dialect::MySql, "", presets::twitter(), 1);
+        assert!(matches!(
+            f.install().unwrap_err(),
+            IdFunctionError::BadSpace { len: 0, .. }
+        ));
+        let long = "x".repeat(LeaseOptions::MAX_SPACE_LEN + 1);
+        let f = IdFunction::new(Dialect::MySql, long, presets::twitter(), 1);
+        assert!(matches!(
+            f.call().unwrap_err(),
+            IdFunctionError::BadSpace { len: 192, .. }
+        ));
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let e = pg()
+            .max_wait(Duration::from_secs(3601))
+            .install()
+            .unwrap_err();
+        assert!(e.to_string().contains("max_wait"), "{e}");
+        let e = pg().lock_timeout(Duration::ZERO).install().unwrap_err();
+        assert!(e.to_string().contains("lock_timeout"), "{e}");
+        assert!(pg().max_wait(Duration::ZERO).install().is_ok());
+    }
+
+    #[test]
+    fn names_are_quoted_or_refused() {
+        let f = pg().function_name("next\"id").lease_table("nodes;--");
+        let sql = f.install().unwrap();
+        assert!(sql[4].starts_with("CREATE OR REPLACE FUNCTION \"next\"\"id\"()"));
+        assert!(sql[0].contains("\"nodes;--\""));
+        // The default state name would be too long for PostgreSQL.
+        let e = pg().function_name("f".repeat(60)).install().unwrap_err();
+        assert!(
+            matches!(
+                e,
+                IdFunctionError::Name(SqlNameError::TooLong {
+                    role: "state sequence",
+                    ..
+                })
+            ),
+            "{e}"
+        );
+        let e = IdFunction::new(Dialect::MySql, "s", presets::twitter(), 1)
+            .clock_function("clock ")
+            .install()
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                IdFunctionError::Name(SqlNameError::TrailingSpace {
+                    role: "clock function",
+                    ..
+                })
+            ),
+            "{e}"
+        );
+        let e = pg().column_default("", "id").unwrap_err();
+        assert!(matches!(
+            e,
+            IdFunctionError::Name(SqlNameError::Empty { role: "table", .. })
+        ));
+    }
+
+    #[test]
+    fn a_name_holding_the_dollar_tag_stays_inside_the_body() {
+        let f = pg().state_name("$flakeid$");
+        let function = &f.install().unwrap()[4];
+        assert!(function.contains("AS $flakeid1$\n"), "{function}");
+        assert!(function.ends_with("$flakeid1$"));
+    }
+
+    #[test]
+    fn space_with_quotes_and_backslashes_is_a_literal() {
+        let f = IdFunction::new(Dialect::MySql, r"o'r\ders", presets::twitter(), 1);
+        let sql = f.install().unwrap();
+        assert!(!sql[1].contains(r"o'r\ders"), "{}", sql[1]);
+        assert!(sql[1].contains("_utf8mb4 X'"), "{}", sql[1]);
+        let f = IdFunction::new(Dialect::Postgres, "o'rders", presets::twitter(), 1);
+        assert!(f.install().unwrap()[1].contains("'o''rders'"));
+    }
+
+    #[test]
+    fn composition_constants_follow_the_field_order() {
+        let twitter = pg().plan().unwrap();
+        assert_eq!(
+            (
+                twitter.time_mult,
+                twitter.node_term,
+                twitter.seq_mult,
+                twitter.cap
+            ),
+            (1 << 22, 5 << 12, 1, 4096)
+        );
+        let sony = IdFunction::new(Dialect::Postgres, "s", presets::sonyflake(), 3)
+            .plan()
+            .unwrap();
+        assert_eq!(
+            (
+                sony.time_mult,
+                sony.node_term,
+                sony.seq_mult,
+                sony.cap,
+                sony.tick
+            ),
+            (1 << 24, 3, 1 << 16, 256, 10)
+        );
+        assert_eq!(twitter.max_position(), (1 << 53) - 1);
+    }
+
+    #[test]
+    fn owner_is_stable_and_distinct() {
+        assert_eq!(pg().owner(), pg().owner());
+        let other_node = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 6);
+        assert_ne!(pg().owner(), other_node.owner());
+        assert_eq!(pg().holder(), "SQL function flakeid_next_id");
+    }
+
+    #[test]
+    fn mysql_script_wraps_bodies_in_a_free_delimiter() {
+        let f = IdFunction::new(Dialect::MySql, "a$$b", presets::twitter(), 1);
+        let script = f.script(&f.install().unwrap());
+        assert!(
+            script.contains("DELIMITER $$$\nBEGIN NOT ATOMIC"),
+            "{script}"
+        );
+        assert!(script.starts_with("CREATE TABLE IF NOT EXISTS `flakeid_nodes`"));
+        let pg = pg();
+        assert!(
+            pg.script(&pg.uninstall().unwrap())
+                .ends_with("DROP SEQUENCE IF EXISTS \"flakeid_next_id_state\";\n")
+        );
+    }
+}

@@ -1,0 +1,787 @@
+//! The offset range scheme; see [`OffsetRanges`].
+
+use thiserror::Error;
+
+/// SQL that gives one location a counter confined to its range (it lives
+/// with the crate's other SQL text, in [`crate::sql`]).
+mod sql;
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/// Per-location offset ranges: location `N` owns `[N·size, (N+1)·size)` of
+/// the ID domain and takes its IDs from its own database sequence (or from a
+/// local counter offset into its range).
+///
+/// ```text
+///   size = 10^5, 3 locations
+///
+///   location 0: [1,       100000)   (0 is never an ID)
+///   location 1: [100000,  200000)   e.g. 100001, 100002, …
+///   location 2: [200000,  300000)
+/// ```
+///
+/// The oldest way to have several writers without a central sequence: start
+/// each location's identity column at a multiple of a large round number and
+/// trust that no location ever issues more than `size` IDs. The library
+/// makes the trust checkable:
+///
+/// * [`OffsetRanges::new`] / [`OffsetRanges::decimal`] refuse configurations
+///   whose last range would leave `1..=2^63 − 1`;
+/// * [`OffsetRanges::compose`] and [`OffsetRanges::check`] fail with
+///   [`OffsetRangeError::Outgrown`] when a location reaches its range's end,
+///   instead of quietly issuing the next location's IDs;
+/// * the SQL of [`LocationRange`] creates per-location sequences whose `MAXVALUE`
+///   is the range's last value, so the database itself refuses to go past it.
+///
+/// **Properties.** Domain `1..=max_locations·size − 1` (within
+/// `1..=2^63 − 1`). Monotonic per location (sharded): each location's IDs
+/// increase, locations interleave. Capacity: `size` IDs per location in
+/// total, at whatever rate its sequence sustains; no end date, but an end
+/// count. Unique per location: the location number, assigned by whoever
+/// deploys the locations; two writers sharing a number must share its
+/// sequence. IDs reveal no time, but reveal their location and how many IDs
+/// it has issued.
+///
+/// ```
+/// use crate::OffsetRanges;
+/// use crate::OffsetRangeError;
+///
+/// let ranges = OffsetRanges::decimal(5, 20)?; // 20 locations of 10^5 IDs
+/// assert_eq!(ranges.compose(1, 1)?, 100_001);
+/// assert_eq!(ranges.decompose(200_042)?, (2, 42));
+/// assert_eq!(
+///     ranges.compose(1, 100_000),
+///     Err(OffsetRangeError::Outgrown { location: 1, value: 200_000, end: 200_000 })
+/// );
+/// # Ok::<(), OffsetRangeError>(())
+/// ```
+///
+/// # Database-produced IDs, the baseline
+///
+/// Each location's sequence is an ordinary database-produced key
+/// (`AUTO_INCREMENT`, `IDENTITY`, `SERIAL`, a sequence, a compare-and-swap
+/// counter), the scheme every other one is compared with. It is fully
+/// monotonic, uses the whole positive BIGINT domain and needs no
+/// configuration, but:
+///
+/// * the application learns an ID only after a round trip (the insert's
+///   `RETURNING`/`LAST_INSERT_ID()`, or a `nextval` before it), so latency
+///   is bound by the database's;
+/// * entities that refer to each other (cycles, or a parent and children
+///   built in memory) cannot be inserted in one go without stub rows or
+///   deferred updates;
+/// * the counter is one point every writer goes through, which bounds the
+///   write rate (fine for users or accounts, thousands per second) and does
+///   not extend to several primaries or offline writers.
+///
+/// It is also what a block allocator reserves from: one counter step per
+/// block instead of one per ID (see [`shortkey`](flakeid_segment::ShortKeys) and
+/// [`DecimalIdScheme`](crate::DecimalIdScheme)). flakeid has no API for it; the ORMs
+/// support it directly (SeaORM `auto_increment`, Diesel `RETURNING` or
+/// `LAST_INSERT_ID()`).
+///
+/// A validated split of `1..=2^63 − 1` into equal ranges, one per location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OffsetRanges {
+    range_size: u64,
+    max_locations: u64,
+}
+
+/// The values one location owns: `start..end` (`start` is 1 for location 0,
+/// `N·size` otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LocationRange {
+    /// The location.
+    pub location: u64,
+    /// The first value of the range.
+    pub start: u64,
+    /// The first value past the range.
+    pub end: u64,
+}
+
+impl LocationRange {
+    /// The last value of the range (`end − 1`).
+    ///
+    /// ```
+    /// use crate::OffsetRanges;
+    /// let r = OffsetRanges::decimal(2, 5)?.range(3)?;
+    /// assert_eq!((r.start, r.last(), r.end), (300, 399, 400));
+    /// # Ok::<(), crate::OffsetRangeError>(())
+    /// ```
+    pub const fn last(&self) -> u64 {
+        self.end - 1
+    }
+
+    /// Whether `value` is in the range.
+    ///
+    /// ```
+    /// use crate::OffsetRanges;
+    /// let r = OffsetRanges::decimal(2, 5)?.range(0)?;
+    /// assert!(!r.contains(0) && r.contains(1) && r.contains(99) && !r.contains(100));
+    /// # Ok::<(), crate::OffsetRangeError>(())
+    /// ```
+    pub const fn contains(&self, value: u64) -> bool {
+        self.start <= value && value < self.end
+    }
+
+    /// How many IDs the range holds (one fewer for location 0, which skips 0).
+    ///
+    /// ```
+    /// use crate::OffsetRanges;
+    /// let ranges = OffsetRanges::decimal(2, 5)?;
+    /// assert_eq!(ranges.range(0)?.capacity(), 99);
+    /// assert_eq!(ranges.range(4)?.capacity(), 100);
+    /// # Ok::<(), crate::OffsetRangeError>(())
+    /// ```
+    pub const fn capacity(&self) -> u64 {
+        self.end - self.start
+    }
+}
+
+impl OffsetRanges {
+    /// `max_locations` ranges of `range_size` values each.
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::RangeSizeTooSmall`] for a size below 2,
+    /// [`OffsetRangeError::NoLocations`] for 0 locations, and
+    /// [`OffsetRangeError::TooManyLocations`] when the last range would end
+    /// past `2^63 − 1`.
+    ///
+    /// ```
+    /// use crate::OffsetRanges;
+    /// use crate::OffsetRangeError;
+    ///
+    /// let ranges = OffsetRanges::new(1 << 32, 1 << 31)?;
+    /// assert_eq!(ranges.range((1 << 31) - 1)?.last(), i64::MAX as u64);
+    /// assert_eq!(
+    ///     OffsetRanges::new(1 << 32, (1 << 31) + 1),
+    ///     Err(OffsetRangeError::TooManyLocations {
+    ///         range_size: 1 << 32,
+    ///         max_locations: (1 << 31) + 1,
+    ///         max: 1 << 31,
+    ///     })
+    /// );
+    /// # Ok::<(), OffsetRangeError>(())
+    /// ```
+    pub const fn new(range_size: u64, max_locations: u64) -> Result<Self, OffsetRangeError> {
+        if range_size < 2 {
+            return Err(OffsetRangeError::RangeSizeTooSmall { range_size });
+        }
+        if max_locations == 0 {
+            return Err(OffsetRangeError::NoLocations);
+        }
+        let max = DOMAIN_END / range_size;
+        if max_locations > max {
+            return Err(OffsetRangeError::TooManyLocations {
+                range_size,
+                max_locations,
+                max,
+            });
+        }
+        Ok(Self {
+            range_size,
+            max_locations,
+        })
+    }
+
+    /// `max_locations` ranges of `10^exponent` values each (IDs whose
+    /// leading digits are the location).
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::ExponentTooLarge`] for an exponent above 18, and
+    /// the errors of [`new`](Self::new) (exponent 0 gives a size of 1, too small).
+    ///
+    /// ```
+    /// use crate::OffsetRanges;
+    /// use crate::OffsetRangeError;
+    ///
+    /// assert_eq!(OffsetRanges::decimal(5, 20)?.range_size(), 100_000);
+    /// // 10 ranges of 10^18 would end at 10^19 > 2^63 − 1.
+    /// assert!(matches!(
+    ///     OffsetRanges::decimal(18, 10),
+    ///     Err(OffsetRangeError::TooManyLocations { max: 9, .. })
+    /// ));
+    /// # Ok::<(), OffsetRangeError>(())
+    /// ```
+    pub const fn decimal(exponent: u32, max_locations: u64) -> Result<Self, OffsetRangeError> {
+        if exponent > 18 {
+            return Err(OffsetRangeError::ExponentTooLarge { exponent });
+        }
+        Self::new(10u64.pow(exponent), max_locations)
+    }
+
+    /// Values per location.
+    pub const fn range_size(&self) -> u64 {
+        self.range_size
+    }
+
+    /// How many locations there are (locations are `0..max_locations`).
+    pub const fn max_locations(&self) -> u64 {
+        self.max_locations
+    }
+
+    /// The values `location` owns.
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::LocationOutOfRange`] for a location without a range.
+    ///
+    /// ```
+    /// use crate::{LocationRange, OffsetRanges};
+    /// let ranges = OffsetRanges::decimal(5, 20)?;
+    /// assert_eq!(ranges.range(0)?, LocationRange { location: 0, start: 1, end: 100_000 });
+    /// assert_eq!(ranges.range(7)?, LocationRange { location: 7, start: 700_000, end: 800_000 });
+    /// assert!(ranges.range(20).is_err());
+    /// # Ok::<(), crate::OffsetRangeError>(())
+    /// ```
+    pub const fn range(&self, location: u64) -> Result<LocationRange, OffsetRangeError> {
+        if location >= self.max_locations {
+            return Err(OffsetRangeError::LocationOutOfRange {
+                location,
+                max_locations: self.max_locations,
+            });
+        }
+        // Cannot overflow: `new` checked max_locations · size <= 2^63.
+        let offset = location * self.range_size;
+        Ok(LocationRange {
+            location,
+            start: if offset == 0 { 1 } else { offset },
+            end: offset + self.range_size,
+        })
+    }
+
+    /// The ID `location · size + local`, for a location counting `local`
+    /// from 0 (from 1 at location 0).
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::LocationOutOfRange`] for a location without a
+    /// range, [`OffsetRangeError::Outgrown`] when `local` does not fit the
+    /// range, and [`OffsetRangeError::BelowRange`] for `(0, 0)`, which would
+    /// be the ID 0.
+    ///
+    /// ```
+    /// use crate::OffsetRanges;
+    /// use crate::OffsetRangeError;
+    ///
+    /// let ranges = OffsetRanges::decimal(2, 3)?;
+    /// assert_eq!(ranges.compose(2, 99)?, 299);
+    /// assert_eq!(
+    ///     ranges.compose(2, 100),
+    ///     Err(OffsetRangeError::Outgrown { location: 2, value: 300, end: 300 })
+    /// );
+    /// assert!(matches!(ranges.compose(0, 0), Err(OffsetRangeError::BelowRange { .. })));
+    /// # Ok::<(), OffsetRangeError>(())
+    /// ```
+    pub const fn compose(&self, location: u64, local: u64) -> Result<u64, OffsetRangeError> {
+        let range = match self.range(location) {
+            Ok(range) => range,
+            Err(e) => return Err(e),
+        };
+        let offset = location * self.range_size;
+        if local >= self.range_size {
+            return Err(OffsetRangeError::Outgrown {
+                location,
+                value: offset.saturating_add(local),
+                end: range.end,
+            });
+        }
+        let id = offset + local;
+        if id < range.start {
+            return Err(OffsetRangeError::BelowRange {
+                location,
+                value: id,
+                start: range.start,
+            });
+        }
+        Ok(id)
+    }
+
+    /// The location and local counter of an ID: `(id / size, id % size)`.
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::NotInAnyRange`] for 0 and for values at or past
+    /// the last range's end (which includes everything above `2^63 − 1`).
+    ///
+    /// ```
+    /// use crate::OffsetRanges;
+    /// let ranges = OffsetRanges::decimal(2, 3)?;
+    /// assert_eq!(ranges.decompose(1)?, (0, 1));
+    /// assert_eq!(ranges.decompose(299)?, (2, 99));
+    /// assert!(ranges.decompose(0).is_err());
+    /// assert!(ranges.decompose(300).is_err());
+    /// # Ok::<(), crate::OffsetRangeError>(())
+    /// ```
+    pub const fn decompose(&self, id: u64) -> Result<(u64, u64), OffsetRangeError> {
+        let location = id / self.range_size;
+        if id == 0 || location >= self.max_locations {
+            return Err(OffsetRangeError::NotInAnyRange {
+                id,
+                end: self.max_locations * self.range_size,
+            });
+        }
+        Ok((location, id % self.range_size))
+    }
+
+    /// Checks that `id` (e.g. just taken from `location`'s sequence) lies in
+    /// `location`'s range; returns its local counter.
+    ///
+    /// Use it on every value a location's counter hands out when the
+    /// database does not enforce the range itself (MySQL `AUTO_INCREMENT`,
+    /// a sequence created without `MAXVALUE`, a local counter).
+    ///
+    /// # Errors
+    /// [`OffsetRangeError::LocationOutOfRange`] for a location without a
+    /// range, [`OffsetRangeError::Outgrown`] when `id` is at or past the
+    /// range's end, [`OffsetRangeError::BelowRange`] when it is below its start.
+    ///
+    /// ```
+    /// use crate::OffsetRanges;
+    /// use crate::OffsetRangeError;
+    ///
+    /// let ranges = OffsetRanges::decimal(2, 3)?;
+    /// assert_eq!(ranges.check(142, 1)?, 42);
+    /// assert_eq!(
+    ///     ranges.check(200, 1),
+    ///     Err(OffsetRangeError::Outgrown { location: 1, value: 200, end: 200 })
+    /// );
+    /// # Ok::<(), OffsetRangeError>(())
+    /// ```
+    pub const fn check(&self, id: u64, location: u64) -> Result<u64, OffsetRangeError> {
+        let range = match self.range(location) {
+            Ok(range) => range,
+            Err(e) => return Err(e),
+        };
+        if id >= range.end {
+            return Err(OffsetRangeError::Outgrown {
+                location,
+                value: id,
+                end: range.end,
+            });
+        }
+        if id < range.start {
+            return Err(OffsetRangeError::BelowRange {
+                location,
+                value: id,
+                start: range.start,
+            });
+        }
+        Ok(id - location * self.range_size)
+    }
+}
+
+/// Offset ranges that cannot be configured, or an ID outside its location's
+/// range (see [`OffsetRanges`](crate::OffsetRanges)).
+///
+/// ```
+/// use crate::{OffsetRangeError, OffsetRanges};
+///
+/// assert_eq!(OffsetRanges::new(1, 10), Err(OffsetRangeError::RangeSizeTooSmall { range_size: 1 }));
+/// let ranges = OffsetRanges::decimal(3, 4)?; // 4 locations of 1,000 values
+/// // Location 1's counter reached 2,000, location 2's first ID.
+/// let e = ranges.check(2_000, 1).unwrap_err();
+/// assert_eq!(e, OffsetRangeError::Outgrown { location: 1, value: 2_000, end: 2_000 });
+/// assert_eq!(e.to_string(), "location 1 outgrew its range: 2000 is not below the range's end 2000");
+/// # Ok::<(), OffsetRangeError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum OffsetRangeError {
+    /// The range size is below 2 (location 0's range `[1, size)` would be empty).
+    #[error("range size {range_size} is too small: each location needs at least 2 values")]
+    RangeSizeTooSmall {
+        /// The range size given.
+        range_size: u64,
+    },
+    /// `10^k` does not fit a positive BIGINT.
+    #[error("range size 10^{exponent} does not fit 1..=2^63-1: the largest exponent is 18")]
+    ExponentTooLarge {
+        /// The exponent given.
+        exponent: u32,
+    },
+    /// No locations were asked for.
+    #[error("max_locations must be at least 1, got 0")]
+    NoLocations,
+    /// The last location's range would end past `2^63 − 1`.
+    #[error(
+        "{max_locations} locations of {range_size} values do not fit 1..=2^63-1: \
+         at most {max} locations fit"
+    )]
+    TooManyLocations {
+        /// The range size.
+        range_size: u64,
+        /// The number of locations given.
+        max_locations: u64,
+        /// How many locations of this size fit.
+        max: u64,
+    },
+    /// The location has no range.
+    #[error("location {location} is out of range: locations are 0..{max_locations}")]
+    LocationOutOfRange {
+        /// The location given.
+        location: u64,
+        /// The number of locations.
+        max_locations: u64,
+    },
+    /// The location used up its range: the value is at or past the range's end.
+    #[error("location {location} outgrew its range: {value} is not below the range's end {end}")]
+    Outgrown {
+        /// The location.
+        location: u64,
+        /// The value that does not fit (saturated at `u64::MAX`).
+        value: u64,
+        /// The first value past the location's range.
+        end: u64,
+    },
+    /// The value is below the location's range (another location's ID, or 0).
+    #[error("{value} is below location {location}'s range, which starts at {start}")]
+    BelowRange {
+        /// The location.
+        location: u64,
+        /// The value.
+        value: u64,
+        /// The first value of the location's range.
+        start: u64,
+    },
+    /// The value is in no location's range (0, or at or past the last range's end).
+    #[error("{id} is in no location's range: the ranges cover 1..{end}")]
+    NotInAnyRange {
+        /// The value.
+        id: u64,
+        /// The first value past the last location's range.
+        end: u64,
+    },
+}
+
+/// The first value past the positive BIGINT domain.
+const DOMAIN_END: u64 = 1 << 63;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flakeid_sql::SqlNameError;
+
+    const MAX_ID: u64 = i64::MAX as u64;
+
+    #[test]
+    fn config_edges() {
+        assert_eq!(
+            OffsetRanges::new(0, 1),
+            Err(OffsetRangeError::RangeSizeTooSmall { range_size: 0 })
+        );
+        assert_eq!(
+            OffsetRanges::new(1, 1),
+            Err(OffsetRangeError::RangeSizeTooSmall { range_size: 1 })
+        );
+        assert_eq!(
+            OffsetRanges::decimal(0, 1),
+            Err(OffsetRangeError::RangeSizeTooSmall { range_size: 1 })
+        );
+        assert_eq!(OffsetRanges::new(2, 0), Err(OffsetRangeError::NoLocations));
+        assert_eq!(
+            OffsetRanges::decimal(19, 1),
+            Err(OffsetRangeError::ExponentTooLarge { exponent: 19 })
+        );
+        assert_eq!(
+            OffsetRanges::decimal(u32::MAX, 1),
+            Err(OffsetRangeError::ExponentTooLarge { exponent: u32::MAX })
+        );
+        // Exactly filling the domain is fine; one more location is not.
+        let full = OffsetRanges::new(2, 1 << 62).expect("2^62 ranges of 2");
+        assert_eq!(full.range((1 << 62) - 1).expect("last").last(), MAX_ID);
+        assert_eq!(
+            OffsetRanges::new(2, (1 << 62) + 1),
+            Err(OffsetRangeError::TooManyLocations {
+                range_size: 2,
+                max_locations: (1 << 62) + 1,
+                max: 1 << 62
+            })
+        );
+        let nine = OffsetRanges::decimal(18, 9).expect("9 ranges of 10^18");
+        assert_eq!(nine.range(8).expect("last").last(), 9 * 10u64.pow(18) - 1);
+        // One range as large as the domain: location 0 owns all of it.
+        let one = OffsetRanges::new(1 << 63, 1).expect("one range");
+        assert_eq!(
+            one.range(0),
+            Ok(LocationRange {
+                location: 0,
+                start: 1,
+                end: 1 << 63
+            })
+        );
+        assert_eq!(one.compose(0, MAX_ID), Ok(MAX_ID));
+        assert_eq!(one.decompose(MAX_ID), Ok((0, MAX_ID)));
+        assert!(OffsetRanges::new(u64::MAX, 1).is_err());
+    }
+
+    #[test]
+    fn location_out_of_range_is_an_error_everywhere() {
+        let ranges = OffsetRanges::decimal(2, 3).expect("config");
+        let err = OffsetRangeError::LocationOutOfRange {
+            location: 3,
+            max_locations: 3,
+        };
+        assert_eq!(ranges.range(3), Err(err.clone()));
+        assert_eq!(ranges.compose(3, 1), Err(err.clone()));
+        assert_eq!(ranges.check(301, 3), Err(err));
+        assert_eq!(
+            ranges.decompose(300),
+            Err(OffsetRangeError::NotInAnyRange { id: 300, end: 300 })
+        );
+        assert_eq!(
+            ranges.decompose(u64::MAX),
+            Err(OffsetRangeError::NotInAnyRange {
+                id: u64::MAX,
+                end: 300
+            })
+        );
+    }
+
+    #[test]
+    fn location_zero_skips_zero() {
+        let ranges = OffsetRanges::decimal(2, 3).expect("config");
+        assert_eq!(
+            ranges.compose(0, 0),
+            Err(OffsetRangeError::BelowRange {
+                location: 0,
+                value: 0,
+                start: 1
+            })
+        );
+        assert_eq!(
+            ranges.check(0, 0),
+            Err(OffsetRangeError::BelowRange {
+                location: 0,
+                value: 0,
+                start: 1
+            })
+        );
+        assert_eq!(
+            ranges.decompose(0),
+            Err(OffsetRangeError::NotInAnyRange { id: 0, end: 300 })
+        );
+        assert_eq!(ranges.compose(0, 1), Ok(1));
+    }
+
+    #[test]
+    fn outgrowing_is_detected_not_wrapped_into_the_next_location() {
+        let ranges = OffsetRanges::decimal(2, 3).expect("config");
+        assert_eq!(ranges.compose(1, 99), Ok(199));
+        assert_eq!(
+            ranges.compose(1, 100),
+            Err(OffsetRangeError::Outgrown {
+                location: 1,
+                value: 200,
+                end: 200
+            })
+        );
+        assert_eq!(
+            ranges.compose(2, u64::MAX),
+            Err(OffsetRangeError::Outgrown {
+                location: 2,
+                value: u64::MAX,
+                end: 300
+            })
+        );
+        assert_eq!(ranges.check(199, 1), Ok(99));
+        assert_eq!(
+            ranges.check(200, 1),
+            Err(OffsetRangeError::Outgrown {
+                location: 1,
+                value: 200,
+                end: 200
+            })
+        );
+        assert_eq!(
+            ranges.check(99, 1),
+            Err(OffsetRangeError::BelowRange {
+                location: 1,
+                value: 99,
+                start: 100
+            })
+        );
+        let message = ranges.compose(1, 100).expect_err("outgrown").to_string();
+        assert_eq!(
+            message,
+            "location 1 outgrew its range: 200 is not below the range's end 200"
+        );
+    }
+
+    #[test]
+    fn compose_decompose_round_trip_over_every_value() {
+        let ranges = OffsetRanges::new(7, 5).expect("config");
+        for id in 1..35 {
+            let (location, local) = ranges.decompose(id).expect("in a range");
+            assert_eq!(ranges.compose(location, local), Ok(id));
+            assert_eq!(ranges.check(id, location), Ok(local));
+            assert!(ranges.range(location).expect("range").contains(id));
+        }
+    }
+
+    #[test]
+    fn sql_quotes_names() {
+        let range = OffsetRanges::decimal(2, 3)
+            .and_then(|r| r.range(2))
+            .expect("range");
+        let ok = |sql: Result<String, SqlNameError>| sql.expect("a name the database keeps");
+        assert_eq!(
+            ok(LocationRange::postgres_next_value(r#"we"ird's"#)),
+            r#"nextval('"we""ird''s"')"#
+        );
+        assert_eq!(
+            ok(LocationRange::mariadb_next_value("a`b")),
+            "NEXT VALUE FOR `a``b`"
+        );
+        assert!(ok(range.postgres_create_sequence("S")).contains("\"S\" AS bigint"));
+        assert!(ok(range.mysql_range_trigger("t", "o'k", "id")).contains("'o''k.id outside"));
+        assert_eq!(
+            ok(LocationRange::sqlite_next_value(r#"a"b\"#)),
+            r#"UPDATE "a""b\" SET next = next + 1 RETURNING next - 1 AS value"#
+        );
+    }
+
+    #[test]
+    fn literals_with_a_backslash_read_the_same_in_every_escaping_mode() {
+        let range = OffsetRanges::decimal(2, 3)
+            .and_then(|r| r.range(1))
+            .expect("range");
+        // PostgreSQL: an E'' string, whose escapes do not depend on
+        // `standard_conforming_strings`.
+        assert_eq!(
+            LocationRange::postgres_next_value(r"a\b'c").expect("name"),
+            r#"nextval(E'"a\\b''c"')"#
+        );
+        // MySQL: the message as a hex string, which has no escapes at all.
+        let trigger = range.mysql_range_trigger("t", r"a\", "id").expect("names");
+        let hex: String = r"a\.id outside location 1's range [100, 200)"
+            .bytes()
+            .map(|b| format!("{b:02X}"))
+            .collect();
+        assert!(
+            trigger.contains(&format!("MESSAGE_TEXT = _utf8mb4 X'{hex}';")),
+            "{trigger}"
+        );
+        assert!(trigger.contains("ON `a\\` FOR EACH ROW"), "{trigger}");
+    }
+
+    #[test]
+    fn mysql_trigger_message_stays_within_128_characters() {
+        let range = OffsetRanges::new(1 << 32, 1 << 31)
+            .and_then(|r| r.range((1 << 31) - 1))
+            .expect("the last range of the domain");
+        let long = "t".repeat(64);
+        let trigger = range.mysql_range_trigger("t", &long, &long).expect("names");
+        let message = format!(
+            "value outside location {}'s range [{}, {})",
+            range.location, range.start, range.end
+        );
+        assert!(message.chars().count() <= 128, "{message}");
+        let literal = format!("'{}'", message.replace('\'', "''"));
+        assert!(trigger.contains(&literal), "{trigger}");
+        // Names that fit are kept.
+        let short = range.mysql_range_trigger("t", "o", "id").expect("names");
+        assert!(short.contains("'o.id outside location"), "{short}");
+    }
+
+    #[test]
+    fn names_the_database_would_not_keep_are_refused() {
+        let range = OffsetRanges::decimal(2, 3)
+            .and_then(|r| r.range(1))
+            .expect("range");
+        assert_eq!(
+            LocationRange::postgres_next_value(""),
+            Err(SqlNameError::Empty {
+                role: "sequence",
+                dialect: "PostgreSQL"
+            })
+        );
+        assert_eq!(
+            range.mariadb_create_sequence("a\0b"),
+            Err(SqlNameError::Nul {
+                role: "sequence",
+                name: "a\0b".to_owned(),
+                dialect: "MySQL/MariaDB"
+            })
+        );
+        assert!(matches!(
+            range.sqlite_create_counter("\0"),
+            Err(SqlNameError::Nul {
+                dialect: "SQLite",
+                ..
+            })
+        ));
+        // PostgreSQL: 63 bytes are kept, 64 would be cut.
+        let at_limit = format!("{}x", "é".repeat(31));
+        assert_eq!(at_limit.len(), 63);
+        assert!(range.postgres_create_sequence(&at_limit).is_ok());
+        let over = format!("{at_limit}y");
+        let err = range.postgres_create_sequence(&over).expect_err("64 bytes");
+        assert_eq!(
+            err,
+            SqlNameError::TooLong {
+                role: "sequence",
+                name: over.clone(),
+                dialect: "PostgreSQL",
+                len: 64,
+                max: 63,
+                unit: "bytes"
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the sequence name {over:?} is 64 bytes long, but PostgreSQL names hold at most \
+                 63 bytes"
+            )
+        );
+        // MySQL/MariaDB: 64 characters (of any width up to U+FFFF) are kept.
+        let at_limit = "é".repeat(64);
+        assert!(range.mariadb_create_sequence(&at_limit).is_ok());
+        assert!(matches!(
+            range.mysql_auto_increment_start(&format!("{at_limit}x")),
+            Err(SqlNameError::TooLong {
+                role: "table",
+                len: 65,
+                max: 64,
+                unit: "characters",
+                ..
+            })
+        ));
+        let err = range
+            .mysql_range_trigger("t", "o", "smile 😀")
+            .expect_err("emoji");
+        assert_eq!(
+            err,
+            SqlNameError::CharacterAboveBmp {
+                role: "column",
+                name: "smile 😀".to_owned(),
+                character: '😀'
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "the column name \"smile 😀\" contains '😀' (U+1F600), above U+FFFF, which MySQL \
+             and MariaDB do not allow in names"
+        );
+        assert_eq!(
+            range.mysql_range_trigger("t ", "o", "id"),
+            Err(SqlNameError::TrailingSpace {
+                role: "trigger",
+                name: "t ".to_owned()
+            })
+        );
+        // PostgreSQL and SQLite keep both.
+        assert!(LocationRange::postgres_next_value("smile 😀 ").is_ok());
+        assert!(LocationRange::sqlite_next_value("smile 😀 ").is_ok());
+        // SQLite keeps `sqlite_` names for itself.
+        assert_eq!(
+            LocationRange::sqlite_next_value("SQLite_counter"),
+            Err(SqlNameError::ReservedPrefix {
+                role: "counter table",
+                name: "SQLite_counter".to_owned()
+            })
+        );
+        assert!(LocationRange::sqlite_next_value("sqlite").is_ok());
+        assert!(LocationRange::postgres_next_value("sqlite_counter").is_ok());
+    }
+}
