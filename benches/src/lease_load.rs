@@ -15,12 +15,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::presets;
-use flakeid_core::node::{
-    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, NodeRow, NodeTable,
-    ReleaseRequest, RenewRequest, Renewal,
-};
+use flakeid_lease::{AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, NodeRow, NodeTable, ReleaseRequest, RenewRequest, Renewal};
 use flakeid_core::runtime::Sleep;
-use flakeid_core::store::StoreError;
+use flakeid_sql::StoreError;
 
 use crate::BenchError;
 
@@ -295,7 +292,7 @@ where
             let t = Instant::now();
             let (lease, renewal) = options.claim_async(store, runtime).await?;
             tokio::spawn(renewal);
-            Ok::<_, flakeid_core::node::LeaseError>((lease, t.elapsed()))
+            Ok::<_, flakeid_lease::LeaseError>((lease, t.elapsed()))
         }));
     }
     // Every receiver exists already: no task misses the signal.

@@ -64,7 +64,7 @@ pub enum BenchError {
     Config(#[from] ConfigError),
     /// flakeid could not lease a node.
     #[error("flakeid could not lease a node: {0}")]
-    Lease(#[from] flakeid_core::node::LeaseError),
+    Lease(#[from] flakeid_lease::LeaseError),
     /// A command-line argument or size was unusable.
     #[error("{0}")]
     Argument(String),

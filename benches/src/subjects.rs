@@ -14,7 +14,7 @@ use ferroid::id::SnowflakeTwitterId;
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use flakeid_core::layout::presets;
 use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_core::node::{LeaseOptions, MemoryLeaseStore, NodeLease};
+use flakeid_lease::{LeaseOptions, MemoryLeaseStore, NodeLease};
 use flakeid_core::{Clock, Generator, MonotonicClock, SequenceExhaustion, global};
 
 use crate::BenchError;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flakeid_benches::lease_load::{self, LoadConfig, StoreStats};
-use flakeid_core::node::MemoryLeaseStore;
+use flakeid_lease::MemoryLeaseStore;
 use flakeid_core::runtime::Sleep;
 
 #[derive(Clone, Copy)]

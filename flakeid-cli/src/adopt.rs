@@ -4,10 +4,10 @@
 
 use std::time::{Duration, SystemTime};
 
-use flakeid_core::adopt::{AdoptError, Adoption};
+use flakeid_adopt::{AdoptError, Adoption};
 use flakeid_core::encoding::format_rfc3339;
-use flakeid_core::id_function::IdFunction;
-use flakeid_core::sql::Dialect;
+use flakeid_id_function::IdFunction;
+use flakeid_sql::Dialect;
 use flakeid_seaorm::SeaOrmExecutor;
 
 use crate::args::{AdoptArgs, CliError};

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand, ValueEnum};
 use flakeid_core::encoding::TextForm as Encoding;
 use flakeid_core::layout::{BitLayout, Domain, FieldOrder, presets};
-use flakeid_core::sql::Dialect;
+use flakeid_sql::Dialect;
 
 /// A failure: a bad argument (exit code 2, as clap's own) or a failed
 /// operation (exit code 1).
@@ -251,13 +251,13 @@ pub(crate) struct FunctionArgs {
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
     /// The function's name.
-    #[arg(long, default_value = flakeid_core::id_function::IdFunction::DEFAULT_FUNCTION)]
+    #[arg(long, default_value = flakeid_id_function::IdFunction::DEFAULT_FUNCTION)]
     pub(crate) function: String,
     /// The name of the function's state (default: the function's name followed by `_state`).
     #[arg(long)]
     pub(crate) state: Option<String>,
     /// The lease table.
-    #[arg(long, default_value = flakeid_core::node::LeaseOptions::DEFAULT_TABLE)]
+    #[arg(long, default_value = flakeid_lease::LeaseOptions::DEFAULT_TABLE)]
     pub(crate) lease_table: String,
     /// A table whose key column the function fills (with --column).
     #[arg(long, requires = "column")]
@@ -326,7 +326,7 @@ pub(crate) struct AdoptArgs {
     #[arg(long, requires = "space")]
     pub(crate) node: Option<u64>,
     /// The ID function's name.
-    #[arg(long, default_value = flakeid_core::id_function::IdFunction::DEFAULT_FUNCTION)]
+    #[arg(long, default_value = flakeid_id_function::IdFunction::DEFAULT_FUNCTION)]
     pub(crate) function: String,
     /// Print the down script (back to auto-increment) instead.
     #[arg(long)]
@@ -345,7 +345,7 @@ pub(crate) struct DecodeFunctionsArgs {
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
     /// The functions' names start with this and `_`.
-    #[arg(long, default_value = flakeid_core::id_function::DecodeFunctions::DEFAULT_PREFIX)]
+    #[arg(long, default_value = flakeid_id_function::DecodeFunctions::DEFAULT_PREFIX)]
     pub(crate) prefix: String,
     /// Keys below this value read as NULL: issued before the table switched to flake keys.
     #[arg(long, value_name = "KEY")]

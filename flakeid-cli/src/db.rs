@@ -5,7 +5,7 @@
 use std::str::FromStr as _;
 use std::time::Duration;
 
-use flakeid_core::sql::Dialect;
+use flakeid_sql::Dialect;
 use sea_orm::{Database, DatabaseConnection};
 
 use crate::args::CliError;

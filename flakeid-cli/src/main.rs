@@ -13,9 +13,9 @@ use clap::{Parser, Subcommand};
 use flakeid_core::Generator;
 use flakeid_core::encoding::TextForm as Encoding;
 use flakeid_core::encoding::format_rfc3339;
-use flakeid_core::id_function::{DecodeFunctions, IdFunction, IdPart};
+use flakeid_id_function::{DecodeFunctions, IdFunction, IdPart};
 use flakeid_core::layout::presets;
-use flakeid_core::sql::Dialect;
+use flakeid_sql::Dialect;
 
 use args::{
     CliError, DecodeFunctionsArgs, DialectArg, FunctionArgs, IdText, LayoutArgs, SqlCommand,
@@ -125,7 +125,7 @@ enum Command {
         #[arg(long)]
         space: Option<String>,
         /// The lease table.
-        #[arg(long, default_value = flakeid_core::node::LeaseOptions::DEFAULT_TABLE)]
+        #[arg(long, default_value = flakeid_lease::LeaseOptions::DEFAULT_TABLE)]
         table: String,
         /// Print JSON instead of text.
         #[arg(long)]

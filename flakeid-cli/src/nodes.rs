@@ -4,8 +4,8 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use flakeid_core::encoding::format_rfc3339;
-use flakeid_core::node::{AsyncLeaseStore as _, NodeRow, NodeTable, SqlLeaseStore};
-use flakeid_core::sql::Dialect;
+use flakeid_lease::{AsyncLeaseStore as _, NodeRow, NodeTable, SqlLeaseStore};
+use flakeid_sql::Dialect;
 use flakeid_seaorm::SeaOrmExecutor;
 
 use crate::args::CliError;
@@ -14,7 +14,7 @@ use crate::db;
 pub(crate) fn run(url: &str, space: Option<&str>, table: &str, json: bool) -> Result<(), CliError> {
     let (dialect, url) = db::parse_url(url)?;
     // A name the database would not keep is refused before connecting.
-    flakeid_core::node::LeaseSql::with_table(dialect, table)
+    flakeid_lease::LeaseSql::with_table(dialect, table)
         .map_err(|e| CliError::usage("--table", e))?;
     let tables = db::runtime()?.block_on(read(&url, dialect, table, space))?;
     if json {

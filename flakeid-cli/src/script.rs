@@ -1,6 +1,6 @@
 //! The SQL a command writes: printed, or as `up.sql` and `down.sql` files.
 
-use flakeid_core::sql::Dialect;
+use flakeid_sql::Dialect;
 
 use crate::args::CliError;
 

@@ -6,10 +6,10 @@
 use std::time::Duration;
 
 use assert_cmd::Command;
-use flakeid_core::id_function::IdFunction;
+use flakeid_id_function::IdFunction;
 use flakeid_core::layout::presets;
-use flakeid_core::node::LeaseOptions;
-use flakeid_core::sql::Dialect;
+use flakeid_lease::LeaseOptions;
+use flakeid_sql::Dialect;
 use flakeid_tests::db::{self, TestDb};
 use predicates::prelude::*;
 use sea_orm::ConnectionTrait as _;

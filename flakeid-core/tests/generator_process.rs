@@ -7,13 +7,13 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::presets;
-use flakeid_core::public_id::AllocError;
-use flakeid_core::public_id::{LocalBlocks, ShortKeyConfig, ShortKeys};
-use flakeid_core::schemes::DecimalIdError;
-use flakeid_core::schemes::DecimalIdGenerator;
-use flakeid_core::schemes::RandomKeyGenerator;
-use flakeid_core::schemes::TraceIdError;
-use flakeid_core::schemes::TraceIdGenerator;
+use flakeid_segment::AllocError;
+use flakeid_segment::{LocalBlocks, ShortKeyConfig, ShortKeys};
+use flakeid_schemes::DecimalIdError;
+use flakeid_schemes::DecimalIdGenerator;
+use flakeid_schemes::RandomKeyGenerator;
+use flakeid_schemes::TraceIdError;
+use flakeid_schemes::TraceIdGenerator;
 use flakeid_core::{Clock, GenerateError, Generator, MonotonicClock};
 use std::sync::atomic::AtomicU32;
 

@@ -197,7 +197,7 @@ fn dev_mode_announces_its_random_node() {
 #[cfg(feature = "macros")]
 fn a_leased_node_id_serves_only_its_own_layout() {
     in_child!(a_leased_node_id_serves_only_its_own_layout);
-    use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
+    use flakeid_lease::{LeaseOptions, MemoryLeaseStore};
     use flakeid_core::{GenerateError, flake_id};
 
     #[flake_id]
@@ -234,8 +234,8 @@ mod link {
     use flakeid_core::ManualClock;
     use flakeid_core::global::ProcessGenerator;
     use flakeid_core::layout::{BitLayout, presets};
-    use flakeid_core::node::{LeaseOptions, MemoryLeaseStore, NodeLease};
-    use flakeid_core::store::Outage;
+    use flakeid_lease::{LeaseOptions, MemoryLeaseStore, NodeLease};
+    use flakeid_sql::Outage;
 
     /// A holder cut off from its store on demand: a manual clock shared by
     /// an in-memory store and the lease options of `space` (nodes 0 and 1,
@@ -310,7 +310,7 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
     use std::time::Duration;
 
     use flakeid_core::Clock;
-    use flakeid_core::node::LeaseStatus;
+    use flakeid_lease::LeaseStatus;
 
     use link::CutOff;
 
@@ -472,7 +472,7 @@ fn a_lost_lease_without_healing_stays_lost() {
     use std::time::Duration;
 
     use flakeid_core::FenceReason;
-    use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+    use flakeid_lease::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
     use flakeid_core::{GenerateError, ManualClock};
 
     in_child!(a_lost_lease_without_healing_stays_lost);
@@ -489,10 +489,10 @@ fn a_lost_lease_without_healing_stays_lost() {
     let generator = global::init(lease.generator_builder()).unwrap();
     generator.next_id().unwrap();
     // Another holder takes the node (as after an expiry) by the store's own hand.
-    use flakeid_core::node::LeaseStore as _;
+    use flakeid_lease::LeaseStore as _;
     let mut raw = store.clone();
     assert!(
-        raw.release(&flakeid_core::node::ReleaseRequest {
+        raw.release(&flakeid_lease::ReleaseRequest {
             space: "no-heal",
             node: 0,
             owner: lease.owner(),
@@ -541,7 +541,7 @@ fn a_subscriber_sees_every_change_of_a_lease_that_is_cut_off_and_moves() {
     use std::time::Duration;
 
     use flakeid_core::FenceReason;
-    use flakeid_core::node::LeaseStatus;
+    use flakeid_lease::LeaseStatus;
 
     use link::CutOff;
 

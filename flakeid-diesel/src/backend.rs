@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use diesel::backend::Backend;
 use diesel::connection::{Connection, LoadConnection};
 use diesel::result::{ConnectionError, ConnectionResult, DatabaseErrorKind, QueryResult};
-use flakeid_core::sql::{Dialect, SqlStatement};
-use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
+use flakeid_sql::{Dialect, SqlStatement};
+use flakeid_sql::{Executed, SqlExecutor, SqlRow};
 
 /// A Diesel backend flakeid's statements run on (PostgreSQL, MySQL,
 /// SQLite, with this crate's feature of the same name).
@@ -44,8 +44,8 @@ pub trait DieselBackend: Backend + Sized {
 #[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
 pub(crate) mod rows {
     use diesel::sql_types::{BigInt, Nullable, Text};
-    use flakeid_core::sql::{SqlStatement, SqlValue};
-    use flakeid_core::store::SqlRow;
+    use flakeid_sql::{SqlStatement, SqlValue};
+    use flakeid_sql::SqlRow;
 
     /// A row of the lease table, with the database's clock.
     #[derive(diesel::QueryableByName)]
@@ -202,7 +202,7 @@ where
         diesel::serialize::ToSql<diesel::sql_types::Nullable<diesel::sql_types::BigInt>, DB>,
 {
     use diesel::sql_types::{BigInt, Integer, Nullable, Text};
-    use flakeid_core::sql::SqlValue;
+    use flakeid_sql::SqlValue;
     s.values.iter().fold(
         diesel::sql_query(s.sql.clone()).into_boxed::<DB>(),
         |q, v| match v {

@@ -16,7 +16,7 @@
 //! ```
 //! use diesel::{Connection, SqliteConnection};
 //! use flakeid_diesel::flakeid_core::layout::presets;
-//! use flakeid_diesel::flakeid_core::node::LeaseOptions;
+//! use flakeid_diesel::flakeid_lease::LeaseOptions;
 //!
 //! let dir = std::env::temp_dir().join(format!("flakeid-diesel-lease-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir)?;
@@ -46,7 +46,7 @@ use diesel::connection::{Connection, LoadConnection};
 use diesel::result::{ConnectionResult, QueryResult};
 use flakeid_core::Clock;
 use flakeid_core::layout::Layout;
-use flakeid_core::node::{LeaseError, LeaseOptions, LeaseSql, NodeLease, NodeTable, SqlLeaseStore};
+use flakeid_lease::{LeaseError, LeaseOptions, LeaseSql, NodeLease, NodeTable, SqlLeaseStore};
 
 use crate::backend::{DieselBackend, DieselExecutor, OnConnection};
 use crate::migration::TableMigration;

@@ -11,7 +11,7 @@
 //! use diesel_async::AsyncConnection;
 //! use flakeid_diesel::flakeid_core::global;
 //! use flakeid_diesel::flakeid_core::layout::presets;
-//! use flakeid_diesel::flakeid_core::node::LeaseOptions;
+//! use flakeid_diesel::flakeid_lease::LeaseOptions;
 //! use flakeid_diesel::{AsyncDieselBackend, lease_async};
 //!
 //! // C: `diesel_async::AsyncPgConnection`, `AsyncMysqlConnection`, …
@@ -33,9 +33,7 @@
 use diesel::result::QueryResult;
 use diesel_async::{AsyncConnection, AsyncConnectionCore};
 use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_core::node::{
-    AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore,
-};
+use flakeid_lease::{AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore};
 use flakeid_core::{Clock, MonotonicClock};
 
 use crate::backend::DieselBackend;

@@ -117,11 +117,13 @@ mod backend;
 mod backend_async;
 mod convert;
 mod error;
+#[cfg(feature = "lease")]
 pub mod lease;
-#[cfg(feature = "async")]
+#[cfg(all(feature = "lease", feature = "async"))]
 pub mod lease_async;
 mod macros;
 pub mod migration;
+#[cfg(feature = "segment")]
 pub mod segment;
 mod time_filter;
 
@@ -133,6 +135,13 @@ pub use time_filter::IssuedIn;
 
 pub use flakeid_core;
 pub use flakeid_core::FlakeId;
+#[cfg(feature = "flake128")]
+pub use flakeid_flake128;
+#[cfg(feature = "lease")]
+pub use flakeid_lease;
+#[cfg(feature = "segment")]
+pub use flakeid_segment;
+pub use flakeid_sql;
 /// `#[flake_id]` with Diesel's impls: ID types become `BigInt` column types
 /// (see the crate docs).
 #[cfg(feature = "macros")]

@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use diesel::{Connection, SqliteConnection};
-//! use flakeid_diesel::flakeid_core::segment::SegmentOptions;
+//! use flakeid_diesel::flakeid_segment::SegmentOptions;
 //!
 //! let dir = std::env::temp_dir().join(format!("flakeid-diesel-segment-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir)?;
@@ -41,7 +41,7 @@
 use diesel::connection::{Connection, LoadConnection};
 use diesel::result::{ConnectionResult, QueryResult};
 use flakeid_core::Clock;
-use flakeid_core::segment::{
+use flakeid_segment::{
     SegmentError, SegmentIds, SegmentOptions, SegmentSql, SqlSegmentStore,
 };
 

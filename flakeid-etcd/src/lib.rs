@@ -5,7 +5,7 @@
 //! The protocol, its guarantees and its defaults are those of
 //! [`flakeid_core::node`]; [`EtcdLeaseStore`] implements the same
 //! [`AsyncLeaseStore`] trait as the SQL store
-//! ([`SqlLeaseStore`](flakeid_core::node::SqlLeaseStore)), with etcd's
+//! ([`SqlLeaseStore`](flakeid_lease::SqlLeaseStore)), with etcd's
 //! transactions and leases in place of `UPDATE … WHERE`. [`claim`] claims
 //! a node and renews it in a tokio task; [`list_nodes`] shows operators
 //! who holds what.
@@ -13,7 +13,7 @@
 //! ```no_run
 //! use flakeid_core::global;
 //! use flakeid_core::layout::presets;
-//! use flakeid_core::node::LeaseOptions;
+//! use flakeid_lease::LeaseOptions;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -94,14 +94,14 @@
 //! alone.
 //!
 //! Having no clock to offer, etcd cannot check a holder's clock against
-//! its own: [`LeaseOptions::max_clock_skew`](flakeid_core::node::LeaseOptions::max_clock_skew)
+//! its own: [`LeaseOptions::max_clock_skew`](flakeid_lease::LeaseOptions::max_clock_skew)
 //! is not enforced on this store (a holder whose clock runs ahead writes
 //! marks that far ahead), and claims cannot skip nodes whose mark lies
 //! ahead. Keep the holders' clocks synchronised (NTP).
 //!
-//! [`NodeRow`]: flakeid_core::node::NodeRow
-//! [`AsyncLeaseStore`]: flakeid_core::node::AsyncLeaseStore
-//! [`NodeTable`]: flakeid_core::node::NodeTable
+//! [`NodeRow`]: flakeid_lease::NodeRow
+//! [`AsyncLeaseStore`]: flakeid_lease::AsyncLeaseStore
+//! [`NodeTable`]: flakeid_lease::NodeTable
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -109,7 +109,7 @@ mod error;
 mod store;
 
 use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_core::node::{AsyncNodeLease, LeaseError, LeaseOptions, NodeTable};
+use flakeid_lease::{AsyncNodeLease, LeaseError, LeaseOptions, NodeTable};
 use flakeid_core::{Clock, MonotonicClock};
 
 pub use error::EtcdLeaseError;

@@ -7,11 +7,8 @@ use std::collections::BTreeSet;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use etcd_client::{Client, Compare, CompareOp, GetOptions, KeyValue, PutOptions, Txn, TxnOp};
-use flakeid_core::node::{
-    AsyncLeaseStore, ClaimRequest, LeaseOptions, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
-    Renewal,
-};
-use flakeid_core::store::StoreError;
+use flakeid_lease::{AsyncLeaseStore, ClaimRequest, LeaseOptions, NodeRow, NodeTable, ReleaseRequest, RenewRequest, Renewal};
+use flakeid_sql::StoreError;
 use serde::{Deserialize, Serialize};
 
 use crate::error::EtcdLeaseError;
@@ -20,7 +17,7 @@ use crate::error::EtcdLeaseError;
 /// for its keys, transactions and what is guaranteed.
 ///
 /// Implements [`AsyncLeaseStore`], like the SQL store, so
-/// [`LeaseOptions::claim_async`](flakeid_core::node::LeaseOptions::claim_async)
+/// [`LeaseOptions::claim_async`](flakeid_lease::LeaseOptions::claim_async)
 /// claims, renews and releases through it; [`crate::claim`] does that and
 /// spawns the renewal on tokio.
 #[derive(Clone)]

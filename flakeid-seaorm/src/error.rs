@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
-use flakeid_core::sql::MigrationLockTimeout;
 use flakeid_core::{GenerateError, IdError, TimeBoundsError};
+#[cfg(feature = "migration")]
+use flakeid_sql::MigrationLockTimeout;
 use sea_orm::DbErr;
 
 /// What went wrong between a flake ID and the database.
@@ -103,6 +104,7 @@ pub enum Error {
     /// A migration run did not get its lock in time (see
     /// `flakeid_seaorm::migration`, feature `migration`).
     #[error(transparent)]
+    #[cfg(feature = "migration")]
     MigrationLock(#[from] MigrationLockTimeout),
     /// A JSON document field could not be read into the model.
     #[error("JSON field `{field}` for `{table}`: {message}")]
@@ -153,7 +155,9 @@ impl Error {
             | Error::DatabaseGeneratedKey { id_type, .. }
             | Error::TimeBounds { id_type, .. }
             | Error::KeyNotStored { id_type, .. } => id_type,
-            Error::NotSingleKey { .. } | Error::Json { .. } | Error::MigrationLock(_) => "flake ID",
+            Error::NotSingleKey { .. } | Error::Json { .. } => "flake ID",
+            #[cfg(feature = "migration")]
+            Error::MigrationLock(_) => "flake ID",
         }
     }
 }
@@ -169,6 +173,7 @@ impl From<Error> for DbErr {
             Error::DatabaseGeneratedKey { .. } => "database-generated key",
             Error::Json { .. } => "JSON",
             Error::TimeBounds { .. } => "time range",
+            #[cfg(feature = "migration")]
             Error::MigrationLock(_) => "migration lock",
         };
         DbErr::TryIntoErr {

@@ -8,7 +8,7 @@
 //! ```
 //! use flakeid_core::global;
 //! use flakeid_core::layout::presets;
-//! use flakeid_core::node::LeaseOptions;
+//! use flakeid_lease::LeaseOptions;
 //! use sea_orm::Database;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -26,9 +26,7 @@
 //! ```
 
 use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_core::node::{
-    AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore,
-};
+use flakeid_lease::{AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore};
 use flakeid_core::{Clock, MonotonicClock};
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
 

@@ -397,7 +397,7 @@
 extern crate self as flakeid_seaorm;
 
 mod active_model;
-#[cfg(feature = "lease")]
+#[cfg(feature = "sql")]
 mod backend;
 mod column;
 mod entity;
@@ -409,19 +409,27 @@ pub mod lease;
 #[cfg(feature = "migration")]
 pub mod migration;
 mod save;
-#[cfg(feature = "lease")]
+#[cfg(feature = "segment")]
 pub mod segment;
-#[cfg(feature = "lease")]
+#[cfg(any(feature = "lease", feature = "segment"))]
 mod table;
 mod time_filter;
 
 pub use active_model::{FlakeActiveModel, FlakeEntity, KeyOf, assign_ids};
-#[cfg(feature = "lease")]
+#[cfg(feature = "sql")]
 pub use backend::SeaOrmExecutor;
 pub use column::FlakeModelKey;
 pub use error::Error;
 pub use flakeid_core;
 pub use flakeid_core::FlakeId;
+#[cfg(feature = "flake128")]
+pub use flakeid_flake128;
+#[cfg(feature = "lease")]
+pub use flakeid_lease;
+#[cfg(feature = "segment")]
+pub use flakeid_segment;
+#[cfg(feature = "sql")]
+pub use flakeid_sql;
 /// `#[flake_id]` with SeaORM's impls: ID types become column types and
 /// keys, models get application-assigned keys (see the crate docs).
 #[cfg(feature = "macros")]

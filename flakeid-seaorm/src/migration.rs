@@ -9,7 +9,7 @@
 //! 'PRIMARY'` on MariaDB, `UNIQUE constraint failed:
 //! seaql_migrations.version` on SQLite). [`up`] runs your `Migrator` (with
 //! [`lease::Migration`](crate::lease::Migration) and
-//! [`segment::Migration`](crate::segment::Migration) among its migrations,
+//! [`segment::Migration`](flakeid_segment::Migration) among its migrations,
 //! or not) under a [`MigrationLock`] held for the whole run, so replicas
 //! starting together apply the migrations one after another: the first
 //! applies what is pending, the others find nothing left to do.
@@ -57,8 +57,8 @@
 
 use std::time::Instant;
 
-use flakeid_core::sql::Dialect;
-pub use flakeid_core::sql::{MigrationLock, MigrationLockTimeout};
+use flakeid_sql::Dialect;
+pub use flakeid_sql::{MigrationLock, MigrationLockTimeout};
 use sea_orm::{
     ConnectionTrait, DatabaseConnection, DatabaseExecutor, DatabaseTransaction, DbBackend, DbErr,
     SqliteTransactionMode, TransactionOptions, TransactionTrait,
@@ -120,10 +120,10 @@ pub async fn run<T>(
 }
 
 /// A migration made of statements flakeid writes: an adoption's
-/// ([`flakeid_core::adopt::AdoptionPlan::up`] / `down`), the database ID
-/// function's ([`IdFunction`](flakeid_core::id_function::IdFunction)), the
+/// ([`flakeid_adopt::AdoptionPlan::up`] / `down`), the database ID
+/// function's ([`IdFunction`](flakeid_id_function::IdFunction)), the
 /// functions that read IDs
-/// ([`DecodeFunctions`](flakeid_core::id_function::DecodeFunctions)), or
+/// ([`DecodeFunctions`](flakeid_id_function::DecodeFunctions)), or
 /// any others.
 ///
 /// `up` and `down` run their statements in order on one connection of the
@@ -137,7 +137,7 @@ pub async fn run<T>(
 ///
 /// ```
 /// use flakeid_seaorm::migration::{SqlMigration, up};
-/// use flakeid_seaorm::flakeid_core::id_function::DecodeFunctions;
+/// use flakeid_seaorm::flakeid_id_function::DecodeFunctions;
 /// use flakeid_seaorm::flakeid_core::layout::presets;
 /// use sea_orm::{ConnectionTrait, Database};
 /// use sea_orm_migration::{MigrationTrait, MigratorTrait};

@@ -9,7 +9,7 @@
 //! SQLite) and fetches the next segment in a tokio task.
 //!
 //! ```
-//! use flakeid_core::segment::SegmentOptions;
+//! use flakeid_segment::SegmentOptions;
 //! use sea_orm::Database;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -24,7 +24,7 @@
 //! ```
 
 use flakeid_core::Clock;
-use flakeid_core::segment::{
+use flakeid_segment::{
     SegmentError, SegmentIds, SegmentOptions, SegmentSql, SqlSegmentStore,
 };
 use sea_orm::{ConnectionTrait, DbErr};

@@ -1,7 +1,7 @@
 //! flakeid's own tables (leases, segments) on a SeaORM connection: created
 //! by `create_table` or by a migration, from the same SQL.
 
-use flakeid_core::sql::Dialect;
+use flakeid_sql::Dialect;
 use sea_orm::{ConnectionTrait, DbErr};
 
 use crate::backend::dialect;

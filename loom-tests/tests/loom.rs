@@ -209,7 +209,7 @@ fn a_newer_state_never_comes_with_an_older_clock() {
 #[test]
 fn no_id_after_the_sealed_mark() {
     use flakeid_core::CeilingWait;
-    use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
+    use flakeid_lease::{LeaseOptions, MemoryLeaseStore};
     model(|| {
         let clock = Arc::new(ManualClock::new(EPOCH + 10));
         let lease = LeaseOptions::new("loom", TwoPerTick)

@@ -4,7 +4,7 @@
 //! (`tests/all/adopt.rs`) and the adoption benchmark (`flakeid-benches`,
 //! `--bin adopt`) both build on.
 
-use flakeid_core::sql::Dialect;
+use flakeid_sql::Dialect;
 use sqlx::{Connection as _, MySqlConnection, PgConnection, SqliteConnection};
 
 /// The database a test runs on.

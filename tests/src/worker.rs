@@ -4,7 +4,7 @@
 use std::io::Write as _;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
+use flakeid_segment::{SegmentError, SegmentIds, SegmentOptions};
 
 /// Prints `line` on standard output at once (the test reads it line by
 /// line while the worker runs).

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use flakeid_benches::BenchError;
 use flakeid_benches::report::{Machine, load_average};
 use flakeid_core::layout::presets;
-use flakeid_core::node::LeaseOptions;
+use flakeid_lease::LeaseOptions;
 use sea_orm::Database;
 
 fn args() -> Result<(Vec<String>, usize), BenchError> {

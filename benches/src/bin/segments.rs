@@ -21,10 +21,10 @@ use std::time::Instant;
 
 use diesel::connection::{Connection, LoadConnection};
 use diesel::{MysqlConnection, PgConnection, RunQueryDsl};
-use flakeid_core::segment::SegmentOptions;
-use flakeid_core::segment::{SegmentSql, SqlSegmentStore};
-use flakeid_core::sql::{Dialect, SqlStatement};
-use flakeid_core::store::{Executed, SqlExecutor, SqlRow};
+use flakeid_segment::SegmentOptions;
+use flakeid_segment::{SegmentSql, SqlSegmentStore};
+use flakeid_sql::{Dialect, SqlStatement};
+use flakeid_sql::{Executed, SqlExecutor, SqlRow};
 use flakeid_diesel::{DieselBackend, DieselExecutor};
 
 /// Counts the statements an executor sends.

@@ -10,7 +10,7 @@ use axum::http::{Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use flakeid_core::node::LeaseStatus;
+use flakeid_lease::LeaseStatus;
 use flakeid_seaorm::lease::NodeLease;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -47,7 +47,7 @@ pub struct AppState {
     /// state for a moment).
     pub lease: Arc<RwLock<Option<NodeLease>>>,
     /// The lease's state, for `/health`: told by the lease at every change
-    /// ([`NodeLease::watch`](flakeid_core::node::AsyncNodeLease::watch)), never polled.
+    /// ([`NodeLease::watch`](flakeid_lease::AsyncNodeLease::watch)), never polled.
     pub lease_state: watch::Receiver<LeaseStatus>,
     /// The lease space.
     pub space: Arc<str>,

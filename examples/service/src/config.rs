@@ -4,7 +4,7 @@
 use std::net::IpAddr;
 use std::ops::RangeInclusive;
 
-use flakeid_core::node::LeaseOptions;
+use flakeid_lease::LeaseOptions;
 
 /// The database when `DATABASE_URL` is unset: a SQLite file in the working
 /// directory, created on first start.

@@ -42,7 +42,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use flakeid_core::layout::presets;
-use flakeid_core::node::{LeaseError, LeaseOptions, LeaseStatus};
+use flakeid_lease::{LeaseError, LeaseOptions, LeaseStatus};
 use flakeid_core::{ConfigError as GeneratorConfigError, global};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 

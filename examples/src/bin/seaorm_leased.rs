@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use flakeid_core::global;
 use flakeid_core::layout::presets;
-use flakeid_core::node::LeaseOptions;
+use flakeid_lease::LeaseOptions;
 use flakeid_seaorm::flake_id;
 use sea_orm::{ActiveModelTrait, ConnectionTrait, Database, Schema, Set};
 

@@ -38,9 +38,13 @@
 pub(crate) mod signal;
 
 use core::future::Future;
+#[cfg(feature = "tokio")]
 use core::task::{Poll, Waker};
 use core::time::Duration;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+#[cfg(feature = "tokio")]
+use std::sync::{Mutex, PoisonError};
+#[cfg(feature = "tokio")]
 use std::time::Instant;
 
 pub(crate) use signal::{Signal, note_blocking_wait, until_ready};

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use flakeid_core::layout::BitLayout;
 use flakeid_core::runtime::{Attempt, Sleep};
-use flakeid_core::schemes::TraceIdGenerator;
-use flakeid_core::segment::{MemorySegmentStore, SegmentError, SegmentIds};
-use flakeid_core::store::{Outage, StoreError, Unreachable};
+use flakeid_schemes::TraceIdGenerator;
+use flakeid_segment::{MemorySegmentStore, SegmentError, SegmentIds};
+use flakeid_sql::{Outage, StoreError, Unreachable};
 use flakeid_core::{Clock, GenerateError, Generator, IdSource, ManualClock, SequenceExhaustion};
 
 use crate::support::fixed_step;
@@ -279,13 +279,13 @@ fn an_async_caller_gives_up_on_segments_after_the_wait_as_next_value_does() {
 /// sent (a reconnect on a loaded machine), counting how many wait at once.
 #[derive(Clone)]
 struct SlowRenewals {
-    store: flakeid_core::node::MemoryLeaseStore,
+    store: flakeid_lease::MemoryLeaseStore,
     delay: Duration,
     waiting: Arc<AtomicU64>,
     most_waiting: Arc<AtomicU64>,
 }
 
-impl flakeid_core::node::AsyncLeaseStore for SlowRenewals {
+impl flakeid_lease::AsyncLeaseStore for SlowRenewals {
     fn ensure_nodes(
         &self,
         space: &str,
@@ -296,20 +296,20 @@ impl flakeid_core::node::AsyncLeaseStore for SlowRenewals {
 
     fn try_claim(
         &self,
-        request: &flakeid_core::node::ClaimRequest<'_>,
-    ) -> impl Future<Output = Result<Option<flakeid_core::node::NodeRow>, StoreError>> + Send {
+        request: &flakeid_lease::ClaimRequest<'_>,
+    ) -> impl Future<Output = Result<Option<flakeid_lease::NodeRow>, StoreError>> + Send {
         self.store.try_claim(request)
     }
 
     fn renew(
         &self,
-        request: &flakeid_core::node::RenewRequest<'_>,
-    ) -> impl Future<Output = Result<flakeid_core::node::Renewal, StoreError>> + Send {
+        request: &flakeid_lease::RenewRequest<'_>,
+    ) -> impl Future<Output = Result<flakeid_lease::Renewal, StoreError>> + Send {
         let n = self.waiting.fetch_add(1, Ordering::SeqCst) + 1;
         self.most_waiting.fetch_max(n, Ordering::SeqCst);
         let (delay, waiting) = (self.delay, self.waiting.clone());
         // Applied at once, answered after the delay.
-        let answer = flakeid_core::node::AsyncLeaseStore::renew(&self.store, request);
+        let answer = flakeid_lease::AsyncLeaseStore::renew(&self.store, request);
         async move {
             tokio::time::sleep(delay).await;
             waiting.fetch_sub(1, Ordering::SeqCst);
@@ -319,7 +319,7 @@ impl flakeid_core::node::AsyncLeaseStore for SlowRenewals {
 
     fn release(
         &self,
-        request: &flakeid_core::node::ReleaseRequest<'_>,
+        request: &flakeid_lease::ReleaseRequest<'_>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send {
         self.store.release(request)
     }
@@ -327,7 +327,7 @@ impl flakeid_core::node::AsyncLeaseStore for SlowRenewals {
     fn list(
         &self,
         space: &str,
-    ) -> impl Future<Output = Result<flakeid_core::node::NodeTable, StoreError>> + Send {
+    ) -> impl Future<Output = Result<flakeid_lease::NodeTable, StoreError>> + Send {
         self.store.list(space)
     }
 }
@@ -342,7 +342,7 @@ impl flakeid_core::node::AsyncLeaseStore for SlowRenewals {
 #[test]
 fn async_renewals_slower_than_the_interval_overlap_and_keep_the_ceiling_ahead() {
     use flakeid_core::layout::presets;
-    use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+    use flakeid_lease::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
     use flakeid_core::{CeilingWait, MonotonicClock};
 
     let store = SlowRenewals {

@@ -3,9 +3,9 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use flakeid_core::IdScheme;
 use flakeid_core::layout::{BitLayout, DecimalLayout, RandomStart, presets};
-use flakeid_core::schemes::DecimalIdScheme;
-use flakeid_core::schemes::RandomKeys;
-use flakeid_core::schemes::TraceIdLayout;
+use flakeid_schemes::DecimalIdScheme;
+use flakeid_schemes::RandomKeys;
+use flakeid_schemes::TraceIdLayout;
 
 /// 2025-01-01T00:00:00Z: the instant of every layout's example ID.
 const EXAMPLE_UNIX_MILLIS: u64 = 1_735_689_600_000;

@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use flakeid_core::node::LeaseStatus;
-use flakeid_core::store::Outage;
+use flakeid_lease::LeaseStatus;
+use flakeid_sql::Outage;
 use flakeid_core::{ClockRegression, FenceReason, ManualClock};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 
-use crate::node::lease::quick;
-use crate::segment::{Mode, Switched};
+use flakeid_lease::quick;
+use flakeid_segment::{Mode, Switched};
 use crate::support::{T0, eventually, fixed_step, store_on_clock, twitter_on};
 
 /// A recorder for what `build` builds, and a reader of its values.

@@ -13,13 +13,13 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use flakeid_core::flake128::{Flake128, Flake128Layout};
+use flakeid_flake128::{Flake128, Flake128Layout};
 use flakeid_core::layout::{DecimalLayout, FieldOrder, Layout, RandomStart, presets};
-use flakeid_core::schemes::{
+use flakeid_schemes::{
     DecimalIdGenerator, DecimalIdScheme, RandomKeyGenerator, RandomKeys, TraceIdGenerator,
     TraceIdLayout,
 };
-use flakeid_core::segment::DenseIds;
+use flakeid_segment::DenseIds;
 use flakeid_core::{FlakeId, Generator, IdScheme, ManualClock, TimeBoundsError, flake_id};
 use proptest::prelude::*;
 

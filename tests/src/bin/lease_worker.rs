@@ -52,7 +52,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use flakeid_core::layout::presets;
-use flakeid_core::node::{HighWaterFileOptions, LeaseError, LeaseOptions};
+use flakeid_lease::{LeaseError, LeaseOptions};
+use flakeid_core::node::{HighWaterFileOptions};
 use flakeid_core::{
     CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, Generator,
     ManualClock, MonotonicClock, global,
@@ -203,7 +204,7 @@ type Layout = flakeid_core::layout::BitLayout;
 /// What holds the node until the end.
 enum Holder {
     SeaOrm(flakeid_seaorm::lease::NodeLease<Layout, WorkerClock>),
-    Diesel(flakeid_core::node::NodeLease<Layout, WorkerClock>),
+    Diesel(flakeid_lease::NodeLease<Layout, WorkerClock>),
     DieselAsyncPg(
         flakeid_diesel::lease_async::NodeLease<
             diesel_async::AsyncPgConnection,
@@ -264,7 +265,7 @@ impl Ids {
 fn diesel_claim(
     url: &str,
     options: LeaseOptions<Layout, WorkerClock>,
-) -> Result<flakeid_core::node::NodeLease<Layout, WorkerClock>, LeaseError> {
+) -> Result<flakeid_lease::NodeLease<Layout, WorkerClock>, LeaseError> {
     use diesel::Connection as _;
     let url = url.to_owned();
     if url.starts_with("postgres") {

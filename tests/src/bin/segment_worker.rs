@@ -26,9 +26,9 @@
 
 use std::time::Duration;
 
-use flakeid_core::public_id::{AllocError, Alphabet, ShortKeyConfig, ShortKeyError, ShortKeys};
-use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdParts};
-use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
+use flakeid_segment::{AllocError, Alphabet, ShortKeyConfig, ShortKeyError, ShortKeys};
+use flakeid_schemes::{DecimalIdGenerator, DecimalIdParts};
+use flakeid_segment::{SegmentError, SegmentIds, SegmentOptions};
 use flakeid_tests::worker::start_diesel_segment;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement, Value};
 

@@ -1,6 +1,6 @@
 //! MySQL and MariaDB: container settings and administrative SQL.
 
-use flakeid_core::sql::Dialect;
+use flakeid_sql::Dialect;
 
 use super::container::{ContainerSpec, ImageKind, kind_of};
 

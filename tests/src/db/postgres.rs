@@ -1,6 +1,6 @@
 //! PostgreSQL: container settings and administrative SQL.
 
-use flakeid_core::sql::Dialect;
+use flakeid_sql::Dialect;
 use sqlx::postgres::PgPool;
 
 use super::admin;

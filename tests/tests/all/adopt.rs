@@ -12,8 +12,8 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use flakeid_core::adopt::{AdoptError, Adoption, Increment};
-use flakeid_core::id_function::{DecodeFunctions, IdPart};
+use flakeid_adopt::{AdoptError, Adoption, Increment};
+use flakeid_id_function::{DecodeFunctions, IdPart};
 use flakeid_core::layout::{BitLayout, Layout as _, presets};
 use flakeid_core::{Decoded, FlakeId};
 

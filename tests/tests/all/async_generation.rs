@@ -37,11 +37,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::{BitLayout, presets};
-use flakeid_core::node::{
-    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, LeaseStatus, NodeRow, NodeTable,
-};
-use flakeid_core::node::{ReleaseRequest, RenewRequest, Renewal};
-use flakeid_core::store::StoreError;
+use flakeid_lease::{AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, LeaseStatus, NodeRow, NodeTable};
+use flakeid_lease::{ReleaseRequest, RenewRequest, Renewal};
+use flakeid_sql::StoreError;
 use flakeid_core::{CeilingWait, ConfigError, Generator, flake_id};
 use flakeid_tests::ticker::{Stalls, Ticker, charged, charged_sync, charged_waits};
 
@@ -569,14 +567,14 @@ mod seaorm {
         db: &DatabaseConnection,
         down: &Arc<AtomicBool>,
         at_ceiling_for: Duration,
-    ) -> flakeid_core::node::AsyncNodeLease<
-        Outages<flakeid_core::node::SqlLeaseStore<SeaOrmExecutor>>,
+    ) -> flakeid_lease::AsyncNodeLease<
+        Outages<flakeid_lease::SqlLeaseStore<SeaOrmExecutor>>,
     > {
         flakeid_seaorm::lease::create_table(db)
             .await
             .expect("lease table");
         let store = Outages {
-            store: flakeid_core::node::SqlLeaseStore::new_async(SeaOrmExecutor::new(db.clone())),
+            store: flakeid_lease::SqlLeaseStore::new_async(SeaOrmExecutor::new(db.clone())),
             down: down.clone(),
         };
         lease_options("async-generation", at_ceiling_for)

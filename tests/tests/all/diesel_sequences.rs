@@ -13,8 +13,8 @@
 
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
-use flakeid_core::schemes::OffsetRangeError;
-use flakeid_core::schemes::{LocationRange, OffsetRanges};
+use flakeid_schemes::OffsetRangeError;
+use flakeid_schemes::{LocationRange, OffsetRanges};
 
 diesel::table! {
     orders (id) {

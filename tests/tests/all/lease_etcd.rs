@@ -5,10 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use flakeid_core::node::{
-    AsyncLeaseStore as _, ClaimRequest, LeaseError, LeaseOptions, ReleaseRequest, RenewRequest,
-    Renewal,
-};
+use flakeid_lease::{AsyncLeaseStore as _, ClaimRequest, LeaseError, LeaseOptions, ReleaseRequest, RenewRequest, Renewal};
 use flakeid_core::{CeilingWait, FenceReason, Fenced, GenerateError};
 use flakeid_etcd::EtcdLeaseStore;
 use flakeid_etcd::etcd_client::Client;

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use flakeid_core::FenceReason;
 use flakeid_core::layout::presets;
-use flakeid_core::node::{LeaseChanges, LeaseOptions, LeaseStatus};
+use flakeid_lease::{LeaseChanges, LeaseOptions, LeaseStatus};
 use flakeid_tests::db::{self, TestDb};
 use flakeid_tests::proxy::{Proxy, server_of};
 

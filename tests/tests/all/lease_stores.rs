@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use flakeid_core::node::{LeaseOptions, NodeTable};
+use flakeid_lease::{LeaseOptions, NodeTable};
 use flakeid_tests::db::{self, TestDb};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
 use sea_orm_migration::{MigrationTrait, MigratorTrait};
@@ -20,7 +20,7 @@ async fn row(
     node: u64,
 ) -> (Option<String>, i64, i64, i64, Option<String>, i64) {
     let backend = conn.get_database_backend();
-    use flakeid_core::sql::Dialect;
+    use flakeid_sql::Dialect;
     let now = match backend {
         DbBackend::MySql => Dialect::MySql,
         DbBackend::Sqlite => Dialect::Sqlite,

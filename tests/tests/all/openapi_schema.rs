@@ -5,8 +5,8 @@
 //! refuses IDs in any other form. `Flake128` is its canonical string.
 
 use flakeid_core::FlakeId;
-use flakeid_core::flake128::Flake128;
-use flakeid_core::flake128::Flake128Layout;
+use flakeid_flake128::Flake128;
+use flakeid_flake128::Flake128Layout;
 use flakeid_core::layout::presets;
 use flakeid_core::{Generator, flake_id};
 use serde_json::{Value, json};

@@ -198,7 +198,7 @@ async fn extra_schemes_round_trip(db: &DatabaseConnection) -> usize {
 /// A table keyed by 128-bit flakes, with a nullable flake column.
 #[allow(dead_code, unreachable_pub)]
 mod flake {
-    use flakeid_core::flake128::Flake128;
+    use flakeid_flake128::Flake128;
     use sea_orm::entity::prelude::*;
 
     #[sea_orm::model]
@@ -233,7 +233,7 @@ async fn create_flakes_table(db: &DatabaseConnection) {
 /// `ORDER BY id` (through SeaORM and plain SQL) and `WHERE id > ..` follow
 /// time order; returns the round trips.
 async fn flake128_round_trip(db: &DatabaseConnection) -> usize {
-    use flakeid_core::flake128::Flake128;
+    use flakeid_flake128::Flake128;
     use sea_orm::{
         ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     };

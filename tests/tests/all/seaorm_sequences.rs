@@ -12,8 +12,8 @@
 
 use crate::seaorm_common::create_table;
 use crate::seaorm_connect;
-use flakeid_core::schemes::OffsetRangeError;
-use flakeid_core::schemes::{LocationRange, OffsetRanges};
+use flakeid_schemes::OffsetRangeError;
+use flakeid_schemes::{LocationRange, OffsetRanges};
 use sea_orm::{
     ActiveModelTrait, ActiveValue, ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr,
     Statement, TransactionTrait,

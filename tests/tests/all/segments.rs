@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use flakeid_core::segment::{SegmentError, SegmentIds, SegmentOptions};
+use flakeid_segment::{SegmentError, SegmentIds, SegmentOptions};
 use flakeid_tests::db::{self, TestDb, docker};
 use flakeid_tests::process::{self, Output, field};
 use flakeid_tests::worker::start_diesel_segment;

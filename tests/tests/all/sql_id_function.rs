@@ -11,11 +11,11 @@
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use flakeid_core::id_function::IdFunction;
+use flakeid_id_function::IdFunction;
 use flakeid_core::layout::Layout as _;
 use flakeid_core::layout::{BitLayout, presets};
-use flakeid_core::node::{LeaseError, LeaseOptions, NodeRow};
-use flakeid_core::sql::Dialect;
+use flakeid_lease::{LeaseError, LeaseOptions, NodeRow};
+use flakeid_sql::Dialect;
 use flakeid_tests::db::{self, Backend, TestDb};
 use sqlx::{Connection as _, MySqlConnection, PgConnection};
 

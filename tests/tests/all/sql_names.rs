@@ -8,8 +8,8 @@
 
 use crate::seaorm_connect;
 
-use flakeid_core::schemes::{LocationRange, OffsetRanges};
-use flakeid_core::sql::SqlNameError;
+use flakeid_schemes::{LocationRange, OffsetRanges};
+use flakeid_sql::SqlNameError;
 use flakeid_tests::db::TestDb;
 use sea_orm::{
     ConnectOptions, ConnectionTrait, Database, DatabaseBackend, DatabaseConnection, Statement,

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use flakeid_core::flake_id;
-use flakeid_core::schemes::DecimalIdScheme;
+use flakeid_schemes::DecimalIdScheme;
 use ts_rs::{Config, TS};
 
 use crate::schemes_common::TicketId;

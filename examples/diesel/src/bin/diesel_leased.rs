@@ -16,7 +16,7 @@ use diesel::prelude::*;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use flakeid_core::global;
 use flakeid_core::layout::presets;
-use flakeid_core::node::LeaseOptions;
+use flakeid_lease::LeaseOptions;
 use flakeid_diesel::flake_id;
 use flakeid_diesel::migration::MigrationLock;
 

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::{BitLayout, presets};
-use flakeid_core::node::MemoryLeaseStore;
-use flakeid_core::segment::SegmentOptions;
+use flakeid_lease::MemoryLeaseStore;
+use flakeid_segment::SegmentOptions;
 use flakeid_core::{Generator, GeneratorBuilder, ManualClock};
 
 pub(crate) mod capture;

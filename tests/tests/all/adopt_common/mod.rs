@@ -10,10 +10,10 @@ pub mod apps;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use flakeid_core::adopt::{Adoption, AdoptionPlan, Catalog};
-use flakeid_core::id_function::IdFunction;
+use flakeid_adopt::{Adoption, AdoptionPlan, Catalog};
+use flakeid_id_function::IdFunction;
 use flakeid_core::layout::presets;
-use flakeid_core::sql::{Dialect, MigrationLock};
+use flakeid_sql::{Dialect, MigrationLock};
 use flakeid_seaorm::SeaOrmExecutor;
 pub use flakeid_tests::adopt::{Keys, Kind, Row, Sql, create_schema};
 use flakeid_tests::db::{self, TestDb};

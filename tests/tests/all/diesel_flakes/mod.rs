@@ -7,7 +7,7 @@ use diesel::sql_types::{Integer, Text};
 /// 128-bit flakes, with the SQL type each backend stores them in.
 pub mod flakes {
     use diesel::prelude::*;
-    use flakeid_core::flake128::Flake128;
+    use flakeid_flake128::Flake128;
 
     diesel::table! {
         /// PostgreSQL: `uuid`.
@@ -74,7 +74,7 @@ macro_rules! flake128_round_trip {
         $conn:expr, $table:ident, $row:ident, $column:literal, $as_text:expr, $text_sql:literal
     ) => {{
         use diesel::prelude::*;
-        use flakeid_core::flake128::Flake128;
+        use flakeid_flake128::Flake128;
         use $crate::diesel_flakes::flakes::$row as Row;
         use $crate::diesel_flakes::flakes::$table as t;
         use $crate::diesel_flakes::FlakeText;

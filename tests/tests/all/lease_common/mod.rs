@@ -11,7 +11,7 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::presets;
-use flakeid_core::node::{LeaseError, LeaseOptions, NodeTable};
+use flakeid_lease::{LeaseError, LeaseOptions, NodeTable};
 use flakeid_tests::db::{Backend, TestDb};
 use flakeid_tests::process::{self, Output, field};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};

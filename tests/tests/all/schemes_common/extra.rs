@@ -11,10 +11,10 @@ use std::sync::atomic::AtomicU32;
 
 use flakeid_core::layout::Layout;
 use flakeid_core::layout::{BitLayout, DecimalLayout, RandomStart, presets};
-use flakeid_core::public_id::Permutation;
-use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdParts, DecimalIdScheme};
-use flakeid_core::schemes::{RandomKeyGenerator, RandomKeys};
-use flakeid_core::schemes::{TraceIdGenerator, TraceIdLayout, TraceIdParts};
+use flakeid_schemes::Permutation;
+use flakeid_schemes::{DecimalIdGenerator, DecimalIdParts, DecimalIdScheme};
+use flakeid_schemes::{RandomKeyGenerator, RandomKeys};
+use flakeid_schemes::{TraceIdGenerator, TraceIdLayout, TraceIdParts};
 use flakeid_core::{ConfigError, FlakeId, Generator, flake_id};
 
 use super::{Case, GENERATED, NODE, Parts, Scheme, bit_layout_scheme, composed_parts};
@@ -290,7 +290,7 @@ fn trace_id() -> Scheme {
             counter: 1,
         },
         TraceIdParts {
-            timestamp: (flakeid_core::schemes::TraceIdLayout::TIMESTAMP_MAX) as u32,
+            timestamp: (flakeid_schemes::TraceIdLayout::TIMESTAMP_MAX) as u32,
             node: u16::MAX,
             thread: max_thread,
             counter: layout.max_counter(),

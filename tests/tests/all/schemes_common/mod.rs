@@ -261,9 +261,9 @@ pub fn cast_to_text(column: &str, mysql: bool) -> String {
 /// 128-bit flakes to store, in a shuffled order: edge values (the smallest,
 /// the largest, a set top bit in the time and in the worker field, flakes
 /// differing only in one field) and generated ones.
-pub fn flake128_fixtures() -> Vec<flakeid_core::flake128::Flake128> {
-    use flakeid_core::flake128::Flake128;
-    use flakeid_core::flake128::Flake128Layout;
+pub fn flake128_fixtures() -> Vec<flakeid_flake128::Flake128> {
+    use flakeid_flake128::Flake128;
+    use flakeid_flake128::Flake128Layout;
 
     const MAX_WORKER: u64 = (1 << 48) - 1;
     const MAC: u64 = 0x0242_ac11_0002;
@@ -307,14 +307,14 @@ pub fn flake128_fixtures() -> Vec<flakeid_core::flake128::Flake128> {
 /// Flakes in time order: by (milliseconds, worker, sequence), computed from
 /// the decoded parts rather than from the bytes.
 pub fn in_time_order(
-    flakes: &[flakeid_core::flake128::Flake128],
-) -> Vec<flakeid_core::flake128::Flake128> {
+    flakes: &[flakeid_flake128::Flake128],
+) -> Vec<flakeid_flake128::Flake128> {
     let mut sorted = flakes.to_vec();
     sorted.sort_by_key(|f| (f.timestamp_millis(), f.worker(), f.sequence()));
     sorted
 }
 
 /// Upper-case hex of a flake's 16 stored bytes (what `HEX(col)` returns).
-pub fn flake_hex(f: flakeid_core::flake128::Flake128) -> String {
+pub fn flake_hex(f: flakeid_flake128::Flake128) -> String {
     f.to_bytes().iter().map(|b| format!("{b:02X}")).collect()
 }
