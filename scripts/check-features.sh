@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
-# Lints every library crate (warnings denied) with no default features and with each of its
-# features alone, so that a feature a user turns on by itself compiles and
-# its docs build. Run by .ci/run.
+# Lints every published library crate (warnings denied) with no default
+# features, with each of its features alone, and with all of them (where
+# features combine, e.g. flakeid-diesel's `lease` and `async`), so that what
+# a user turns on compiles. The crates and their
+# features come from `cargo metadata`: a new crate or feature is checked
+# without being listed here. Run by .ci/run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-check() {
-    local crate=$1 features=$2
-    echo "::: cargo clippy -p $crate --no-default-features ${features:+--features $features}" >&2
-    cargo clippy --quiet -p "$crate" --no-default-features ${features:+--features "$features"} -- -D warnings
-}
-
-for f in "" serde macros diesel diesel-postgres diesel-mysql diesel-sqlite sea-orm \
-    sqlx-postgres sqlx-mysql sqlx-sqlite utoipa schemars async-graphql ts-rs specta tokio; do
-    check flakeid-core "$f"
+# One line per check: the crate, then the feature (empty: none).
+mapfile -t checks < <(cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["publish"] == [] or not any("lib" in t["kind"] or "proc-macro" in t["kind"] for t in p["targets"]):
+        continue
+    print(p["name"])
+    print(p["name"] + " *")
+    for feature in sorted(f for f in p["features"] if f != "default"):
+        print(p["name"] + " " + feature)')
+for check in "${checks[@]}"; do
+    read -r crate feature <<<"$check"
+    if [ "$feature" = "*" ]; then
+        echo "::: cargo clippy -p $crate --all-features" >&2
+        cargo clippy --quiet -p "$crate" --all-features -- -D warnings
+        continue
+    fi
+    echo "::: cargo clippy -p $crate --no-default-features ${feature:+--features $feature}" >&2
+    cargo clippy --quiet -p "$crate" --no-default-features ${feature:+--features "$feature"} -- -D warnings
 done
-check flakeid-macros ""
-for f in "" macros with-json; do
-    check flakeid-seaorm "$f"
-done
-for f in "" macros postgres mysql sqlite async async,postgres; do
-    check flakeid-diesel "$f"
-done
-check flakeid-etcd ""

@@ -134,7 +134,7 @@ pub trait FlakeId:
     const NAME: &'static str;
 
     /// The cut-over of a table that switched from auto-increment keys to
-    /// flake keys ([`adopt`](crate::adopt)): every key below it was issued by
+    /// flake keys (`flakeid_adopt`): every key below it was issued by
     /// the old auto-increment, every key from it on is a flake key. `None`
     /// (the default) for a type whose every key is a flake key.
     ///

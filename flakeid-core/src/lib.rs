@@ -1,64 +1,53 @@
-//! Time-ordered, unique, application-assigned IDs.
+//! Time-ordered, unique, application-assigned 64-bit IDs.
 //!
-//! `flakeid-core` is the database-independent heart of flakeid. What a
-//! `#[flake_id]` user needs is at the crate root: the attribute
-//! ([`flake_id`]), the [`FlakeId`] trait its types implement, the
-//! [`Generator`] and its policies, clocks, and the errors. The rest lives
-//! in modules, from what an ID *is* up to where it comes from:
+//! `flakeid-core` is what a `#[flake_id]` user depends on: ID types, the
+//! generator that issues their values and everything it needs, with no
+//! database in sight. At the crate root: the attribute ([`flake_id`]), the
+//! [`FlakeId`] trait its types implement, the [`Generator`] and its
+//! policies, clocks, and the errors. The rest lives in modules:
 //!
 //! * [`layout`] — how an ID is split into time, node and sequence fields:
-//!   [`BitLayout`](layout::BitLayout) and its [`presets`](layout::presets)
-//!   (Twitter, Discord, Instagram, Sonyflake, TSID-like, LSID,
-//!   JavaScript-safe), decimal-digit layouts, a random starting sequence
-//!   per tick; [`encoding`] — the decimal, base62 and Crockford base32 text
-//!   forms; [`IdScheme`] — what an ID is, for checking and decoding.
-//! * [`Generator`] — the lock-free generator of one node of a layout,
-//!   and the ceiling a node source keeps it under; [`IdSource`] — where
-//!   IDs come from.
-//! * [`schemes`] — ID sources beyond bit layouts: random keys, DecimalId,
-//!   TraceId, per-location offset ranges; [`flake128`] — 128-bit flakes;
-//!   [`public_id`] — IDs shown to the public (a keyed permutation, short
-//!   keys).
-//! * [`node`] — where a generator's node ID comes from: leased from a
-//!   table in the application's database (fenced by a persisted ceiling),
-//!   a local high-water file, a Kubernetes ordinal; [`segment`] — ranges of
-//!   values handed out by a database row; [`sql`] — the dialects and
-//!   statements both run (through what [`store`] asks of an ORM), and the
-//!   lock that makes migrations at start-up safe; [`runtime`] — what
-//!   async code waits on: the runtime's timers, and the non-blocking core
-//!   ([`runtime::Attempt`]) of the `*_async` twins of the blocking calls;
-//!   [`id_function`] — IDs issued by the database itself, on a node of the lease table, and read
-//!   in SQL; [`adopt`] — existing tables switched from auto-increment keys
-//!   to flake keys.
+//!   [`BitLayout`](layout::BitLayout) and its [`presets`](layout::presets),
+//!   decimal-digit layouts, a random starting sequence per tick;
+//!   [`encoding`] — the decimal, base62 and Crockford base32 text forms;
+//!   [`IdScheme`] — what an ID is, for checking and decoding;
+//!   [`IdSource`] — where IDs come from.
+//! * [`global`] — the process's node ID (in code, from `FLAKEID_*`
+//!   variables, or a Kubernetes ordinal: [`node`]) and the process-wide
+//!   generator that `UserId::generate()` uses.
+//! * [`runtime`] — what async code waits on: the runtime's timers, and the
+//!   non-blocking core ([`runtime::Attempt`]) of the `*_async` calls.
 //! * [`telemetry`] — what operators are told: metrics (feature `metrics`)
 //!   and the generator's `tracing` events.
-//! * [`global`] — the process's node ID and the process-wide generators
-//!   that `UserId::generate()` uses; [`interop`] — ID types as values of
-//!   other crates (serde, sqlx, utoipa, schemars, async-graphql, ts-rs, specta).
+//! * [`interop`] — ID types as values of other crates (serde, sqlx,
+//!   utoipa, schemars, async-graphql, ts-rs, specta), behind features.
 //!
-//! Shared errors are at the crate root; a module's own errors live with
-//! it.
+//! What only some users need lives in crates of its own, each built on
+//! this one: `flakeid-lease` (node IDs leased from the application's
+//! database, or kept in a local high-water file), `flakeid-segment`
+//! (Leaf-style segments, dense IDs, short keys), `flakeid-schemes`
+//! (DecimalId, TraceId, random keys, offset ranges, keyed permutations),
+//! `flakeid-flake128` (128-bit flakes), `flakeid-id-function` (IDs issued
+//! by the database), `flakeid-adopt` (auto-increment tables switched to
+//! flake keys) and `flakeid-sql` (the SQL they share). The ORM crates
+//! `flakeid-seaorm` and `flakeid-diesel` turn them on by feature.
 //!
 //! # Layers
 //!
 //! The modules form layers, listed from the bottom. A module imports only
-//! from its own layer (no two folders importing each other) and the layers
-//! before it; plumbing that two modules share moves down to a neutral
-//! module both import. A test (`tests/all/layers.rs`) reads this list and
-//! checks every import of the crate against it.
+//! from its own layer and the layers before it (no two folders import each
+//! other); plumbing that two modules share moves down to a neutral module
+//! both import. The workspace's `architecture` test reads this list and
+//! checks every `crate::` path of the crate against it.
 //!
-//! 1. `fork`, `rng`, `clock`, `runtime`, `cursor`, `telemetry` — the process, randomness, time, timers, a lock-free range of values, metrics and events for operators
+//! 1. `fork`, `clock`, `runtime`, `telemetry` — the process, time, timers, what operators are told
 //! 2. `encoding`, `layout` — text forms; how an ID is split into fields
 //! 3. `error`, `decoded`, `policy` — shared errors, decoded IDs, a generator's policies
-//! 4. `source`, `id` — schemes and sources of IDs (layouts among them, with the key bounds of a time range); ID types
+//! 4. `source`, `id` — schemes and sources of IDs, with the key bounds of a time range; ID types
 //! 5. `generator` — the generator, its builder and ceiling
-//! 6. `sql`, `store` — SQL dialects and statements; what a database store needs from an ORM
-//! 7. `schemes`, `flake128`, `public_id` — schemes beyond bit layouts; 128-bit flakes; public IDs
-//! 8. `node`, `segment` — node sources (leases, high-water files, ordinals); segments
-//! 9. `id_function` — IDs issued by the database on a leased node
-//! 10. `adopt` — existing tables switched from auto-increment keys to flake keys
-//! 11. `global`, `interop` — the process-wide generators; other crates' traits
-//! 12. `__private` — what `#[flake_id]` expands to
+//! 6. `node` — node IDs from a Kubernetes ordinal; what node sources give the generator
+//! 7. `global`, `interop` — the process-wide generator; other crates' traits
+//! 8. `__private` — what `#[flake_id]` expands to, and what flakeid's other crates build on
 //!
 //! # Generation guarantees
 //!
@@ -83,18 +72,13 @@
 //! |---|---|---|
 //! | `serde` | yes | IDs serialize as decimal strings and deserialize from strings or integers |
 //! | `macros` | yes | re-exports the `#[flake_id]` attribute |
-//! | `diesel-postgres`, `diesel-mysql`, `diesel-sqlite` | no | [`Flake128`](flake128::Flake128) as a Diesel column: PostgreSQL `uuid` / `bytea`, MySQL `BINARY(16)`, SQLite `BLOB` (enabled for you by `flakeid-diesel`'s backend features) |
-//! | `sea-orm` | no | [`Flake128`](flake128::Flake128) as a SeaORM column and key (enabled for you by `flakeid-seaorm`) |
-//! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | no | ID types as sqlx values of `BIGINT` / `BIGINT UNSIGNED` / `INTEGER` columns, read with the same checks as the ORM impls (see `interop::sqlx`); [`Flake128`](flake128::Flake128) as `uuid` / `BINARY(16)` / `BLOB` |
-//! | `tokio` | no | async generation on tokio's timer (`UserId::generate_async()`, [`Generator::next_id_async`], …; see [`runtime`]), leases renewed and segments fetched by tokio tasks (`claim_on_tokio`, `start_on_tokio`); turned on by `flakeid-seaorm` and `flakeid-diesel`'s `async` |
-//! | `utoipa`, `schemars` | no | ID types as OpenAPI / JSON Schema schemas: strings of decimal digits ([`interop`]); [`Flake128`](flake128::Flake128) as its canonical string |
+//! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | no | ID types as sqlx values of `BIGINT` / `BIGINT UNSIGNED` / `INTEGER` columns, read with the same checks as the ORM impls (see [`interop`]) |
+//! | `tokio` | no | async generation on tokio's timer (`UserId::generate_async()`, [`Generator::next_id_async`], …; see [`runtime`]); turned on by `flakeid-seaorm` and `flakeid-diesel`'s `async` |
+//! | `metrics` | no | the generator's metrics through the `metrics` facade ([`telemetry`]) |
+//! | `utoipa`, `schemars` | no | ID types as OpenAPI / JSON Schema schemas: strings of decimal digits ([`interop`]) |
 //! | `async-graphql` | no | ID types as GraphQL scalars named after the type (strings on the wire), `TryFrom<async_graphql::ID>`, connection cursors ([`interop`]) |
 //! | `ts-rs` | no | ID types as TypeScript `string` aliases (`export type UserId = string;`, [`interop`]) |
 //! | `specta` | no | ID types as named specta types defined as `string` (specta-typescript writes `export type UserId = string;`; requires specta `=2.0.0-rc.27`, [`interop`]) |
-//!
-//! The column impls for [`Flake128`](flake128::Flake128) live here, behind features, because it
-//! is this crate's type: the ORM crates may not implement ORM traits for it.
-//! 64-bit ID types get theirs from `#[flake_id]` in your own crate.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 

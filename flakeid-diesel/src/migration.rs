@@ -1,5 +1,5 @@
 //! Migrations: flakeid's tables as Diesel migrations ([`lease::MIGRATIONS`](crate::lease::MIGRATIONS),
-//! [`segment::MIGRATIONS`](flakeid_segment::MIGRATIONS)), and [`run`], which
+//! [`segment::MIGRATIONS`](crate::segment::MIGRATIONS)), and [`run`], which
 //! makes `run_pending_migrations` safe from any number of replicas at once.
 //!
 //! `run_pending_migrations` is not safe from several processes at once:
@@ -151,7 +151,7 @@ where
 
 /// The migration creating one of flakeid's tables, as a Diesel migration
 /// source of its own ([`lease::MIGRATIONS`](crate::lease::MIGRATIONS),
-/// [`segment::MIGRATIONS`](flakeid_segment::MIGRATIONS)): run it with
+/// [`segment::MIGRATIONS`](crate::segment::MIGRATIONS)): run it with
 /// `diesel_migrations`' `MigrationHarness::run_pending_migrations`
 /// (recorded in `__diesel_schema_migrations` like your own), next to your
 /// `embed_migrations!` source, inside [`run`] so that every replica may run
@@ -358,7 +358,7 @@ mod tests {
     fn shipped_migrations_match_the_generated_sql() {
         let bless = std::env::var_os("FLAKEID_BLESS").is_some_and(|v| v == "1");
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-        for m in [crate::lease::MIGRATIONS, flakeid_segment::MIGRATIONS] {
+        for m in [crate::lease::MIGRATIONS, crate::segment::MIGRATIONS] {
             for (dir, dialect) in [
                 ("postgres", Dialect::Postgres),
                 ("mysql", Dialect::MySql),

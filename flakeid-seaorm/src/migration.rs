@@ -9,7 +9,7 @@
 //! 'PRIMARY'` on MariaDB, `UNIQUE constraint failed:
 //! seaql_migrations.version` on SQLite). [`up`] runs your `Migrator` (with
 //! [`lease::Migration`](crate::lease::Migration) and
-//! [`segment::Migration`](flakeid_segment::Migration) among its migrations,
+//! [`segment::Migration`](crate::segment::Migration) among its migrations,
 //! or not) under a [`MigrationLock`] held for the whole run, so replicas
 //! starting together apply the migrations one after another: the first
 //! applies what is pending, the others find nothing left to do.

@@ -128,9 +128,9 @@ impl TextForm {
 mod tests {
     #[test]
     fn excerpt_shortens_long_input() {
-        assert_eq!(super::excerpt("abc"), "abc");
+        assert_eq!(super::error::excerpt("abc"), "abc");
         let long = "é".repeat(100);
-        let e = super::excerpt(&long);
+        let e = super::error::excerpt(&long);
         assert_eq!(e.chars().count(), 65);
         assert!(e.ends_with('…'));
     }

@@ -37,7 +37,7 @@ pub enum FenceReason {
     /// Another holder took the node: the lease of generation `fence` is
     /// gone, and this node's generator never issues again. The
     /// process-wide generator moves to a free node by itself
-    /// ([`LeaseOptions::heal`](crate::node::LeaseOptions::heal)); a
+    /// (`flakeid_lease::LeaseOptions::heal`); a
     /// generator of one's own is replaced by one from a new lease.
     #[error(
         "its lease (fence {fence}) was taken over by another holder; noticed at {detected_millis} ms"

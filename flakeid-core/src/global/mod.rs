@@ -71,7 +71,7 @@ use crate::source::{GlobalScheme, IdSource, NodeConfig};
 /// clock (a [`ManualClock`](crate::ManualClock) lets tests drive the IDs of
 /// `#[flake_id]` types).
 ///
-/// A builder from a node lease ([`NodeLease::generator_builder`](crate::node::NodeLease::generator_builder))
+/// A builder from a node lease (`flakeid_lease::NodeLease::generator_builder`)
 /// makes the generator the lease's: when the lease is lost, the lease
 /// moves it to a new node (see [`ProcessGenerator`]).
 ///

@@ -22,7 +22,7 @@ use crate::source::{NodeConfig, batch_source, scheme_of};
 /// while callers keep using it.
 ///
 /// On a fixed node it is that node's generator. On a leased node
-/// ([`NodeLease::generator_builder`](crate::node::NodeLease::generator_builder)),
+/// (`flakeid_lease::NodeLease::generator_builder`),
 /// when the lease is lost (another holder took the node while this one
 /// was cut off from the store), the lease claims a free node and the
 /// generator moves to it: the old node's generator is stopped first (it
@@ -30,7 +30,7 @@ use crate::source::{NodeConfig, batch_source, scheme_of};
 /// high-water mark, and callers switch to it atomically. A call that finds
 /// the lease lost waits for the move as long as the lease's
 /// [`CeilingWait`] allows (1 s by default), then fails with
-/// [`GenerateError::Fenced`]. See [`LeaseOptions::heal`](crate::node::LeaseOptions::heal).
+/// [`GenerateError::Fenced`]. See `flakeid_lease::LeaseOptions::heal`.
 ///
 /// Issuing costs what a [`Generator`] costs plus one atomic load (see
 /// `BENCHMARKS.md`). Each move keeps the previous node's stopped generator

@@ -15,7 +15,7 @@
 //! `i64`, `u64` and `String` with the standard traits (see
 //! [`FlakeId`](crate::FlakeId)'s conversions and `examples/protobuf.rs`).
 //!
-//! [`Flake128`](crate::flake128::Flake128) gets the same impls from the
+//! `flakeid_flake128::Flake128` gets the same impls from the
 //! sqlx, utoipa and schemars features, as 16 bytes (`uuid`, `BINARY(16)`, `BLOB`) and as its
 //! canonical string.
 //!
@@ -61,7 +61,7 @@
 //! serde also reads JSON integers for an ID; the schema states the string
 //! form that IDs are written as and that clients should send.
 //!
-//! [`Flake128`](crate::flake128::Flake128) is described the same way with
+//! `flakeid_flake128::Flake128` is described the same way with
 //! its own string (type `string`, 32 lowercase hex digits in UUID groups),
 //! under the name `Flake128`.
 //!

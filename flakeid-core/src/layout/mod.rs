@@ -5,7 +5,7 @@
 //! needs to know about a layout. [`BitLayout`] implements it for the
 //! Snowflake family (bit fields in a 63-bit or 53-bit domain);
 //! [`DecimalLayout`] (decimal digit fields) and
-//! [`Flake128Layout`](crate::flake128::Flake128Layout) (128-bit flakes)
+//! `flakeid_flake128::Flake128Layout` (128-bit flakes)
 //! implement the same trait, and [`RandomStart`] wraps any of them.
 
 mod bits;

@@ -24,11 +24,9 @@
 //! See [the lease protocol](LeaseOptions#the-lease-protocol) for how leases
 //! work and what they guarantee.
 
-mod file;
 mod kubernetes;
 pub(crate) mod leased;
 
-pub use file::{HighWaterFile, HighWaterFileError, HighWaterFileOptions};
 pub use kubernetes::{Ordinal, OrdinalError};
 pub use leased::LeasedGenerator;
 pub(crate) use leased::sealed;

@@ -2,9 +2,9 @@
 //! IDs without blocking one of its threads.
 //!
 //! * The async renewal of node leases
-//!   ([`LeaseOptions::claim_async`](crate::node::LeaseOptions::claim_async))
+//!   (`flakeid_lease::LeaseOptions::claim_async`)
 //!   and the async prefetch of segments
-//!   ([`SegmentOptions::start_async`](crate::segment::SegmentOptions::start_async))
+//!   (`flakeid_segment::SegmentOptions::start_async`)
 //!   wait on the application runtime's timers ([`Sleep`]), never on a
 //!   blocking sleep.
 //! * Async generation (`UserId::generate_async()`,

@@ -25,14 +25,14 @@ use crate::runtime::{Attempt, Wait};
 ///   ID, no clock, no environment — so a read-only service can check and
 ///   decode stored IDs without being configured to issue any. A
 ///   [`BitLayout`] is one; so are [`DecimalLayout`], [`RandomStart`],
-///   [`TraceIdLayout`](crate::schemes::TraceIdLayout),
-///   [`RandomKeys`](crate::schemes::RandomKeys) and
-///   [`DecimalIdScheme`](crate::schemes::DecimalIdScheme).
+///   `flakeid_schemes::TraceIdLayout`,
+///   `flakeid_schemes::RandomKeys` and
+///   `flakeid_schemes::DecimalIdScheme`.
 /// * An [`IdSource`] issues IDs of a scheme: a [`Generator`](crate::Generator) running a
 ///   layout for one node, a
-///   [`DecimalIdGenerator`](crate::schemes::DecimalIdGenerator), a
-///   [`TraceIdGenerator`](crate::schemes::TraceIdGenerator), a
-///   [`RandomKeyGenerator`](crate::schemes::RandomKeyGenerator).
+///   `flakeid_schemes::DecimalIdGenerator`, a
+///   `flakeid_schemes::TraceIdGenerator`, a
+///   `flakeid_schemes::RandomKeyGenerator`.
 /// * A [`GlobalScheme`] is a scheme whose source the process-wide
 ///   configuration ([`global`](crate::global): node ID and policies) can
 ///   build. Every scheme above is one, so an ID type of any of them is one
@@ -42,9 +42,9 @@ use crate::runtime::{Attempt, Wait};
 /// | scheme | IDs | rules beyond `1..=max_id` |
 /// |---|---|---|
 /// | a [`BitLayout`], [`DecimalLayout`] or [`RandomStart`] | time-ordered, unique | none |
-/// | [`RandomKeys`](crate::schemes::RandomKeys) | time + random low part (can collide) | random part ≥ 1 |
-/// | [`DecimalIdScheme`](crate::schemes::DecimalIdScheme) | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless test launches are allowed) |
-/// | [`TraceIdLayout`](crate::schemes::TraceIdLayout) | wrapping seconds + node + thread + counter | counter ≥ 1 |
+/// | `flakeid_schemes::RandomKeys` | time + random low part (can collide) | random part ≥ 1 |
+/// | `flakeid_schemes::DecimalIdScheme` | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless test launches are allowed) |
+/// | `flakeid_schemes::TraceIdLayout` | wrapping seconds + node + thread + counter | counter ≥ 1 |
 ///
 /// A scheme describes the IDs of every process of the system, so processes
 /// sharing an ID type must configure it alike (layout, epoch,
@@ -141,11 +141,11 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
     /// * Both bounds are IDs of the scheme (they pass [`check`](IdScheme::check)).
     ///
     /// By default a scheme records no time:
-    /// [`DecimalIdScheme`](crate::schemes::DecimalIdScheme), dense and
+    /// `flakeid_schemes::DecimalIdScheme`, dense and
     /// segment IDs answer [`TimeBoundsError::NoTime`]. Bit and decimal
     /// layouts, [`RandomStart`](crate::layout::RandomStart) (bounds of
-    /// every seed's IDs), [`RandomKeys`](crate::schemes::RandomKeys) and
-    /// [`TraceIdLayout`](crate::schemes::TraceIdLayout) (within one period
+    /// every seed's IDs), `flakeid_schemes::RandomKeys` and
+    /// `flakeid_schemes::TraceIdLayout` (within one period
     /// of its wrapping seconds) give bounds, and so do the generators of
     /// each.
     ///

@@ -52,12 +52,12 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use flakeid_core::layout::presets;
-use flakeid_lease::{LeaseError, LeaseOptions};
-use flakeid_core::node::{HighWaterFileOptions};
 use flakeid_core::{
     CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, Generator,
     ManualClock, MonotonicClock, global,
 };
+use flakeid_lease::HighWaterFileOptions;
+use flakeid_lease::{LeaseError, LeaseOptions};
 use flakeid_tests::worker::{say, sqlite_path, start_at, wall_ms};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
 
@@ -220,7 +220,7 @@ enum Holder {
         >,
     ),
     Etcd(flakeid_etcd::NodeLease<Layout, WorkerClock>),
-    File(flakeid_core::node::HighWaterFile<Layout, WorkerClock>),
+    File(flakeid_lease::HighWaterFile<Layout, WorkerClock>),
     Fixed,
 }
 

@@ -26,8 +26,8 @@
 
 use std::time::Duration;
 
-use flakeid_segment::{AllocError, Alphabet, ShortKeyConfig, ShortKeyError, ShortKeys};
 use flakeid_schemes::{DecimalIdGenerator, DecimalIdParts};
+use flakeid_segment::{AllocError, Alphabet, ShortKeyConfig, ShortKeyError, ShortKeys};
 use flakeid_segment::{SegmentError, SegmentIds, SegmentOptions};
 use flakeid_tests::worker::start_diesel_segment;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement, Value};

@@ -13,9 +13,9 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use flakeid_adopt::{AdoptError, Adoption, Increment};
-use flakeid_id_function::{DecodeFunctions, IdPart};
 use flakeid_core::layout::{BitLayout, Layout as _, presets};
 use flakeid_core::{Decoded, FlakeId};
+use flakeid_id_function::{DecodeFunctions, IdPart};
 
 use crate::adopt_common::apps::{self, Rows, UserId};
 use crate::adopt_common::{

@@ -9,12 +9,14 @@ use std::thread::JoinHandle;
 
 use thiserror::Error;
 
-use super::leased::{LeasedGenerator, sealable};
-use crate::clock::{Clock, MonotonicClock};
-use crate::error::{ConfigError, FenceReason};
-use crate::generator::{Ceiling, Generator, GeneratorBuilder};
-use crate::layout::{BitLayout, Layout};
-use crate::policy::CeilingWait;
+use flakeid_core::__private::sealable;
+use flakeid_core::node::LeasedGenerator;
+use flakeid_core::{Clock, MonotonicClock};
+use flakeid_core::{ConfigError, FenceReason};
+use flakeid_core::__private::Ceiling;
+use flakeid_core::{Generator, GeneratorBuilder};
+use flakeid_core::layout::{BitLayout, Layout};
+use flakeid_core::CeilingWait;
 
 /// How to open a [`HighWaterFile`] (see there for what it guarantees).
 #[derive(Debug, Clone)]
@@ -52,7 +54,7 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
         }
     }
 
-    crate::setters! {
+    flakeid_core::__private::setters! {
         /// How far ahead of the clock each write sets the ceiling.
         lead(lead: Duration) => lead = lead;
 
@@ -217,7 +219,7 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
 /// After a crash the file holds the last ceiling, up to the lead ahead of
 /// the crash: the restarted process waits until its clock passes it (the
 /// default lead, 500 ms, is within the default
-/// [`ClockRegression`](crate::ClockRegression) wait of 1 s). A
+/// [`ClockRegression`](flakeid_core::ClockRegression) wait of 1 s). A
 /// [`release`](HighWaterFile::release) records the exact last tick
 /// instead, so a clean restart does not wait.
 ///
@@ -286,7 +288,7 @@ impl<L: Layout + Clone, C: Clock + Clone> HighWaterFile<L, C> {
     /// [`resume_after`](GeneratorBuilder::resume_after) the file's mark and
     /// the file's ceiling. Its node and resume point are the file's:
     /// changing them makes [`build`](GeneratorBuilder::build) fail with
-    /// [`ConfigError::FixedBySource`](crate::ConfigError::FixedBySource).
+    /// [`ConfigError::FixedBySource`](flakeid_core::ConfigError::FixedBySource).
     pub fn generator_builder(&self) -> GeneratorBuilder<L, C> {
         Generator::builder(self.layout.clone(), self.node)
             .clock(self.shared.clock.clone())

@@ -1,0 +1,308 @@
+//! What Cargo cannot see of the architecture, checked:
+//!
+//! * which workspace crate may depend on which (Cargo only refuses cycles):
+//!   the key crate on none, each satellite on the key crate and the crates
+//!   below it, the ORM crates translating for the satellites they opt into;
+//! * that the key crate, with its default features, compiles only the
+//!   mission: its non-optional dependencies are exactly the ones listed;
+//! * the layers of flakeid-core's modules, as its `src/lib.rs` lists them:
+//!   no `crate::` path (in `use` items, inline paths or `$crate::` in macro
+//!   bodies) reaches a module of a higher layer.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Each published workspace crate and the workspace crates it may depend on
+/// (normal dependencies, optional ones included).
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("flakeid-macros", &[]),
+    ("flakeid-core", &["flakeid-macros"]),
+    ("flakeid-sql", &["flakeid-core"]),
+    ("flakeid-schemes", &["flakeid-core", "flakeid-sql"]),
+    ("flakeid-flake128", &["flakeid-core"]),
+    ("flakeid-lease", &["flakeid-core", "flakeid-sql"]),
+    (
+        "flakeid-segment",
+        &["flakeid-core", "flakeid-sql", "flakeid-schemes"],
+    ),
+    (
+        "flakeid-id-function",
+        &["flakeid-core", "flakeid-sql", "flakeid-lease"],
+    ),
+    (
+        "flakeid-adopt",
+        &["flakeid-core", "flakeid-sql", "flakeid-id-function"],
+    ),
+    (
+        "flakeid-etcd",
+        &["flakeid-core", "flakeid-sql", "flakeid-lease"],
+    ),
+    (
+        "flakeid-seaorm",
+        &[
+            "flakeid-core",
+            "flakeid-macros",
+            "flakeid-sql",
+            "flakeid-lease",
+            "flakeid-segment",
+            "flakeid-flake128",
+        ],
+    ),
+    (
+        "flakeid-diesel",
+        &[
+            "flakeid-core",
+            "flakeid-macros",
+            "flakeid-sql",
+            "flakeid-lease",
+            "flakeid-segment",
+            "flakeid-flake128",
+        ],
+    ),
+    (
+        "flakeid-cli",
+        &[
+            "flakeid-core",
+            "flakeid-sql",
+            "flakeid-lease",
+            "flakeid-id-function",
+            "flakeid-adopt",
+            "flakeid-seaorm",
+        ],
+    ),
+];
+
+/// What flakeid-core needs whatever its features: nothing that touches a
+/// database or an ORM.
+const CORE_REQUIRED: &[&str] = &["libc", "thiserror", "tracing"];
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ lies in the repository")
+        .to_owned()
+}
+
+/// `cargo metadata --no-deps`: the workspace's packages.
+fn packages() -> Vec<Value> {
+    let out = Command::new(env!("CARGO"))
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(repo())
+        .output()
+        .expect("run cargo metadata");
+    assert!(
+        out.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON");
+    doc["packages"].as_array().expect("packages").clone()
+}
+
+/// A package's normal dependencies (the loom model check's aside): name →
+/// optional.
+fn normal_dependencies(package: &Value) -> BTreeMap<String, bool> {
+    let deps = package["dependencies"].as_array().expect("dependencies");
+    deps.iter()
+        .filter(|d| d["kind"].is_null() && d["target"] != "cfg(loom)")
+        .map(|d| {
+            (
+                d["name"].as_str().expect("a name").to_owned(),
+                d["optional"] == true,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn workspace_crates_depend_only_on_the_crates_below_them() {
+    let packages = packages();
+    let names: BTreeSet<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    let allowed: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
+    let mut wrong = Vec::new();
+    for package in &packages {
+        let name = package["name"].as_str().expect("a name");
+        let publishable = package["publish"] != serde_json::json!([]);
+        let Some(may) = allowed.get(name) else {
+            if publishable {
+                wrong.push(format!("{name}: a published crate missing from ALLOWED"));
+            }
+            continue;
+        };
+        for dep in normal_dependencies(package)
+            .keys()
+            .filter(|d| names.contains(d.as_str()))
+        {
+            if !may.contains(&dep.as_str()) {
+                wrong.push(format!("{name} depends on {dep}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "dependencies against the architecture:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_key_crate_needs_nothing_beyond_the_mission() {
+    let packages = packages();
+    let core = packages
+        .iter()
+        .find(|p| p["name"] == "flakeid-core")
+        .expect("flakeid-core");
+    let required: BTreeSet<String> = normal_dependencies(core)
+        .into_iter()
+        .filter_map(|(name, optional)| (!optional).then_some(name))
+        .collect();
+    let expected: BTreeSet<String> = CORE_REQUIRED.iter().map(|s| (*s).to_owned()).collect();
+    assert_eq!(
+        required, expected,
+        "flakeid-core's non-optional dependencies"
+    );
+    let defaults: BTreeSet<&str> = core["features"]["default"]
+        .as_array()
+        .expect("default features")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        defaults,
+        BTreeSet::from(["macros", "serde"]),
+        "flakeid-core's default features"
+    );
+}
+
+/// The layers of flakeid-core's modules, bottom first, from its lib.rs.
+fn core_layers(lib_rs: &str) -> Vec<Vec<String>> {
+    let section = lib_rs
+        .split("//! # Layers")
+        .nth(1)
+        .expect("a # Layers section in lib.rs");
+    section
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("//!") && !l.starts_with("//! # "))
+        .filter_map(|l| l.strip_prefix("//! ")?.split_once(". "))
+        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .map(|(_, rest)| rest)
+        .filter_map(|rest| rest.split(" — ").next())
+        .map(|mods| {
+            mods.split(", ")
+                .map(|m| m.trim_matches('`').to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// The modules of the crate a Rust source names with `crate::` or
+/// `$crate::` paths, outside comments: `crate::a::…`, `crate::{a, b::c}`.
+fn crate_paths(source: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for line in source
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| !l.starts_with("//"))
+    {
+        for (i, _) in line.match_indices("crate::") {
+            if i > 0 && line[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = &line[i + "crate::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                let group = group.split('}').next().unwrap_or_default();
+                found.extend(group.split(',').map(|p| first_segment(p.trim())));
+            } else {
+                found.insert(first_segment(rest));
+            }
+        }
+    }
+    found.retain(|m| !m.is_empty());
+    found
+}
+
+fn first_segment(path: &str) -> String {
+    path.chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The `.rs` files under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read a source dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn core_modules_import_only_their_layer_and_those_below() {
+    let src = repo().join("flakeid-core/src");
+    let layers = core_layers(&std::fs::read_to_string(src.join("lib.rs")).expect("lib.rs"));
+    let layer_of: BTreeMap<&str, usize> = layers
+        .iter()
+        .enumerate()
+        .flat_map(|(i, mods)| mods.iter().map(move |m| (m.as_str(), i)))
+        .collect();
+    let mut unlisted = BTreeSet::new();
+    let mut wrong = Vec::new();
+    for file in rust_files(&src) {
+        let relative = file.strip_prefix(&src).expect("under src");
+        let module = first_segment(&relative.to_string_lossy());
+        if module == "lib" {
+            continue;
+        }
+        let Some(&own) = layer_of.get(module.as_str()) else {
+            unlisted.insert(module);
+            continue;
+        };
+        let text = std::fs::read_to_string(&file).expect("a source file");
+        for used in crate_paths(&text) {
+            // Generated code and the crate's exported macros name `__private` through `$crate`.
+            match layer_of.get(used.as_str()) {
+                Some(&layer) if layer > own && used != "__private" => {
+                    wrong.push(format!(
+                        "{} uses crate::{used} (layer {} > {})",
+                        relative.display(),
+                        layer + 1,
+                        own + 1
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        unlisted.is_empty(),
+        "modules missing from lib.rs's # Layers: {unlisted:?}"
+    );
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_path_reader_sees_every_form() {
+    let source = "use crate::clock::Clock;\nuse crate::{layout::Parts, error};\n\
+                  // crate::global in a comment\nlet x = crate::source::f();\n\
+                  macro_rules! m { () => { $crate::node::X } }\nuse my_crate::telemetry;";
+    let found: Vec<String> = crate_paths(source).into_iter().collect();
+    assert_eq!(found, ["clock", "error", "layout", "node", "source"]);
+    let lib = "//! # Layers\n//!\n//! Listed. From the bottom.\n//!\n//! 1. `a`, `b` — low\n//! 2. `c` — high\n//!\n//! # Next";
+    assert_eq!(
+        core_layers(lib),
+        [vec!["a".to_owned(), "b".to_owned()], vec!["c".to_owned()]]
+    );
+}
