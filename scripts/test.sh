@@ -81,15 +81,14 @@ export RUST_TEST_THREADS="${RUST_TEST_THREADS:-12}"
 # CARGO_INCREMENTAL=1 keeps the caches (rerunning a part after small edits).
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-# The workspace's crates compile through scripts/lib/record-rustc, which
-# writes down how each library was compiled: the `api` job documents them
-# from that, against the dependencies this build compiled.
-export RUSTC_WORKSPACE_WRAPPER="$repo/scripts/lib/record-rustc"
 if [ "${FLAKEID_TEST_LINT:-0}" = 1 ]; then
     clippy_driver="$(rustc --print sysroot)/bin/clippy-driver"
     [ -x "$clippy_driver" ] || die "FLAKEID_TEST_LINT=1 needs clippy: rustup component add clippy"
-    # What `cargo clippy -- -D warnings` gives clippy-driver.
-    export FLAKEID_RUSTC_NEXT_WRAPPER="$clippy_driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+    # What `cargo clippy -- -D warnings` gives cargo: clippy-driver as the
+    # workspace members' compiler wrapper (through scripts/lib/lint-rustc,
+    # which leaves trybuild's compile-error cases to rustc), and its arguments.
+    export RUSTC_WORKSPACE_WRAPPER="$here/lib/lint-rustc" FLAKEID_CLIPPY_DRIVER="$clippy_driver" \
+        CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
     log "FLAKEID_TEST_LINT=1: the tests build through clippy, warnings denied"
 fi
 

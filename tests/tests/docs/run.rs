@@ -144,7 +144,6 @@ impl Context {
             // parallelism) took 16 % more CPU on two cores, and longer.
             p.env("CARGO_TARGET_DIR", &self.install_target)
                 .env_remove("RUSTC_WORKSPACE_WRAPPER")
-                .env_remove("FLAKEID_RUSTC_NEXT_WRAPPER")
                 .env_remove("CLIPPY_ARGS")
                 .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
                 .env("CARGO_PROFILE_RELEASE_DEBUG", "false");
