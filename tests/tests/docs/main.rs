@@ -35,37 +35,24 @@ fn repo() -> PathBuf {
 /// the root or under `examples/`), and every file under `docs/`.
 fn markdown_files() -> BTreeSet<String> {
     let root = repo();
-    let mut files = BTreeSet::from(["README.md".to_owned()]);
-    for parent in [root.clone(), root.join("examples")] {
-        for entry in std::fs::read_dir(&parent)
-            .expect("read the repository")
-            .flatten()
-        {
-            let dir = entry.path();
-            if dir.join("Cargo.toml").is_file() && dir.join("README.md").is_file() {
-                files.insert(relative(&root, &dir.join("README.md")));
-            }
-        }
-    }
-    let mut stack = vec![root.join("docs")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read docs/").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                files.insert(relative(&root, &path));
-            }
-        }
-    }
-    files
+    ["README.md", "*/README.md", "examples/*/README.md"]
+        .into_iter()
+        .flat_map(|pattern| files(&root, pattern))
+        .filter(|readme| readme.with_file_name("Cargo.toml").is_file())
+        .chain(files(&root, "docs/**/*.md"))
+        .map(|path| {
+            let relative = path.strip_prefix(&root).expect("under the root");
+            relative.to_string_lossy().into_owned()
+        })
+        .collect()
 }
 
-fn relative(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .expect("under the root")
-        .to_string_lossy()
-        .into_owned()
+/// The files under `root` that match `pattern`.
+fn files(root: &Path, pattern: &str) -> Vec<PathBuf> {
+    glob::glob(&root.join(pattern).to_string_lossy())
+        .expect("a valid pattern")
+        .collect::<Result<_, _>>()
+        .expect("read the repository")
 }
 
 fn read(file: &str) -> Document {
@@ -167,14 +154,14 @@ fn blocks_and_inline_code_follow_the_rules() {
         .iter()
         .flat_map(|(_, d)| d.commands().into_iter().map(|c| c.text))
         .collect();
-    let mut problems = Vec::new();
-    for (file, doc) in &docs {
-        problems.extend(
+    let problems: Vec<String> = docs
+        .iter()
+        .flat_map(|(file, doc)| {
             doc.violations(&shown)
                 .into_iter()
-                .map(|v| format!("{file}:{v}")),
-        );
-    }
+                .map(move |v| format!("{file}:{v}"))
+        })
+        .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -183,38 +170,24 @@ fn blocks_and_inline_code_follow_the_rules() {
 #[test]
 fn rust_blocks_run_as_doctests() {
     let root = repo();
+    // The crates' sources (workspace members lie at most two levels down).
     let mut included = BTreeSet::new();
-    let mut stack = vec![root.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)
-            .expect("read the repository")
-            .flatten()
-        {
-            let path = entry.path();
-            let name = entry.file_name();
-            if path.is_dir() {
-                if name != "target" && name != ".git" {
-                    stack.push(path);
-                }
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&path) else {
+    for path in ["*/src/**/*.rs", "*/*/src/**/*.rs"]
+        .into_iter()
+        .flat_map(|pattern| files(&root, pattern))
+        .filter(|path| !path.starts_with(root.join("target")))
+    {
+        let text = std::fs::read_to_string(&path).expect("read a source file");
+        if !text.contains("#[cfg(doctest)]") {
+            continue;
+        }
+        for part in text.split("include_str!(\"").skip(1) {
+            let Some((target, _)) = part.split_once('"') else {
                 continue;
             };
-            if !text.contains("#[cfg(doctest)]") {
-                continue;
-            }
-            for part in text.split("include_str!(\"").skip(1) {
-                let Some((target, _)) = part.split_once('"') else {
-                    continue;
-                };
-                let resolved = path.parent().expect("a file's dir").join(target);
-                if let Ok(resolved) = resolved.canonicalize() {
-                    included.insert(resolved);
-                }
+            let resolved = path.parent().expect("a file's dir").join(target);
+            if let Ok(resolved) = resolved.canonicalize() {
+                included.insert(resolved);
             }
         }
     }
@@ -238,15 +211,12 @@ fn rust_blocks_run_as_doctests() {
 /// The checker's rules, on sample text.
 mod rules {
     use crate::markdown::Document;
-    use crate::run::{Kind, classify};
+    use crate::run::{Context, Kind, classify};
 
     fn violations(text: &str) -> Vec<String> {
         let doc = Document::parse(text);
         let shown: Vec<String> = doc.commands().into_iter().map(|c| c.text).collect();
         doc.violations(&shown)
-            .into_iter()
-            .map(|v| v.to_string())
-            .collect()
     }
 
     /// The one violation `text` has.
@@ -293,6 +263,9 @@ mod rules {
     fn inline_commands_must_be_shown_in_a_block() {
         let v = the_violation("Run `cargo run -p flakeid-service` now.\n");
         assert!(v.contains("inline command `cargo run -p flakeid-service`"));
+        // A span may run over a line break (a space, as CommonMark reads it).
+        let v = the_violation("Run `cargo run -p\nflakeid-service` now.\n");
+        assert!(v.starts_with("line 1: inline command `cargo run -p flakeid-service`"));
         let v = violations("Run `./scripts/test.sh`:\n\n```sh\n./scripts/test.sh\n```\n");
         assert!(v.is_empty(), "{v:?}");
         // Names of tools and subcommands, and forms of commands, are not
@@ -332,6 +305,24 @@ mod rules {
         let doc = Document::parse("- item:\n\n  ```sh\n  ls -l\n  ```\n");
         assert_eq!(doc.blocks[0].lines, ["ls -l"]);
         assert_eq!(doc.commands()[0].text, "ls -l");
+    }
+
+    #[test]
+    fn a_console_command_prints_what_is_shown() {
+        let doc = Document::parse(
+            "```console\n$ printf 'id 5\\nnode 3\\n'\nid 5\nnode 3\n\
+             $ printf 'id 5\\nnode 4\\n'\nid 5\nnode 3\n\
+             $ seq 10\n1\n...\n1[..]\n```\n",
+        );
+        let context = Context::new(&crate::repo());
+        let results: Vec<_> = doc.commands().iter().map(|c| context.check(c)).collect();
+        assert!(results[0].is_ok(), "{results:?}");
+        let diff = results[1].as_ref().expect_err("node 4 is not node 3");
+        assert!(
+            diff.contains("- node 3") && diff.contains("+ node 4"),
+            "{diff}"
+        );
+        assert!(results[2].is_ok(), "{results:?}");
     }
 
     #[test]

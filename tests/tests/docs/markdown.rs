@@ -1,7 +1,8 @@
-//! The rules for fenced blocks and inline code in the documentation, and
-//! the commands they show.
+//! The documentation's fenced blocks and inline code spans, as
+//! pulldown-cmark reads them (CommonMark); the rules they follow and the
+//! commands they show.
 
-use std::fmt;
+use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 
 /// The tags a fenced block may carry (the first word of its info string).
 pub const KNOWN_TAGS: [&str; 8] = [
@@ -22,6 +23,9 @@ pub struct Block {
     pub line: usize,
     /// The lines between the fences, without the block's indentation.
     pub lines: Vec<String>,
+    /// Whether a closing fence ends it: CommonMark ends an unclosed block,
+    /// silently, with the document or the list item around it.
+    pub closed: bool,
 }
 
 impl Block {
@@ -43,85 +47,51 @@ pub struct Command {
     pub expected_output: Option<Vec<String>>,
 }
 
-/// A rule the Markdown breaks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// The line (1-based).
-    pub line: usize,
-    /// What is wrong.
-    pub what: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.what)
-    }
-}
-
-/// A Markdown file, read into its fenced blocks.
-#[derive(Debug, Clone)]
+/// A Markdown file's fenced blocks and inline code spans.
+#[derive(Debug, Clone, Default)]
 pub struct Document {
     /// Every fenced block, in order.
     pub blocks: Vec<Block>,
-    /// Inline code spans outside blocks: (line, text).
+    /// Inline code spans: (line, text).
     pub inline_code: Vec<(usize, String)>,
-    /// Problems of the form itself (an unclosed fence).
-    pub malformed: Vec<Violation>,
 }
 
 impl Document {
     /// Reads `text`.
     pub fn parse(text: &str) -> Document {
-        let mut blocks = Vec::new();
-        let mut inline_code = Vec::new();
-        let mut malformed = Vec::new();
-        let mut open: Option<(Block, usize)> = None;
-        for (i, raw) in text.lines().enumerate() {
-            let number = i + 1;
-            let trimmed = raw.trim_start();
-            let indent = raw.len() - trimmed.len();
-            if let Some((mut block, block_indent)) = open.take() {
-                if trimmed.starts_with("```") && trimmed.trim_end() == "```" {
-                    blocks.push(block);
-                } else {
-                    let line = if raw.len() >= block_indent && raw[..block_indent].trim().is_empty()
-                    {
-                        &raw[block_indent..]
-                    } else {
-                        trimmed
-                    };
-                    block.lines.push(line.to_owned());
-                    open = Some((block, block_indent));
-                }
-                continue;
-            }
-            if let Some(info) = trimmed.strip_prefix("```") {
-                let info = info.trim().to_owned();
-                let tag = info.split(',').next().unwrap_or_default().trim().to_owned();
-                open = Some((
-                    Block {
-                        tag,
-                        info,
-                        line: number,
+        let line_of = |offset: usize| 1 + text[..offset].matches('\n').count();
+        let mut doc = Document::default();
+        let mut open: Option<(Block, String)> = None;
+        for (event, range) in Parser::new(text).into_offset_iter() {
+            match event {
+                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                    let block = Block {
+                        tag: info.split([',', ' ']).next().unwrap_or_default().to_owned(),
+                        info: info.to_string(),
+                        line: line_of(range.start),
                         lines: Vec::new(),
-                    },
-                    indent,
-                ));
-                continue;
+                        closed: is_closed(&text[range]),
+                    };
+                    open = Some((block, String::new()));
+                }
+                Event::Text(t) => {
+                    if let Some((_, body)) = &mut open {
+                        body.push_str(&t);
+                    }
+                }
+                Event::End(TagEnd::CodeBlock) => {
+                    if let Some((mut block, body)) = open.take() {
+                        block.lines = body.lines().map(str::to_owned).collect();
+                        doc.blocks.push(block);
+                    }
+                }
+                Event::Code(span) => doc
+                    .inline_code
+                    .push((line_of(range.start), span.trim().to_owned())),
+                _ => {}
             }
-            inline_code.extend(code_spans(raw).into_iter().map(|span| (number, span)));
         }
-        if let Some((block, _)) = open {
-            malformed.push(Violation {
-                line: block.line,
-                what: "a fenced block is never closed".into(),
-            });
-        }
-        Document {
-            blocks,
-            inline_code,
-            malformed,
-        }
+        doc
     }
 
     /// The commands of the `sh`, `bash` and `console` blocks.
@@ -137,69 +107,71 @@ impl Document {
         commands
     }
 
-    /// Every rule this file breaks: blocks with an unknown tag or none,
-    /// `text` blocks that hold commands, `console` blocks that start with
-    /// output, inline commands that no block of `shown` (the commands of
-    /// every checked file) shows.
-    pub fn violations(&self, shown: &[String]) -> Vec<Violation> {
-        let mut out = self.malformed.clone();
+    /// Every rule this file breaks (`line N: what`): blocks never closed,
+    /// with an unknown tag or none, `text` blocks that hold commands,
+    /// `console` blocks that start with output, inline commands that no
+    /// block of `shown` (the commands of every checked file) shows.
+    pub fn violations(&self, shown: &[String]) -> Vec<String> {
+        let mut out = Vec::new();
+        let tags = KNOWN_TAGS.join(", ");
         for block in &self.blocks {
-            if block.tag.is_empty() {
-                out.push(Violation {
-                    line: block.line,
-                    what: format!(
-                        "a fenced block without a tag: say what it holds ({})",
-                        KNOWN_TAGS.join(", ")
-                    ),
-                });
-            } else if !KNOWN_TAGS.contains(&block.tag.as_str()) {
-                out.push(Violation {
-                    line: block.line,
-                    what: format!(
-                        "unknown block tag {:?}: use one of {}",
-                        block.tag,
-                        KNOWN_TAGS.join(", ")
-                    ),
-                });
+            let line = block.line;
+            if !block.closed {
+                out.push(format!("line {line}: a fenced block is never closed"));
             }
-            if block.tag == "text" {
-                for (i, line) in block.lines.iter().enumerate() {
-                    if let Some(start) = COMMAND_STARTS.iter().find(|s| line.starts_with(**s)) {
-                        out.push(Violation {
-                            line: block.line + 1 + i,
-                            what: format!(
-                                "a `text` block line starts with {start:?}: a command belongs in a \
-                                 `sh` block, a session with output in a `console` block: {line:?}"
-                            ),
-                        });
-                    }
+            if block.tag.is_empty() {
+                out.push(format!(
+                    "line {line}: a fenced block without a tag: say what it holds ({tags})"
+                ));
+            } else if !KNOWN_TAGS.contains(&block.tag.as_str()) {
+                out.push(format!(
+                    "line {line}: unknown block tag {:?}: use one of {tags}",
+                    block.tag
+                ));
+            }
+            let text_lines = block.lines.iter().filter(|_| block.tag == "text");
+            for (i, text) in text_lines.enumerate() {
+                if let Some(start) = COMMAND_STARTS.iter().find(|s| text.starts_with(**s)) {
+                    out.push(format!(
+                        "line {}: a `text` block line starts with {start:?}: a command belongs in \
+                         a `sh` block, a session with output in a `console` block: {text:?}",
+                        line + 1 + i
+                    ));
                 }
             }
             if block.tag == "console"
                 && let Some(first) = block.lines.iter().find(|l| !l.trim().is_empty())
                 && !first.starts_with("$ ")
             {
-                out.push(Violation {
-                    line: block.line + 1,
-                    what: format!(
-                        "a `console` block must start with a `$ ` command, not {first:?}"
-                    ),
-                });
+                out.push(format!(
+                    "line {}: a `console` block must start with a `$ ` command, not {first:?}",
+                    line + 1
+                ));
             }
         }
         for (line, span) in &self.inline_code {
             if is_command(span) && !shown.iter().any(|c| c == span) {
-                out.push(Violation {
-                    line: *line,
-                    what: format!(
-                        "inline command `{span}` is shown in no `sh` or `console` block: show it in \
-                         one, where it is run"
-                    ),
-                });
+                out.push(format!(
+                    "line {line}: inline command `{span}` is shown in no `sh` or `console` block: \
+                     show it in one, where it is run"
+                ));
             }
         }
         out
     }
+}
+
+/// Whether a fenced block's source (opening fence to end) ends with a
+/// closing fence: a line of at least as many of the opening fence's
+/// characters and nothing else.
+fn is_closed(source: &str) -> bool {
+    let mut lines = source.lines().map(str::trim);
+    let opening = lines.next().unwrap_or_default();
+    let fence = opening.chars().next().unwrap_or('`');
+    let width = opening.chars().take_while(|c| *c == fence).count();
+    lines
+        .next_back()
+        .is_some_and(|last| last.len() >= width && last.chars().all(|c| c == fence))
 }
 
 /// Whether an inline code span is a command: it starts with `./` and a
@@ -212,59 +184,27 @@ pub fn is_command(span: &str) -> bool {
     (script || cargo) && !span.contains('…')
 }
 
-/// The inline code spans of one line (`` `x` ``, not across lines).
-fn code_spans(line: &str) -> Vec<String> {
-    let mut spans = Vec::new();
-    let mut rest = line;
-    while let Some(start) = rest.find('`') {
-        let after = &rest[start..];
-        let ticks = after.len() - after.trim_start_matches('`').len();
-        let body = &after[ticks..];
-        let closing = "`".repeat(ticks);
-        match body.find(&closing) {
-            Some(end) => {
-                spans.push(body[..end].trim().to_owned());
-                rest = &body[end + ticks..];
-            }
-            None => break,
-        }
-    }
-    spans
-}
-
 /// The commands of a `sh` block: one per line, `\` continuations joined,
 /// blank lines and `#` comments skipped.
 fn shell_commands(block: &Block) -> Vec<Command> {
-    let mut commands = Vec::new();
-    let mut current: Option<(String, usize)> = None;
+    let mut commands: Vec<Command> = Vec::new();
+    let mut continued = false;
     for (i, line) in block.lines.iter().enumerate() {
-        let number = block.line + 1 + i;
-        let (text, start) = match current.take() {
-            Some((text, start)) => (format!("{text} {}", line.trim()), start),
-            None => {
-                let t = line.trim();
-                if t.is_empty() || t.starts_with('#') {
-                    continue;
-                }
-                (t.to_owned(), number)
-            }
+        let line = line.trim();
+        let (text, continues) = match line.strip_suffix('\\') {
+            Some(text) => (text.trim_end(), true),
+            None => (line, false),
         };
-        if let Some(joined) = text.strip_suffix('\\') {
-            current = Some((joined.trim_end().to_owned(), start));
-        } else {
-            commands.push(Command {
-                text,
-                line: start,
+        match commands.last_mut() {
+            Some(last) if continued => last.text = format!("{} {text}", last.text),
+            _ if text.is_empty() || text.starts_with('#') => continue,
+            _ => commands.push(Command {
+                text: text.to_owned(),
+                line: block.line + 1 + i,
                 expected_output: None,
-            });
+            }),
         }
-    }
-    if let Some((text, line)) = current {
-        commands.push(Command {
-            text,
-            line,
-            expected_output: None,
-        });
+        continued = continues;
     }
     commands
 }

@@ -1,16 +1,16 @@
 //! Running the documentation's commands: each kind its own way (see
 //! `docs/testing.md`, "How the documentation is checked").
 
-use std::io::{Read as _, Write as _};
-use std::net::TcpStream;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command as Process, ExitStatus, Stdio};
+use std::process::{Child, Command as Process, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use flakeid_tests::db::TestDb;
-use flakeid_tests::process::{self, Output};
+use flakeid_tests::process::Output;
+use rustix::process::{Pid, Signal, kill_process_group};
+use wait_timeout::ChildExt as _;
 
 use crate::markdown::Command;
 
@@ -123,17 +123,15 @@ impl Context {
         )
     }
 
-    /// `bash -euo pipefail -c COMMAND` in the repository's root, in a
-    /// process group of its own, with this context's environment.
+    /// `bash -euo pipefail -c COMMAND` under [`bounded`], in the
+    /// repository's root, with this context's environment.
     fn shell(&self, command: &str) -> Process {
-        let mut p = Process::new("bash");
+        let mut p = bounded("bash");
         p.args(["-euo", "pipefail", "-c", command])
             .current_dir(&self.repo)
             .env("PATH", self.path())
             .env("CARGO_INSTALL_ROOT", self.install_root.path())
-            .env("PSQLRC", &self.psqlrc)
-            .stdin(Stdio::null())
-            .process_group(0);
+            .env("PSQLRC", &self.psqlrc);
         if command.trim_start().starts_with("cargo install") {
             // The release profile: a target dir of its own (no other build
             // of the test command uses one), built as a reader's cargo
@@ -191,11 +189,8 @@ impl Context {
             return Err(format!("{script} is not executable"));
         }
         let mut p = Process::new("bash");
-        p.arg("-n").arg(&path).stdin(Stdio::null());
-        let (status, _, stderr) = run(p)?;
-        if !status.success() {
-            return Err(format!("bash -n {script}: {status}\n{}", tail(&stderr)));
-        }
+        p.arg("-n").arg(&path);
+        run(p).map_err(|why| format!("bash -n {script}: {why}"))?;
         if let Some(line) = run_by {
             let test = std::fs::read_to_string(self.repo.join("scripts/test.sh"))
                 .map_err(|e| format!("scripts/test.sh: {e}"))?;
@@ -209,26 +204,22 @@ impl Context {
         Ok(())
     }
 
+    /// Runs the command; a `console` command's output must be the one
+    /// shown (snapbox's comparison: a line `...` in the shown output stands
+    /// for any lines, `[..]` for any text within a line).
     fn check_plain(&self, command: &Command) -> Result<String, String> {
         let started = Instant::now();
-        let (status, stdout, stderr) = run(self.shell(&command.text))?;
-        if !status.success() {
-            return Err(format!(
-                "exited with {status}\n--- stdout\n{}\n--- stderr\n{}",
-                tail(&stdout),
-                tail(&stderr)
-            ));
-        }
-        if let Some(expected) = &command.expected_output {
-            let got: Vec<&str> = stdout.trim_end_matches('\n').lines().collect();
-            let want: Vec<&str> = trim_trailing_blank(expected);
-            if got != want {
-                return Err(format!(
-                    "printed something else than the documentation shows\n--- shown\n{}\n--- printed\n{}",
-                    want.join("\n"),
-                    got.join("\n")
-                ));
-            }
+        let stdout = run(self.shell(&command.text))?;
+        if let Some(shown) = &command.expected_output {
+            // Blank lines at the end are the block's layout, not output.
+            let printed = format!("{}\n", stdout.trim_end());
+            let shown = format!("{}\n", shown.join("\n").trim_end());
+            snapbox::Assert::new()
+                .normalize_paths(false)
+                .try_eq(Some(&"printed"), printed.into(), shown.into())
+                .map_err(|diff| {
+                    format!("printed something else than the documentation shows{diff}")
+                })?;
         }
         Ok(format!("ran in {:.1} s", started.elapsed().as_secs_f64()))
     }
@@ -248,25 +239,21 @@ impl Context {
                 args.join(" ")
             ));
         }
-        let mut p = Process::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        let mut p = bounded(&std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         p.arg("test")
             .args(cargo_args)
             .arg("--")
             .args(test_args)
             .arg("--list")
-            .current_dir(&self.repo)
-            .stdin(Stdio::null())
-            .process_group(0);
-        let (status, stdout, stderr) = run(p)?;
-        if !status.success() {
-            return Err(format!(
-                "cargo test {} -- {} --list exited with {status}\n{}",
+            .current_dir(&self.repo);
+        let listed = run(p).map_err(|why| {
+            format!(
+                "cargo test {} -- {} --list: {why}",
                 cargo_args.join(" "),
-                test_args.join(" "),
-                tail(&stderr)
-            ));
-        }
-        let tests = stdout.lines().filter(|l| l.ends_with(": test")).count();
+                test_args.join(" ")
+            )
+        })?;
+        let tests = listed.lines().filter(|l| l.ends_with(": test")).count();
         if tests == 0 {
             return Err(format!(
                 "`./scripts/test.sh {}` selects no test",
@@ -288,7 +275,8 @@ impl Context {
         .env("PORT", "0")
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
+        .stderr(Stdio::inherit())
+        .process_group(0);
         let mut child = Group(p.spawn().map_err(|e| format!("spawn bash: {e}"))?);
         let output = Output::follow(&mut child.0, "service");
         let started = Instant::now();
@@ -313,18 +301,21 @@ impl Context {
                 }
             }
         };
-        let health = http_get(&addr, "/health")?;
-        if !health.starts_with("HTTP/1.1 200") {
-            return Err(format!("GET /health: {health}"));
-        }
+        http_get(&addr, "/health")?;
         let page = http_get(&addr, "/")?;
-        if !page.starts_with("HTTP/1.1 200") || !page.contains("<html") {
-            return Err(format!("GET /: {page}"));
+        if !page.contains("<html") {
+            return Err(format!("GET /: no <html in {page}"));
         }
-        let pid = find_descendant(child.0.id(), "flakeid-service")
-            .ok_or("no flakeid-service process below the command")?;
-        process::signal(pid, "TERM");
-        let status = wait(&mut child.0, STOP_PATIENCE)?;
+        // Its group: `timeout` (which passes the signal on) and the service,
+        // which the shell and then `cargo run` became (each replaces itself
+        // with the command it runs).
+        kill_process_group(Pid::from_child(&child.0), Signal::TERM)
+            .map_err(|e| format!("SIGTERM: {e}"))?;
+        let status = match child.0.wait_timeout(STOP_PATIENCE) {
+            Ok(Some(status)) => status,
+            Ok(None) => return Err(format!("still running {STOP_PATIENCE:?} after SIGTERM")),
+            Err(e) => return Err(format!("wait: {e}")),
+        };
         output.rest(Duration::from_secs(5));
         if !status.success() {
             return Err(format!(
@@ -349,139 +340,68 @@ impl Context {
     }
 }
 
-/// A child in a process group of its own, killed with its group on drop.
+/// `program` under coreutils' `timeout`, which leads a process group of its
+/// own: after [`PATIENCE`] the whole group gets SIGTERM (SIGKILL 10 s
+/// later), and `timeout` exits with status 124.
+fn bounded(program: &str) -> Process {
+    let mut p = Process::new("timeout");
+    p.args(["--kill-after=10", &PATIENCE.as_secs().to_string(), program]);
+    p
+}
+
+/// Runs `p` to its end, without input: what it printed, or why it failed
+/// (an exit status other than 0, with the end of its output).
+fn run(mut p: Process) -> Result<String, String> {
+    let out = p
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("spawn {:?}: {e}", p.get_program()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if out.status.success() {
+        return Ok(stdout);
+    }
+    let hang = match out.status.code() {
+        Some(124) => format!(" (timeout's status: still running after {PATIENCE:?})"),
+        _ => String::new(),
+    };
+    Err(format!(
+        "exited with {}{hang}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        tail(&stdout),
+        tail(&String::from_utf8_lossy(&out.stderr))
+    ))
+}
+
+/// A child that leads a process group: the group is killed if the check
+/// returns while the child still runs.
 struct Group(Child);
 
 impl Drop for Group {
     fn drop(&mut self) {
         if let Ok(None) = self.0.try_wait() {
-            kill_group(self.0.id(), "KILL");
+            let _ = kill_process_group(Pid::from_child(&self.0), Signal::KILL);
             let _ = self.0.wait();
         }
     }
 }
 
-/// Sends `signal` to the process group `pgid` (a child spawned with
-/// `process_group(0)`: its pid). The `--` matters: procps' `kill` reads
-/// `kill -KILL -1234` as signal 1234's digits, not as group 1234, and may
-/// signal every process of the user (`kill(-1, …)`).
-fn kill_group(pgid: u32, signal: &str) {
-    if pgid > 1 {
-        let _ = Process::new("kill")
-            .args(["-s", signal, "--", &format!("-{pgid}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-}
-
-/// Runs `p` to its end (at most [`PATIENCE`]); its status and output.
-fn run(mut p: Process) -> Result<(ExitStatus, String, String), String> {
-    p.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = Group(p.spawn().map_err(|e| format!("spawn: {e}"))?);
-    let out = read_all(child.0.stdout.take().expect("piped"));
-    let err = read_all(child.0.stderr.take().expect("piped"));
-    let status = wait(&mut child.0, PATIENCE)?;
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
-    Ok((status, stdout, stderr))
-}
-
-/// Reads `pipe` to its end on a thread of its own.
-fn read_all<R: std::io::Read + Send + 'static>(mut pipe: R) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
-}
-
-/// Waits for `child` at most `patience`.
-fn wait(child: &mut Child, patience: Duration) -> Result<ExitStatus, String> {
-    let deadline = Instant::now() + patience;
-    loop {
-        if let Some(status) = child.try_wait().map_err(|e| format!("wait: {e}"))? {
-            return Ok(status);
-        }
-        if Instant::now() > deadline {
-            return Err(format!("still running after {patience:?}"));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// `GET path` on `addr`: the whole response as text.
+/// `GET path` on `addr`: the body of a 200 answer.
 fn http_get(addr: &str, path: &str) -> Result<String, String> {
-    let mut stream = TcpStream::connect(addr).map_err(|e| format!("connect {addr}: {e}"))?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .map_err(|e| e.to_string())?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .map_err(|e| format!("send GET {path}: {e}"))?;
-    let mut response = String::new();
-    stream
-        .read_to_string(&mut response)
-        .map_err(|e| format!("read GET {path}: {e}"))?;
-    Ok(response)
-}
-
-/// `root` or the first process below it whose name is `name` (`cargo run`
-/// replaces itself with the program on Unix; a shell may too).
-fn find_descendant(root: u32, name: &str) -> Option<u32> {
-    let mut parents = Vec::new();
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid …; comm may hold spaces and parentheses.
-        let Some(close) = stat.rfind(')') else {
-            continue;
-        };
-        let comm = stat[stat.find('(')? + 1..close].to_owned();
-        let ppid = stat[close + 1..]
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse::<u32>().ok());
-        if let Some(ppid) = ppid {
-            parents.push((pid, ppid, comm));
-        }
+    let fail = |e: &dyn std::fmt::Display| format!("GET {path}: {e}");
+    let mut response = ureq::get(format!("http://{addr}{path}"))
+        .config()
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .call()
+        .map_err(|e| fail(&e))?;
+    if response.status() != 200 {
+        return Err(fail(&response.status()));
     }
-    if parents
-        .iter()
-        .any(|(pid, _, comm)| *pid == root && comm == name)
-    {
-        return Some(root);
-    }
-    let mut frontier = vec![root];
-    while let Some(p) = frontier.pop() {
-        for (pid, ppid, comm) in &parents {
-            if *ppid == p {
-                if comm == name {
-                    return Some(*pid);
-                }
-                frontier.push(*pid);
-            }
-        }
-    }
-    None
+    response.body_mut().read_to_string().map_err(|e| fail(&e))
 }
 
 /// The last 40 lines of `text`.
 fn tail(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(40)..].join("\n")
-}
-
-fn trim_trailing_blank(lines: &[String]) -> Vec<&str> {
-    let mut v: Vec<&str> = lines.iter().map(String::as_str).collect();
-    while v.last().is_some_and(|l| l.trim().is_empty()) {
-        v.pop();
-    }
-    v
 }
