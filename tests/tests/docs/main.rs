@@ -14,6 +14,7 @@
 // Items shared between this binary's modules are `pub`.
 #![allow(unreachable_pub)]
 
+mod lists;
 mod markdown;
 mod run;
 
