@@ -136,3 +136,28 @@ fn every_features_table_lists_exactly_the_crates_features() {
         "no crate documents its features in a # Features table"
     );
 }
+
+/// The README files: the repository's page and each crate's registry page,
+/// where Markdown shows a doctest's hidden `# ` lines as code.
+#[test]
+fn readme_rust_examples_hide_no_lines() {
+    let mut hidden = Vec::new();
+    for file in crate::markdown_files()
+        .into_iter()
+        .filter(|f| f.ends_with("README.md"))
+    {
+        let doc = crate::read(&file);
+        for block in doc.blocks.iter().filter(|b| b.tag == "rust") {
+            for (i, line) in block.lines.iter().enumerate() {
+                if line == "#" || line.starts_with("# ") {
+                    hidden.push(format!("{file}:{}: {line}", block.line + 1 + i));
+                }
+            }
+        }
+    }
+    assert!(
+        hidden.is_empty(),
+        "README examples with hidden lines (shown as code on the page):\n{}",
+        hidden.join("\n")
+    );
+}
