@@ -18,7 +18,7 @@
 //!   hung renewal never holds up the next).
 //!
 //! A failing schedule prints its seed; replay it with
-//! `FLAKEID_RENEWAL_SIM_SEED=<seed> cargo test -p flakeid-core --lib renewal_simulation`.
+//! `FLAKEID_RENEWAL_SIM_SEED=<seed> cargo test -p flakeid-lease --lib renewal_simulation`.
 //! `FLAKEID_RENEWAL_SIM_SCHEDULES` sets how many schedules run (default 1,000).
 
 use core::future::{Future, ready};
@@ -31,19 +31,20 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::asynchronous::MAX_RENEWALS_IN_FLIGHT;
-use super::memory::MemoryLeaseStore;
-use super::options::LeaseOptions;
-use super::simulation::{Rng, env_u64};
-use super::status::LeaseStatus;
-use super::store::{
+use flakeid_core::layout::presets;
+use flakeid_core::runtime::Sleep;
+use flakeid_core::{Clock, ManualClock};
+use flakeid_sql::StoreError;
+
+use super::simulation::{Rng, env_u64, schedule_seed};
+use crate::asynchronous::MAX_RENEWALS_IN_FLIGHT;
+use crate::memory::MemoryLeaseStore;
+use crate::options::LeaseOptions;
+use crate::status::LeaseStatus;
+use crate::store::{
     AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, OwnedRenewRequest,
     ReleaseRequest, RenewRequest, Renewal,
 };
-use flakeid_core::{Clock, ManualClock};
-use flakeid_core::layout::presets;
-use flakeid_core::runtime::Sleep;
-use flakeid_sql::StoreError;
 
 const SPACE: &str = "renewals";
 const T0: u64 = 1_700_000_000_000;
@@ -240,7 +241,7 @@ impl AsyncLeaseStore for SlowStore {
 /// One schedule: a first phase of latencies (bounded, or wild then
 /// bounded), checked as the module says.
 fn schedule(seed: u64) -> Result<Coverage, String> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let every = 50 + rng.below(451);
     let lead = every * (2 + rng.below(5)) + rng.below(every);
     let ttl = lead + rng.below(3 * lead);
@@ -270,7 +271,7 @@ fn schedule(seed: u64) -> Result<Coverage, String> {
             Latency::Bounded {
                 max_ms: bounded_max,
             },
-            Rng(rng.next()),
+            Rng::new(rng.next()),
         ))),
         in_flight: Arc::default(),
         most_in_flight: Arc::default(),
@@ -390,7 +391,7 @@ fn renewals_keep_the_ceiling_ahead_while_the_store_answers_in_time() {
     let base = 0x2E7E_3A15;
     let (mut slower, mut all_in_flight, mut wild) = (0, 0, 0);
     for i in 0..schedules {
-        let seed = flakeid_core::nth(base, i);
+        let seed = schedule_seed(base, i);
         match schedule(seed) {
             Ok(c) => {
                 slower += u64::from(c.slower_than_interval);
@@ -399,7 +400,7 @@ fn renewals_keep_the_ceiling_ahead_while_the_store_answers_in_time() {
             }
             Err(e) => panic!(
                 "schedule {i} failed: {e}\nreplay: FLAKEID_RENEWAL_SIM_SEED={seed} \
-                 cargo test -p flakeid-core --lib renewal_simulation"
+                 cargo test -p flakeid-lease --lib renewal_simulation"
             ),
         }
     }

@@ -11,7 +11,7 @@
 //!   (the ceiling a holder used was persisted first).
 //!
 //! A failing schedule prints its seed; replay it with
-//! `FLAKEID_SIM_SEED=<seed> cargo test -p flakeid-core --lib simulation`.
+//! `FLAKEID_SIM_SEED=<seed> cargo test -p flakeid-lease --lib simulation`.
 //! `FLAKEID_SIM_SCHEDULES` sets how many schedules run (default 100,000).
 
 use core::future::{Future, ready};
@@ -20,34 +20,41 @@ use core::time::Duration;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use super::MemoryLeaseStore;
-use super::blocking::run;
-use super::claim::Round;
-use super::holder::{Core, Next};
-use super::options::LeaseOptions;
-use super::store::{
+use flakeid_core::__private::sealable;
+use flakeid_core::global::ProcessGenerator;
+use flakeid_core::layout::{BitLayout, Layout, presets};
+use flakeid_core::{
+    CeilingWait, Clock, ClockRegression, GenerateError, ManualClock, SequenceExhaustion,
+};
+use flakeid_sql::StoreError;
+use rand::rngs::SmallRng;
+use rand::{Rng as _, RngExt as _, SeedableRng as _};
+
+use crate::MemoryLeaseStore;
+use crate::blocking::run;
+use crate::claim::Round;
+use crate::holder::{Core, Next};
+use crate::options::LeaseOptions;
+use crate::store::{
     AsyncLeaseStore, ClaimRequest, LeaseStore as _, NodeRow, NodeTable, ReleaseRequest,
     RenewRequest, Renewal,
 };
-use flakeid_core::{Clock, ManualClock};
-use flakeid_core::GenerateError;
-use flakeid_core::global::ProcessGenerator;
-use flakeid_core::layout::{BitLayout, Layout, presets};
-use flakeid_core::node::sealable;
-use flakeid_sql::StoreError;
-use flakeid_core::{CeilingWait, ClockRegression, SequenceExhaustion};
 
-/// A seeded random stream (SplitMix64).
-pub(super) struct Rng(pub(super) u64);
+/// A seeded random stream: a schedule is a function of its seed alone.
+pub(super) struct Rng(SmallRng);
 
 impl Rng {
-    pub(super) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        flakeid_core::mix(self.0)
+    pub(super) fn new(seed: u64) -> Self {
+        Rng(SmallRng::seed_from_u64(seed))
     }
 
+    pub(super) fn next(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
+    /// A value in `0..n` (`n >= 1`).
     pub(super) fn below(&mut self, n: u64) -> u64 {
-        flakeid_core::below(self.next(), n)
+        self.0.random_range(0..n)
     }
 
     pub(super) fn chance(&mut self, percent: u64) -> bool {
@@ -57,6 +64,12 @@ impl Rng {
 
 pub(super) fn env_u64(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+}
+
+/// The seed of schedule `i` of the run started at `base`: the value a
+/// failing schedule prints (each seed expands to a stream of its own).
+pub(super) fn schedule_seed(base: u64, i: u64) -> u64 {
+    base.wrapping_add(i)
 }
 
 const SPACE: &str = "sim";
@@ -216,12 +229,12 @@ struct Sim {
 
 impl Sim {
     fn new(seed: u64) -> Self {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let store_clock = Arc::new(ManualClock::new(T0));
         let store = Faulty {
             inner: Mutex::new(MemoryLeaseStore::with_clock(store_clock.clone())),
             faults: Mutex::new(Faults {
-                rng: Rng(rng.next()),
+                rng: Rng::new(rng.next()),
                 down_until: 0,
                 now: T0,
                 fail_percent: rng.below(8),
@@ -405,7 +418,7 @@ impl Sim {
         let won = match run(plan.claim_round(&self.store)) {
             Ok(Round::Won(won)) => won,
             Ok(Round::NoneFree(_)) => return Ok(()),
-            Err(super::LeaseError::ClockAhead { .. }) => {
+            Err(crate::LeaseError::ClockAhead { .. }) => {
                 self.coverage.clock_refusals += 1;
                 return Ok(());
             }
@@ -413,17 +426,18 @@ impl Sim {
         };
         self.coverage.claims += 1;
         let core = Core::new(plan, won);
-        let process = match ProcessGenerator::build(
+        // A process-wide generator of this holder's own (not installed:
+        // the simulation runs many), attached to its lease.
+        let process = match flakeid_core::__private::process_generator(
             core.generator_builder()
                 .clock_regression(ClockRegression::Fail)
                 .sequence_exhaustion(SequenceExhaustion::Fail),
         ) {
-            Ok(p) => Arc::new(p),
+            Ok(p) => p,
             // The clock is behind the node's mark by more than the layout
             // allows at build time (it does not): nothing was issued.
             Err(e) => return Err(format!("build: {e}")),
         };
-        process.attach_source();
         self.holders[i].life = Life::Up {
             core,
             process,
@@ -581,7 +595,7 @@ fn no_schedule_issues_an_id_twice_or_past_a_persisted_mark() {
                     let mut total = Coverage::default();
                     let mut i = t;
                     while i < schedules {
-                        let seed = flakeid_core::nth(base, i);
+                        let seed = schedule_seed(base, i);
                         match schedule(seed) {
                             Ok(c) => {
                                 total.ids += c.ids;
@@ -596,7 +610,7 @@ fn no_schedule_issues_an_id_twice_or_past_a_persisted_mark() {
                             }
                             Err(e) => panic!(
                                 "schedule {i} failed: {e}\nreplay: FLAKEID_SIM_SEED={seed} \
-                                 cargo test -p flakeid-core --lib simulation"
+                                 cargo test -p flakeid-lease --lib simulation"
                             ),
                         }
                         i += threads;
