@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::Flake128Error;
-use crate::{Flake128Generator, Flake128GeneratorBuilder};
 use flakeid_core::{GenerateError, ManualClock};
+use flakeid_flake128::Flake128Error;
+use flakeid_flake128::{Flake128Generator, Flake128GeneratorBuilder};
 
 const MAC: u64 = 0x0242_ac11_0002;
 const LOCK_NAME: &str = "flakeid-flake128-0242ac110002.lock";

@@ -1,8 +1,8 @@
 //! The database ID function's SQL refuses what the database would not
 //! keep exactly: the lease space, and the MariaDB triggers it creates.
 
-use crate::{IdFunction, IdFunctionError};
 use flakeid_core::layout::presets;
+use flakeid_id_function::{IdFunction, IdFunctionError};
 use flakeid_sql::{Dialect, SqlNameError};
 
 #[test]

@@ -1,9 +1,10 @@
 //! flakeid-core's tests that need no process of their own, one module per
 //! folder of `src/` (one binary: one link step). Tests that configure the
-//! process-wide generator, fork, or lock host-wide files run in binaries of
-//! their own: `global_process.rs`, `global_sources.rs`,
-//! `generator_process.rs` and `flake128_host_lock.rs`. The loom model check
-//! of the generator is in the workspace's `loom-tests/` crate.
+//! process-wide generator or fork run in binaries of their own:
+//! `global_process.rs`, `global_sources.rs` and `generator_process.rs`.
+//! The loom model check of the generator is in the workspace's
+//! `loom-tests/` crate. What builds on the generator in the other crates
+//! (leases, segments, schemes, 128-bit flakes) is tested in those crates.
 
 /// An ID type written by hand, as `#[flake_id]` writes one (the trait's
 /// required items, `Display`, `FromStr`): `$name`, of the layout `$layout`
@@ -60,50 +61,31 @@ macro_rules! generator_source {
     }};
 }
 
-mod adopt {
-    mod cut_over;
-}
+mod cut_over;
 mod encoding {
     #[cfg(feature = "serde")]
     mod serde;
     mod text;
 }
-mod flake128;
 mod generator {
     mod events;
     mod guarantees;
     mod manual_clock;
+    mod resume;
     mod threads;
 }
 mod global {
     mod env;
 }
 mod id;
-mod id_function;
-mod layers;
 mod layout {
     mod bits;
     mod decimal_digits;
     mod js_safe;
-}
-mod node {
-    mod capacity;
-    mod fleet;
-    pub(crate) mod lease;
+    mod random_start;
 }
 mod runtime;
-mod public_id {
-    mod permute;
-    mod short_keys;
-}
-mod schemes {
-    mod decimal_id;
-    mod random;
-    mod trace;
-}
-mod segment;
 mod source;
-mod sql;
 mod support;
 #[cfg(feature = "metrics")]
 mod telemetry;

@@ -1,11 +1,9 @@
-//! Every scheme's example ID: valid, stable, where the docs say.
+//! Every layout's example ID: valid, stable, where the docs say. (The
+//! examples of the schemes beyond layouts are tested in flakeid-schemes.)
 use std::time::{Duration, UNIX_EPOCH};
 
 use flakeid_core::IdScheme;
 use flakeid_core::layout::{BitLayout, DecimalLayout, RandomStart, presets};
-use flakeid_schemes::DecimalIdScheme;
-use flakeid_schemes::RandomKeys;
-use flakeid_schemes::TraceIdLayout;
 
 /// 2025-01-01T00:00:00Z: the instant of every layout's example ID.
 const EXAMPLE_UNIX_MILLIS: u64 = 1_735_689_600_000;
@@ -65,24 +63,4 @@ fn a_layout_with_a_later_epoch_gives_its_first_tick() {
         .build()
         .expect("a layout");
     assert_eq!(no_node.decompose(valid_example(&no_node)).node, 0);
-}
-
-#[test]
-fn scheme_examples_pass_their_rules() {
-    let random = RandomKeys(presets::nonsequential());
-    let id = valid_example(&random);
-    assert_eq!(presets::nonsequential().decompose(id).sequence, 1);
-
-    let decimal_id = DecimalIdScheme::default();
-    assert_eq!(valid_example(&decimal_id), 10_000_100_001);
-    let js = DecimalIdScheme::default().max_counter(DecimalIdScheme::JS_SAFE_MAX_COUNTER);
-    assert_eq!(valid_example(&js), 10_000_100_001);
-
-    for threads in [1, 4, 64] {
-        let trace = TraceIdLayout::for_threads(threads).expect("a layout");
-        let d = trace.decode(valid_example(&trace));
-        let fields = ["timestamp", "node", "thread", "counter"].map(|f| d.field(f));
-        let second = EXAMPLE_UNIX_MILLIS / 1000 % (1 << 25);
-        assert_eq!(fields, [Some(second), Some(1), Some(0), Some(1)]);
-    }
 }

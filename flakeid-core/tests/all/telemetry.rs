@@ -1,19 +1,17 @@
 //! The metrics of the feature `metrics`, read back from a test recorder
 //! (metrics-util's `DebuggingRecorder`, installed for the building thread
 //! only, so that the other tests of this binary record nothing into it).
+//! (The metrics of leases and segments are tested in flakeid-lease and
+//! flakeid-segment.)
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use flakeid_lease::LeaseStatus;
-use flakeid_sql::Outage;
-use flakeid_core::{ClockRegression, FenceReason, ManualClock};
+use flakeid_core::{ClockRegression, ManualClock};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 
-use flakeid_lease::quick;
-use flakeid_segment::{Mode, Switched};
-use crate::support::{T0, eventually, fixed_step, store_on_clock, twitter_on};
+use crate::support::{T0, twitter_on};
 
 /// A recorder for what `build` builds, and a reader of its values.
 fn recorded<T>(build: impl FnOnce() -> T) -> (T, Recorded) {
@@ -132,98 +130,6 @@ fn a_clock_step_back_is_counted_once_and_its_wait_by_cause() {
         1.0
     );
     assert_eq!(s.waits("3", "clock_regression"), 1.0);
-}
-
-#[test]
-fn a_lost_lease_counts_failed_renewals_a_fence_and_the_loss() {
-    let (db, store) = store_on_clock(T0);
-    let outage = Outage::new();
-    let ((a, ga), s) = recorded(|| {
-        // Renewals every 250 ms rather than 20: on a loaded machine a
-        // renewal unanswered for one interval counts as failed.
-        let a = quick("metrics")
-            .renew_every(Duration::from_millis(250))
-            .claim(store.behind(&outage))
-            .unwrap();
-        let ga = a.generator_builder().build().unwrap();
-        (a, ga)
-    });
-    let space = [("space", "metrics")];
-    eventually("a renewal is answered", || {
-        s.value("flakeid_lease_renewal_duration_seconds", &space) >= 1.0
-    });
-    assert_eq!(s.value("flakeid_lease_renewal_failures_total", &space), 0.0);
-    outage.start();
-    eventually("a failed renewal is counted", || {
-        s.value("flakeid_lease_renewal_failures_total", &space) >= 1.0
-    });
-    // The holder's clock passes the ceiling while renewals fail.
-    ga.clock().advance(Duration::from_secs(5));
-    eventually("the fence is counted", || {
-        s.value("flakeid_lease_fenced_total", &space) == 1.0
-    });
-    db.advance(Duration::from_secs(1));
-    let b = quick("metrics").claim(store.clone()).unwrap();
-    assert_eq!(s.value("flakeid_lease_lost_total", &space), 0.0);
-    outage.end();
-    eventually("the loss is counted", || {
-        matches!(
-            a.status(),
-            LeaseStatus::Fenced {
-                reason: FenceReason::Lost { .. },
-                ..
-            }
-        )
-    });
-    assert_eq!(s.value("flakeid_lease_lost_total", &space), 1.0);
-    assert_eq!(s.value("flakeid_lease_fenced_total", &space), 1.0);
-    assert_eq!(s.value("flakeid_node_moves_total", &space), 0.0);
-    drop(a);
-    drop(b);
-}
-
-#[test]
-fn segment_fetches_waits_and_values_left_are_recorded() {
-    let store = Switched::new();
-    let (ids, s) = recorded(|| {
-        fixed_step("orders", 100)
-            .prefetch_at(0.5)
-            .retry_every(Duration::from_millis(5))
-            .wait(Duration::from_secs(30))
-            .start(store.clone())
-            .unwrap()
-    });
-    let ok = [("segment", "orders"), ("outcome", "ok")];
-    assert_eq!(s.value("flakeid_segment_fetches_total", &ok), 1.0);
-    assert_eq!(
-        s.value("flakeid_segment_values_left", &[("segment", "orders")]),
-        100.0
-    );
-    for _ in 0..51 {
-        ids.next_value().unwrap();
-    }
-    eventually("the prefetch is counted", || {
-        s.value("flakeid_segment_fetches_total", &ok) == 2.0
-    });
-    // Both segments used up while the database is down: a wait, failed
-    // fetches, then the fetch that ends the wait.
-    store.set(Mode::Down);
-    for _ in 51..200 {
-        ids.next_value().unwrap();
-    }
-    let failed = [("segment", "orders"), ("outcome", "failed")];
-    let waiter = std::thread::spawn(move || ids.next_value().map(|_| ids));
-    eventually("a wait and a failed fetch are counted", || {
-        s.value("flakeid_segment_waits_total", &[("segment", "orders")]) == 1.0
-            && s.value("flakeid_segment_fetches_total", &failed) >= 1.0
-    });
-    store.set(Mode::Up);
-    let ids = waiter.join().unwrap().unwrap();
-    assert_eq!(s.value("flakeid_segment_fetches_total", &ok), 3.0);
-    // The third segment is served, one of its values taken.
-    let left = s.value("flakeid_segment_values_left", &[("segment", "orders")]);
-    assert!((99.0..=100.0).contains(&left), "{left}");
-    drop(ids);
 }
 
 #[test]

@@ -1,6 +1,5 @@
 //! A `tracing` subscriber that keeps the events of one target (and those
-//! below it) as lines of text: `LEVEL message key=value …`. Also compiled
-//! into `global_process.rs`, a binary of its own, with `#[path]`.
+//! below it) as lines of text: `LEVEL message key=value …`.
 
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};

@@ -4,12 +4,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::Flake128Error;
-use crate::{Flake128, Flake128Layout};
 use flakeid_core::layout::Layout;
 use flakeid_core::{
     ClockRegression, ConfigError, GenerateError, Generator, ManualClock, SequenceExhaustion,
 };
+use flakeid_flake128::Flake128Error;
+use flakeid_flake128::{Flake128, Flake128Layout};
 use proptest::prelude::*;
 
 const NOW: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z

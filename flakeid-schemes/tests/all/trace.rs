@@ -6,9 +6,9 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
-use crate::TraceIdError;
-use crate::{TraceIdGenerator, TraceIdLayout, TraceIdParts};
 use flakeid_core::{Clock, ManualClock};
+use flakeid_schemes::TraceIdError;
+use flakeid_schemes::{TraceIdGenerator, TraceIdLayout, TraceIdParts};
 
 /// A Unix second at which the 25-bit timestamp wraps (2026-05-10T…Z).
 const WRAP: u64 = 53 * TraceIdLayout::WRAP_SECONDS;

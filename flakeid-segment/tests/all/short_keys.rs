@@ -6,10 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 
-use crate::AllocError;
-use crate::ShortKeyError;
-use flakeid_core::public_id::{
-    Alphabet, Block, BlockAllocator, LocalBlocks, ShortKeyConfig, ShortKeys,
+use flakeid_segment::{
+    AllocError, Alphabet, Block, BlockAllocator, LocalBlocks, ShortKeyConfig, ShortKeyError,
+    ShortKeys,
 };
 
 use crate::support::Script;

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flakeid_core::layout::presets;
-use flakeid_core::node::{
+use flakeid_core::{Clock, ConfigError, FenceReason, GenerateError, ManualClock};
+use flakeid_lease::{
     HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStatus, LeaseStore, ReleaseRequest,
 };
-use flakeid_core::{Clock, ConfigError, FenceReason, GenerateError, ManualClock};
 
 use crate::support::{T0, eventually, store_on_clock};
 

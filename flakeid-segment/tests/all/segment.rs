@@ -7,7 +7,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use flakeid_core::ManualClock;
-use crate::{
+use flakeid_segment::{
     FetchRequest, Fetched, MemorySegmentStore, Segment, SegmentError, SegmentIds, SegmentOptions,
     SegmentStore,
 };
@@ -104,10 +104,7 @@ fn the_next_segment_is_fetched_once_the_configured_share_is_used() {
 
 #[test]
 fn the_default_share_is_ten_percent() {
-    assert_eq!(
-        crate::SegmentOptions::DEFAULT_PREFETCH_AT,
-        0.1
-    );
+    assert_eq!(flakeid_segment::SegmentOptions::DEFAULT_PREFETCH_AT, 0.1);
     let store = Switched::new();
     let ids = SegmentOptions::new("d")
         .step(1_000)

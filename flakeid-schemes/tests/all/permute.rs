@@ -2,8 +2,8 @@
 //! randomness tests of the output for sequential input.
 
 use flakeid_core::layout::Domain;
-use crate::Permutation;
-use crate::PermuteError;
+use flakeid_schemes::Permutation;
+use flakeid_schemes::PermuteError;
 use proptest::prelude::*;
 
 const KEY: u128 = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210;

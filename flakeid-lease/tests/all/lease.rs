@@ -10,55 +10,23 @@ use std::thread;
 use std::time::Duration;
 
 use flakeid_core::layout::presets;
-use flakeid_core::node::{
+use flakeid_core::{
+    CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, ManualClock,
+};
+use flakeid_lease::{
     ClaimRequest, HighWaterFileError, HighWaterFileOptions, LeaseError, LeaseOptions, LeaseStatus,
     LeaseStore, MemoryLeaseStore, NodeLease, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
     Renewal,
 };
 use flakeid_sql::{Outage, StoreError};
-use flakeid_core::{
-    CeilingWait, Clock, ClockRegression, FenceReason, Fenced, GenerateError, ManualClock,
-};
 
-use crate::support::changes::next_change;
-use crate::support::{T0, eventually, store_on_clock, twitter_on};
+use crate::support::{T0, eventually, next_change, store_on_clock};
 
 fn fenced(r: Result<u64, GenerateError>) -> Fenced {
     match r {
         Err(GenerateError::Fenced(f)) => f,
         other => panic!("expected Fenced, got {other:?}"),
     }
-}
-
-#[test]
-fn resume_after_a_mark_ahead_of_the_clock_is_a_clock_regression() {
-    let clock = Arc::new(ManualClock::new(T0));
-    // The previous run stamped up to T0 + 30 s; this clock was stepped back.
-    let g = twitter_on(&clock, 1)
-        .resume_after(T0 + 30_000)
-        .build()
-        .unwrap();
-    assert!(matches!(
-        g.next_id(),
-        Err(GenerateError::ClockRegressed { behind, .. }) if behind == Duration::from_millis(30_001)
-    ));
-    let g = twitter_on(&clock, 1)
-        .resume_after(T0 + 30_000)
-        .clock_regression(ClockRegression::Wait {
-            max: Duration::from_secs(60),
-        })
-        .build()
-        .unwrap();
-    let id = g.next_id().unwrap();
-    assert_eq!(g.layout().timestamp_millis(id), T0 + 30_001);
-    // A mark in the past changes nothing: the build tick's floor applies.
-    clock.set(T0 + 40_000);
-    let g = twitter_on(&clock, 1).resume_after(T0).build().unwrap();
-    clock.set(T0 + 40_001);
-    assert_eq!(
-        g.layout().timestamp_millis(g.next_id().unwrap()),
-        T0 + 40_001
-    );
 }
 
 pub(crate) fn quick(
@@ -334,17 +302,7 @@ fn a_high_water_file_survives_a_clock_stepped_back_between_runs() {
 }
 
 #[test]
-fn generators_without_a_ceiling_are_unchanged() {
-    let clock = Arc::new(ManualClock::new(T0));
-    let g = twitter_on(&clock, 1).build().unwrap();
-    clock.set(T0 + 1);
-    assert!(g.next_id().is_ok());
-    assert_eq!(clock.now_millis(), T0 + 1);
-}
-
-#[test]
 fn documented_defaults() {
-    use flakeid_core::node::{HighWaterFileOptions, LeaseOptions};
     assert_eq!(LeaseOptions::DEFAULT_TTL, Duration::from_secs(15));
     assert_eq!(LeaseOptions::DEFAULT_RENEW_EVERY, Duration::from_secs(3));
     assert_eq!(

@@ -1,17 +1,14 @@
-//! Random components: the nonsequential key (random low bits) with its
-//! published bit patterns and collision rate, and the collision-free random
-//! starting sequence per tick.
+//! The nonsequential key (random low bits) with its published bit patterns
+//! and collision rate. (The random starting sequence per tick,
+//! `RandomStart`, is tested in flakeid-core.)
 
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use flakeid_core::layout::Layout;
-use flakeid_core::layout::LayoutError;
-use flakeid_core::layout::Parts;
-use flakeid_core::layout::{DecimalLayout, RandomStart, presets};
-use crate::{RandomKeyGenerator, RandomKeys};
-use flakeid_core::{ConfigError, GenerateError, Generator, ManualClock, SequenceExhaustion};
+use flakeid_core::layout::{DecimalLayout, Layout, LayoutError, Parts, presets};
+use flakeid_core::{ConfigError, GenerateError, ManualClock};
+use flakeid_schemes::{RandomKeyGenerator, RandomKeys};
 
 /// 2012-09-01, the timestamp of the published examples.
 const SEPT_2012: u64 = 1_346_472_000_000;
@@ -212,83 +209,4 @@ fn collision_rate_matches_the_birthday_bound() {
             4.5 * sd
         );
     }
-}
-
-#[test]
-fn random_start_is_unique_and_monotonic() {
-    let clock = Arc::new(ManualClock::new(EPOCH_2024 + 10));
-    let layout = RandomStart::new(presets::twitter()).unwrap().seed(99);
-    assert_eq!(layout.start_range(), 2048);
-    assert_eq!(layout.sequences_per_tick(), 2048);
-    let g = Generator::builder(layout.clone(), 5)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
-    let mut all = Vec::new();
-    let mut starts = HashSet::new();
-    for _ in 0..200 {
-        let ids: Vec<u64> = (0..300).map(|_| g.next_id().unwrap()).collect();
-        let first = presets::twitter().decompose(ids[0]);
-        assert_eq!(first.sequence, layout.start_of(first.tick));
-        assert!(first.sequence < 2048);
-        starts.insert(first.sequence);
-        for (i, &id) in ids.iter().enumerate() {
-            // Round trip through the wrapping layout: position in the tick.
-            assert_eq!(layout.decompose(id).sequence, i as u64);
-            assert_eq!(layout.decompose(id).node, 5);
-        }
-        all.extend(ids);
-        clock.advance(Duration::from_millis(1));
-    }
-    assert!(all.windows(2).all(|w| w[0] < w[1]), "strictly increasing");
-    // Starts vary from tick to tick (200 draws from 2048 values).
-    assert!(starts.len() > 150, "{}", starts.len());
-    // Batches spanning ticks stay increasing too.
-    let batch: Vec<u64> = g.next_batch(5000).unwrap().collect();
-    assert!(batch.windows(2).all(|w| w[0] < w[1]));
-    assert!(batch[0] > *all.last().unwrap());
-}
-
-#[test]
-fn random_start_capacity_and_exhaustion() {
-    let clock = Arc::new(ManualClock::new(EPOCH_2024 + 10));
-    let layout = RandomStart::with_start_range(presets::twitter(), 1024)
-        .unwrap()
-        .seed(1);
-    let g = Generator::builder(layout, 0)
-        .clock(clock)
-        .sequence_exhaustion(SequenceExhaustion::Fail)
-        .build()
-        .unwrap();
-    for _ in 0..3072 {
-        g.next_id().unwrap();
-    }
-    assert!(matches!(
-        g.next_id(),
-        Err(GenerateError::SequenceExhausted { .. })
-    ));
-    assert!(matches!(
-        RandomStart::with_start_range(presets::twitter(), 0),
-        Err(LayoutError::PartOutOfRange {
-            value: 0,
-            max: 4095,
-            ..
-        })
-    ));
-}
-
-#[test]
-fn random_start_works_for_decimal_layouts() {
-    let clock = Arc::new(ManualClock::new(EPOCH_2024 + 10));
-    let inner = DecimalLayout::time_sequence_server(EPOCH_2024).unwrap();
-    let layout = RandomStart::new(inner).unwrap().seed(3);
-    let g = Generator::builder(layout, 4).clock(clock).build().unwrap();
-    let a = g.next_id().unwrap();
-    let b = g.next_id().unwrap();
-    assert!(b > a);
-    assert_eq!(b - a, 10); // the sequence digit group moved by one
-    // Built in tick 10, the first ID is in tick 11.
-    assert_eq!(inner.decompose(a).tick, 11);
-    assert_eq!(inner.decompose(a).sequence, layout.start_of(11));
-    assert_eq!(a % 10, 4);
 }

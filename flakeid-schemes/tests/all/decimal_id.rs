@@ -5,10 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 use std::thread;
 
-use crate::DecimalIdError;
-use crate::{
-    DecimalIdGenerator, DecimalIdParts, DecimalIdScheme, GeneratorIdSource,
-};
+use flakeid_schemes::DecimalIdError;
+use flakeid_schemes::{DecimalIdGenerator, DecimalIdParts, DecimalIdScheme, GeneratorIdSource};
 
 use crate::support::Script;
 

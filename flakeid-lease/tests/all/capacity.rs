@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use flakeid_core::layout::presets;
-use flakeid_core::node::{
+use flakeid_lease::{
     ClaimRequest, LeaseError, LeaseOptions, LeaseStore, MemoryLeaseStore, RenewRequest, Renewal,
 };
 

@@ -1,21 +1,18 @@
-//! Every 64-bit scheme backs a `#[flake_id(scheme = …)]` ID type: the
-//! type generates through the scheme's generator, checks values with the
-//! scheme's rules and decodes them into the scheme's fields.
-#![cfg(feature = "macros")]
+//! Every 64-bit scheme of this crate backs a `#[flake_id(scheme = …)]` ID
+//! type: the type generates through the scheme's generator, checks values
+//! with the scheme's rules and decodes them into the scheme's fields. (ID
+//! types over flakeid-core's layouts are tested in flakeid-core's
+//! `global_sources.rs`.)
 
 use std::sync::OnceLock;
-
-use flakeid_core::layout::BitLayout;
-use flakeid_core::layout::{DecimalLayout, RandomStart, presets};
-use crate::TraceIdError;
-use crate::{DecimalIdGenerator, DecimalIdScheme};
-use crate::{RandomKeyGenerator, RandomKeys};
-use crate::{TraceIdGenerator, TraceIdLayout};
-use flakeid_core::{
-    ConfigError, FieldOutOfRange, FlakeId, GenerateError, Generator, IdError, IdSource, flake_id,
-    global,
-};
 use std::sync::atomic::AtomicU32;
+
+use flakeid_core::layout::{BitLayout, presets};
+use flakeid_core::{ConfigError, FieldOutOfRange, FlakeId, GenerateError, IdError, flake_id};
+use flakeid_schemes::{
+    DecimalIdGenerator, DecimalIdScheme, RandomKeyGenerator, RandomKeys, TraceIdError,
+    TraceIdGenerator, TraceIdLayout,
+};
 
 /// A `generator = …` function over a lazily built generator; a build
 /// error is a test failure.
@@ -48,17 +45,6 @@ source_fn!(trace_ids: TraceIdGenerator =
     TraceIdGenerator::builder(7).threads(4).build().expect("TraceId generator"));
 source_fn!(one_thread_trace_ids: TraceIdGenerator =
     TraceIdGenerator::builder(8).threads(1).build().expect("TraceId generator"));
-source_fn!(decimal_ids: Generator<DecimalLayout> =
-    Generator::builder(
-        DecimalLayout::time_sequence_server(1_704_067_200_000).expect("decimal layout"),
-        3,
-    )
-    .build()
-    .expect("decimal generator"));
-source_fn!(random_start_ids: Generator<RandomStart<BitLayout>> =
-    Generator::builder(RandomStart::new(presets::twitter()).expect("random start"), 9)
-        .build()
-        .expect("random-start generator"));
 source_fn!(random_keys: RandomKeyGenerator =
     RandomKeyGenerator::builder(presets::nonsequential(), 1)
         .build()
@@ -81,12 +67,6 @@ fn four_thread_traces() -> TraceIdLayout {
 fn one_thread_traces() -> TraceIdLayout {
     TraceIdLayout::for_threads(1).expect("a TraceId layout")
 }
-fn decimal_layout() -> DecimalLayout {
-    DecimalLayout::time_sequence_server(1_704_067_200_000).expect("decimal layout")
-}
-fn random_start_twitter() -> RandomStart<BitLayout> {
-    RandomStart::new(presets::twitter()).expect("random start")
-}
 fn nonsequential_keys() -> RandomKeys<BitLayout> {
     RandomKeys(presets::nonsequential())
 }
@@ -106,90 +86,8 @@ pub struct TraceId(i64);
 #[flake_id(scheme = one_thread_traces, source = one_thread_trace_ids)]
 pub struct SingleThreadTraceId(i64);
 
-#[flake_id(layout = decimal_layout, source = decimal_ids)]
-pub struct DecimalSeqId(i64);
-
-#[flake_id(layout = random_start_twitter, source = random_start_ids)]
-pub struct RandomStartId(i64);
-
 #[flake_id(scheme = nonsequential_keys, source = random_keys)]
 pub struct RandomKeyId(i64);
-
-/// A source chosen at run time.
-fn any_source() -> Result<&'static dyn IdSource, ConfigError> {
-    Ok(decimal_ids()?)
-}
-
-#[flake_id(layout = decimal_layout, source = any_source)]
-pub struct AnyId(i64);
-
-#[flake_id]
-pub struct PlainId(i64);
-
-source_fn!(fresh_twitter_ids: Generator =
-    Generator::builder(presets::twitter(), 9).build().expect("twitter generator"));
-
-/// An ID type whose generator is built on its first use.
-#[flake_id(layout = presets::twitter, source = fresh_twitter_ids)]
-pub struct FreshId(i64);
-
-source_fn!(js_safe_ids: Generator =
-    Generator::builder(presets::js_safe(), 3).build().expect("js_safe generator"));
-
-/// Declared with one layout, given a source of another: its IDs would
-/// decode as other times and nodes.
-#[flake_id(layout = presets::twitter, source = js_safe_ids)]
-pub struct MismatchedId(i64);
-
-#[test]
-fn a_source_of_another_layout_than_the_type_declares_is_refused() {
-    for e in [
-        MismatchedId::generate().unwrap_err(),
-        MismatchedId::try_generate().unwrap_err(),
-    ] {
-        let GenerateError::Config(ConfigError::SourceMismatch {
-            type_name,
-            declared,
-            issued,
-        }) = &e.error
-        else {
-            panic!("expected SourceMismatch, got {e}");
-        };
-        assert_eq!(*type_name, "MismatchedId");
-        assert!(declared.contains("the twitter layout"), "{declared}");
-        assert!(issued.contains("the js_safe layout"), "{issued}");
-        assert!(e.to_string().contains("MismatchedId"), "{e}");
-    }
-    // Types whose layout and source agree are unaffected.
-    assert!(FreshId::generate().is_ok());
-    assert!(DecimalSeqId::generate().is_ok());
-    assert!(RandomStartId::generate().is_ok());
-}
-
-/// The bound `FlakeId::try_generate` documents: the first call after the
-/// source is built may find it in its build tick, and then says so with
-/// a `retry_after` of at most one tick (1 ms here), after which it issues.
-#[test]
-fn the_first_try_generate_after_the_source_is_built_waits_at_most_one_tick() {
-    let first = FreshId::try_generate();
-    let retried = match first {
-        // The build fell just before a tick boundary: nothing to wait for.
-        Ok(id) => id,
-        Err(e) => {
-            let GenerateError::WouldBlock { retry_after, .. } = e.error else {
-                panic!("expected WouldBlock, got {e}");
-            };
-            assert!(
-                retry_after <= std::time::Duration::from_millis(1),
-                "{retry_after:?}"
-            );
-            assert_eq!(e.id_type, "FreshId");
-            std::thread::sleep(retry_after);
-            FreshId::try_generate().expect("an ID once the build tick is over")
-        }
-    };
-    assert_eq!(retried.decode().parts.map(|p| p.node), Some(9));
-}
 
 fn field_error<I: FlakeId>(value: u64, field: &'static str, min: u64, max: u64) -> IdError {
     IdError::Field {
@@ -343,43 +241,6 @@ fn trace_id_generator_errors_are_scheme_errors() {
 }
 
 #[test]
-fn decimal_layout_generates_validates_and_decodes() {
-    let layout = DecimalLayout::time_sequence_server(1_704_067_200_000).expect("layout");
-    let ids = DecimalSeqId::generate_many(10).expect("a batch");
-    assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing: {ids:?}");
-    for id in &ids {
-        assert_eq!(id.get() % 10, 3, "server digit");
-    }
-    let d = ids[0].decode();
-    let parts = layout.decompose(ids[0].get().unsigned_abs());
-    assert_eq!(d.parts, Some(parts));
-    let expected: Vec<(&str, u64)> = vec![
-        ("tick", parts.tick),
-        ("node", 3),
-        ("sequence", parts.sequence),
-    ];
-    let fields: Vec<(&str, u64)> = d.fields.iter().map(|(n, v)| (n.as_ref(), *v)).collect();
-    assert_eq!(fields, expected);
-    assert!(d.timestamp.is_some());
-    assert_eq!(DecimalSeqId::max_value(), layout.max_id());
-    assert!(DecimalSeqId::from_u64(layout.max_id() + 1).is_err());
-    assert!(DecimalSeqId::from_u64(layout.max_id()).is_ok());
-}
-
-#[test]
-fn random_start_decodes_the_stored_sequence() {
-    let twitter = presets::twitter();
-    let ids = RandomStartId::generate_many(10).expect("a batch");
-    assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing: {ids:?}");
-    let raw = ids[0].get().unsigned_abs();
-    let d = ids[0].decode();
-    assert_eq!(d.parts, Some(twitter.decompose(raw)));
-    assert_eq!(d.field("sequence"), Some(twitter.decompose(raw).sequence));
-    assert_eq!(d.timestamp, Some(twitter.timestamp(raw)));
-    assert_eq!(RandomStartId::max_value(), twitter.max_id());
-}
-
-#[test]
 fn random_key_generates_validates_and_decodes() {
     let layout = presets::nonsequential();
     let id = RandomKeyId::generate().expect("a fresh ID");
@@ -394,57 +255,4 @@ fn random_key_generates_validates_and_decodes() {
         Err(field_error::<RandomKeyId>(random_zero, "sequence", 1, 8191))
     );
     assert!(RandomKeyId::from_u64(layout.compose(1_000, 1, 1)).is_ok());
-}
-
-#[test]
-fn a_source_chosen_at_run_time_backs_an_id_type() {
-    let id = AnyId::generate().expect("a fresh ID");
-    assert!(std::ptr::addr_eq(
-        AnyId::source().expect("source"),
-        decimal_ids().expect("generator")
-    ));
-    assert_eq!(id.decode().field("node"), Some(3));
-}
-
-/// Runs this binary's test `name` in a child process whose only `FLAKEID_*`
-/// variable is `FLAKEID_NODE_ID=3`, and requires it to pass.
-fn run_child(name: &str) {
-    let exe = std::env::current_exe().expect("test binary");
-    let mut cmd = std::process::Command::new(exe);
-    cmd.args([name, "--exact", "--test-threads=1"]);
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().starts_with("FLAKEID_") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.env("FLAKEID_NODE_ID", "3").env(CHILD, "1");
-    let out = cmd.output().expect("child runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "child {name} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-const CHILD: &str = "FLAKEID_TEST_ID_SOURCES_CHILD";
-
-#[test]
-fn reading_a_value_does_not_configure_the_process_wide_generator() {
-    if std::env::var_os(CHILD).is_none() {
-        run_child("reading_a_value_does_not_configure_the_process_wide_generator");
-        return;
-    }
-    // The environment configures a generator, but only on first use.
-    assert!(global::get().is_none());
-    assert!(PlainId::from_i64(i64::MAX).is_ok());
-    assert!("12".parse::<PlainId>().is_ok());
-    assert!(
-        global::get().is_none(),
-        "validation configured the generator"
-    );
-
-    let generated = PlainId::generate().expect("a fresh ID");
-    assert!(global::get().is_some_and(|g| g.node() == 3));
-    assert!(PlainId::from_i64(generated.get()).is_ok());
 }

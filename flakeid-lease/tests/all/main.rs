@@ -1,0 +1,14 @@
+//! flakeid-lease's tests that need no process of their own (one binary:
+//! one link step). The process-wide generator on a leased node runs in
+//! `global_process.rs`, a binary of its own; the seeded simulations of the
+//! protocol, which drive its private steps, are unit tests
+//! (`src/tests/`).
+
+mod capacity;
+mod fleet;
+mod lease;
+mod runtime;
+mod sql;
+mod support;
+#[cfg(feature = "metrics")]
+mod telemetry;
