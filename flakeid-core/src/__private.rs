@@ -391,3 +391,14 @@ pub use crate::runtime::signal::{Signal, note_blocking_wait, timeout, until_read
 pub use crate::telemetry::{Counter, Gauge, Histogram};
 pub use crate::generator::{Attach, Ceiling, Movable, Sealable};
 pub use crate::node::leased::sealable;
+
+/// A process-wide generator built from `builder` and attached to its node
+/// source, but not installed: flakeid-lease's protocol simulation runs many
+/// in one process.
+pub fn process_generator<C: crate::Clock>(
+    builder: crate::GeneratorBuilder<BitLayout, C>,
+) -> Result<std::sync::Arc<crate::global::ProcessGenerator>, ConfigError> {
+    let process = std::sync::Arc::new(crate::global::ProcessGenerator::build(builder)?);
+    process.attach_source();
+    Ok(process)
+}
