@@ -14,9 +14,9 @@ use crate::layout::{BitLayout, Parts};
 ///
 /// | scheme | `timestamp` | `parts` | `fields` |
 /// |---|---|---|---|
-/// | a [`Layout`](crate::layout::Layout) run by a [`Generator`](crate::Generator) or `flakeid_schemes::RandomKeyGenerator` | start of the ID's tick | tick, node, sequence | `tick`, the node subfields (or `node`), `sequence` |
-/// | `flakeid_schemes::DecimalIdGenerator` | `None` (no time) | `None` | `counter`, `generator_id`, `launch_id` |
-/// | `flakeid_schemes::TraceIdGenerator` | `None` (seconds wrap; see `flakeid_schemes::TraceIdLayout`) | `None` | `timestamp` (Unix seconds mod 2^25), `node`, `thread`, `counter` |
+/// | a [`Layout`](crate::layout::Layout) run by a [`Generator`](crate::Generator) or a `RandomKeyGenerator` (`flakeid-schemes`) | start of the ID's tick | tick, node, sequence | `tick`, the node subfields (or `node`), `sequence` |
+/// | a `DecimalIdGenerator` (`flakeid-schemes`) | `None` (no time) | `None` | `counter`, `generator_id`, `launch_id` |
+/// | a `TraceIdGenerator` (`flakeid-schemes`) | `None` (seconds wrap; see its `TraceIdLayout`) | `None` | `timestamp` (Unix seconds mod 2^25), `node`, `thread`, `counter` |
 /// | a key below its ID type's cut-over ([`FlakeId::CUT_OVER`](crate::FlakeId::CUT_OVER)): issued before the table switched to flake keys | `None` | `None` | none; [`before_cut_over`](Decoded::before_cut_over) holds the cut-over |
 ///
 /// ```
@@ -48,7 +48,7 @@ pub struct Decoded {
     /// `Some(cut_over)` for a key below its ID type's cut-over
     /// ([`FlakeId::CUT_OVER`](crate::FlakeId::CUT_OVER)): a key the table's
     /// auto-increment issued before the table switched to flake keys
-    /// (`flakeid_adopt`). Such a key records no time and no fields;
+    /// (the `flakeid-adopt` crate). Such a key records no time and no fields;
     /// it is older than every flake key of the type.
     pub before_cut_over: Option<u64>,
 }

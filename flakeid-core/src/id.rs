@@ -81,34 +81,29 @@ use crate::source::{IdScheme, IdSource};
 ///
 /// ```
 /// use std::sync::OnceLock;
-/// use std::sync::atomic::AtomicU32;
-/// use flakeid_core::schemes::{DecimalIdGenerator, DecimalIdScheme};
-/// use flakeid_core::{flake_id, ConfigError, FlakeId};
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::{flake_id, ConfigError, FlakeId, Generator};
 ///
-/// type OrderIds = DecimalIdGenerator<AtomicU32>;
-///
-/// fn order_ids() -> Result<&'static OrderIds, ConfigError> {
-///     static G: OnceLock<OrderIds> = OnceLock::new();
-///     // Launch 65; generator IDs from a counter shared by the system (in memory here).
+/// fn order_ids() -> Result<&'static Generator, ConfigError> {
+///     static G: OnceLock<Generator> = OnceLock::new();
+///     // A generator of one's own: node 5 of the JavaScript-safe layout.
 ///     Ok(G.get_or_init(|| {
-///         DecimalIdGenerator::builder(65, AtomicU32::new(92))
+///         Generator::builder(presets::js_safe(), 5)
 ///             .build()
-///             .expect("a DecimalId generator")
+///             .expect("node 5 fits the layout")
 ///     }))
 /// }
 ///
-/// #[flake_id(scheme = DecimalIdScheme::default, source = order_ids)]
+/// #[flake_id(scheme = presets::js_safe, source = order_ids)]
 /// pub struct OrderId(i64);
 ///
 /// let id = OrderId::generate()?;
-/// assert_eq!(id.get(), 10_009_200_065); // counter 1, generator 92, launch 65
-/// let d = id.decode();
-/// assert_eq!((d.field("counter"), d.field("generator_id"), d.field("launch_id")), (Some(1), Some(92), Some(65)));
-/// assert_eq!(d.to_string(), "10009200065 (counter 1, generator_id 92, launch_id 65)");
+/// assert!(id.get() < 1 << 53); // safe as a JavaScript number
+/// assert_eq!(id.decode().field("node"), Some(5));
 ///
-/// // A stored value whose counter is 0 is not a DecimalId.
-/// let e = OrderId::from_i64(9_200_065).unwrap_err();
-/// assert_eq!(e.to_string(), "9200065 is not a valid OrderId: its counter is 0, outside 1..=922337202");
+/// // A stored value beyond the scheme's IDs is not an OrderId.
+/// let e = OrderId::from_i64(1 << 53).unwrap_err();
+/// assert_eq!(e.to_string(), "9007199254740992 is not a valid OrderId: the largest is 9007199254740991");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
@@ -134,7 +129,7 @@ pub trait FlakeId:
     const NAME: &'static str;
 
     /// The cut-over of a table that switched from auto-increment keys to
-    /// flake keys (`flakeid_adopt`): every key below it was issued by
+    /// flake keys (the `flakeid-adopt` crate): every key below it was issued by
     /// the old auto-increment, every key from it on is a flake key. `None`
     /// (the default) for a type whose every key is a flake key.
     ///

@@ -3,35 +3,29 @@
 //!
 //! # Metrics
 //!
-//! With the feature `metrics`, the generator, node leases and segments
-//! record through the `metrics` facade; install a recorder (an exporter such
-//! as `metrics-exporter-prometheus`) in the application. flakeid installs
+//! With the feature `metrics`, generators record through the `metrics`
+//! facade; install a recorder (an exporter such as
+//! `metrics-exporter-prometheus`) in the application. flakeid installs
 //! none, and with no recorder installed nothing is recorded. Handles are
-//! registered when a generator, lease or segment source is built, so
-//! install the recorder before building them (before the first
-//! `UserId::generate()` for the process-wide generators).
+//! registered when a generator is built, so install the recorder before
+//! building one (before the first `UserId::generate()` for the
+//! process-wide generators). Node leases and segments record metrics of
+//! their own, listed in the `flakeid-lease` and `flakeid-segment` crates
+//! (their feature `metrics`).
 //!
 //! | name | kind | labels | meaning |
 //! |---|---|---|---|
 //! | `flakeid_ids_issued_total` | counter | `node` | IDs a generator issued; counted per tick, when the generator enters its next tick (so it lags by the IDs of the current tick) |
 //! | `flakeid_waits_total` | counter | `node`, `cause` | times a generator waited (blocking, or an async task's timer/signal) before it could issue; `cause`: `sequence` (a tick's sequence used up, or a batch reserved ahead of the clock), `first_tick` (the tick the generator was built in), `clock_regression`, `lease_ceiling` |
 //! | `flakeid_clock_regressions_total` | counter | `node` | the clock found behind the last issued tick (counted once per regression, not per caller) |
-//! | `flakeid_lease_renewal_duration_seconds` | histogram | `space` | how long an answered lease renewal took |
-//! | `flakeid_lease_renewal_failures_total` | counter | `space` | renewals that failed or were not answered within the renewal interval |
-//! | `flakeid_lease_fenced_total` | counter | `space` | times a lease's generator reached its ceiling while renewals failed (it issues nothing until one gets through) |
-//! | `flakeid_lease_lost_total` | counter | `space` | leases whose node another holder took |
-//! | `flakeid_node_moves_total` | counter | `space` | times the process-wide generator moved to a newly claimed node after its lease was lost |
-//! | `flakeid_segment_fetches_total` | counter | `segment`, `outcome` | segment fetches; `outcome`: `ok`, `failed`, `exhausted` |
-//! | `flakeid_segment_waits_total` | counter | `segment` | times a caller found both segments used up and waited for a fetch |
-//! | `flakeid_segment_values_left` | gauge | `segment` | values left in the segment being served and the fetched next one; set when a segment is installed or fetched and when the prefetch point is passed |
 //!
 //! Labels are chosen for few series: `node` is the node IDs a process
-//! held (one, or a few after moves), `space` a lease table's node space,
-//! `segment` a segment's name.
+//! held (one, or a few after its lease moved it to another node), `cause`
+//! one of four.
 //!
 //! The hot path records nothing: issued IDs are counted when a tick is
-//! entered, and waits, regressions, renewals and fetches are rare. See
-//! BENCHMARKS.md for the cost measured by `--bin compare`.
+//! entered, and waits and regressions are rare. See BENCHMARKS.md for the
+//! cost measured by `--bin compare`.
 //!
 //! # `tracing` events of the generator
 //!

@@ -8,18 +8,31 @@ use thiserror::Error;
 /// Why a node may not stamp IDs past its ceiling.
 ///
 /// ```
-/// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
 /// use flakeid_core::{FenceReason, Fenced, GenerateError};
 ///
-/// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
-/// let generator = lease.generator_builder().build()?;
-/// generator.next_id()?;
-/// lease.release(&generator)?;
+/// /// Whether a fenced generator issues again by itself, or must be replaced.
+/// fn resumes(e: &GenerateError) -> Option<bool> {
+///     match e {
+///         GenerateError::Fenced(Fenced { reason, .. }) => {
+///             Some(matches!(reason, FenceReason::NotRenewed { .. }))
+///         }
+///         _ => None,
+///     }
+/// }
+///
+/// let fenced = |reason| GenerateError::Fenced(Fenced { node: 3, ceiling_millis: 1_700_000_015_000, reason });
+/// let unreachable = FenceReason::NotRenewed {
+///     last_renewed_millis: 1_700_000_000_000,
+///     last_error: Some("connection refused".into()),
+/// };
+/// assert_eq!(
+///     unreachable.to_string(),
+///     "its ceiling was last persisted at 1700000000000 ms and not raised since \
+///      (last attempt failed: connection refused)"
+/// );
+/// assert_eq!(resumes(&fenced(unreachable)), Some(true));
 /// // A released node's generator never issues again.
-/// let e = generator.next_id().unwrap_err();
-/// assert!(matches!(e, GenerateError::Fenced(Fenced { reason: FenceReason::Released { .. }, .. })));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert_eq!(resumes(&fenced(FenceReason::Released { released_millis: 1_700_000_001_000 })), Some(false));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
@@ -37,7 +50,7 @@ pub enum FenceReason {
     /// Another holder took the node: the lease of generation `fence` is
     /// gone, and this node's generator never issues again. The
     /// process-wide generator moves to a free node by itself
-    /// (`flakeid_lease::LeaseOptions::heal`); a
+    /// (`LeaseOptions::heal` in `flakeid-lease`); a
     /// generator of one's own is replaced by one from a new lease.
     #[error(
         "its lease (fence {fence}) was taken over by another holder; noticed at {detected_millis} ms"

@@ -88,8 +88,8 @@ pub enum GenerateError {
     Forked,
     /// The next ID would be stamped later than the generator's ceiling,
     /// the latest time its node source has persisted (see
-    /// [`lease`](crate::node)): the lease was lost, released or not
-    /// renewed in time.
+    /// [`node`](crate::node)): the lease was lost, released or not renewed
+    /// in time (node leases: the `flakeid-lease` crate).
     #[error(transparent)]
     Fenced(#[from] Fenced),
     /// A scheme's own generator failed (see [`SchemeError`]).

@@ -90,13 +90,36 @@ pub enum IdError {
 /// [`IdScheme::check`](crate::IdScheme::check)).
 ///
 /// ```
-/// use flakeid_core::schemes::DecimalIdScheme;
-/// use flakeid_core::{FieldOutOfRange, IdScheme};
+/// use std::borrow::Cow;
+/// use flakeid_core::{Decoded, FieldOutOfRange, IdScheme};
 ///
-/// // DecimalId counters start at 1: 9_200_065 has counter 0.
-/// let e = DecimalIdScheme::default().check(9_200_065).unwrap_err();
-/// assert_eq!(e, FieldOutOfRange { field: "counter", value: 0, min: 1, max: 922_337_202 });
-/// assert_eq!(e.to_string(), "its counter is 0, outside 1..=922337202");
+/// /// Ticket numbers: `desk · 1,000,000 + n`, desks 1..=99, `n` counted from 1.
+/// #[derive(Debug)]
+/// struct Tickets;
+///
+/// impl IdScheme for Tickets {
+///     fn max_id(&self) -> u64 { 99_999_999 }
+///     fn check(&self, id: u64) -> Result<(), FieldOutOfRange> {
+///         let (desk, n) = (id / 1_000_000, id % 1_000_000);
+///         if desk == 0 {
+///             return Err(FieldOutOfRange { field: "desk", value: desk, min: 1, max: 99 });
+///         }
+///         if n == 0 {
+///             return Err(FieldOutOfRange { field: "n", value: n, min: 1, max: 999_999 });
+///         }
+///         Ok(())
+///     }
+///     fn decode(&self, id: u64) -> Decoded {
+///         let fields = vec![(Cow::Borrowed("desk"), id / 1_000_000), (Cow::Borrowed("n"), id % 1_000_000)];
+///         Decoded::from_fields(id, None, fields)
+///     }
+/// }
+///
+/// assert_eq!(Tickets.check(7_000_042), Ok(()));
+/// // Numbers start at 1 at every desk: 7,000,000 has n = 0.
+/// let e = Tickets.check(7_000_000).unwrap_err();
+/// assert_eq!(e, FieldOutOfRange { field: "n", value: 0, min: 1, max: 999_999 });
+/// assert_eq!(e.to_string(), "its n is 0, outside 1..=999999");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("its {field} is {value}, outside {min}..={max}")]
@@ -144,10 +167,21 @@ impl SchemeError {
     /// The original error, if it is an `E`.
     ///
     /// ```
-    /// use flakeid_core::SchemeError;
-    /// use flakeid_core::schemes::TraceIdError;
-    /// let e = SchemeError::new("TraceId", TraceIdError::TooManyThreads { max_threads: 4 });
-    /// assert!(matches!(e.downcast_ref::<TraceIdError>(), Some(TraceIdError::TooManyThreads { .. })));
+    /// use flakeid_core::{GenerateError, SchemeError};
+    ///
+    /// /// The error of a scheme's own generator.
+    /// #[derive(Debug, thiserror::Error)]
+    /// enum TicketError {
+    ///     #[error("desk {desk} has issued all its numbers")]
+    ///     DeskFull { desk: u64 },
+    /// }
+    ///
+    /// // What the scheme's `IdSource::next_id` returns.
+    /// let e = GenerateError::Scheme(SchemeError::new("Ticket", TicketError::DeskFull { desk: 7 }));
+    /// assert_eq!(e.to_string(), "the Ticket generator failed: desk 7 has issued all its numbers");
+    /// let GenerateError::Scheme(scheme_error) = &e else { unreachable!() };
+    /// assert_eq!(scheme_error.scheme(), "Ticket");
+    /// assert!(matches!(scheme_error.downcast_ref::<TicketError>(), Some(TicketError::DeskFull { desk: 7 })));
     /// ```
     pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
         self.error.downcast_ref::<E>()

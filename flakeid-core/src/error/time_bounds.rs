@@ -79,7 +79,7 @@ pub enum TimeBoundsError {
         end: Bound<SystemTime>,
     },
     /// The range holds times of two periods of a scheme whose time wraps
-    /// (`flakeid_schemes::TraceIdLayout`: every 2^25 s):
+    /// (`flakeid-schemes`' `TraceIdLayout`: every 2^25 s):
     /// one pair of bounds cannot select both parts. Split the range at
     /// `wrap` and query each part.
     #[error(

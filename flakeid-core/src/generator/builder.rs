@@ -113,8 +113,8 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
 
     /// Sets the node ID (checked against the layout's largest node by [`build`](Self::build)).
     ///
-    /// On a builder from a node source (`flakeid_lease::NodeLease::generator_builder`,
-    /// `flakeid_lease::HighWaterFile::generator_builder`)
+    /// On a builder from a node source (the `generator_builder` of a lease or
+    /// a high-water file of the `flakeid-lease` crate)
     /// the node is the source's: another one makes [`build`](Self::build) fail with
     /// [`ConfigError::FixedBySource`], as IDs of a node the source does not
     /// hold could repeat another holder's.

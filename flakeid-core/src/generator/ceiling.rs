@@ -33,7 +33,7 @@ use crate::runtime::Signal;
 /// node's high-water mark, so that every ID the generator stamps is at or
 /// below a persisted mark; the next holder of the node starts after it.
 /// Lease-backed generators get their ceiling from their lease
-/// (`flakeid_lease::NodeLease::generator_builder`);
+/// (their `generator_builder`, in the `flakeid-lease` crate);
 /// other node sources attach one with
 /// [`GeneratorBuilder::ceiling`](crate::GeneratorBuilder::ceiling).
 #[derive(Debug)]
@@ -203,7 +203,7 @@ impl Ceiling {
 
 /// A generator that stamps under a node source's ceiling and can be
 /// stopped for good: what a node source's `release` stops (see
-/// `flakeid_lease::LeasedGenerator`).
+/// [`LeasedGenerator`](crate::node::LeasedGenerator)).
 pub trait Sealable {
     /// Whether the generator stamps under `ceiling` now.
     fn uses(&self, ceiling: &Arc<Ceiling>) -> bool;

@@ -1,6 +1,6 @@
 //! How a node source moves the process-wide generator to another node: the
 //! two hooks between them. A lease that lost its node claims another one
-//! and moves the generator there (`flakeid_lease::LeaseOptions::heal`);
+//! and moves the generator there (`LeaseOptions::heal` in `flakeid-lease`);
 //! the generator is the process-wide one
 //! ([`ProcessGenerator`](crate::global::ProcessGenerator)), installed above
 //! the node sources. The lease knows it only as a [`Movable`], which it

@@ -71,7 +71,8 @@ use crate::source::{GlobalScheme, IdSource, NodeConfig};
 /// clock (a [`ManualClock`](crate::ManualClock) lets tests drive the IDs of
 /// `#[flake_id]` types).
 ///
-/// A builder from a node lease (`flakeid_lease::NodeLease::generator_builder`)
+/// A builder from a node lease (a lease's `generator_builder`, in the
+/// `flakeid-lease` crate)
 /// makes the generator the lease's: when the lease is lost, the lease
 /// moves it to a new node (see [`ProcessGenerator`]).
 ///

@@ -22,7 +22,7 @@ use crate::source::{NodeConfig, batch_source, scheme_of};
 /// while callers keep using it.
 ///
 /// On a fixed node it is that node's generator. On a leased node
-/// (`flakeid_lease::NodeLease::generator_builder`),
+/// (a lease's `generator_builder`, in the `flakeid-lease` crate),
 /// when the lease is lost (another holder took the node while this one
 /// was cut off from the store), the lease claims a free node and the
 /// generator moves to it: the old node's generator is stopped first (it
@@ -30,7 +30,7 @@ use crate::source::{NodeConfig, batch_source, scheme_of};
 /// high-water mark, and callers switch to it atomically. A call that finds
 /// the lease lost waits for the move as long as the lease's
 /// [`CeilingWait`] allows (1 s by default), then fails with
-/// [`GenerateError::Fenced`]. See `flakeid_lease::LeaseOptions::heal`.
+/// [`GenerateError::Fenced`]. See `LeaseOptions::heal` in `flakeid-lease`.
 ///
 /// Issuing costs what a [`Generator`] costs plus one atomic load (see
 /// `BENCHMARKS.md`). Each move keeps the previous node's stopped generator

@@ -15,9 +15,9 @@
 //! `i64`, `u64` and `String` with the standard traits (see
 //! [`FlakeId`](crate::FlakeId)'s conversions and `examples/protobuf.rs`).
 //!
-//! `flakeid_flake128::Flake128` gets the same impls from the
-//! sqlx, utoipa and schemars features, as 16 bytes (`uuid`, `BINARY(16)`, `BLOB`) and as its
-//! canonical string.
+//! 128-bit flakes (`Flake128`, the `flakeid-flake128` crate) get the same
+//! impls from that crate's sqlx, utoipa and schemars features, as 16 bytes
+//! (`uuid`, `BINARY(16)`, `BLOB`) and as their canonical string.
 //!
 //! The orphan rule allows these impls only in the crate that declares the
 //! ID type, so `#[flake_id]` writes them there: it calls a macro of
@@ -61,9 +61,9 @@
 //! serde also reads JSON integers for an ID; the schema states the string
 //! form that IDs are written as and that clients should send.
 //!
-//! `flakeid_flake128::Flake128` is described the same way with
-//! its own string (type `string`, 32 lowercase hex digits in UUID groups),
-//! under the name `Flake128`.
+//! `Flake128` (`flakeid-flake128`) is described the same way with its own
+//! string (type `string`, 32 lowercase hex digits in UUID groups), under
+//! the name `Flake128`.
 //!
 
 #[cfg(feature = "async-graphql")]

@@ -30,7 +30,7 @@ use crate::layout::{Domain, FieldOrder, Parts};
 /// * The scheme as published fills the 6 digits with a **random** number
 ///   (0..=999,999). Two IDs of one server within one millisecond then
 ///   collide with probability ≈ `1 − exp(−k(k−1)/2,000,000)` for `k` IDs
-///   (≈ 5 % at 320 IDs/ms); see `flakeid_schemes::RandomKeys` if that is wanted.
+///   (≈ 5 % at 320 IDs/ms); see `RandomKeys` in `flakeid-schemes` if that is wanted.
 ///   With a [`Generator`](crate::Generator) the 6 digits are a per-tick
 ///   **sequence** instead: 1,000,000 IDs per millisecond per server, never
 ///   a collision.

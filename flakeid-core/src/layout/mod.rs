@@ -5,7 +5,7 @@
 //! needs to know about a layout. [`BitLayout`] implements it for the
 //! Snowflake family (bit fields in a 63-bit or 53-bit domain);
 //! [`DecimalLayout`] (decimal digit fields) and
-//! `flakeid_flake128::Flake128Layout` (128-bit flakes)
+//! `Flake128Layout` (128-bit flakes, in the `flakeid-flake128` crate)
 //! implement the same trait, and [`RandomStart`] wraps any of them.
 
 mod bits;

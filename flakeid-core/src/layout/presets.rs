@@ -270,12 +270,12 @@ pub const fn js_safe_seconds() -> BitLayout {
 /// key since 2004 negative as a signed BIGINT; this preset keeps the low 23
 /// bits and uses a custom epoch so keys stay in `1..=2^63-1`. Issue keys
 /// with random low bits through
-/// `flakeid_schemes::RandomKeyGenerator` (they can
+/// `RandomKeyGenerator` of the `flakeid-schemes` crate (they can
 /// collide), or with a sequence through a [`Generator`](crate::Generator)
 /// (they cannot).
 ///
 /// Capacity: 8,192 IDs per millisecond per generator with a sequence
-/// (random numbers: see `flakeid_schemes::RandomKeys`), 1,024
+/// (random numbers: see `RandomKeys` in `flakeid-schemes`), 1,024
 /// generators. The time bits run out at 2058-11-03T19:53:47.776Z.
 ///
 /// ```

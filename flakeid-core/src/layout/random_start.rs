@@ -14,7 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// read how many IDs a node issued in a tick from the sequence field, and
 /// IDs are harder to guess than plain counters.
 ///
-/// Unlike random low bits (`flakeid_schemes::RandomKeys`), this keeps every
+/// Unlike random low bits (`RandomKeys` in `flakeid-schemes`), this keeps every
 /// guarantee of the [`Generator`](crate::Generator): IDs are unique and
 /// strictly increasing per generator, because within one tick the start is
 /// fixed and the sequence only grows, and a later tick always composes to a

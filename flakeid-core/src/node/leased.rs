@@ -7,21 +7,29 @@ use crate::clock::Clock;
 use crate::generator::{Generator, Sealable};
 use crate::layout::Layout;
 
-/// What a node source's `release` takes: the generator built from it,
-/// either a [`Generator`](crate::Generator) or the process-wide
-/// [`ProcessGenerator`](crate::global::ProcessGenerator) that
-/// [`global::init`](crate::global::init) returned. Implemented by those two
-/// only.
+/// What a node source's `release` takes (`NodeLease::release` and
+/// `HighWaterFile::release` of the `flakeid-lease` crate): the generator
+/// built from it, either a [`Generator`](crate::Generator) or the
+/// process-wide [`ProcessGenerator`](crate::global::ProcessGenerator) that
+/// [`global::init`](crate::global::init) returned (or a reference or an
+/// `Arc` of one). Implemented by those two only: the source stops the
+/// generator it hands the node to, so that it issues nothing after the
+/// release.
 ///
 /// ```
+/// use std::sync::Arc;
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
+/// use flakeid_core::node::LeasedGenerator;
+/// use flakeid_core::Generator;
 ///
-/// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
-/// let generator = lease.generator_builder().build()?; // a `Generator`
-/// generator.next_id()?;
-/// lease.release(&generator)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// /// What a node source's `release` accepts.
+/// fn releasable(_: &impl LeasedGenerator) {}
+///
+/// let generator = Generator::builder(presets::twitter(), 1).build()?;
+/// releasable(&generator); // a `Generator`
+/// releasable(&&generator); // a reference to one
+/// releasable(&Arc::new(generator)); // an `Arc` of one
+/// # Ok::<(), flakeid_core::ConfigError>(())
 /// ```
 pub trait LeasedGenerator: sealed::Sealed {}
 

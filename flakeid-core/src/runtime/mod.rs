@@ -2,9 +2,9 @@
 //! IDs without blocking one of its threads.
 //!
 //! * The async renewal of node leases
-//!   (`flakeid_lease::LeaseOptions::claim_async`)
+//!   (`LeaseOptions::claim_async` in `flakeid-lease`)
 //!   and the async prefetch of segments
-//!   (`flakeid_segment::SegmentOptions::start_async`)
+//!   (`SegmentOptions::start_async` in `flakeid-segment`)
 //!   wait on the application runtime's timers ([`Sleep`]), never on a
 //!   blocking sleep.
 //! * Async generation (`UserId::generate_async()`,
@@ -100,16 +100,16 @@ pub trait Sleep: Send + Sync + 'static {
 ///
 /// ```
 /// use std::time::Duration;
-/// use flakeid_core::segment::{MemorySegmentStore, SegmentOptions};
+/// use flakeid_core::layout::presets;
 /// use flakeid_core::runtime::{Sleep, TokioSleep};
+/// use flakeid_core::Generator;
 ///
 /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
 /// runtime.block_on(async {
-///     // What `SegmentOptions::start_on_tokio` does: tokio's timers, the fetcher a tokio task.
-///     let options = SegmentOptions::new("orders").step(100);
-///     let (ids, fetcher) = options.start_async(MemorySegmentStore::new(), TokioSleep).await?;
-///     tokio::spawn(fetcher);
-///     assert_eq!(ids.next_value()?, 1);
+///     // What `Generator::next_id_async` waits on: tokio's timers, not a blocked thread.
+///     let generator = Generator::builder(presets::twitter(), 1).build()?;
+///     let id = generator.next_id_async_on(&TokioSleep).await?;
+///     assert_eq!(presets::twitter().decompose(id).node, 1);
 ///     let started = tokio::time::Instant::now();
 ///     TokioSleep.sleep(Duration::from_millis(2)).await;
 ///     assert!(started.elapsed() >= Duration::from_millis(2));

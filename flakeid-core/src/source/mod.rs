@@ -24,15 +24,12 @@ use crate::runtime::{Attempt, Wait};
 ///   are IDs of it, and what their fields mean. It is pure data — no node
 ///   ID, no clock, no environment — so a read-only service can check and
 ///   decode stored IDs without being configured to issue any. A
-///   [`BitLayout`] is one; so are [`DecimalLayout`], [`RandomStart`],
-///   `flakeid_schemes::TraceIdLayout`,
-///   `flakeid_schemes::RandomKeys` and
-///   `flakeid_schemes::DecimalIdScheme`.
+///   [`BitLayout`] is one; so are [`DecimalLayout`] and [`RandomStart`],
+///   and the schemes of the `flakeid-schemes` crate (`TraceIdLayout`,
+///   `RandomKeys`, `DecimalIdScheme`).
 /// * An [`IdSource`] issues IDs of a scheme: a [`Generator`](crate::Generator) running a
-///   layout for one node, a
-///   `flakeid_schemes::DecimalIdGenerator`, a
-///   `flakeid_schemes::TraceIdGenerator`, a
-///   `flakeid_schemes::RandomKeyGenerator`.
+///   layout for one node, or a generator of `flakeid-schemes`
+///   (`DecimalIdGenerator`, `TraceIdGenerator`, `RandomKeyGenerator`).
 /// * A [`GlobalScheme`] is a scheme whose source the process-wide
 ///   configuration ([`global`](crate::global): node ID and policies) can
 ///   build. Every scheme above is one, so an ID type of any of them is one
@@ -42,27 +39,27 @@ use crate::runtime::{Attempt, Wait};
 /// | scheme | IDs | rules beyond `1..=max_id` |
 /// |---|---|---|
 /// | a [`BitLayout`], [`DecimalLayout`] or [`RandomStart`] | time-ordered, unique | none |
-/// | `flakeid_schemes::RandomKeys` | time + random low part (can collide) | random part ≥ 1 |
-/// | `flakeid_schemes::DecimalIdScheme` | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless test launches are allowed) |
-/// | `flakeid_schemes::TraceIdLayout` | wrapping seconds + node + thread + counter | counter ≥ 1 |
+/// | `RandomKeys` (`flakeid-schemes`) | time + random low part (can collide) | random part ≥ 1 |
+/// | `DecimalIdScheme` (`flakeid-schemes`) | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless test launches are allowed) |
+/// | `TraceIdLayout` (`flakeid-schemes`) | wrapping seconds + node + thread + counter | counter ≥ 1 |
 ///
 /// A scheme describes the IDs of every process of the system, so processes
 /// sharing an ID type must configure it alike (layout, epoch,
 /// `max_counter`, thread count).
 ///
 /// ```
-/// use flakeid_core::schemes::{TraceIdGenerator, TraceIdLayout};
-/// use flakeid_core::{IdScheme, IdSource};
+/// use flakeid_core::layout::presets;
+/// use flakeid_core::{Generator, IdScheme};
 ///
 /// // Issuing needs a node; checking and decoding need only the scheme.
-/// let traces = TraceIdGenerator::builder(7).threads(4).build()?;
-/// let id = traces.next_id()?;
-/// let scheme = TraceIdLayout::for_threads(4)?;
+/// let generator = Generator::builder(presets::sonyflake(), 7).build()?;
+/// let id = generator.next_id()?;
+/// let scheme = presets::sonyflake();
+/// scheme.check(id)?;
 /// let d = scheme.decode(id);
-/// assert_eq!(d.field("node"), Some(7));
-/// assert_eq!(d.timestamp, None); // TraceId seconds wrap every 2^25 s
-/// // The counter starts at 1: an ID whose counter is 0 is not a TraceId.
-/// assert!(scheme.check(id & !0xFFFF).is_err());
+/// assert_eq!(d.field("machine"), Some(7));
+/// assert!(d.timestamp.is_some()); // a layout records its IDs' time
+/// assert!(id <= scheme.max_id());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
@@ -93,7 +90,7 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
     /// `examples` of an API schema. The same scheme always gives the same
     /// value. `None` (the default) when the scheme gives none.
     ///
-    /// Every scheme of this crate gives one: for a layout, the first ID of
+    /// Every scheme of flakeid's crates gives one: for a layout, the first ID of
     /// node 1 (node 0 if the layout has no node bits) in the tick holding
     /// 2025-01-01T00:00:00Z, or in tick 1 if the layout's epoch is later;
     /// for other schemes the fields of such an ID, with each numbered
@@ -140,14 +137,13 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
     ///   its largest ID as the upper bound.
     /// * Both bounds are IDs of the scheme (they pass [`check`](IdScheme::check)).
     ///
-    /// By default a scheme records no time:
-    /// `flakeid_schemes::DecimalIdScheme`, dense and
-    /// segment IDs answer [`TimeBoundsError::NoTime`]. Bit and decimal
-    /// layouts, [`RandomStart`](crate::layout::RandomStart) (bounds of
-    /// every seed's IDs), `flakeid_schemes::RandomKeys` and
-    /// `flakeid_schemes::TraceIdLayout` (within one period
-    /// of its wrapping seconds) give bounds, and so do the generators of
-    /// each.
+    /// By default a scheme records no time: DecimalId (`flakeid-schemes`),
+    /// dense and segment IDs (`flakeid-segment`) answer
+    /// [`TimeBoundsError::NoTime`]. Bit and decimal layouts,
+    /// [`RandomStart`](crate::layout::RandomStart) (bounds of every seed's
+    /// IDs), and `flakeid-schemes`' `RandomKeys` and `TraceIdLayout`
+    /// (within one period of its wrapping seconds) give bounds, and so do
+    /// the generators of each.
     ///
     /// # Errors
     /// [`TimeBoundsError`]: the scheme records no time; the range is empty,
@@ -187,17 +183,19 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
 /// [`IdScheme`]); the other methods have defaults built on it.
 ///
 /// ```
+/// use std::borrow::Cow;
 /// use std::sync::atomic::{AtomicU64, Ordering};
-/// use flakeid_core::segment::DenseIds;
 /// use flakeid_core::{Decoded, GenerateError, IdScheme, IdSource};
 ///
-/// /// 1, 2, 3, … from memory: dense IDs for tests of one process.
+/// /// 1, 2, 3, … from memory: a counter scheme for tests of one process.
 /// #[derive(Debug, Default)]
 /// struct Counter(AtomicU64);
 ///
 /// impl IdScheme for Counter {
-///     fn max_id(&self) -> u64 { DenseIds.max_id() }
-///     fn decode(&self, id: u64) -> Decoded { DenseIds.decode(id) }
+///     fn max_id(&self) -> u64 { i64::MAX as u64 }
+///     fn decode(&self, id: u64) -> Decoded {
+///         Decoded::from_fields(id, None, vec![(Cow::Borrowed("value"), id)])
+///     }
 /// }
 ///
 /// impl IdSource for Counter {
@@ -209,6 +207,7 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
 /// let source = Counter::default();
 /// assert_eq!(source.next_ids(3)?, [1, 2, 3]); // the provided methods call `next_id`
 /// assert_eq!(source.try_next_id()?, 4);
+/// assert_eq!(source.decode(4).to_string(), "4 (value 4)");
 /// # Ok::<(), GenerateError>(())
 /// ```
 pub trait IdSource: IdScheme {
@@ -254,9 +253,9 @@ pub trait IdSource: IdScheme {
     /// As [`next_id`](IdSource::next_id).
     ///
     /// ```
+    /// use std::borrow::Cow;
     /// use std::time::Duration;
     /// use flakeid_core::runtime::Attempt;
-    /// use flakeid_core::segment::DenseIds;
     /// use flakeid_core::{Decoded, GenerateError, IdScheme, IdSource};
     ///
     /// /// Hands out one ID, then asks callers to come back in 5 ms.
@@ -264,8 +263,10 @@ pub trait IdSource: IdScheme {
     /// struct Slow(std::sync::atomic::AtomicBool);
     ///
     /// impl IdScheme for Slow {
-    ///     fn max_id(&self) -> u64 { DenseIds.max_id() }
-    ///     fn decode(&self, id: u64) -> Decoded { DenseIds.decode(id) }
+    ///     fn max_id(&self) -> u64 { i64::MAX as u64 }
+    ///     fn decode(&self, id: u64) -> Decoded {
+    ///         Decoded::from_fields(id, None, vec![(Cow::Borrowed("value"), id)])
+    ///     }
     /// }
     ///
     /// impl IdSource for Slow {
@@ -332,22 +333,22 @@ pub trait IdSource: IdScheme {
 ///
 /// ```
 /// use flakeid_core::layout::{presets, BitLayout};
-/// use flakeid_core::schemes::RandomKeys;
 /// use flakeid_core::{flake_id, global, Generator, GlobalScheme};
 ///
-/// // Any function returning a GlobalScheme can be an ID type's scheme.
-/// fn random_keys() -> RandomKeys<BitLayout> {
-///     RandomKeys(presets::nonsequential())
+/// // Any function returning a GlobalScheme can be an ID type's scheme: here
+/// // TSID-like IDs counted from the service's own epoch.
+/// fn coupon_layout() -> BitLayout {
+///     presets::tsid().with_epoch_millis(1_700_000_000_000).expect("an epoch in range")
 /// }
-/// let _: &dyn GlobalScheme = &random_keys();
+/// let _: &dyn GlobalScheme = &coupon_layout();
 ///
-/// #[flake_id(scheme = random_keys)]
+/// #[flake_id(scheme = coupon_layout)]
 /// pub struct CouponId(i64);
 ///
-/// // The process's node ID (9 here) builds a random-key generator on first use.
+/// // The process's node ID (9 here) builds a generator of the scheme on first use.
 /// global::init(Generator::builder(presets::twitter(), 9))?;
 /// let id = CouponId::generate()?;
-/// assert_eq!(id.decode().field("generator"), Some(9));
+/// assert_eq!(id.decode().field("node"), Some(9));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[diagnostic::on_unimplemented(
