@@ -3,24 +3,21 @@
 use thiserror::Error;
 
 /// A name flakeid cannot write so that the database keeps it exactly as
-/// given: the lease and segment tables' names
-/// ([`LeaseSql::with_table`](flakeid_lease::LeaseSql::with_table),
-/// [`SegmentSql::with_table`](flakeid_segment::SegmentSql::with_table)),
-/// [`IdFunction`](flakeid_id_function::IdFunction)'s names and
-/// [`LocationRange`](flakeid_schemes::LocationRange)'s SQL. Each variant
-/// names the object (`role`: lease table, sequence, table, column,
-/// trigger, counter table …), the name and, where it depends on it, the
-/// database.
+/// given ([`Dialect::identifier`](crate::Dialect::identifier)): the lease
+/// and segment tables' names (`flakeid-lease`'s and `flakeid-segment`'s
+/// `with_table`), the database ID function's names (`flakeid-id-function`)
+/// and the per-location counters' SQL (`flakeid-schemes`' `LocationRange`).
+/// Each variant names the object (`role`: lease table, sequence, table,
+/// column, trigger, counter table …), the name and, where it depends on
+/// it, the database.
 ///
 /// ```
-/// use flakeid_lease::LeaseSql;
-/// use flakeid_segment::SegmentSql;
-/// use crate::{Dialect, SqlNameError};
+/// use flakeid_sql::{Dialect, SqlNameError};
 ///
 /// // SQLite keeps names starting with `sqlite_` for itself.
-/// let e = LeaseSql::with_table(Dialect::Sqlite, "sqlite_nodes").unwrap_err();
+/// let e = Dialect::Sqlite.identifier("lease table", "sqlite_nodes").unwrap_err();
 /// assert!(matches!(e, SqlNameError::ReservedPrefix { .. }));
-/// let e = SegmentSql::with_table(Dialect::MySql, "segments ").unwrap_err();
+/// let e = Dialect::MySql.identifier("segment table", "segments ").unwrap_err();
 /// assert_eq!(
 ///     e.to_string(),
 ///     "the segment table name \"segments \" ends with a space, which MySQL and MariaDB do not allow"

@@ -6,10 +6,10 @@
 //!
 //! An ORM crate (`flakeid-seaorm`, `flakeid-diesel`) implements
 //! [`SqlExecutor`] (blocking connections) or [`AsyncSqlExecutor`] (async
-//! ones) once; leases ([`node::SqlLeaseStore`](flakeid_lease::SqlLeaseStore)),
-//! segments ([`segment::SqlSegmentStore`](flakeid_segment::SqlSegmentStore))
-//! and the tables' migrations all run through it. The executor runs the
-//! statements as given; it writes no SQL of its own.
+//! ones) once; leases (`flakeid-lease`'s `SqlLeaseStore`), segments
+//! (`flakeid-segment`'s `SqlSegmentStore`) and the tables' migrations all
+//! run through it. The executor runs the statements as given; it writes no
+//! SQL of its own.
 
 use core::future::Future;
 use std::collections::BTreeMap;
@@ -23,20 +23,33 @@ use crate::{Dialect, SqlStatement, SqlType, SqlValue};
 /// error, boxed so that stores of every ORM share one error type.
 ///
 /// ```
-/// use flakeid_segment::{FetchRequest, Fetched, SegmentError, SegmentOptions, SegmentStore};
-/// use crate::StoreError;
+/// use flakeid_sql::{Dialect, Executed, SqlExecutor, SqlRow, SqlStatement, SqlWriter, StoreError};
 ///
-/// /// A store whose database is unreachable.
+/// /// A connection to a database that is unreachable.
 /// struct Down;
 ///
-/// impl SegmentStore for Down {
-///     fn fetch(&mut self, _: &FetchRequest<'_>) -> Result<Fetched, StoreError> {
-///         Err(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused").into())
+/// impl SqlExecutor for Down {
+///     type Error = std::io::Error;
+///     fn dialect(&self) -> Dialect { Dialect::Postgres }
+///     fn execute(&mut self, _: &SqlStatement) -> Result<Executed, Self::Error> {
+///         Err(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused"))
+///     }
+///     fn query(&mut self, _: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {
+///         Err(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused"))
 ///     }
 /// }
 ///
-/// let e = SegmentOptions::new("orders").start(Down).unwrap_err();
-/// assert!(matches!(&e, SegmentError::Start { error, .. } if error == "connection refused"));
+/// /// What a store does with any executor: its error becomes a `StoreError`.
+/// fn touch(db: &mut impl SqlExecutor) -> Result<u64, StoreError> {
+///     let mut sql = SqlWriter::new(db.dialect());
+///     sql.push("UPDATE counters SET n = n + 1");
+///     Ok(db.execute(&sql.finish())?.rows)
+/// }
+///
+/// let e = touch(&mut Down).unwrap_err();
+/// assert_eq!(e.to_string(), "connection refused");
+/// // The driver's error is kept, for callers that look into it.
+/// assert_eq!(e.downcast_ref::<std::io::Error>().map(|e| e.kind()), Some(std::io::ErrorKind::ConnectionRefused));
 /// ```
 pub type StoreError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
@@ -46,29 +59,27 @@ pub type StoreError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// fails with [`Unreachable`]; other handles of the same table still reach
 /// it (a one-sided partition: another process keeps going). For tests of
 /// how an application and its leases or segments cope with their store
-/// going away ([`MemoryLeaseStore::behind`](flakeid_lease::MemoryLeaseStore::behind),
-/// [`MemorySegmentStore::behind`](flakeid_segment::MemorySegmentStore::behind)).
-/// Clones share the switch.
+/// going away (the memory stores of `flakeid-lease` and `flakeid-segment`
+/// put a handle behind one with their `behind`; [`MemoryRows::behind`]
+/// underneath). Clones share the switch.
 ///
 /// ```
-/// use flakeid_core::node::{LeaseError, LeaseOptions, MemoryLeaseStore};
-/// use flakeid_core::layout::presets;
-/// use crate::{Outage, Unreachable};
+/// use flakeid_core::ManualClock;
+/// use flakeid_sql::{MemoryRows, Outage, Unreachable};
 ///
-/// let store = MemoryLeaseStore::new();
+/// let rows: MemoryRows<&str, u64> = MemoryRows::new(ManualClock::new(0));
 /// let outage = Outage::new();
-/// let options = LeaseOptions::new("jobs", presets::twitter());
+/// let cut_off = rows.behind(&outage);
 /// outage.start();
-/// let err = options.clone().claim(store.behind(&outage)).unwrap_err();
-/// assert!(matches!(&err, LeaseError::Store { source, .. } if source.is::<Unreachable>()), "{err}");
-/// // The table itself is fine: another handle claims.
-/// let lease = options.clone().claim(store.clone())?;
+/// let err = cut_off.reach().unwrap_err();
+/// assert!(err.is::<Unreachable>(), "{err}");
+/// // The table itself is fine: another handle reaches it.
+/// rows.reach()?;
+/// rows.lock().insert("orders", 1);
 /// outage.end();
-/// let second = options.claim(store.behind(&outage))?;
-/// assert_ne!(second.node(), lease.node());
-/// # second.release_unused()?;
-/// # lease.release_unused()?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// cut_off.reach()?;
+/// assert_eq!(cut_off.lock().get("orders"), Some(&1));
+/// # Ok::<(), flakeid_sql::StoreError>(())
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Outage {
@@ -112,10 +123,22 @@ impl Outage {
     }
 }
 
-/// The table of a memory store ([`MemoryLeaseStore`](flakeid_lease::MemoryLeaseStore),
-/// [`MemorySegmentStore`](flakeid_segment::MemorySegmentStore)): rows that
-/// clones share, as connections share one database; a clock that stands
-/// for the database's; and the [`Outage`] a handle may be behind.
+/// The table of a memory store (`flakeid-lease`'s `MemoryLeaseStore`,
+/// `flakeid-segment`'s `MemorySegmentStore`): rows that clones share, as
+/// connections share one database; a clock that stands for the
+/// database's; and the [`Outage`] a handle may be behind.
+///
+/// ```
+/// use flakeid_core::ManualClock;
+/// use flakeid_sql::MemoryRows;
+///
+/// let clock = ManualClock::new(1_700_000_000_000);
+/// let rows: MemoryRows<String, i64> = MemoryRows::new(clock);
+/// let other_connection = rows.clone();
+/// other_connection.lock().insert("orders".into(), 100);
+/// assert_eq!(rows.lock().get("orders"), Some(&100));
+/// assert_eq!(rows.now_millis(), 1_700_000_000_000);
+/// ```
 pub struct MemoryRows<K, V> {
     rows: Arc<Mutex<BTreeMap<K, V>>>,
     clock: Arc<dyn Clock>,
@@ -172,9 +195,7 @@ impl<K: Ord, V> MemoryRows<K, V> {
 /// `rows` is how a store learns whether a compare-and-set on its row won:
 ///
 /// ```
-/// use flakeid_core::node::{LeaseStore, ReleaseRequest, SqlLeaseStore};
-/// use crate::{Dialect, SqlStatement};
-/// use crate::{Executed, SqlExecutor, SqlRow};
+/// use flakeid_sql::{Dialect, Executed, SqlExecutor, SqlRow, SqlStatement, SqlValue, SqlWriter, StoreError};
 ///
 /// /// Reports that each statement changed `rows_changed` rows.
 /// struct Changes { rows_changed: u64 }
@@ -188,11 +209,18 @@ impl<K: Ord, V> MemoryRows<K, V> {
 ///     fn query(&mut self, _: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> { Ok(Vec::new()) }
 /// }
 ///
-/// let release = ReleaseRequest { space: "orders", node: 2, owner: "a", fence: 7, high_water_millis: 0 };
-/// assert!(SqlLeaseStore::new(Changes { rows_changed: 1 }).release(&release)?);
-/// // No row changed: the row was no longer this holder's.
-/// assert!(!SqlLeaseStore::new(Changes { rows_changed: 0 }).release(&release)?);
-/// # Ok::<(), crate::StoreError>(())
+/// /// Takes the job if it is still queued: the `WHERE` is the compare, a changed row the win.
+/// fn take(db: &mut impl SqlExecutor, job: i64) -> Result<bool, StoreError> {
+///     let mut sql = SqlWriter::new(db.dialect());
+///     sql.push("UPDATE jobs SET state = 'taken' WHERE state = 'queued' AND id = ");
+///     sql.bind(SqlValue::BigInt(job));
+///     Ok(db.execute(&sql.finish())?.rows == 1)
+/// }
+///
+/// assert!(take(&mut Changes { rows_changed: 1 }, 7)?);
+/// // No row changed: another session took the job first.
+/// assert!(!take(&mut Changes { rows_changed: 0 }, 7)?);
+/// # Ok::<(), StoreError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Executed {
@@ -209,8 +237,7 @@ pub struct Executed {
 /// [`columns`](SqlStatement::columns), in that order.
 ///
 /// ```
-/// use crate::{SqlType, SqlValue};
-/// use crate::SqlRow;
+/// use flakeid_sql::{SqlRow, SqlType, SqlValue};
 ///
 /// static COLUMNS: [(&str, SqlType); 2] = [("max_id", SqlType::BigInt), ("name", SqlType::Text)];
 /// let row = SqlRow::new(&COLUMNS, vec![SqlValue::BigInt(7), SqlValue::Null]);
@@ -255,13 +282,11 @@ impl SqlRow {
     }
 }
 
-/// Runs the crate's statements on a blocking connection; implemented once
-/// per ORM (see the [module documentation](self)).
+/// Runs flakeid's statements on a blocking connection; implemented once
+/// per ORM (see the [crate documentation](crate)).
 ///
 /// ```
-/// use flakeid_core::node::{LeaseStore, SqlLeaseStore};
-/// use crate::{Dialect, SqlStatement};
-/// use crate::{Executed, SqlExecutor, SqlRow};
+/// use flakeid_sql::{Dialect, Executed, SqlExecutor, SqlRow, SqlStatement, SqlType, SqlValue, SqlWriter, StoreError};
 ///
 /// /// Keeps the statements instead of running them, and answers as an
 /// /// empty table would; an ORM's executor runs them on its connection.
@@ -281,13 +306,29 @@ impl SqlRow {
 ///     }
 /// }
 ///
-/// let mut store = SqlLeaseStore::new(Recorder::default());
-/// store.ensure_nodes("orders", 0..=3)?;
-/// // The store read the space's rows (none), then inserted the four in one statement.
-/// let [list, insert] = &store.executor().statements[..] else { panic!("two statements") };
-/// assert!(list.sql.starts_with("SELECT ") && !list.columns.is_empty());
-/// assert!(insert.sql.starts_with("INSERT INTO \"flakeid_nodes\" "));
-/// # Ok::<(), crate::StoreError>(())
+/// static COUNT: [(&str, SqlType); 1] = [("n", SqlType::BigInt)];
+///
+/// /// What a store does through any executor: reads its row, creates it if missing.
+/// fn ensure_row(db: &mut impl SqlExecutor, name: &str) -> Result<(), StoreError> {
+///     let mut read = SqlWriter::new(db.dialect());
+///     read.push("SELECT n FROM counters WHERE name = ").bind(SqlValue::Text(name.into()));
+///     read.returns(&COUNT);
+///     if db.query(&read.finish())?.is_empty() {
+///         let mut insert = SqlWriter::new(db.dialect());
+///         insert.push("INSERT INTO counters (name, n) VALUES (").bind(SqlValue::Text(name.into()));
+///         insert.push(", 0)");
+///         db.execute(&insert.finish())?;
+///     }
+///     Ok(())
+/// }
+///
+/// let mut db = Recorder::default();
+/// ensure_row(&mut db, "orders")?;
+/// // The store read its row (none), then inserted it.
+/// let [read, insert] = &db.statements[..] else { panic!("two statements") };
+/// assert!(read.sql.starts_with("SELECT ") && !read.columns.is_empty());
+/// assert_eq!(insert.sql, "INSERT INTO counters (name, n) VALUES (?, 0)");
+/// # Ok::<(), StoreError>(())
 /// ```
 pub trait SqlExecutor: Send {
     /// The driver's error.
@@ -317,9 +358,7 @@ pub trait SqlExecutor: Send {
 ///
 /// ```
 /// use std::sync::Mutex;
-/// use flakeid_core::node::{AsyncLeaseStore, SqlLeaseStore};
-/// use crate::{Dialect, SqlStatement};
-/// use crate::{AsyncSqlExecutor, Executed, SqlRow};
+/// use flakeid_sql::{AsyncSqlExecutor, Dialect, Executed, SqlRow, SqlStatement, SqlValue, SqlWriter, StoreError};
 ///
 /// /// Keeps the statements' SQL instead of running them on a pool.
 /// #[derive(Default)]
@@ -338,6 +377,14 @@ pub trait SqlExecutor: Send {
 ///     }
 /// }
 ///
+/// /// What an async store does through any executor.
+/// async fn bump(db: &impl AsyncSqlExecutor, name: &str, by: i64) -> Result<u64, StoreError> {
+///     let mut sql = SqlWriter::new(db.dialect());
+///     sql.push("UPDATE counters SET n = n + ").bind(SqlValue::BigInt(by));
+///     sql.push(" WHERE name = ").bind(SqlValue::Text(name.into()));
+///     Ok(db.execute(&sql.finish()).await?.rows)
+/// }
+///
 /// # // A runtime would await it; this executor's futures are ready at once.
 /// # fn now<T>(future: impl Future<Output = T>) -> T {
 /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
@@ -346,11 +393,11 @@ pub trait SqlExecutor: Send {
 /// #         std::task::Poll::Pending => unreachable!(),
 /// #     }
 /// # }
-/// let store = SqlLeaseStore::new_async(Recorder::default());
-/// now(store.ensure_nodes("orders", 0..=1))?; // `.await` in async code
-/// let sql = store.executor().0.lock().unwrap();
-/// assert!(sql[1].starts_with("INSERT INTO \"flakeid_nodes\" ") && sql[1].contains("$2"));
-/// # Ok::<(), crate::StoreError>(())
+/// let db = Recorder::default();
+/// assert_eq!(now(bump(&db, "orders", 100))?, 1); // `.await` in async code
+/// let sql = db.0.lock().unwrap();
+/// assert_eq!(sql[..], ["UPDATE counters SET n = n + $1 WHERE name = $2"]);
+/// # Ok::<(), StoreError>(())
 /// ```
 pub trait AsyncSqlExecutor: Send + Sync {
     /// The driver's error.

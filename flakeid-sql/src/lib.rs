@@ -1,25 +1,65 @@
-//! SQL dialects and the statements flakeid runs in the application's
-//! database. The ORM crates execute them (through a
-//! [`store::SqlExecutor`](crate::SqlExecutor)); they never write
-//! SQL of their own.
+//! The SQL that flakeid's database-backed crates share: the dialects, the
+//! statements with their bound values, the one seam through which an ORM
+//! runs them, and the lock that lets every replica migrate at start-up.
 //!
-//! * [`Dialect`] — quoting, placeholders and the database's clock for
-//!   PostgreSQL, MySQL/MariaDB and SQLite; [`SqlStatement`] — a statement
-//!   with its values.
+//! Most applications never name this crate: `flakeid-seaorm` (feature
+//! `sql`, which its `lease`, `segment` and `migration` features turn on)
+//! and `flakeid-diesel` implement its executor traits on their connections
+//! and re-export it. Depend on it directly to run flakeid's SQL through a
+//! database library of your own (implement [`SqlExecutor`] or
+//! [`AsyncSqlExecutor`] once), or to write a crate that keeps its state in
+//! the application's database as flakeid's own do.
+//!
+//! * [`Dialect`] — quoting, placeholders, string literals, scripts and the
+//!   database's clock for PostgreSQL, MySQL/MariaDB and SQLite.
+//! * [`SqlStatement`] — a statement, its values in placeholder order and
+//!   the columns a query returns, written with a [`SqlWriter`];
+//!   [`SqlValue`], [`SqlType`] and [`SqlRow`] — what is bound and read.
+//! * [`SqlExecutor`] / [`AsyncSqlExecutor`] — what an ORM crate
+//!   implements to run the statements on blocking / async connections,
+//!   answering [`Executed`] or rows; a statement that failed is a
+//!   [`StoreError`].
+//! * [`MemoryRows`] and [`Outage`] — the rows of the in-memory stores that
+//!   tests use instead of a database, and a switch that cuts a handle off
+//!   from them as a network partition would.
 //! * [`MigrationLock`] — the lock a migration run holds, so that every
-//!   replica may run its migrations at start-up.
+//!   replica may run its migrations at start-up ([`MigrationLockTimeout`]
+//!   when it is not free in time).
 //!
-//! Each table's statements live with what uses them: the lease table's in
-//! [`node`](crate::node) ([`LeaseSql`](flakeid_lease::LeaseSql)), the
-//! segment table's in [`segment`](crate::segment)
-//! ([`SegmentSql`](flakeid_segment::SegmentSql)), the per-location
-//! counters' with [`LocationRange`](flakeid_schemes::LocationRange), the
-//! database ID function's in [`id_function`](crate::id_function).
+//! Each table's statements live with the crate that uses the table: the
+//! lease table's in `flakeid-lease` (`LeaseSql`), the segment table's in
+//! `flakeid-segment` (`SegmentSql`), the per-location counters' in
+//! `flakeid-schemes` (`LocationRange`), the database ID function's in
+//! `flakeid-id-function`, the adoption of existing tables' in
+//! `flakeid-adopt`. An executor runs them as given; it writes no SQL of
+//! its own.
 //!
-//! Every statement built from a name you supply quotes it for its
-//! database, or refuses it with a [`SqlNameError`] (see
-//! [`LocationRange`](flakeid_schemes::LocationRange)'s SQL notes for exactly
-//! what is quoted and refused).
+//! Every statement built from a name you supply quotes it for its database
+//! ([`Dialect::identifier`]) or refuses it with a [`SqlNameError`] that
+//! names the object, the name and the database.
+//!
+//! ```
+//! use flakeid_sql::{Dialect, SqlNameError, SqlValue, SqlWriter};
+//!
+//! // A statement for one database: the table's name quoted, the value bound.
+//! let dialect = Dialect::Postgres;
+//! let table = dialect.identifier("counter table", "counters")?;
+//! let mut sql = SqlWriter::new(dialect);
+//! sql.push("UPDATE ").push(&table).push(" SET n = n + 1 WHERE name = ");
+//! sql.bind(SqlValue::Text("orders".into()));
+//! let statement = sql.finish();
+//! assert_eq!(statement.sql, r#"UPDATE "counters" SET n = n + 1 WHERE name = $1"#);
+//! assert_eq!(statement.values, [SqlValue::Text("orders".into())]);
+//!
+//! // A name the database would not keep as given is refused, not changed.
+//! let refused = Dialect::MySql.identifier("counter table", "counters ");
+//! assert!(matches!(refused, Err(SqlNameError::TrailingSpace { .. })));
+//! # Ok::<(), SqlNameError>(())
+//! ```
+//!
+//! The crate has no features. It builds on `flakeid-core`, whose
+//! [`Clock`](flakeid_core::Clock) stands for the database's clock in
+//! [`MemoryRows`].
 
 mod error;
 mod executor;
@@ -30,6 +70,11 @@ pub use executor::{
     AsyncSqlExecutor, Executed, MemoryRows, Outage, SqlExecutor, SqlRow, StoreError, Unreachable,
 };
 pub use migration_lock::{MigrationLock, MigrationLockTimeout};
+
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
 
 use core::fmt;
 
@@ -61,7 +106,7 @@ impl Dialect {
     /// `name` as a quoted identifier (the quote character doubled inside).
     ///
     /// ```
-    /// use crate::Dialect;
+    /// use flakeid_sql::Dialect;
     ///
     /// assert_eq!(Dialect::Postgres.quote("flakeid_nodes"), "\"flakeid_nodes\"");
     /// assert_eq!(Dialect::MySql.quote("a`b"), "`a``b`");
@@ -150,7 +195,7 @@ impl Dialect {
     /// contains.
     ///
     /// ```
-    /// use crate::Dialect;
+    /// use flakeid_sql::Dialect;
     ///
     /// let statements = ["SELECT 1".to_owned(), "BEGIN NOT ATOMIC SELECT 2; END".to_owned()];
     /// assert_eq!(Dialect::Postgres.script(&statements[..1]), "SELECT 1;\n");
@@ -190,7 +235,7 @@ impl Dialect {
     /// statement.
     ///
     /// ```
-    /// use crate::Dialect;
+    /// use flakeid_sql::Dialect;
     ///
     /// let statements = ["SELECT 1".to_owned(), "BEGIN NOT ATOMIC SELECT 2; END".to_owned()];
     /// assert_eq!(Dialect::MySql.batch(&statements), "SELECT 1;\nBEGIN NOT ATOMIC SELECT 2; END;\n");
@@ -314,8 +359,7 @@ impl fmt::Display for Dialect {
 /// A value bound to a placeholder, or read from a column.
 ///
 /// ```
-/// use crate::{SqlType, SqlValue};
-/// use crate::SqlRow;
+/// use flakeid_sql::{SqlRow, SqlType, SqlValue};
 ///
 /// // An executor reads each column of a query's row as a value of its type.
 /// static COLUMNS: [(&str, SqlType); 2] = [("max_id", SqlType::BigInt), ("name", SqlType::Text)];
@@ -340,7 +384,7 @@ pub enum SqlValue {
 /// The type of a column a query returns.
 ///
 /// ```
-/// use crate::{SqlType, SqlValue};
+/// use flakeid_sql::{SqlType, SqlValue};
 ///
 /// /// A driver's column value (text here) as the statement's column type asks.
 /// fn read(ty: SqlType, raw: Option<&str>) -> Result<SqlValue, std::num::ParseIntError> {
@@ -369,34 +413,25 @@ pub enum SqlType {
 /// returns.
 ///
 /// ```
-/// use flakeid_core::node::{LeaseStore, SqlLeaseStore};
-/// use crate::SqlValue;
-/// # use crate::{Dialect, SqlStatement};
-/// # use crate::{Executed, SqlExecutor, SqlRow};
-/// # #[derive(Default)]
-/// # struct Recorder { statements: Vec<SqlStatement> }
-/// # impl SqlExecutor for Recorder {
-/// #     type Error = std::convert::Infallible;
-/// #     fn dialect(&self) -> Dialect { Dialect::Sqlite }
-/// #     fn execute(&mut self, statement: &SqlStatement) -> Result<Executed, Self::Error> {
-/// #         self.statements.push(statement.clone());
-/// #         Ok(Executed { rows: 1, last_insert_id: None })
-/// #     }
-/// #     fn query(&mut self, statement: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {
-/// #         self.statements.push(statement.clone());
-/// #         Ok(Vec::new())
-/// #     }
-/// # }
+/// use flakeid_sql::{Dialect, SqlType, SqlValue, SqlWriter};
 ///
-/// // The statements a store hands its executor (this one records them, see `SqlExecutor`).
-/// let mut store = SqlLeaseStore::new(Recorder::default());
-/// store.ensure_nodes("orders", 0..=1)?;
-/// let insert = &store.executor().statements[1];
 /// // Values are bound, one per placeholder (`?` on SQLite), not written into the SQL.
-/// assert_eq!(insert.values, [SqlValue::Text("orders".into()), SqlValue::Text("orders".into())]);
-/// assert_eq!(insert.sql.matches('?').count(), insert.values.len());
+/// let mut insert = SqlWriter::new(Dialect::Sqlite);
+/// insert.push("INSERT INTO counters (name, n) VALUES (").bind(SqlValue::Text("orders".into()));
+/// insert.push(", ").bind(SqlValue::BigInt(0)).push(")");
+/// let insert = insert.finish();
+/// assert_eq!(insert.sql, "INSERT INTO counters (name, n) VALUES (?, ?)");
+/// assert_eq!(insert.values, [SqlValue::Text("orders".into()), SqlValue::BigInt(0)]);
 /// assert!(insert.columns.is_empty() && !insert.reads_insert_id); // not a query
-/// # Ok::<(), crate::StoreError>(())
+///
+/// // A query names the columns of its rows (`$1` on PostgreSQL).
+/// static COLUMNS: [(&str, SqlType); 1] = [("n", SqlType::BigInt)];
+/// let mut query = SqlWriter::new(Dialect::Postgres);
+/// query.push("SELECT n FROM counters WHERE name = ").bind(SqlValue::Text("orders".into()));
+/// query.returns(&COLUMNS);
+/// let query = query.finish();
+/// assert_eq!(query.sql, "SELECT n FROM counters WHERE name = $1");
+/// assert_eq!(query.columns, &COLUMNS[..]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -406,13 +441,12 @@ pub struct SqlStatement {
     /// One value per placeholder, in order.
     pub values: Vec<SqlValue>,
     /// For a query: the columns each row holds, by name and type, in the
-    /// order a row's values come in (see
-    /// [`SqlExecutor::query`](crate::SqlExecutor::query)). Empty
+    /// order a row's values come in (see [`SqlExecutor::query`]). Empty
     /// for other statements.
     pub columns: &'static [(&'static str, SqlType)],
     /// MySQL/MariaDB: the statement sets `LAST_INSERT_ID(expr)`, and the
     /// executor reports the connection's `LAST_INSERT_ID()` after it, read
-    /// on the same connection (see [`Executed::last_insert_id`](crate::Executed::last_insert_id)).
+    /// on the same connection (see [`Executed::last_insert_id`]).
     pub reads_insert_id: bool,
 }
 
@@ -427,7 +461,26 @@ impl SqlStatement {
 }
 
 /// Writes SQL text with numbered placeholders for one dialect (or, for
-/// scripts, with the values written in as literals).
+/// scripts, with the values written in as literals): how every statement
+/// of flakeid's crates is built.
+///
+/// ```
+/// use flakeid_sql::{Dialect, SqlValue, SqlWriter};
+///
+/// let mut bound = SqlWriter::new(Dialect::Postgres);
+/// bound.push("DELETE FROM jobs WHERE queue = ").bind(SqlValue::Text("mail".into()));
+/// bound.push(" AND attempts > ").bind(SqlValue::BigInt(3));
+/// let bound = bound.finish();
+/// assert_eq!(bound.sql, "DELETE FROM jobs WHERE queue = $1 AND attempts > $2");
+/// assert_eq!(bound.values.len(), 2);
+///
+/// // For a script: the same values written into the text.
+/// let mut script = SqlWriter::literal(Dialect::Postgres);
+/// script.push("DELETE FROM jobs WHERE queue = ").bind(SqlValue::Text("it's".into()));
+/// let script = script.finish();
+/// assert_eq!(script.sql, "DELETE FROM jobs WHERE queue = 'it''s'");
+/// assert!(script.values.is_empty());
+/// ```
 pub struct SqlWriter {
     dialect: Dialect,
     /// Values are written into the text, not bound.
@@ -439,6 +492,7 @@ pub struct SqlWriter {
 }
 
 impl SqlWriter {
+    /// An empty statement for `dialect`, whose values are bound.
     pub fn new(dialect: Dialect) -> Self {
         SqlWriter {
             dialect,
@@ -450,6 +504,8 @@ impl SqlWriter {
         }
     }
 
+    /// Appends `text` as it is: SQL, never a value (names go through
+    /// [`Dialect::identifier`] first).
     pub fn push(&mut self, text: &str) -> &mut Self {
         self.sql.push_str(text);
         self
@@ -464,6 +520,9 @@ impl SqlWriter {
         }
     }
 
+    /// Appends `value`: the dialect's next placeholder, with the value
+    /// bound to it (on a [`literal`](Self::literal) writer: the value as a
+    /// literal, see [`Dialect::literal`]).
     pub fn bind(&mut self, value: SqlValue) -> &mut Self {
         if self.literal {
             let text = match &value {
@@ -493,6 +552,7 @@ impl SqlWriter {
         self
     }
 
+    /// The statement written.
     pub fn finish(self) -> SqlStatement {
         SqlStatement {
             sql: self.sql,

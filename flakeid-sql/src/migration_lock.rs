@@ -33,7 +33,7 @@ use super::{Dialect, SqlStatement, SqlType, SqlValue, SqlWriter};
 ///
 /// ```
 /// use std::time::Duration;
-/// use crate::{Dialect, MigrationLock};
+/// use flakeid_sql::{Dialect, MigrationLock};
 ///
 /// let lock = MigrationLock::new().wait(Duration::from_secs(30));
 /// assert_eq!(lock.name(), "flakeid_migrations");
@@ -84,7 +84,7 @@ impl MigrationLock {
     /// each other (on SQLite every run waits for every other writer).
     ///
     /// ```
-    /// use crate::MigrationLock;
+    /// use flakeid_sql::MigrationLock;
     ///
     /// let billing = MigrationLock::named("billing migrations");
     /// assert_ne!(billing.key(), MigrationLock::new().key());
@@ -118,7 +118,7 @@ impl MigrationLock {
     /// name's UTF-8 bytes, as a `bigint`.
     ///
     /// ```
-    /// use crate::MigrationLock;
+    /// use flakeid_sql::MigrationLock;
     ///
     /// assert_eq!(MigrationLock::named("").key(), 0xcbf2_9ce4_8422_2325_u64 as i64);
     /// ```
@@ -155,7 +155,7 @@ impl MigrationLock {
     /// one back after.
     ///
     /// ```
-    /// use crate::MigrationLock;
+    /// use flakeid_sql::MigrationLock;
     ///
     /// assert_eq!(MigrationLock::sqlite_busy_timeout().sql, "PRAGMA busy_timeout");
     /// ```
@@ -184,7 +184,7 @@ impl MigrationLock {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use crate::{Dialect, MigrationLock};
+    /// use flakeid_sql::{Dialect, MigrationLock};
     ///
     /// let e = MigrationLock::new().timed_out(Dialect::MySql, Duration::from_secs(300));
     /// assert_eq!(
