@@ -110,11 +110,11 @@ impl<S: AsyncLeaseStore, L: Layout + Clone, C: Clock + Clone> AsyncNodeLease<S, 
         &self.store
     }
 
-    /// See [`NodeLease::release`](super::NodeLease::release); returns
+    /// See [`NodeLease::release`](crate::NodeLease::release); returns
     /// within the TTL whatever the store does.
     ///
     /// # Errors
-    /// As [`NodeLease::release`](super::NodeLease::release).
+    /// As [`NodeLease::release`](crate::NodeLease::release).
     pub async fn release<G: LeasedGenerator + ?Sized>(
         self,
         generator: &G,
@@ -123,10 +123,10 @@ impl<S: AsyncLeaseStore, L: Layout + Clone, C: Clock + Clone> AsyncNodeLease<S, 
         self.release_with(&holding, mark).await
     }
 
-    /// See [`NodeLease::release_unused`](super::NodeLease::release_unused).
+    /// See [`NodeLease::release_unused`](crate::NodeLease::release_unused).
     ///
     /// # Errors
-    /// As [`NodeLease::release_unused`](super::NodeLease::release_unused).
+    /// As [`NodeLease::release_unused`](crate::NodeLease::release_unused).
     pub async fn release_unused(self) -> Result<u64, LeaseError> {
         let (holding, mark) = self.core.finish(None)?;
         self.release_with(&holding, mark).await

@@ -188,6 +188,21 @@ impl<L: Layout + Clone, C: Clock + Clone> NodeLease<L, C> {
     /// not answer by then is an error, and the row frees itself after the
     /// TTL.
     ///
+    /// ```
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_core::{FenceReason, Fenced, GenerateError};
+    /// use flakeid_lease::{LeaseOptions, MemoryLeaseStore};
+    ///
+    /// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
+    /// let generator = lease.generator_builder().build()?;
+    /// generator.next_id()?;
+    /// lease.release(&generator)?;
+    /// // A released node's generator never issues again.
+    /// let e = generator.next_id().unwrap_err();
+    /// assert!(matches!(e, GenerateError::Fenced(Fenced { reason: FenceReason::Released { .. }, .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// [`LeaseError::NotThisLease`] when `generator` was not built from
     /// this lease (the lease is then dropped: its renewal and its own

@@ -10,21 +10,21 @@ use super::status::LeaseStatus;
 use flakeid_core::FenceReason;
 
 /// Every change of a lease's state, in order, from
-/// [`NodeLease::changes`](super::NodeLease::changes) or
-/// [`AsyncNodeLease::changes`](super::AsyncNodeLease::changes): the state
+/// [`NodeLease::changes`](crate::NodeLease::changes) or
+/// [`AsyncNodeLease::changes`](crate::AsyncNodeLease::changes): the state
 /// when it subscribed, then one [`LeaseStatus`] per change — held,
 /// renewing late, fenced, lost and moving, held on another node, released.
 ///
 /// A change is a new kind of state, a new node or fence, or a new reason
 /// for a fence; renewals that only raise the ceiling, and failures after
 /// the first of a run, are not changes (each status carries the values of
-/// the moment it changed; [`status`](super::NodeLease::status) gives the
+/// the moment it changed; [`status`](crate::NodeLease::status) gives the
 /// current ones). A lease whose renewals fail is published as fenced at
 /// the first renewal attempt after its ceiling passed: within one renewal
 /// interval of it (its generator stops exactly at the ceiling).
 ///
 /// Receiving blocks the calling thread: in async code use
-/// [`watch`](super::AsyncNodeLease::watch) (feature `tokio`). Nothing is
+/// [`watch`](crate::AsyncNodeLease::watch) (feature `tokio`). Nothing is
 /// lost if the receiver is read late: changes queue up. The iterator ends
 /// once the lease is gone: released, dropped or lost for good, its renewal
 /// ended and the generators built from it dropped.
@@ -33,7 +33,7 @@ use flakeid_core::FenceReason;
 /// use std::time::Duration;
 ///
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+/// use flakeid_lease::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
 ///
 /// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
 /// let changes = lease.changes();
@@ -42,7 +42,7 @@ use flakeid_core::FenceReason;
 /// assert_eq!(changes.recv_timeout(Duration::from_secs(5)), Some(LeaseStatus::Released));
 /// // The lease is gone: no more changes.
 /// assert_eq!(changes.recv(), None);
-/// # Ok::<(), crate::LeaseError>(())
+/// # Ok::<(), flakeid_lease::LeaseError>(())
 /// ```
 #[derive(Debug)]
 pub struct LeaseChanges {

@@ -11,7 +11,7 @@ use flakeid_sql::StoreError;
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{LeaseError, LeaseOptions, MemoryLeaseStore};
+/// use flakeid_lease::{LeaseError, LeaseOptions, MemoryLeaseStore};
 ///
 /// let store = MemoryLeaseStore::new();
 /// let options = LeaseOptions::new("orders", presets::twitter());
@@ -29,7 +29,7 @@ use flakeid_sql::StoreError;
 #[non_exhaustive]
 pub enum LeaseError {
     /// Every node ID of the space is held by a live lease, or reserved by
-    /// a database ID function ([`IdFunction`](flakeid_id_function::IdFunction)), whose
+    /// a database ID function (`flakeid-id-function`'s `IdFunction`), whose
     /// reservation does not expire.
     #[error(
         "all {nodes} node IDs ({first}..={last}) of space {space:?} are {}{}",
@@ -49,7 +49,7 @@ pub enum LeaseError {
         reserved: u64,
         /// How many free nodes were skipped because their high-water mark
         /// lies too far ahead of the store's clock (left by a holder whose
-        /// clock ran ahead; see [`LeaseOptions::max_clock_skew`](super::LeaseOptions::max_clock_skew)).
+        /// clock ran ahead; see [`LeaseOptions::max_clock_skew`](crate::LeaseOptions::max_clock_skew)).
         ahead_of_clock: u64,
         /// The earliest of those marks (Unix ms; 0 when there are none):
         /// the first such node is usable once the store's clock gets close
@@ -66,7 +66,7 @@ pub enum LeaseError {
     },
     /// The store refused this holder's ceiling: it lay further ahead of
     /// the store's clock than the ceiling lead plus the allowed skew, so
-    /// this holder's clock runs ahead ([`LeaseOptions::max_clock_skew`](super::LeaseOptions::max_clock_skew)).
+    /// this holder's clock runs ahead ([`LeaseOptions::max_clock_skew`](crate::LeaseOptions::max_clock_skew)).
     /// Nothing was persisted; the node was released at once.
     #[error(
         "the clock of holder {holder} reads {holder_millis} ms, {} ms ahead of the lease \
@@ -80,7 +80,7 @@ pub enum LeaseError {
         space: String,
         /// The node whose first ceiling was refused.
         node: u64,
-        /// This holder (`host/pid` unless [`LeaseOptions::holder`](super::LeaseOptions::holder) says otherwise).
+        /// This holder (`host/pid` unless [`LeaseOptions::holder`](crate::LeaseOptions::holder) says otherwise).
         holder: String,
         /// This holder's clock (Unix ms).
         holder_millis: u64,

@@ -69,9 +69,9 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
     /// starts the thread that raises it, for `node` of `layout`.
     ///
     /// ```
-    /// use flakeid_core::layout::presets;
-    /// use flakeid_core::node::HighWaterFileOptions;
     /// use flakeid_core::layout::Layout;
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_lease::HighWaterFileOptions;
     ///
     /// let dir = std::env::temp_dir().join(format!("flakeid-doc-{}", std::process::id()));
     /// std::fs::create_dir_all(&dir)?;
@@ -214,7 +214,7 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
 /// followed, the directory made canonical), and the lock and the marks go
 /// to the file itself.
 /// What the file cannot do: tell two machines (or two files) that they
-/// were given the same node ID. Use a [lease](super) for that.
+/// were given the same node ID. Use a [lease](crate::LeaseOptions) for that.
 ///
 /// After a crash the file holds the last ceiling, up to the lead ahead of
 /// the crash: the restarted process waits until its clock passes it (the
@@ -225,7 +225,7 @@ impl<C: Clock + Clone> HighWaterFileOptions<C> {
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::node::HighWaterFileOptions;
+/// use flakeid_lease::HighWaterFileOptions;
 ///
 /// let dir = std::env::temp_dir().join(format!("flakeid-doc-hw-file-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir)?;
@@ -361,7 +361,7 @@ impl<L, C> Drop for HighWaterFile<L, C> {
 /// ```
 /// use std::time::Duration;
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{HighWaterFileError, HighWaterFileOptions};
+/// use flakeid_lease::{HighWaterFileError, HighWaterFileOptions};
 ///
 /// let dir = std::env::temp_dir().join(format!("flakeid-doc-hw-error-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir)?;

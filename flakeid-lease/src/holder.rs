@@ -696,12 +696,12 @@ macro_rules! lease_accessors {
         ///
         /// ```
         /// use flakeid_core::layout::presets;
-        /// use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+        /// use flakeid_lease::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
         ///
         /// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
         /// assert!(matches!(lease.status(), LeaseStatus::Held { .. }));
         /// assert!(lease.status().is_issuing());
-        /// # Ok::<(), crate::LeaseError>(())
+        /// # Ok::<(), flakeid_lease::LeaseError>(())
         /// ```
         pub fn status(&self) -> $crate::LeaseStatus {
             self.core.status()
@@ -725,9 +725,9 @@ macro_rules! lease_accessors {
         ///
         /// ```
         /// # #[tokio::main(flavor = "current_thread")]
-        /// # async fn main() -> Result<(), crate::LeaseError> {
+        /// # async fn main() -> Result<(), flakeid_lease::LeaseError> {
         /// use flakeid_core::layout::presets;
-        /// use flakeid_core::node::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
+        /// use flakeid_lease::{LeaseOptions, LeaseStatus, MemoryLeaseStore};
         ///
         /// let lease = LeaseOptions::new("orders", presets::twitter()).claim(MemoryLeaseStore::new())?;
         /// let mut state = lease.watch();

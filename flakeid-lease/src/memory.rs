@@ -21,7 +21,7 @@ use flakeid_core::{Clock, MonotonicClock};
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{LeaseError, LeaseOptions, MemoryLeaseStore};
+/// use flakeid_lease::{LeaseError, LeaseOptions, MemoryLeaseStore};
 ///
 /// let store = MemoryLeaseStore::new();
 /// let options = LeaseOptions::new("jobs", presets::twitter()).nodes(0..=0);

@@ -100,7 +100,7 @@ use flakeid_core::CeilingWait;
 /// | [renewal](LeaseOptions::renew_every) | [`LeaseOptions::DEFAULT_RENEW_EVERY`], 3 s | Leaf reports every 3 s, kanengo/ku renews every 3 s: four renewals may fail before the ceiling is reached |
 /// | [ceiling lead](LeaseOptions::ceiling_lead) | the TTL | rides out a database outage as long as the lease lasts, and a holder paused past its lease is past its ceiling |
 /// | [at the ceiling](LeaseOptions::at_ceiling) | wait up to 1 s | as the clock-regression default: a slow renewal is waited out, an outage is an error |
-/// | [high-water file](flakeid_core::node::HighWaterFileOptions) | lead 500 ms, written every 200 ms | a restart after a crash waits at most 0.5 s |
+/// | [high-water file](crate::HighWaterFileOptions) | lead 500 ms, written every 200 ms | a restart after a crash waits at most 0.5 s |
 ///
 /// # Stores
 ///
@@ -112,9 +112,9 @@ use flakeid_core::CeilingWait;
 /// keeps the table in memory, for tests of one process.
 ///
 /// ```
-/// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
 /// use flakeid_core::layout::Layout;
+/// use flakeid_core::layout::presets;
+/// use flakeid_lease::{LeaseOptions, MemoryLeaseStore};
 ///
 /// let store = MemoryLeaseStore::new();
 /// let lease = LeaseOptions::new("users", presets::twitter()).claim(store.clone())?;
@@ -137,7 +137,7 @@ use flakeid_core::CeilingWait;
 /// ```
 /// use std::time::Duration;
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{LeaseOptions, MemoryLeaseStore};
+/// use flakeid_lease::{LeaseOptions, MemoryLeaseStore};
 ///
 /// let store = MemoryLeaseStore::new(); // one "database" for the example
 /// let lease = LeaseOptions::new("orders", presets::twitter())
@@ -270,15 +270,15 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
         /// that (left by a holder without this check), listing them in
         /// [`LeaseError::AllTaken`] and in [`NodeTable`](crate::NodeTable)'s display.
         ///
-        /// The SQL stores and [`MemoryLeaseStore`](super::MemoryLeaseStore)
+        /// The SQL stores and [`MemoryLeaseStore`](crate::MemoryLeaseStore)
         /// check it against their clock; etcd offers a client no clock, so the
         /// etcd store cannot.
         ///
         /// ```
         /// use std::{sync::Arc, time::Duration};
         /// use flakeid_core::layout::presets;
-        /// use flakeid_core::node::{LeaseError, LeaseOptions, MemoryLeaseStore};
         /// use flakeid_core::{Clock, ManualClock, MonotonicClock};
+        /// use flakeid_lease::{LeaseError, LeaseOptions, MemoryLeaseStore};
         ///
         /// let store = MemoryLeaseStore::new();
         /// // This holder's clock runs a day ahead of the store's.
@@ -330,11 +330,11 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
     ///
     /// ```
     /// use flakeid_core::layout::presets;
-    /// use crate::LeaseOptions;
+    /// use flakeid_lease::LeaseOptions;
     ///
     /// assert_eq!(LeaseOptions::new("s", presets::twitter()).max_holders()?, 1024);
     /// assert_eq!(LeaseOptions::new("s", presets::sonyflake()).nodes(0..=99).max_holders()?, 100);
-    /// # Ok::<(), crate::LeaseError>(())
+    /// # Ok::<(), flakeid_lease::LeaseError>(())
     /// ```
     ///
     /// # Errors
@@ -355,7 +355,7 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
     /// ```
     /// use std::time::Duration;
     /// use flakeid_core::layout::presets;
-    /// use crate::LeaseOptions;
+    /// use flakeid_lease::LeaseOptions;
     ///
     /// let options = LeaseOptions::new("s", presets::twitter());
     /// assert_eq!(options.renew_interval(), LeaseOptions::DEFAULT_RENEW_EVERY);
@@ -374,7 +374,7 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
     /// ```
     /// use std::time::Duration;
     /// use flakeid_core::layout::presets;
-    /// use crate::LeaseOptions;
+    /// use flakeid_lease::LeaseOptions;
     ///
     /// let bound = LeaseOptions::new("s", presets::twitter()).crashed_node_unusable_for();
     /// assert_eq!(bound, Duration::from_secs(12)..=Duration::from_secs(15));

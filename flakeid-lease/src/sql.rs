@@ -1,4 +1,4 @@
-//! The lease table's SQL (see [`crate::node`] for the protocol) and the
+//! The lease table's SQL (see [the lease protocol](crate::LeaseOptions#the-lease-protocol)) and the
 //! store that runs it.
 //!
 //! [`LeaseSql`] writes every statement for one dialect; [`SqlLeaseStore`]
@@ -16,7 +16,7 @@
 //! | SQLite | `CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)` |
 //!
 //! ```
-//! use crate::LeaseSql;
+//! use flakeid_lease::LeaseSql;
 //! use flakeid_sql::Dialect;
 //!
 //! let sql = LeaseSql::new(Dialect::Sqlite);
@@ -142,7 +142,7 @@ impl LeaseSql {
     /// space, SQLite's reserved `sqlite_` prefix).
     ///
     /// ```
-    /// use crate::LeaseSql;
+    /// use flakeid_lease::LeaseSql;
     /// use flakeid_sql::{Dialect, SqlNameError};
     ///
     /// let sql = LeaseSql::with_table(Dialect::MySql, "node leases")?;
@@ -318,8 +318,9 @@ impl LeaseSql {
         w.finish()
     }
 
-    /// For scripts (the database ID function): [`insert_nodes`](Self::insert_nodes)
-    /// of one node, with its values written in.
+    /// For scripts (the database ID function): inserts the free row of node
+    /// `n` of `space` unless it exists, as a claim does for every node of
+    /// the space, with its values written in.
     pub fn insert_node_script(&self, space: &str, n: u64) -> String {
         self.insert_nodes_with(SqlWriter::literal(self.dialect), space, &[n])
             .sql
@@ -482,9 +483,8 @@ impl LeaseSql {
 /// [`SqlExecutor`] and [`AsyncLeaseStore`] for an [`AsyncSqlExecutor`].
 ///
 /// ```
-/// use flakeid_core::node::{LeaseStore, ReleaseRequest, SqlLeaseStore};
-/// # use flakeid_sql::{Dialect, SqlStatement};
-/// # use flakeid_sql::{Executed, SqlExecutor, SqlRow};
+/// use flakeid_lease::{LeaseStore, ReleaseRequest, SqlLeaseStore};
+/// # use flakeid_sql::{Dialect, Executed, SqlExecutor, SqlRow, SqlStatement};
 /// # #[derive(Default)]
 /// # struct Recorder { statements: Vec<SqlStatement> }
 /// # impl SqlExecutor for Recorder {

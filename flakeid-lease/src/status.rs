@@ -4,14 +4,14 @@ use core::fmt;
 
 use flakeid_core::FenceReason;
 
-/// A lease's state, from [`NodeLease::status`](super::NodeLease::status)
-/// or [`AsyncNodeLease::status`](super::AsyncNodeLease::status): cheap
+/// A lease's state, from [`NodeLease::status`](crate::NodeLease::status)
+/// or [`AsyncNodeLease::status`](crate::AsyncNodeLease::status): cheap
 /// enough for every health-check request. Times are the lease clock's
 /// (Unix ms).
 ///
 /// ```
 /// use flakeid_core::FenceReason;
-/// use crate::LeaseStatus;
+/// use flakeid_lease::LeaseStatus;
 ///
 /// let late = LeaseStatus::RenewingLate {
 ///     node: 3,
@@ -73,7 +73,7 @@ pub enum LeaseStatus {
         reason: FenceReason,
     },
     /// The lease was lost and claims a new node for the process-wide
-    /// generator (see [`LeaseOptions::heal`](super::LeaseOptions::heal));
+    /// generator (see [`LeaseOptions::heal`](crate::LeaseOptions::heal));
     /// nothing is issued meanwhile.
     Moving {
         /// The node that was lost.

@@ -3,10 +3,10 @@
 //! ([`AsyncLeaseStore`]) form.
 //!
 //! A store keeps one row per `(space, node)`: `owner`, `fence`,
-//! `lease_until` and `high_water` (see the [module documentation](super)).
+//! `lease_until` and `high_water` (see [the lease protocol](crate::LeaseOptions#the-lease-protocol)).
 //! The SQL stores ([`SqlLeaseStore`](crate::SqlLeaseStore),
 //! run by `flakeid-seaorm` and `flakeid-diesel`) and the in-memory
-//! [`MemoryLeaseStore`](super::MemoryLeaseStore) implement both traits; a
+//! [`MemoryLeaseStore`](crate::MemoryLeaseStore) implement both traits; a
 //! store on another system (etcd, a key-value store with compare-and-set)
 //! implements them with that system's atomic operations. Every operation
 //! that changes a row is a compare-and-set on it; lease times are the
@@ -24,8 +24,8 @@ use flakeid_sql::StoreError;
 ///
 /// ```
 /// use std::time::Duration;
-/// use flakeid_core::node::{ClaimRequest, LeaseStore, MemoryLeaseStore};
 /// use flakeid_core::ManualClock;
+/// use flakeid_lease::{ClaimRequest, LeaseStore, MemoryLeaseStore};
 ///
 /// // What a claim asks of a store, answered as every store must.
 /// let mut store = MemoryLeaseStore::with_clock(ManualClock::new(1_700_000_000_000));
@@ -55,7 +55,7 @@ pub struct ClaimRequest<'a> {
     /// A node whose `high_water` is further ahead of the store's clock than
     /// this (ms) is not taken: a holder whose clock ran ahead left a mark
     /// that would hold every later holder back until the store's clock
-    /// reaches it (see [`LeaseOptions::max_clock_skew`](super::LeaseOptions::max_clock_skew)).
+    /// reaches it (see [`LeaseOptions::max_clock_skew`](crate::LeaseOptions::max_clock_skew)).
     /// A store without a clock of its own (etcd) cannot check it.
     pub max_ahead_millis: u64,
 }
@@ -65,8 +65,8 @@ pub struct ClaimRequest<'a> {
 ///
 /// ```
 /// use std::time::Duration;
-/// use flakeid_core::node::{ClaimRequest, LeaseStore, MemoryLeaseStore, RenewRequest, Renewal};
 /// use flakeid_core::ManualClock;
+/// use flakeid_lease::{ClaimRequest, LeaseStore, MemoryLeaseStore, RenewRequest, Renewal};
 ///
 /// let mut store = MemoryLeaseStore::with_clock(ManualClock::new(1_700_000_000_000));
 /// store.ensure_nodes("orders", 0..=0)?;
@@ -148,8 +148,8 @@ impl OwnedRenewRequest {
 ///
 /// ```
 /// use std::time::Duration;
-/// use flakeid_core::node::{ClaimRequest, LeaseStore, MemoryLeaseStore, RenewRequest, Renewal};
 /// use flakeid_core::ManualClock;
+/// use flakeid_lease::{ClaimRequest, LeaseStore, MemoryLeaseStore, RenewRequest, Renewal};
 ///
 /// let mut store = MemoryLeaseStore::with_clock(ManualClock::new(1_700_000_000_000));
 /// store.ensure_nodes("orders", 0..=0)?;
@@ -191,7 +191,7 @@ pub enum Renewal {
 ///
 /// ```
 /// use std::time::Duration;
-/// use flakeid_core::node::{ClaimRequest, LeaseStore, MemoryLeaseStore, ReleaseRequest};
+/// use flakeid_lease::{ClaimRequest, LeaseStore, MemoryLeaseStore, ReleaseRequest};
 ///
 /// let mut store = MemoryLeaseStore::new();
 /// store.ensure_nodes("orders", 0..=0)?;
@@ -229,7 +229,7 @@ pub struct ReleaseRequest<'a> {
 /// One node's row, as operators see it.
 ///
 /// ```
-/// use crate::NodeRow;
+/// use flakeid_lease::NodeRow;
 ///
 /// let row = NodeRow {
 ///     node: 3,
@@ -263,9 +263,8 @@ pub struct NodeRow {
 
 impl NodeRow {
     /// The `lease_until` of a node reserved for a writer outside the lease
-    /// protocol (the database function of
-    /// [`IdFunction`](flakeid_id_function::IdFunction)): a lease that never
-    /// ends, so no claim takes the node.
+    /// protocol (the database function of `flakeid-id-function`'s
+    /// `IdFunction`): a lease that never ends, so no claim takes the node.
     pub const RESERVED_UNTIL_MILLIS: i64 = i64::MAX;
 
     /// Whether a live lease holds the node at the store's time `now_millis`.
@@ -275,7 +274,8 @@ impl NodeRow {
 
     /// Whether the node is reserved for good for a writer outside the lease
     /// protocol (its lease ends at [`NodeRow::RESERVED_UNTIL_MILLIS`],
-    /// as the database function of [`IdFunction`](flakeid_id_function::IdFunction) sets it).
+    /// as the database function of `flakeid-id-function`'s `IdFunction`
+    /// sets it).
     pub fn is_reserved(&self) -> bool {
         self.owner.is_some() && self.lease_until_millis == Self::RESERVED_UNTIL_MILLIS
     }
@@ -295,7 +295,7 @@ impl NodeRow {
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{LeaseOptions, LeaseStore, MemoryLeaseStore};
+/// use flakeid_lease::{LeaseOptions, LeaseStore, MemoryLeaseStore};
 ///
 /// let mut store = MemoryLeaseStore::new();
 /// let lease = LeaseOptions::new("orders", presets::twitter()).nodes(0..=3).claim(store.clone())?;
@@ -322,7 +322,7 @@ impl NodeTable {
     /// its error reported as the space's.
     ///
     /// ```
-    /// use flakeid_core::node::{LeaseStore, MemoryLeaseStore, NodeTable};
+    /// use flakeid_lease::{LeaseStore, MemoryLeaseStore, NodeTable};
     ///
     /// let mut store = MemoryLeaseStore::new();
     /// store.ensure_nodes("orders", 0..=1)?;
@@ -362,7 +362,7 @@ impl NodeTable {
 /// A table for operators: one line per node.
 ///
 /// ```
-/// use flakeid_core::node::{NodeRow, NodeTable};
+/// use flakeid_lease::{NodeRow, NodeTable};
 ///
 /// let table = NodeTable {
 ///     space: "orders".into(),
@@ -430,22 +430,23 @@ impl fmt::Display for NodeTable {
 }
 
 /// A lease store used from blocking code (and from the renewal thread the
-/// blocking [`LeaseOptions::claim`](super::LeaseOptions::claim) starts).
+/// blocking [`LeaseOptions::claim`](crate::LeaseOptions::claim) starts).
 ///
 /// A store keeps one row per `(space, node)`: `owner`, `fence`,
-/// `lease_until` and `high_water` (see [`crate::node`]). Every method is
+/// `lease_until` and `high_water` (see
+/// [the lease protocol](crate::LeaseOptions#the-lease-protocol)). Every method is
 /// one atomic step on the store; every change of a row is a
 /// compare-and-set on it, and lease times are the store's clock, never the
 /// caller's. The SQL stores
 /// ([`SqlLeaseStore`](crate::SqlLeaseStore)) and
-/// [`MemoryLeaseStore`](super::MemoryLeaseStore) implement this trait and
+/// [`MemoryLeaseStore`](crate::MemoryLeaseStore) implement this trait and
 /// [`AsyncLeaseStore`]; a store on another system (etcd, a key-value store
 /// with compare-and-set) implements them with that system's atomic
 /// operations.
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use flakeid_core::node::{LeaseOptions, LeaseStore, MemoryLeaseStore};
+/// use flakeid_lease::{LeaseOptions, LeaseStore, MemoryLeaseStore};
 /// use flakeid_sql::StoreError;
 ///
 /// /// How many nodes of `space` a new holder could claim now, in any store.
@@ -509,7 +510,7 @@ pub trait LeaseStore: Send {
 ///
 /// ```
 /// use std::task::{Context, Poll, Waker};
-/// use flakeid_core::node::{AsyncLeaseStore, MemoryLeaseStore};
+/// use flakeid_lease::{AsyncLeaseStore, MemoryLeaseStore};
 /// use flakeid_sql::StoreError;
 ///
 /// /// How many nodes of `space` a new holder could claim now, in any async store.
