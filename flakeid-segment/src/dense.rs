@@ -24,8 +24,8 @@ use flakeid_core::{GlobalScheme, IdScheme, IdSource, NodeConfig};
 ///
 /// ```
 /// use std::sync::OnceLock;
-/// use crate::{DenseIds, MemorySegmentStore, SegmentIds, SegmentOptions};
 /// use flakeid_core::{flake_id, ConfigError, FlakeId};
+/// use flakeid_segment::{DenseIds, MemorySegmentStore, SegmentIds, SegmentOptions};
 ///
 /// static ORDER_IDS: OnceLock<SegmentIds> = OnceLock::new();
 ///
@@ -92,8 +92,8 @@ impl IdScheme for SegmentIds {
 /// as the errors of the other schemes' generators do:
 ///
 /// ```
-/// use crate::{MemorySegmentStore, SegmentError, SegmentOptions};
 /// use flakeid_core::{GenerateError, IdSource};
+/// use flakeid_segment::{MemorySegmentStore, SegmentError, SegmentOptions};
 ///
 /// let ids = SegmentOptions::new("orders").step(1).max_step(1).start(MemorySegmentStore::new())?;
 /// ids.stop();
@@ -123,7 +123,7 @@ impl IdSource for SegmentIds {
 ///
 /// ```
 /// use flakeid_schemes::DecimalIdGenerator;
-/// use crate::{MemorySegmentStore, SegmentOptions};
+/// use flakeid_segment::{MemorySegmentStore, SegmentOptions};
 ///
 /// // Generator IDs are taken rarely: a fixed step of 1 loses at most two per process.
 /// let ids = SegmentOptions::new("generator_ids").step(1).max_step(1).start(MemorySegmentStore::new())?;

@@ -9,7 +9,7 @@ use thiserror::Error;
 /// error can be cloned into every caller that meets it.
 ///
 /// ```
-/// use crate::SegmentError;
+/// use flakeid_segment::SegmentError;
 ///
 /// let e = SegmentError::Unavailable {
 ///     name: "orders".into(),

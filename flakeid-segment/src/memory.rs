@@ -13,7 +13,7 @@ use flakeid_sql::{MemoryRows, Outage, StoreError};
 /// processes.
 ///
 /// ```
-/// use crate::{MemorySegmentStore, SegmentOptions};
+/// use flakeid_segment::{MemorySegmentStore, SegmentOptions};
 ///
 /// let store = MemorySegmentStore::new();
 /// let ids = SegmentOptions::new("orders").step(100).start(store.clone())?;
@@ -21,7 +21,7 @@ use flakeid_sql::{MemoryRows, Outage, StoreError};
 /// assert_eq!(ids.next_value()?, 2);
 /// let row = store.row("orders").unwrap();
 /// assert!(row.max_id >= 100); // the first segment, perhaps the next one too
-/// # Ok::<(), crate::SegmentError>(())
+/// # Ok::<(), flakeid_segment::SegmentError>(())
 /// ```
 #[derive(Clone)]
 pub struct MemorySegmentStore {
@@ -62,7 +62,7 @@ impl MemorySegmentStore {
     /// See [`Outage`].
     ///
     /// ```
-    /// use crate::{MemorySegmentStore, SegmentOptions};
+    /// use flakeid_segment::{MemorySegmentStore, SegmentOptions};
     /// use flakeid_sql::Outage;
     ///
     /// let store = MemorySegmentStore::new();
@@ -72,7 +72,7 @@ impl MemorySegmentStore {
     /// outage.end();
     /// let ids = SegmentOptions::new("orders").start(store.behind(&outage))?;
     /// assert_eq!(ids.next_value()?, 1);
-    /// # Ok::<(), crate::SegmentError>(())
+    /// # Ok::<(), flakeid_segment::SegmentError>(())
     /// ```
     pub fn behind(&self, outage: &Outage) -> Self {
         Self {

@@ -26,8 +26,7 @@ impl Alphabet {
     /// [`ShortKeyError::AlphabetDuplicate`].
     ///
     /// ```
-    /// use crate::Alphabet;
-    /// use crate::ShortKeyError;
+    /// use flakeid_segment::{Alphabet, ShortKeyError};
     /// assert_eq!(Alphabet::new("0123456789abcdef")?.len(), 16);
     /// assert_eq!(Alphabet::new("abca"), Err(ShortKeyError::AlphabetDuplicate { character: 'a' }));
     /// # Ok::<(), ShortKeyError>(())
@@ -128,10 +127,10 @@ impl ShortKeyConfig {
     /// 67, 71, 73, 79, 83, 89: choose a step with [`with_step`](Self::with_step)).
     ///
     /// ```
-    /// use flakeid_core::public_id::{Alphabet, ShortKeyConfig};
+    /// use flakeid_segment::{Alphabet, ShortKeyConfig};
     /// let config = ShortKeyConfig::new(Alphabet::base62(), 7)?;
     /// assert_eq!(config.n(), 3_521_614_606_208);
-    /// # Ok::<(), crate::ShortKeyError>(())
+    /// # Ok::<(), flakeid_segment::ShortKeyError>(())
     /// ```
     pub fn new(alphabet: Alphabet, length: u32) -> Result<Self, ShortKeyError> {
         Self::build(alphabet, length, None)
@@ -144,8 +143,7 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::StepNotCoprime`] unless `1 <= k < n` and `gcd(k, n) = 1`.
     ///
     /// ```
-    /// use flakeid_core::public_id::{Alphabet, ShortKeyConfig};
-    /// use crate::ShortKeyError;
+    /// use flakeid_segment::{Alphabet, ShortKeyConfig, ShortKeyError};
     /// // 67 characters: the default step is a multiple of 67, so pick one.
     /// let alphabet = Alphabet::new(&(b'!'..b'!' + 67).map(char::from).collect::<String>())?;
     /// assert!(matches!(ShortKeyConfig::new(alphabet.clone(), 4), Err(ShortKeyError::StepNotCoprime { .. })));
@@ -190,8 +188,7 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::StepNotCoprime`] unless `1 <= k < n` and `gcd(k, n) = 1`.
     ///
     /// ```
-    /// use flakeid_core::public_id::{Alphabet, ShortKeyConfig};
-    /// use crate::ShortKeyError;
+    /// use flakeid_segment::{Alphabet, ShortKeyConfig, ShortKeyError};
     /// // n = 5 (one character of a 5-letter alphabet), k = 3.
     /// let five = ShortKeyConfig::new(Alphabet::new("01234")?, 1)?.with_step(3)?;
     /// let keys: Vec<u64> = (0..5).map(|i| five.key_at(i)).collect::<Result<_, _>>()?;
@@ -269,12 +266,12 @@ impl ShortKeyConfig {
     /// keys repeat.
     ///
     /// ```
-    /// use crate::ShortKeyConfig;
+    /// use flakeid_segment::ShortKeyConfig;
     /// let config = ShortKeyConfig::default();
     /// assert_eq!(config.key_at(0)?, 0);
     /// assert_eq!(config.key_at(1)?, 32_251_436_801);
     /// assert!(config.key_at(config.n()).is_err());
-    /// # Ok::<(), crate::ShortKeyError>(())
+    /// # Ok::<(), flakeid_segment::ShortKeyError>(())
     /// ```
     pub fn key_at(&self, index: u64) -> Result<u64, ShortKeyError> {
         if index >= self.n {
@@ -292,11 +289,11 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::KeyOutOfRange`] for `key >= n`.
     ///
     /// ```
-    /// use crate::ShortKeyConfig;
+    /// use flakeid_segment::ShortKeyConfig;
     /// let config = ShortKeyConfig::default();
     /// let key = config.key_at(123_456)?;
     /// assert_eq!(config.index_of(key)?, 123_456);
-    /// # Ok::<(), crate::ShortKeyError>(())
+    /// # Ok::<(), flakeid_segment::ShortKeyError>(())
     /// ```
     pub fn index_of(&self, key: u64) -> Result<u64, ShortKeyError> {
         if key >= self.n {
@@ -313,12 +310,12 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::KeyOutOfRange`] for `key >= n`.
     ///
     /// ```
-    /// use crate::ShortKeyConfig;
+    /// use flakeid_segment::ShortKeyConfig;
     /// let config = ShortKeyConfig::default();
     /// assert_eq!(config.encode(0)?, "000000");
     /// assert_eq!(config.encode(61)?, "00000z");
     /// assert_eq!(config.encode(config.n() - 1)?, "zzzzzz");
-    /// # Ok::<(), crate::ShortKeyError>(())
+    /// # Ok::<(), flakeid_segment::ShortKeyError>(())
     /// ```
     pub fn encode(&self, key: u64) -> Result<String, ShortKeyError> {
         if key >= self.n {
@@ -340,8 +337,7 @@ impl ShortKeyConfig {
     /// [`ShortKeyError::KeyLength`] or [`ShortKeyError::KeyChar`] naming the input.
     ///
     /// ```
-    /// use crate::ShortKeyConfig;
-    /// use crate::ShortKeyError;
+    /// use flakeid_segment::{ShortKeyConfig, ShortKeyError};
     /// let config = ShortKeyConfig::default();
     /// assert_eq!(config.decode("00000z")?, 61);
     /// assert!(matches!(config.decode("00000"), Err(ShortKeyError::KeyLength { len: 5, .. })));
@@ -379,12 +375,12 @@ impl ShortKeyConfig {
 /// A range of sequence indices `start..start + len` reserved for one process.
 ///
 /// ```
-/// use flakeid_core::public_id::{Block, BlockAllocator, LocalBlocks, ShortKeyConfig};
+/// use flakeid_segment::{Block, BlockAllocator, LocalBlocks, ShortKeyConfig};
 ///
 /// let blocks = LocalBlocks::new(&ShortKeyConfig::default(), 1_000)?;
 /// assert_eq!(blocks.refill()?, Block { start: 0, len: 1_000 });
 /// assert_eq!(blocks.refill()?, Block { start: 1_000, len: 1_000 });
-/// # Ok::<(), crate::ShortKeyError>(())
+/// # Ok::<(), flakeid_segment::ShortKeyError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Block {
@@ -403,7 +399,7 @@ pub struct Block {
 ///
 /// ```
 /// use std::sync::Mutex;
-/// use flakeid_core::public_id::{Block, BlockAllocator, ShortKeyConfig, ShortKeys};
+/// use flakeid_segment::{Block, BlockAllocator, ShortKeyConfig, ShortKeys};
 ///
 /// /// Blocks of 100 from a counter row; a mutex stands in for the database's transaction.
 /// struct CounterRow(Mutex<u64>);
@@ -441,7 +437,7 @@ pub trait BlockAllocator: Send + Sync {
 /// one `LocalBlocks` value); across processes use a database-backed allocator.
 ///
 /// ```
-/// use flakeid_core::public_id::{Alphabet, Block, BlockAllocator, LocalBlocks, ShortKeyConfig, ShortKeyError};
+/// use flakeid_segment::{Alphabet, Block, BlockAllocator, LocalBlocks, ShortKeyConfig, ShortKeyError};
 ///
 /// // Ten keys, blocks of three from index 2: the last block stops at the tenth.
 /// let config = ShortKeyConfig::new(Alphabet::new("0123456789")?, 1)?;
@@ -519,7 +515,7 @@ impl BlockAllocator for LocalBlocks {
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
-/// use flakeid_core::public_id::{AllocError, Alphabet, IndexSource, ShortKeyConfig, ShortKeyError, ShortKeys};
+/// use flakeid_segment::{AllocError, Alphabet, IndexSource, ShortKeyConfig, ShortKeyError, ShortKeys};
 ///
 /// /// Indices 0, 1, 2, … from memory, for one process.
 /// struct Counter(AtomicU64);
@@ -566,7 +562,7 @@ pub trait IndexSource: Send + Sync {
 /// talks to a database) while the others wait for it.
 ///
 /// ```
-/// use flakeid_core::public_id::{BlockAllocator, Blocks, IndexSource, LocalBlocks, ShortKeyConfig};
+/// use flakeid_segment::{BlockAllocator, Blocks, IndexSource, LocalBlocks, ShortKeyConfig};
 ///
 /// let config = ShortKeyConfig::default();
 /// let blocks = Blocks::new(LocalBlocks::new(&config, 2)?);
@@ -691,7 +687,7 @@ impl<A: BlockAllocator> IndexSource for Blocks<A> {
 ///   token for secrets).
 ///
 /// ```
-/// use flakeid_core::public_id::{LocalBlocks, ShortKeyConfig, ShortKeys};
+/// use flakeid_segment::{LocalBlocks, ShortKeyConfig, ShortKeys};
 ///
 /// let config = ShortKeyConfig::default(); // 6 characters of 0-9A-Za-z
 /// assert_eq!(config.n(), 56_800_235_584);
@@ -756,8 +752,7 @@ impl<S: IndexSource> ShortKeys<S> {
     /// segment row of its own).
     ///
     /// ```
-    /// use crate::{MemorySegmentStore, SegmentOptions};
-    /// use flakeid_core::public_id::{Alphabet, ShortKeyConfig, ShortKeys};
+    /// use flakeid_segment::{Alphabet, MemorySegmentStore, SegmentOptions, ShortKeyConfig, ShortKeys};
     ///
     /// // The article's example: n = 5 keys, step k = 3.
     /// let config = ShortKeyConfig::new(Alphabet::new("01234")?, 1)?.with_step(3)?;
@@ -847,7 +842,7 @@ impl Alphabet {
 /// An invalid short-key configuration, or a key or index outside it.
 ///
 /// ```
-/// use flakeid_core::public_id::{Alphabet, ShortKeyConfig, ShortKeyError};
+/// use flakeid_segment::{Alphabet, ShortKeyConfig, ShortKeyError};
 ///
 /// assert_eq!(Alphabet::new("a"), Err(ShortKeyError::AlphabetTooShort { len: 1 }));
 /// let config = ShortKeyConfig::default(); // 6 characters of 0-9A-Za-z
@@ -971,7 +966,7 @@ pub enum ShortKeyError {
 /// The allocator of short keys could not serve a key.
 ///
 /// ```
-/// use flakeid_core::public_id::{AllocError, Alphabet, LocalBlocks, ShortKeyConfig, ShortKeyError, ShortKeys};
+/// use flakeid_segment::{AllocError, Alphabet, LocalBlocks, ShortKeyConfig, ShortKeyError, ShortKeys};
 ///
 /// // Five keys in all, in blocks of two.
 /// let config = ShortKeyConfig::new(Alphabet::new("01234")?, 1)?;

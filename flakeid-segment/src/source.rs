@@ -20,12 +20,12 @@ use flakeid_core::__private::{
     Counter, Gauge, Signal, note_blocking_wait, timeout, until_ready,
 };
 
-/// How to start a segment source on one row. See the [module
-/// documentation](super).
+/// How to start a segment source on one row. See the [crate
+/// documentation](crate).
 ///
 /// ```
 /// use std::time::Duration;
-/// use crate::{MemorySegmentStore, SegmentOptions};
+/// use flakeid_segment::{MemorySegmentStore, SegmentOptions};
 ///
 /// let ids = SegmentOptions::new("invoices")
 ///     .step(500)
@@ -34,7 +34,7 @@ use flakeid_core::__private::{
 ///     .wait(Duration::from_millis(200))
 ///     .start(MemorySegmentStore::new())?;
 /// assert_eq!(ids.next_value()?, 1);
-/// # Ok::<(), crate::SegmentError>(())
+/// # Ok::<(), flakeid_segment::SegmentError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SegmentOptions<C = MonotonicClock> {
@@ -135,7 +135,7 @@ impl<C: Clock> SegmentOptions<C> {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use crate::SegmentOptions;
+    /// use flakeid_segment::SegmentOptions;
     ///
     /// let options = SegmentOptions::new("orders");
     /// assert_eq!(options.fetch_time_limit(), SegmentOptions::DEFAULT_FETCH_TIMEOUT);
@@ -309,15 +309,15 @@ impl<C: Clock> SegmentOptions<C> {
 }
 
 /// Values of one segment row, served from memory: the current segment
-/// lock-free, the next fetched in the background. See the [module
-/// documentation](super).
+/// lock-free, the next fetched in the background. See the [crate
+/// documentation](crate).
 ///
 /// Dropping it (or [`stop`](Self::stop)) stops the background fetches;
 /// values fetched and not served are lost (a gap in the row's values,
 /// never a repeat).
 ///
 /// ```
-/// use crate::{MemorySegmentStore, SegmentError, SegmentOptions};
+/// use flakeid_segment::{MemorySegmentStore, SegmentError, SegmentOptions};
 ///
 /// let ids = SegmentOptions::new("orders").step(100).start(MemorySegmentStore::new())?;
 /// assert_eq!(ids.name(), "orders");
@@ -348,7 +348,7 @@ impl fmt::Debug for SegmentIds {
 /// What a source holds and has done, for operators and tests.
 ///
 /// ```
-/// use crate::{MemorySegmentStore, Segment, SegmentOptions};
+/// use flakeid_segment::{MemorySegmentStore, Segment, SegmentOptions};
 ///
 /// let ids = SegmentOptions::new("orders").step(100).start(MemorySegmentStore::new())?;
 /// for _ in 0..3 {
@@ -358,7 +358,7 @@ impl fmt::Debug for SegmentIds {
 /// assert_eq!(stats.current, Some((Segment { first: 1, last: 100 }, 3)));
 /// // The next segment is fetched once 10 % of this one is used.
 /// assert_eq!((stats.next, stats.fetches, stats.failed_fetches), (None, 1, 0));
-/// # Ok::<(), crate::SegmentError>(())
+/// # Ok::<(), flakeid_segment::SegmentError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -427,7 +427,7 @@ impl SegmentIds {
     /// As [`next_value`](Self::next_value).
     ///
     /// ```
-    /// use crate::{MemorySegmentStore, SegmentOptions};
+    /// use flakeid_segment::{MemorySegmentStore, SegmentOptions};
     ///
     /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
     /// runtime.block_on(async {
@@ -437,7 +437,7 @@ impl SegmentIds {
     ///     for expected in 1..=5 {
     ///         assert_eq!(ids.next_value_async().await?, expected);
     ///     }
-    ///     Ok::<(), crate::SegmentError>(())
+    ///     Ok::<(), flakeid_segment::SegmentError>(())
     /// })?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

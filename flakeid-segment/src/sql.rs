@@ -1,4 +1,4 @@
-//! The segment table's SQL (see [`crate::segment`] for what it serves)
+//! The segment table's SQL (see the [crate documentation](crate) for what it serves)
 //! and the store that runs it.
 //!
 //! [`SegmentSql`] writes every statement for one dialect;
@@ -32,7 +32,7 @@
 //! still does not advance is [`Fetched::Exhausted`].
 //!
 //! ```
-//! use crate::SegmentSql;
+//! use flakeid_segment::SegmentSql;
 //! use flakeid_sql::Dialect;
 //!
 //! let sql = SegmentSql::new(Dialect::Sqlite);
@@ -81,7 +81,7 @@ impl SegmentSql {
     /// [`SqlNameError`] for a name the database would not keep exactly.
     ///
     /// ```
-    /// use crate::SegmentSql;
+    /// use flakeid_segment::SegmentSql;
     /// use flakeid_sql::{Dialect, SqlNameError};
     ///
     /// let sql = SegmentSql::with_table(Dialect::MySql, "id blocks")?;
@@ -213,9 +213,8 @@ impl SegmentSql {
 /// [`SqlExecutor`] and [`AsyncSegmentStore`] for an [`AsyncSqlExecutor`].
 ///
 /// ```
-/// use crate::{FetchRequest, Fetched, SegmentStore, SqlSegmentStore};
-/// # use flakeid_sql::{Dialect, SqlStatement, SqlValue};
-/// # use flakeid_sql::{Executed, SqlExecutor, SqlRow};
+/// use flakeid_segment::{FetchRequest, Fetched, SegmentStore, SqlSegmentStore};
+/// # use flakeid_sql::{Dialect, Executed, SqlExecutor, SqlRow, SqlStatement, SqlValue};
 /// # #[derive(Default)]
 /// # struct OneRow(Option<i64>);
 /// # impl SqlExecutor for OneRow {

@@ -17,7 +17,7 @@ use core::time::Duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// use crate::StepPolicy;
+/// use flakeid_segment::StepPolicy;
 ///
 /// let policy = StepPolicy::new(1_000, 1_000_000);
 /// let min = |m: u64| Duration::from_secs(m * 60);
@@ -120,7 +120,7 @@ impl StepPolicy {
     /// Above this, a segment lasted too long: the step halves.
     pub const HALVE_ABOVE: Duration = Duration::from_secs(30 * 60);
 
-    /// The largest step unless [`SegmentOptions::max_step`](super::SegmentOptions::max_step)
+    /// The largest step unless [`SegmentOptions::max_step`](crate::SegmentOptions::max_step)
     /// says otherwise: Leaf's cap, 1,000,000.
     pub const DEFAULT_MAX_STEP: u64 = 1_000_000;
 }

@@ -19,7 +19,7 @@ impl Segment {
     /// `max_id − step + 1 ..= max_id`, if that lies within `1..=2^63 − 1`.
     ///
     /// ```
-    /// use crate::Segment;
+    /// use flakeid_segment::Segment;
     ///
     /// assert_eq!(Segment::ending_at(2_000, 1_000), Some(Segment { first: 1_001, last: 2_000 }));
     /// assert_eq!(Segment::ending_at(999, 1_000), None); // would include 0
@@ -49,7 +49,7 @@ impl Segment {
 /// Advance the row `name` by `step`.
 ///
 /// ```
-/// use crate::{FetchRequest, Fetched, MemorySegmentStore, SegmentStore};
+/// use flakeid_segment::{FetchRequest, Fetched, MemorySegmentStore, SegmentStore};
 ///
 /// let mut store = MemorySegmentStore::new();
 /// // A new row whose first value is 1,000: the first advance hands out 1,000..=1,099.
@@ -72,7 +72,7 @@ pub struct FetchRequest<'a> {
 /// What an advance found.
 ///
 /// ```
-/// use crate::{FetchRequest, Fetched, MemorySegmentStore, SegmentStore};
+/// use flakeid_segment::{FetchRequest, Fetched, MemorySegmentStore, SegmentStore};
 ///
 /// let mut store = MemorySegmentStore::new();
 /// // A row 50 values short of 2^63 − 1 cannot advance by 100, but by 50.
@@ -97,17 +97,17 @@ pub enum Fetched {
 }
 
 /// A segment store used from blocking code and from the fetch thread that
-/// [`SegmentOptions::start`](super::SegmentOptions::start) starts.
+/// [`SegmentOptions::start`](crate::SegmentOptions::start) starts.
 ///
 /// One row per name: `max_id` (the last value handed out), `step` (the
 /// last advance's step) and the time of the last advance. The SQL store
 /// ([`SqlSegmentStore`](crate::SqlSegmentStore), run by
 /// `flakeid-seaorm` and `flakeid-diesel`) and
-/// [`MemorySegmentStore`](super::MemorySegmentStore) implement this trait
+/// [`MemorySegmentStore`](crate::MemorySegmentStore) implement this trait
 /// and [`AsyncSegmentStore`].
 ///
 /// ```
-/// use crate::{FetchRequest, Fetched, SegmentOptions, SegmentStore};
+/// use flakeid_segment::{FetchRequest, Fetched, SegmentOptions, SegmentStore};
 /// use flakeid_sql::StoreError;
 ///
 /// /// One row in memory; a database advances it in one statement.
@@ -128,7 +128,7 @@ pub enum Fetched {
 /// let ids = SegmentOptions::new("orders").step(10).first_value(1_000).start(OneRow::default())?;
 /// let values: Vec<u64> = (0..25).map(|_| ids.next_value()).collect::<Result<_, _>>()?;
 /// assert_eq!(values, (1_000..1_025).collect::<Vec<u64>>());
-/// # Ok::<(), crate::SegmentError>(())
+/// # Ok::<(), flakeid_segment::SegmentError>(())
 /// ```
 pub trait SegmentStore: Send {
     /// Advances the row by `request.step` in **one atomic step**
@@ -148,7 +148,7 @@ pub trait SegmentStore: Send {
 ///
 /// ```
 /// use std::task::{Context, Poll, Waker};
-/// use crate::{AsyncSegmentStore, FetchRequest, Fetched, MemorySegmentStore, Segment};
+/// use flakeid_segment::{AsyncSegmentStore, FetchRequest, Fetched, MemorySegmentStore, Segment};
 /// use flakeid_sql::StoreError;
 ///
 /// /// The next `step` values of the row `orders`, from any async store.
@@ -182,8 +182,8 @@ pub trait AsyncSegmentStore: Send + Sync {
 /// A segment row, as operators see it.
 ///
 /// ```
-/// use crate::{MemorySegmentStore, SegmentOptions, SegmentRow};
 /// use flakeid_core::ManualClock;
+/// use flakeid_segment::{MemorySegmentStore, SegmentOptions, SegmentRow};
 ///
 /// let store = MemorySegmentStore::with_clock(ManualClock::new(1_700_000_000_000));
 /// let ids = SegmentOptions::new("orders").step(100).start(store.clone())?;
@@ -193,7 +193,7 @@ pub trait AsyncSegmentStore: Send + Sync {
 ///     row,
 ///     SegmentRow { name: "orders".into(), max_id: 100, step: 100, updated_at_millis: 1_700_000_000_000 }
 /// );
-/// # Ok::<(), crate::SegmentError>(())
+/// # Ok::<(), flakeid_segment::SegmentError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SegmentRow {
