@@ -27,10 +27,10 @@ impl DecimalIdParts {
     /// or [`DecimalIdError::LaunchIdOutOfRange`] for a part that does not fit.
     ///
     /// ```
-    /// use crate::DecimalIdParts;
+    /// use flakeid_schemes::DecimalIdParts;
     /// let id = DecimalIdParts { counter: 1415, generator_id: 92, launch_id: 65 }.compose()?;
     /// assert_eq!(id, 14_150_009_200_065);
-    /// # Ok::<(), crate::DecimalIdError>(())
+    /// # Ok::<(), flakeid_schemes::DecimalIdError>(())
     /// ```
     pub fn compose(self) -> Result<u64, DecimalIdError> {
         if !(1..=DecimalIdScheme::MAX_COUNTER).contains(&self.counter) {
@@ -57,11 +57,11 @@ impl DecimalIdParts {
     /// above `2^63 − 1`).
     ///
     /// ```
-    /// use crate::DecimalIdParts;
+    /// use flakeid_schemes::DecimalIdParts;
     /// let p = DecimalIdParts::decompose(14_150_009_200_065)?;
     /// assert_eq!((p.counter, p.generator_id, p.launch_id), (1415, 92, 65));
     /// assert!(DecimalIdParts::decompose(9_200_065).is_err()); // counter 0
-    /// # Ok::<(), crate::DecimalIdError>(())
+    /// # Ok::<(), flakeid_schemes::DecimalIdError>(())
     /// ```
     pub fn decompose(id: u64) -> Result<DecimalIdParts, DecimalIdError> {
         let counter = id / COUNTER_FACTOR;
@@ -86,10 +86,10 @@ impl DecimalIdParts {
 /// and launch ID zero-padded to five digits.
 ///
 /// ```
-/// use crate::DecimalIdParts;
+/// use flakeid_schemes::DecimalIdParts;
 /// let p = DecimalIdParts::decompose(14_150_009_200_065)?;
 /// assert_eq!(p.to_string(), "1415 00092 00065");
-/// # Ok::<(), crate::DecimalIdError>(())
+/// # Ok::<(), flakeid_schemes::DecimalIdError>(())
 /// ```
 impl fmt::Display for DecimalIdParts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -111,7 +111,7 @@ impl fmt::Display for DecimalIdParts {
 ///
 /// ```
 /// use std::sync::Mutex;
-/// use crate::{DecimalIdError, DecimalIdGenerator, GeneratorIdSource};
+/// use flakeid_schemes::{DecimalIdError, DecimalIdGenerator, GeneratorIdSource};
 ///
 /// /// A shared sequence; a list of the values it has left stands in for the database.
 /// struct Sequence(Mutex<Vec<u32>>);
@@ -164,7 +164,7 @@ impl<S: GeneratorIdSource + ?Sized> GeneratorIdSource for &S {
 ///
 /// ```
 /// use std::sync::atomic::AtomicU32;
-/// use crate::GeneratorIdSource;
+/// use flakeid_schemes::GeneratorIdSource;
 ///
 /// let source = AtomicU32::new(7);
 /// assert_eq!(source.next_generator_id(), Ok(7));
@@ -190,7 +190,7 @@ impl GeneratorIdSource for AtomicU32 {
 ///
 /// ```
 /// use std::sync::atomic::AtomicU32;
-/// use crate::DecimalIdGenerator;
+/// use flakeid_schemes::DecimalIdGenerator;
 ///
 /// // Launch 65; generator IDs from a counter the whole system shares (in memory here).
 /// let generator = DecimalIdGenerator::builder(65, AtomicU32::new(92)).max_counter(2).build()?;
@@ -199,7 +199,7 @@ impl GeneratorIdSource for AtomicU32 {
 /// // The counter is used up: the next ID has a new generator ID.
 /// assert_eq!(generator.next_id()?, 10_009_300_065);
 /// assert_eq!((generator.launch_id(), generator.generator_id()), (65, 93));
-/// # Ok::<(), crate::DecimalIdError>(())
+/// # Ok::<(), flakeid_schemes::DecimalIdError>(())
 /// ```
 pub struct DecimalIdGenerator<S> {
     /// `generator_id << 32 | last issued counter` (0 = none yet).
@@ -339,8 +339,7 @@ impl<S: GeneratorIdSource> DecimalIdGeneratorBuilder<S> {
     ///
     /// ```
     /// use std::sync::atomic::AtomicU32;
-    /// use crate::DecimalIdGenerator;
-    /// use crate::DecimalIdError;
+    /// use flakeid_schemes::{DecimalIdError, DecimalIdGenerator};
     ///
     /// let source = AtomicU32::new(0);
     /// let e = DecimalIdGenerator::builder(0, &source).build().unwrap_err();
@@ -469,7 +468,7 @@ impl GeneratorIdSource for dyn AnyGeneratorIds {
 ///
 /// ```
 /// use std::sync::atomic::AtomicU32;
-/// use crate::{DecimalIdGenerator, DecimalIdParts};
+/// use flakeid_schemes::{DecimalIdGenerator, DecimalIdParts};
 ///
 /// let source = AtomicU32::new(92);
 /// let generator = DecimalIdGenerator::builder(65, source).build()?;
@@ -479,7 +478,7 @@ impl GeneratorIdSource for dyn AnyGeneratorIds {
 ///     DecimalIdParts::decompose(id)?,
 ///     DecimalIdParts { counter: 1, generator_id: 92, launch_id: 65 }
 /// );
-/// # Ok::<(), crate::DecimalIdError>(())
+/// # Ok::<(), flakeid_schemes::DecimalIdError>(())
 /// ```
 ///
 /// The rules of DecimalIds: which values are IDs of a system whose
@@ -487,8 +486,8 @@ impl GeneratorIdSource for dyn AnyGeneratorIds {
 /// their fields mean. Pure data: checking and decoding need no generator.
 ///
 /// ```
-/// use crate::DecimalIdScheme;
 /// use flakeid_core::IdScheme;
+/// use flakeid_schemes::DecimalIdScheme;
 ///
 /// let scheme = DecimalIdScheme::default();
 /// assert_eq!(scheme.decode(14_150_009_200_065).field("generator_id"), Some(92));
@@ -659,7 +658,7 @@ impl<S: GeneratorIdSource + 'static> flakeid_core::IdSource for DecimalIdGenerat
 ///
 /// ```
 /// use std::sync::atomic::AtomicU32;
-/// use crate::{DecimalIdError, DecimalIdGenerator};
+/// use flakeid_schemes::{DecimalIdError, DecimalIdGenerator};
 ///
 /// let e = DecimalIdGenerator::builder(100_000, AtomicU32::new(1)).build().unwrap_err();
 /// assert!(matches!(e, DecimalIdError::LaunchIdOutOfRange { launch_id: 100_000, max: 99_999 }));

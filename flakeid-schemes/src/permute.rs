@@ -43,7 +43,7 @@ use thiserror::Error;
 /// the key changes every public ID.
 ///
 /// ```
-/// use crate::Permutation;
+/// use flakeid_schemes::Permutation;
 ///
 /// let p = Permutation::i63(0x5eed_0f_c0ffee_u128);
 /// let public: Vec<u64> = (1..=5).map(|id| p.encode(id)).collect::<Result<_, _>>()?;
@@ -52,7 +52,7 @@ use thiserror::Error;
 ///     assert!((1..=i64::MAX as u64).contains(&pub_id));
 ///     assert_eq!(p.decode(pub_id)?, id);
 /// }
-/// # Ok::<(), crate::PermuteError>(())
+/// # Ok::<(), flakeid_schemes::PermuteError>(())
 /// ```
 ///
 /// The permutation itself: a keyed bijection of `1..=max`.
@@ -81,12 +81,12 @@ impl Permutation {
     /// [`PermuteError::EmptyDomain`] for `max == 0`.
     ///
     /// ```
-    /// use crate::Permutation;
+    /// use flakeid_schemes::Permutation;
     /// let p = Permutation::new(7, 1_000)?;
     /// let mut seen: Vec<u64> = (1..=1_000).map(|i| p.encode(i)).collect::<Result<_, _>>()?;
     /// seen.sort_unstable();
     /// assert_eq!(seen, (1..=1_000).collect::<Vec<u64>>());
-    /// # Ok::<(), crate::PermuteError>(())
+    /// # Ok::<(), flakeid_schemes::PermuteError>(())
     /// ```
     pub const fn new(key: u128, max: u64) -> Result<Self, PermuteError> {
         if max == 0 {
@@ -124,11 +124,11 @@ impl Permutation {
     /// A permutation of `1..=2^53 − 1`, the integers a JavaScript number holds.
     ///
     /// ```
-    /// use crate::Permutation;
+    /// use flakeid_schemes::Permutation;
     /// let p = Permutation::js_safe(1);
     /// assert!(p.encode(1)? <= (1 << 53) - 1);
     /// assert!(p.encode(1 << 53).is_err());
-    /// # Ok::<(), crate::PermuteError>(())
+    /// # Ok::<(), flakeid_schemes::PermuteError>(())
     /// ```
     pub const fn js_safe(key: u128) -> Self {
         Self::for_domain(key, Domain::JsSafe)
@@ -222,7 +222,7 @@ impl Permutation {
 /// A value outside a keyed permutation's domain, or an empty domain.
 ///
 /// ```
-/// use flakeid_core::public_id::{Permutation, PermuteError};
+/// use flakeid_schemes::{Permutation, PermuteError};
 ///
 /// let p = Permutation::new(7, 1_000)?;
 /// assert_eq!(p.encode(0), Err(PermuteError::OutOfDomain { value: 0, max: 1_000 }));

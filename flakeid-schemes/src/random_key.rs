@@ -27,8 +27,8 @@ use rand::{RngExt as _, SeedableRng as _};
 /// ```
 /// use std::sync::Arc;
 /// use flakeid_core::layout::presets;
-/// use crate::RandomKeyGenerator;
 /// use flakeid_core::ManualClock;
+/// use flakeid_schemes::RandomKeyGenerator;
 ///
 /// let clock = Arc::new(ManualClock::new(1_750_000_000_000));
 /// let generator = RandomKeyGenerator::builder(presets::nonsequential(), 3).clock(clock).build()?;
@@ -65,8 +65,8 @@ impl<L: fmt::Debug, C> fmt::Debug for RandomKeyGenerator<L, C> {
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use crate::RandomKeyGenerator;
 /// use flakeid_core::{ConfigError, ManualClock};
+/// use flakeid_schemes::RandomKeyGenerator;
 ///
 /// let keys = |seed| {
 ///     let clock = ManualClock::new(1_750_000_000_000);
@@ -276,9 +276,9 @@ enum Random {
 /// 2058-11-03T19:53:47.776Z.
 ///
 /// ```
-/// use flakeid_core::layout::presets;
-/// use crate::RandomKeyGenerator;
 /// use flakeid_core::layout::Layout;
+/// use flakeid_core::layout::presets;
+/// use flakeid_schemes::RandomKeyGenerator;
 ///
 /// let generator = RandomKeyGenerator::builder(presets::nonsequential(), 1).build()?;
 /// let key = generator.next_id()?;
@@ -296,10 +296,10 @@ enum Random {
 /// need no generator.
 ///
 /// ```
-/// use flakeid_core::layout::presets;
-/// use crate::RandomKeys;
 /// use flakeid_core::IdScheme;
 /// use flakeid_core::layout::Layout;
+/// use flakeid_core::layout::presets;
+/// use flakeid_schemes::RandomKeys;
 ///
 /// let scheme = RandomKeys(presets::nonsequential());
 /// let id = presets::nonsequential().compose(5, 1, 0);
@@ -406,7 +406,7 @@ impl RandomKeys<BitLayout> {
     /// values contain a repeat: `1 − ∏_{i<k} (1 − i/values)` (exact).
     ///
     /// ```
-    /// use crate::RandomKeys;
+    /// use flakeid_schemes::RandomKeys;
     /// assert_eq!(RandomKeys::collision_probability(1, 8191), 0.0);
     /// assert!((RandomKeys::collision_probability(2, 8191) - 1.0 / 8191.0).abs() < 1e-15);
     /// let (exact, approx) = (RandomKeys::collision_probability(50, 8191), RandomKeys::collision_probability_approx(50, 8191));
@@ -442,7 +442,7 @@ impl RandomKeys<BitLayout> {
     /// `generator_id ≥ 2^10` or `random ≥ 2^13`.
     ///
     /// ```
-    /// use crate::RandomKeys;
+    /// use flakeid_schemes::RandomKeys;
     /// let key = RandomKeys::compose_unix_u64(1_346_472_000_000, 1, 1)?; // 2012-09-01
     /// assert_eq!(
     ///     format!("{key:#b}"),
@@ -479,8 +479,8 @@ impl RandomKeys<BitLayout> {
     /// milliseconds), `node` (generator ID) and `sequence` (the random number).
     ///
     /// ```
-    /// use crate::RandomKeys;
     /// use flakeid_core::layout::Parts;
+    /// use flakeid_schemes::RandomKeys;
     /// // A key printed by the original Python code.
     /// let p = RandomKeys::decompose_unix_u64(11_402_993_483_053_546_203);
     /// assert_eq!(p.node, 1);

@@ -65,7 +65,7 @@ use flakeid_core::{Clock, MonotonicClock, TimeBoundsError};
 /// [`TraceIdError::CounterExhausted`] until the next second.
 ///
 /// ```
-/// use crate::{TraceIdGenerator, TraceIdLayout};
+/// use flakeid_schemes::{TraceIdGenerator, TraceIdLayout};
 ///
 /// let generator = TraceIdGenerator::builder(7).threads(32).build()?;
 /// let id = generator.next_id()?;
@@ -73,7 +73,7 @@ use flakeid_core::{Clock, MonotonicClock, TimeBoundsError};
 /// assert_eq!(parts.node, 7);
 /// assert!(parts.counter >= 1);
 /// assert_eq!(TraceIdLayout::for_threads(32)?.max_counter(), 131_071);
-/// # Ok::<(), crate::TraceIdError>(())
+/// # Ok::<(), flakeid_schemes::TraceIdError>(())
 /// ```
 ///
 /// How the 22 low bits split into thread ID and counter.
@@ -102,8 +102,7 @@ impl TraceIdParts {
     /// `created_at`, say), this is the second the ID was made in.
     ///
     /// ```
-    /// use crate::TraceIdParts;
-    /// use crate::TraceIdLayout;
+    /// use flakeid_schemes::{TraceIdLayout, TraceIdParts};
     /// let p = TraceIdParts { timestamp: 100, node: 0, thread: 0, counter: 1 };
     /// let made = 53 * TraceIdLayout::WRAP_SECONDS + 100;
     /// assert_eq!(p.unix_seconds_at_or_before(made + 3_600), Some(made));
@@ -123,11 +122,11 @@ impl TraceIdLayout {
     /// [`TraceIdError::ThreadCountOutOfRange`] unless `1 <= threads <= 2^21`.
     ///
     /// ```
-    /// use crate::TraceIdLayout;
+    /// use flakeid_schemes::TraceIdLayout;
     /// let l = TraceIdLayout::for_threads(20)?;
     /// assert_eq!((l.thread_bits(), l.counter_bits(), l.max_threads()), (5, 17, 32));
     /// assert_eq!(TraceIdLayout::for_threads(1)?.max_counter(), 4_194_303);
-    /// # Ok::<(), crate::TraceIdError>(())
+    /// # Ok::<(), flakeid_schemes::TraceIdError>(())
     /// ```
     pub fn for_threads(threads: u32) -> Result<Self, TraceIdError> {
         if !(1..=TraceIdLayout::MAX_THREADS).contains(&threads) {
@@ -174,11 +173,11 @@ impl TraceIdLayout {
     /// thread ID or counter that does not fit, or a counter of 0.
     ///
     /// ```
-    /// use crate::{TraceIdLayout, TraceIdParts};
+    /// use flakeid_schemes::{TraceIdLayout, TraceIdParts};
     /// let l = TraceIdLayout::for_threads(1)?;
     /// let id = l.compose(TraceIdParts { timestamp: 1, node: 1, thread: 0, counter: 1 })?;
     /// assert_eq!(id, (1 << 38) | (1 << 22) | 1);
-    /// # Ok::<(), crate::TraceIdError>(())
+    /// # Ok::<(), flakeid_schemes::TraceIdError>(())
     /// ```
     pub fn compose(&self, parts: TraceIdParts) -> Result<u64, TraceIdError> {
         let checks = [
@@ -273,8 +272,8 @@ thread_local! {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use crate::{TraceIdGenerator, TraceIdLayout};
 /// use flakeid_core::ManualClock;
+/// use flakeid_schemes::{TraceIdGenerator, TraceIdLayout};
 ///
 /// let clock = Arc::new(ManualClock::new(1_750_000_000_500));
 /// let generator = TraceIdGenerator::builder(7).threads(4).clock(clock).build()?;
@@ -284,7 +283,7 @@ thread_local! {
 /// assert_eq!((a.node, a.counter), (7, 1));
 /// assert_eq!((b.thread, b.counter), (a.thread, 2)); // this thread's counter goes on
 /// assert_eq!(u64::from(a.timestamp), 1_750_000_001 % TraceIdLayout::WRAP_SECONDS);
-/// # Ok::<(), crate::TraceIdError>(())
+/// # Ok::<(), flakeid_schemes::TraceIdError>(())
 /// ```
 pub struct TraceIdGenerator<C = MonotonicClock> {
     layout: TraceIdLayout,
@@ -315,7 +314,7 @@ impl<C> Drop for TraceIdGenerator<C> {
 /// Configures a [`TraceIdGenerator`].
 ///
 /// ```
-/// use crate::{TraceIdError, TraceIdGenerator};
+/// use flakeid_schemes::{TraceIdError, TraceIdGenerator};
 ///
 /// // 3 threads round up to 4 thread IDs; fewer threads leave more counter values each.
 /// let generator = TraceIdGenerator::builder(7).threads(3).build()?;
@@ -534,10 +533,10 @@ impl flakeid_core::IdScheme for TraceIdLayout {
     /// [`TimeBoundsError::CrossesWrap`] naming the wrap: split it there.
     ///
     /// ```
-    /// use std::time::{Duration, UNIX_EPOCH};
-    /// use crate::TraceIdLayout;
-    /// use flakeid_core::{IdScheme, TimeBoundsError};
     /// use std::ops::Bound::{Excluded, Included};
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use flakeid_core::{IdScheme, TimeBoundsError};
+    /// use flakeid_schemes::TraceIdLayout;
     ///
     /// let layout = TraceIdLayout::for_threads(32)?;
     /// let second = |s: u64| UNIX_EPOCH + Duration::from_secs(s);
@@ -635,7 +634,7 @@ impl<C: Clock> flakeid_core::IdSource for TraceIdGenerator<C> {
 /// (see [`TraceIdLayout`](crate::TraceIdLayout)).
 ///
 /// ```
-/// use crate::{TraceIdError, TraceIdLayout, TraceIdParts};
+/// use flakeid_schemes::{TraceIdError, TraceIdLayout, TraceIdParts};
 ///
 /// let e = TraceIdLayout::for_threads(0).unwrap_err();
 /// assert!(matches!(e, TraceIdError::ThreadCountOutOfRange { threads: 0, .. }));

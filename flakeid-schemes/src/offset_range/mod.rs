@@ -2,8 +2,7 @@
 
 use thiserror::Error;
 
-/// SQL that gives one location a counter confined to its range (it lives
-/// with the crate's other SQL text, in [`crate::sql`]).
+/// SQL that gives one location a counter confined to its range.
 mod sql;
 
 // ---------------------------------------------------------------------------
@@ -45,8 +44,7 @@ mod sql;
 /// it has issued.
 ///
 /// ```
-/// use crate::OffsetRanges;
-/// use crate::OffsetRangeError;
+/// use flakeid_schemes::{OffsetRangeError, OffsetRanges};
 ///
 /// let ranges = OffsetRanges::decimal(5, 20)?; // 20 locations of 10^5 IDs
 /// assert_eq!(ranges.compose(1, 1)?, 100_001);
@@ -77,7 +75,7 @@ mod sql;
 ///   not extend to several primaries or offline writers.
 ///
 /// It is also what a block allocator reserves from: one counter step per
-/// block instead of one per ID (see [`shortkey`](flakeid_segment::ShortKeys) and
+/// block instead of one per ID (see `flakeid-segment`'s `ShortKeys` and
 /// [`DecimalIdScheme`](crate::DecimalIdScheme)). flakeid has no API for it; the ORMs
 /// support it directly (SeaORM `auto_increment`, Diesel `RETURNING` or
 /// `LAST_INSERT_ID()`).
@@ -105,10 +103,10 @@ impl LocationRange {
     /// The last value of the range (`end − 1`).
     ///
     /// ```
-    /// use crate::OffsetRanges;
+    /// use flakeid_schemes::OffsetRanges;
     /// let r = OffsetRanges::decimal(2, 5)?.range(3)?;
     /// assert_eq!((r.start, r.last(), r.end), (300, 399, 400));
-    /// # Ok::<(), crate::OffsetRangeError>(())
+    /// # Ok::<(), flakeid_schemes::OffsetRangeError>(())
     /// ```
     pub const fn last(&self) -> u64 {
         self.end - 1
@@ -117,10 +115,10 @@ impl LocationRange {
     /// Whether `value` is in the range.
     ///
     /// ```
-    /// use crate::OffsetRanges;
+    /// use flakeid_schemes::OffsetRanges;
     /// let r = OffsetRanges::decimal(2, 5)?.range(0)?;
     /// assert!(!r.contains(0) && r.contains(1) && r.contains(99) && !r.contains(100));
-    /// # Ok::<(), crate::OffsetRangeError>(())
+    /// # Ok::<(), flakeid_schemes::OffsetRangeError>(())
     /// ```
     pub const fn contains(&self, value: u64) -> bool {
         self.start <= value && value < self.end
@@ -129,11 +127,11 @@ impl LocationRange {
     /// How many IDs the range holds (one fewer for location 0, which skips 0).
     ///
     /// ```
-    /// use crate::OffsetRanges;
+    /// use flakeid_schemes::OffsetRanges;
     /// let ranges = OffsetRanges::decimal(2, 5)?;
     /// assert_eq!(ranges.range(0)?.capacity(), 99);
     /// assert_eq!(ranges.range(4)?.capacity(), 100);
-    /// # Ok::<(), crate::OffsetRangeError>(())
+    /// # Ok::<(), flakeid_schemes::OffsetRangeError>(())
     /// ```
     pub const fn capacity(&self) -> u64 {
         self.end - self.start
@@ -150,8 +148,7 @@ impl OffsetRanges {
     /// past `2^63 − 1`.
     ///
     /// ```
-    /// use crate::OffsetRanges;
-    /// use crate::OffsetRangeError;
+    /// use flakeid_schemes::{OffsetRangeError, OffsetRanges};
     ///
     /// let ranges = OffsetRanges::new(1 << 32, 1 << 31)?;
     /// assert_eq!(ranges.range((1 << 31) - 1)?.last(), i64::MAX as u64);
@@ -194,8 +191,7 @@ impl OffsetRanges {
     /// the errors of [`new`](Self::new) (exponent 0 gives a size of 1, too small).
     ///
     /// ```
-    /// use crate::OffsetRanges;
-    /// use crate::OffsetRangeError;
+    /// use flakeid_schemes::{OffsetRangeError, OffsetRanges};
     ///
     /// assert_eq!(OffsetRanges::decimal(5, 20)?.range_size(), 100_000);
     /// // 10 ranges of 10^18 would end at 10^19 > 2^63 − 1.
@@ -228,12 +224,12 @@ impl OffsetRanges {
     /// [`OffsetRangeError::LocationOutOfRange`] for a location without a range.
     ///
     /// ```
-    /// use crate::{LocationRange, OffsetRanges};
+    /// use flakeid_schemes::{LocationRange, OffsetRanges};
     /// let ranges = OffsetRanges::decimal(5, 20)?;
     /// assert_eq!(ranges.range(0)?, LocationRange { location: 0, start: 1, end: 100_000 });
     /// assert_eq!(ranges.range(7)?, LocationRange { location: 7, start: 700_000, end: 800_000 });
     /// assert!(ranges.range(20).is_err());
-    /// # Ok::<(), crate::OffsetRangeError>(())
+    /// # Ok::<(), flakeid_schemes::OffsetRangeError>(())
     /// ```
     pub const fn range(&self, location: u64) -> Result<LocationRange, OffsetRangeError> {
         if location >= self.max_locations {
@@ -261,8 +257,7 @@ impl OffsetRanges {
     /// be the ID 0.
     ///
     /// ```
-    /// use crate::OffsetRanges;
-    /// use crate::OffsetRangeError;
+    /// use flakeid_schemes::{OffsetRangeError, OffsetRanges};
     ///
     /// let ranges = OffsetRanges::decimal(2, 3)?;
     /// assert_eq!(ranges.compose(2, 99)?, 299);
@@ -304,13 +299,13 @@ impl OffsetRanges {
     /// the last range's end (which includes everything above `2^63 − 1`).
     ///
     /// ```
-    /// use crate::OffsetRanges;
+    /// use flakeid_schemes::OffsetRanges;
     /// let ranges = OffsetRanges::decimal(2, 3)?;
     /// assert_eq!(ranges.decompose(1)?, (0, 1));
     /// assert_eq!(ranges.decompose(299)?, (2, 99));
     /// assert!(ranges.decompose(0).is_err());
     /// assert!(ranges.decompose(300).is_err());
-    /// # Ok::<(), crate::OffsetRangeError>(())
+    /// # Ok::<(), flakeid_schemes::OffsetRangeError>(())
     /// ```
     pub const fn decompose(&self, id: u64) -> Result<(u64, u64), OffsetRangeError> {
         let location = id / self.range_size;
@@ -336,8 +331,7 @@ impl OffsetRanges {
     /// range's end, [`OffsetRangeError::BelowRange`] when it is below its start.
     ///
     /// ```
-    /// use crate::OffsetRanges;
-    /// use crate::OffsetRangeError;
+    /// use flakeid_schemes::{OffsetRangeError, OffsetRanges};
     ///
     /// let ranges = OffsetRanges::decimal(2, 3)?;
     /// assert_eq!(ranges.check(142, 1)?, 42);
@@ -374,7 +368,7 @@ impl OffsetRanges {
 /// range (see [`OffsetRanges`](crate::OffsetRanges)).
 ///
 /// ```
-/// use crate::{OffsetRangeError, OffsetRanges};
+/// use flakeid_schemes::{OffsetRangeError, OffsetRanges};
 ///
 /// assert_eq!(OffsetRanges::new(1, 10), Err(OffsetRangeError::RangeSizeTooSmall { range_size: 1 }));
 /// let ranges = OffsetRanges::decimal(3, 4)?; // 4 locations of 1,000 values

@@ -1,4 +1,4 @@
-//! SQL for one location's counter; see [`LocationRange`](super::LocationRange).
+//! SQL for one location's counter; see [`LocationRange`](crate::LocationRange).
 
 use super::LocationRange;
 use flakeid_sql::{Dialect, MYSQL_MAX_MESSAGE_CHARS, SqlNameError};
@@ -51,10 +51,10 @@ impl LocationRange {
     ///
     /// # Errors
     /// [`SqlNameError`] for a name PostgreSQL would not keep exactly (see
-    /// [Names](super::LocationRange#names)).
+    /// [Names](crate::LocationRange#names)).
     ///
     /// ```
-    /// use crate::OffsetRanges;
+    /// use flakeid_schemes::OffsetRanges;
     /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
     /// assert_eq!(
     ///     range.postgres_create_sequence("orders_loc1")?,
@@ -78,7 +78,7 @@ impl LocationRange {
     /// As [`postgres_create_sequence`](Self::postgres_create_sequence).
     ///
     /// ```
-    /// use crate::LocationRange;
+    /// use flakeid_schemes::LocationRange;
     /// assert_eq!(LocationRange::postgres_next_value("orders_loc1")?, r#"nextval('"orders_loc1"')"#);
     /// // A backslash is written so that it reads the same whatever
     /// // `standard_conforming_strings` is.
@@ -98,10 +98,10 @@ impl LocationRange {
     ///
     /// # Errors
     /// [`SqlNameError`] for a name MariaDB would not keep exactly (see
-    /// [Names](super::LocationRange#names)).
+    /// [Names](crate::LocationRange#names)).
     ///
     /// ```
-    /// use crate::OffsetRanges;
+    /// use flakeid_schemes::OffsetRanges;
     /// let range = OffsetRanges::decimal(2, 5)?.range(0)?;
     /// assert_eq!(
     ///     range.mariadb_create_sequence("orders_loc0")?,
@@ -124,7 +124,7 @@ impl LocationRange {
     /// As [`mariadb_create_sequence`](Self::mariadb_create_sequence).
     ///
     /// ```
-    /// use crate::LocationRange;
+    /// use flakeid_schemes::LocationRange;
     /// assert_eq!(LocationRange::mariadb_next_value("orders_loc0")?, "NEXT VALUE FOR `orders_loc0`");
     /// # Ok::<(), flakeid_sql::SqlNameError>(())
     /// ```
@@ -141,10 +141,10 @@ impl LocationRange {
     ///
     /// # Errors
     /// [`SqlNameError`] for a name MySQL would not keep exactly (see
-    /// [Names](super::LocationRange#names)).
+    /// [Names](crate::LocationRange#names)).
     ///
     /// ```
-    /// use crate::OffsetRanges;
+    /// use flakeid_schemes::OffsetRanges;
     /// let range = OffsetRanges::decimal(5, 20)?.range(2)?;
     /// assert_eq!(
     ///     range.mysql_auto_increment_start("orders")?,
@@ -176,10 +176,10 @@ impl LocationRange {
     ///
     /// # Errors
     /// [`SqlNameError`] for a name MySQL would not keep exactly (see
-    /// [Names](super::LocationRange#names)).
+    /// [Names](crate::LocationRange#names)).
     ///
     /// ```
-    /// use crate::OffsetRanges;
+    /// use flakeid_schemes::OffsetRanges;
     /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
     /// assert_eq!(
     ///     range.mysql_range_trigger("orders_in_range", "orders", "id")?,
@@ -225,10 +225,10 @@ impl LocationRange {
     ///
     /// # Errors
     /// [`SqlNameError`] for a name SQLite would not keep exactly (see
-    /// [Names](super::LocationRange#names)).
+    /// [Names](crate::LocationRange#names)).
     ///
     /// ```
-    /// use crate::OffsetRanges;
+    /// use flakeid_schemes::OffsetRanges;
     /// let range = OffsetRanges::decimal(2, 5)?.range(1)?;
     /// assert_eq!(
     ///     range.sqlite_create_counter("orders_loc1")?,
@@ -255,7 +255,7 @@ impl LocationRange {
     /// As [`sqlite_create_counter`](Self::sqlite_create_counter).
     ///
     /// ```
-    /// use crate::LocationRange;
+    /// use flakeid_schemes::LocationRange;
     /// assert_eq!(
     ///     LocationRange::sqlite_next_value("orders_loc1")?,
     ///     "UPDATE \"orders_loc1\" SET next = next + 1 RETURNING next - 1 AS value"
