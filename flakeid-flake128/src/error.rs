@@ -10,7 +10,7 @@ use flakeid_core::ConfigError;
 /// cannot be built.
 ///
 /// ```
-/// use crate::{Flake128, Flake128Error};
+/// use flakeid_flake128::{Flake128, Flake128Error};
 ///
 /// assert_eq!(Flake128::from_u128(0), Err(Flake128Error::Zero));
 /// let e = Flake128::parse("not a flake").unwrap_err();

@@ -1,4 +1,4 @@
-//! The flake128 generator; see [`Flake128Generator`](super::Flake128Generator).
+//! The flake128 generator; see [`Flake128Generator`](crate::Flake128Generator).
 
 use std::fmt;
 use std::fs::{self, File, TryLockError};
@@ -76,7 +76,7 @@ use flakeid_core::{
 /// been set back past the flakes the previous process issued.
 ///
 /// ```
-/// use crate::Flake128Generator;
+/// use flakeid_flake128::Flake128Generator;
 ///
 /// // An explicit worker: unique by the caller's arrangement, no lock.
 /// let generator = Flake128Generator::builder().worker(0x0000_0000_0007).build()?;
@@ -171,8 +171,8 @@ impl<C: Clock> fmt::Debug for Flake128Generator<C> {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use crate::{Flake128Error, Flake128Generator};
 /// use flakeid_core::{ManualClock, SequenceExhaustion};
+/// use flakeid_flake128::{Flake128Error, Flake128Generator};
 ///
 /// let clock = Arc::new(ManualClock::new(1_700_000_000_000));
 /// let generator = Flake128Generator::builder()

@@ -1,4 +1,4 @@
-//! The flake128 layout; see [`Flake128Layout`](super::Flake128Layout).
+//! The flake128 layout; see [`Flake128Layout`](crate::Flake128Layout).
 
 use flakeid_core::layout::{Layout, Parts};
 
@@ -31,9 +31,9 @@ use flakeid_core::layout::{Layout, Parts};
 ///   time field.
 ///
 /// ```
-/// use crate::Flake128Layout;
 /// use flakeid_core::Generator;
 /// use flakeid_core::layout::Layout;
+/// use flakeid_flake128::Flake128Layout;
 ///
 /// let generator = Generator::builder(Flake128Layout, 0x02_42_ac_11_00_02).build()?;
 /// let id: u128 = generator.next_id()?;
@@ -53,7 +53,7 @@ impl Flake128Layout {
     /// (`worker` to 48 bits, `sequence` to 16 bits).
     ///
     /// ```
-    /// use crate::Flake128Layout;
+    /// use flakeid_flake128::Flake128Layout;
     /// assert_eq!(Flake128Layout::pack(1, 2, 3), (1u128 << 64) | (2 << 16) | 3);
     /// ```
     pub const fn pack(millis: u64, worker: u64, sequence: u64) -> u128 {
@@ -65,7 +65,7 @@ impl Flake128Layout {
     /// Splits a flake into `(millis, worker, sequence)`.
     ///
     /// ```
-    /// use crate::Flake128Layout;
+    /// use flakeid_flake128::Flake128Layout;
     /// assert_eq!(Flake128Layout::unpack((7u128 << 64) | (9 << 16) | 65_535), (7, 9, 65_535));
     /// ```
     pub const fn unpack(id: u128) -> (u64, u64, u64) {

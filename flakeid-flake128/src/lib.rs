@@ -1,12 +1,19 @@
 //! 128-bit flakes (Boundary's `flake`, .NET's Rustflakes): 64 bits of
 //! milliseconds since 1970, 48 bits of worker ID (a MAC address by
-//! default), 16 bits of sequence.
+//! default), 16 bits of sequence — time-ordered keys that need no node ID
+//! to be configured, for tables that can afford 16-byte keys (a `uuid` or
+//! `BINARY(16)` column) or that exchange flakes with systems already
+//! issuing them.
 //!
-//! [`Flake128`] is the typed value; [`Flake128Layout`] is its layout, so a
-//! [`Generator<Flake128Layout>`](flakeid_core::Generator) issues them with the same
-//! guarantees as 64-bit IDs (unique, strictly increasing, never zero, a
-//! [`ClockRegression`](flakeid_core::ClockRegression) policy for clocks running
-//! backwards). [`Flake128Generator`] finds a worker ID from the machine's MAC address.
+//! * [`Flake128`] — the typed value: text forms, bytes, decoding.
+//! * [`Flake128Layout`] — its layout, so a
+//!   [`Generator<Flake128Layout>`](flakeid_core::Generator) of `flakeid-core`
+//!   issues flakes with the same guarantees as 64-bit IDs (unique, strictly
+//!   increasing, never zero, a [`ClockRegression`](flakeid_core::ClockRegression)
+//!   policy for clocks running backwards).
+//! * [`Flake128Generator`] ([`Flake128GeneratorBuilder`]) — a generator
+//!   whose worker ID is the machine's MAC address, locked host-wide;
+//!   [`Flake128Error`].
 //!
 //! # Workers
 //!
@@ -31,7 +38,10 @@
 //! (`diesel-*` features), SeaORM (`sea-orm`) and sqlx (`sqlx-postgres`:
 //! `uuid`, `bytea` and `uuid[]`; `sqlx-mysql`: `BINARY(16)`;
 //! `sqlx-sqlite`: `BLOB`). With `utoipa` / `schemars` its API schema is its
-//! canonical string (see [`interop`](flakeid_core::interop)).
+//! canonical string (see [`interop`](flakeid_core::interop)). These impls
+//! live here, behind features, because `Flake128` is this crate's type:
+//! the ORM crates may not implement ORM traits for it. (64-bit ID types get
+//! theirs from `#[flake_id]` in your own crate.)
 //!
 //! # Text forms
 //!
@@ -47,8 +57,8 @@
 //! zeros), so a flake has exactly one spelling per form.
 //!
 //! ```
-//! use crate::{Flake128, Flake128Layout};
 //! use flakeid_core::Generator;
+//! use flakeid_flake128::{Flake128, Flake128Layout};
 //!
 //! let generator = Generator::builder(Flake128Layout, 0x0242_ac11_0002).build()?;
 //! let a = Flake128::generate(&generator)?;
@@ -61,6 +71,20 @@
 //! assert_eq!(Flake128::from_bytes(a.to_bytes())?, a);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `serde` | yes | `Flake128` serializes as its canonical string and deserializes from it |
+//! | `diesel` | no | the Diesel column impls, for the backends below |
+//! | `diesel-postgres`, `diesel-mysql`, `diesel-sqlite` | no | `Flake128` as a Diesel column (each turns on `diesel`): PostgreSQL `uuid` / `bytea`, MySQL/MariaDB `BINARY(16)`, SQLite `BLOB` (turned on for you by `flakeid-diesel`'s feature `flake128` with its backend features) |
+//! | `sea-orm` | no | `Flake128` as a SeaORM column and key: PostgreSQL `uuid`, MySQL/MariaDB `binary(16)`, SQLite `BLOB` (turned on for you by `flakeid-seaorm`'s feature `flake128`) |
+//! | `sqlx-postgres`, `sqlx-mysql`, `sqlx-sqlite` | no | `Flake128` as an sqlx value: PostgreSQL `uuid`, `bytea` and `uuid[]`; MySQL/MariaDB `BINARY(16)`; SQLite `BLOB` |
+//! | `utoipa`, `schemars` | no | `Flake128` as an OpenAPI / JSON Schema schema named `Flake128`: its canonical string |
+//!
+//! The crate builds on `flakeid-core`: its generator, clocks and policies
+//! issue the flakes.
 
 #[cfg(feature = "diesel")]
 mod diesel_impls;
@@ -95,10 +119,15 @@ pub use error::Flake128Error;
 pub use generator::{Flake128Generator, Flake128GeneratorBuilder};
 pub use layout::Flake128Layout;
 
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
+
 /// A 128-bit flake: a non-zero `u128` whose order is creation order.
 ///
 /// `Ord` compares the numbers, which is time order (then worker, then
-/// sequence). See the [module documentation](self) for its forms.
+/// sequence). See the [crate documentation](crate) for its forms.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 // Diesel's own derive writes the `AsExpression` impls (see `diesel_impls.rs`).
 #[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression))]
@@ -118,8 +147,8 @@ impl Flake128 {
     /// [`ClockRegression`](flakeid_core::ClockRegression) policy tolerates.
     ///
     /// ```
-    /// use crate::{Flake128, Flake128Layout};
     /// use flakeid_core::Generator;
+    /// use flakeid_flake128::{Flake128, Flake128Layout};
     ///
     /// let generator = Generator::builder(Flake128Layout, 7).build()?;
     /// let flake = Flake128::generate(&generator)?;
@@ -154,8 +183,7 @@ impl Flake128 {
     /// [`Flake128Error::Zero`] for 0.
     ///
     /// ```
-    /// use crate::Flake128;
-    /// use crate::Flake128Error;
+    /// use flakeid_flake128::{Flake128, Flake128Error};
     /// assert_eq!(Flake128::from_u128(42)?.as_u128(), 42);
     /// assert_eq!(Flake128::from_u128(0), Err(Flake128Error::Zero));
     /// # Ok::<(), Flake128Error>(())
@@ -180,11 +208,11 @@ impl Flake128 {
     /// [`Flake128Error::Zero`] for sixteen zero bytes.
     ///
     /// ```
-    /// use crate::Flake128;
+    /// use flakeid_flake128::Flake128;
     /// let mut bytes = [0u8; 16];
     /// bytes[15] = 1;
     /// assert_eq!(Flake128::from_bytes(bytes)?.as_u128(), 1);
-    /// # Ok::<(), crate::Flake128Error>(())
+    /// # Ok::<(), flakeid_flake128::Flake128Error>(())
     /// ```
     pub const fn from_bytes(bytes: [u8; 16]) -> Result<Self, Flake128Error> {
         Self::from_u128(u128::from_be_bytes(bytes))
@@ -198,8 +226,7 @@ impl Flake128 {
     /// [`Flake128Error::Zero`] for sixteen zero bytes.
     ///
     /// ```
-    /// use crate::Flake128;
-    /// use crate::Flake128Error;
+    /// use flakeid_flake128::{Flake128, Flake128Error};
     /// assert_eq!(Flake128::from_slice(&[0, 1]), Err(Flake128Error::ByteLength { len: 2 }));
     /// ```
     pub fn from_slice(bytes: &[u8]) -> Result<Self, Flake128Error> {
@@ -212,10 +239,10 @@ impl Flake128 {
     /// The flake as 16 big-endian bytes: byte order is numeric order is time order.
     ///
     /// ```
-    /// use crate::Flake128;
+    /// use flakeid_flake128::Flake128;
     /// let flake = Flake128::from_parts(1_700_000_000_000, 5, 1)?;
     /// assert_eq!(flake.to_bytes()[..8], 1_700_000_000_000u64.to_be_bytes());
-    /// # Ok::<(), crate::Flake128Error>(())
+    /// # Ok::<(), flakeid_flake128::Flake128Error>(())
     /// ```
     pub const fn to_bytes(self) -> [u8; 16] {
         self.0.to_be_bytes()
@@ -228,13 +255,13 @@ impl Flake128 {
     /// sequence above 65,535; [`Flake128Error::Zero`] when all parts are 0.
     ///
     /// ```
-    /// use crate::Flake128;
+    /// use flakeid_flake128::Flake128;
     /// let flake = Flake128::from_parts(1_700_000_000_000, 0x0242_ac11_0002, 3)?;
     /// assert_eq!(flake.timestamp_millis(), 1_700_000_000_000);
     /// assert_eq!(flake.worker(), 0x0242_ac11_0002);
     /// assert_eq!(flake.sequence(), 3);
     /// assert!(Flake128::from_parts(0, 1 << 48, 0).is_err());
-    /// # Ok::<(), crate::Flake128Error>(())
+    /// # Ok::<(), flakeid_flake128::Flake128Error>(())
     /// ```
     pub const fn from_parts(
         millis: u64,
@@ -268,10 +295,10 @@ impl Flake128 {
     ///
     /// ```
     /// use std::time::{Duration, UNIX_EPOCH};
-    /// use crate::Flake128;
+    /// use flakeid_flake128::Flake128;
     /// let flake = Flake128::from_parts(1_000, 1, 0)?;
     /// assert_eq!(flake.timestamp(), Some(UNIX_EPOCH + Duration::from_secs(1)));
-    /// # Ok::<(), crate::Flake128Error>(())
+    /// # Ok::<(), flakeid_flake128::Flake128Error>(())
     /// ```
     pub fn timestamp(self) -> Option<SystemTime> {
         UNIX_EPOCH.checked_add(Duration::from_millis(self.timestamp_millis()))
@@ -291,7 +318,7 @@ impl Flake128 {
     ///
     /// ```
     /// use std::time::{Duration, UNIX_EPOCH};
-    /// use crate::Flake128;
+    /// use flakeid_flake128::Flake128;
     ///
     /// let t0 = UNIX_EPOCH + Duration::from_millis(1_750_000_000_000);
     /// let ids = Flake128::time_bounds(t0..t0 + Duration::from_secs(1))?;
@@ -335,10 +362,10 @@ impl Flake128 {
     /// The canonical form as a fixed array of ASCII bytes, without allocating.
     ///
     /// ```
-    /// use crate::Flake128;
+    /// use flakeid_flake128::Flake128;
     /// let flake = Flake128::from_u128(0x0123_4567_89ab_cdef_0011_2233_4455_6677)?;
     /// assert_eq!(&flake.to_text_array(), b"01234567-89ab-cdef-0011-223344556677");
-    /// # Ok::<(), crate::Flake128Error>(())
+    /// # Ok::<(), flakeid_flake128::Flake128Error>(())
     /// ```
     pub const fn to_text_array(self) -> [u8; Flake128::TEXT_LEN] {
         let mut out = [b'-'; Flake128::TEXT_LEN];
@@ -363,8 +390,7 @@ impl Flake128 {
     /// that is not lowercase hex (or a missing hyphen), or the value 0.
     ///
     /// ```
-    /// use crate::Flake128;
-    /// use crate::Flake128Error;
+    /// use flakeid_flake128::{Flake128, Flake128Error};
     /// let flake = Flake128::parse("00000000-0000-0001-0000-000000050001")?;
     /// assert_eq!((flake.timestamp_millis(), flake.worker(), flake.sequence()), (1, 5, 1));
     /// assert!(matches!(
@@ -420,10 +446,10 @@ impl Flake128 {
     /// The decimal form: 1 to 39 digits, no leading zeros.
     ///
     /// ```
-    /// use crate::Flake128;
+    /// use flakeid_flake128::Flake128;
     /// let flake = Flake128::from_parts(1, 0, 0)?;
     /// assert_eq!(flake.to_decimal(), "18446744073709551616");
-    /// # Ok::<(), crate::Flake128Error>(())
+    /// # Ok::<(), flakeid_flake128::Flake128Error>(())
     /// ```
     pub fn to_decimal(self) -> String {
         self.0.to_string()
@@ -436,8 +462,7 @@ impl Flake128 {
     /// [`Flake128Error`] naming the input and what was wrong with it.
     ///
     /// ```
-    /// use crate::Flake128;
-    /// use crate::Flake128Error;
+    /// use flakeid_flake128::{Flake128, Flake128Error};
     /// assert_eq!(Flake128::parse_decimal("18446744073709551616")?.timestamp_millis(), 1);
     /// assert!(matches!(Flake128::parse_decimal("+1"), Err(Flake128Error::InvalidChar { .. })));
     /// assert!(matches!(Flake128::parse_decimal("01"), Err(Flake128Error::LeadingZero { .. })));

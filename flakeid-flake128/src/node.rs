@@ -12,7 +12,7 @@
 //! reads the same one. These functions only read it; a generator built
 //! from their result with `Generator::builder(Flake128Layout, worker)`
 //! takes no lock, so two processes doing so issue the same flakes. Use
-//! [`Flake128Generator`](super::Flake128Generator), which locks the
+//! [`Flake128Generator`](crate::Flake128Generator), which locks the
 //! MAC-derived worker host-wide.
 //!
 //! A MAC address is only as unique as the machines are: cloned VMs,
@@ -22,8 +22,7 @@
 //! `Flake128Generator::builder().worker(worker)`.
 //!
 //! ```
-//! use flakeid_core::flake128;
-//! use crate::Flake128Generator;
+//! use flakeid_flake128::Flake128Generator;
 //!
 //! let dir = std::env::temp_dir().join(format!("flakeid-doc-node-{}", std::process::id()));
 //! std::fs::create_dir_all(dir.join("eth0"))?;
