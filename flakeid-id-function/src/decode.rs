@@ -32,7 +32,7 @@ pub enum IdPart {
 /// SQL functions that read IDs of one [`BitLayout`], for analysts, reports
 /// and operators who read keys in SQL: the ID's time, tick, node, node
 /// fields and sequence, exactly as [`Decoded`](flakeid_core::Decoded) gives them
-/// in Rust. Installed like the [ID function](super::IdFunction): statements
+/// in Rust. Installed like the [ID function](crate::IdFunction): statements
 /// to run in a migration, `flakeid sql decode-functions`.
 ///
 /// | function (default prefix `flakeid_id`) | returns |
@@ -46,14 +46,14 @@ pub enum IdPart {
 ///
 /// Every function is pure (`IMMUTABLE` / `DETERMINISTIC NO SQL`) and
 /// returns `NULL` for `NULL`. With a [`cut_over`](Self::cut_over), keys
-/// below it (from before the table switched to flake keys, see
-/// [`adopt`](crate::adopt)) read as `NULL` in every function: they record
+/// below it (from before the table switched to flake keys, see the
+/// `flakeid-adopt` crate) read as `NULL` in every function: they record
 /// no time and no fields. Values are not checked against the layout: give
 /// the functions keys of the layout.
 ///
 /// ```
-/// use crate::{DecodeFunctions, IdPart};
 /// use flakeid_core::layout::presets;
+/// use flakeid_id_function::{DecodeFunctions, IdPart};
 /// use flakeid_sql::Dialect;
 ///
 /// let f = DecodeFunctions::new(Dialect::Postgres, presets::twitter());
@@ -71,7 +71,7 @@ pub enum IdPart {
 ///     sqlite.expression(&IdPart::UnixMillis, "\"id\"")?,
 ///     "(1288834974657 + ((\"id\") >> 22) * 1)"
 /// );
-/// # Ok::<(), crate::IdFunctionError>(())
+/// # Ok::<(), flakeid_id_function::IdFunctionError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeFunctions {
@@ -190,8 +190,8 @@ impl DecodeFunctions {
     /// view. `id` is used several times: give a column, not a call.
     ///
     /// ```
-    /// use crate::{DecodeFunctions, IdPart};
     /// use flakeid_core::layout::presets;
+    /// use flakeid_id_function::{DecodeFunctions, IdPart};
     /// use flakeid_sql::Dialect;
     /// let f = DecodeFunctions::new(Dialect::Sqlite, presets::twitter());
     /// assert_eq!(
@@ -199,7 +199,7 @@ impl DecodeFunctions {
     ///     "(((((id) >> 12) & 1023) >> 0) & 31)"
     /// );
     /// assert!(f.expression(&IdPart::Field("shard".into()), "id").is_err());
-    /// # Ok::<(), crate::IdFunctionError>(())
+    /// # Ok::<(), flakeid_id_function::IdFunctionError>(())
     /// ```
     ///
     /// # Errors

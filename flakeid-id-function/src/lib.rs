@@ -1,9 +1,44 @@
-//! The database's own functions of IDs: [`IdFunction`] issues IDs (a
-//! PostgreSQL or MariaDB function that composes IDs of the application's
-//! layout as the key column's default, on a node it reserves in the lease
-//! table; one file per dialect, `postgres.rs`, `mysql.rs`), and
-//! [`DecodeFunctions`] reads them (an ID's time, node and sequence in SQL;
-//! `decode.rs`).
+//! IDs issued and read by the database itself, in the application's
+//! layout: for rows that SQL scripts, other services or a database console
+//! insert, and for analysts who read keys in SQL.
+//!
+//! * [`IdFunction`] — a PostgreSQL or MariaDB function that composes IDs
+//!   exactly as a [`Generator`](flakeid_core::Generator) of one
+//!   [`BitLayout`] and node does, as the key column's default (a `BEFORE
+//!   INSERT` trigger on MariaDB). Rows inserted by SQL and rows inserted by
+//!   the application then share one ordered, unique key space. The node is
+//!   reserved in the lease table of `flakeid-lease`, so that no application
+//!   process leases it; one file per dialect (`postgres.rs`, `mysql.rs`).
+//! * [`DecodeFunctions`] — SQL functions (or, on SQLite, expressions) that
+//!   read an ID's time, tick, node, node fields and sequence, exactly as
+//!   [`Decoded`](flakeid_core::Decoded) gives them in Rust (`decode.rs`);
+//!   [`IdPart`] names what to read.
+//! * [`IdFunctionError`] — why the SQL cannot be written.
+//!
+//! Both write SQL text and run nothing: apply the statements in a
+//! migration (`flakeid-seaorm`'s `migration::SqlMigration`, Diesel's
+//! `up.sql`) or with the `flakeid sql` command of `flakeid-cli`.
+//!
+//! ```
+//! use flakeid_core::layout::presets;
+//! use flakeid_id_function::{DecodeFunctions, IdFunction, IdPart};
+//! use flakeid_sql::Dialect;
+//!
+//! // Node 1023 of the space "orders", issued by PostgreSQL.
+//! let f = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1023);
+//! let mut migration = f.install()?; // the function, its state, the node's reservation
+//! migration.extend(f.column_default("orders", "id")?);
+//! assert_eq!(migration.last().unwrap(), r#"ALTER TABLE "orders" ALTER COLUMN "id" SET DEFAULT "flakeid_next_id"()"#);
+//!
+//! // Reading the keys back in SQL: SELECT flakeid_id_time(id) FROM orders
+//! let decode = DecodeFunctions::new(Dialect::Postgres, presets::twitter());
+//! assert_eq!(decode.function(&IdPart::Time)?, r#""flakeid_id_time""#);
+//! # Ok::<(), flakeid_id_function::IdFunctionError>(())
+//! ```
+//!
+//! The crate has no features. It builds on `flakeid-core` (layouts),
+//! `flakeid-sql` (dialects, names) and `flakeid-lease` (the lease table
+//! the node is reserved in).
 
 use core::time::Duration;
 
@@ -15,6 +50,11 @@ mod postgres;
 
 pub use decode::{DecodeFunctions, IdPart};
 
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
+
 use flakeid_core::layout::{BitLayout, FieldOrder, Layout};
 use flakeid_lease::LeaseOptions;
 use flakeid_lease::LeaseSql;
@@ -24,7 +64,7 @@ use flakeid_sql::{Dialect, SqlNameError};
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use crate::{IdFunction, IdFunctionError};
+/// use flakeid_id_function::{IdFunction, IdFunctionError};
 /// use flakeid_sql::Dialect;
 ///
 /// // SQLite has no stored functions.
@@ -103,7 +143,7 @@ pub enum IdFunctionError {
 ///
 /// ```
 /// use flakeid_core::layout::presets;
-/// use crate::IdFunction;
+/// use flakeid_id_function::IdFunction;
 /// use flakeid_sql::Dialect;
 ///
 /// let f = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1023);
@@ -114,13 +154,13 @@ pub enum IdFunctionError {
 ///     f.column_default("orders", "id")?,
 ///     ["ALTER TABLE \"orders\" ALTER COLUMN \"id\" SET DEFAULT \"flakeid_next_id\"()"],
 /// );
-/// # Ok::<(), crate::IdFunctionError>(())
+/// # Ok::<(), flakeid_id_function::IdFunctionError>(())
 /// ```
 ///
 /// # The node
 ///
 /// The function issues IDs of one node of one lease space, and reserves
-/// that node in the lease table ([`crate::node`], `flakeid_nodes` by
+/// that node in the lease table ([the lease protocol](flakeid_lease::LeaseOptions#the-lease-protocol), `flakeid_nodes` by
 /// default) so that no application process leases it: the install sets the
 /// node's row to an owner token of its own (`sql:` and 16 hex digits
 /// derived from the function name, space and node, so running the install
@@ -222,8 +262,8 @@ pub enum IdFunctionError {
 ///
 /// Every name (function, state, lease table, clock function, table,
 /// column, trigger) is written as a quoted identifier, and refused with
-/// [`SqlNameError`] where the database would not keep it exactly, as
-/// described for [`LocationRange`](flakeid_schemes::LocationRange)'s SQL. The space
+/// [`SqlNameError`] where the database would not keep it exactly (see
+/// [`Dialect::identifier`](flakeid_sql::Dialect::identifier)). The space
 /// and the messages are written as string literals that read the same in
 /// every escaping mode.
 ///
@@ -320,7 +360,7 @@ impl IdFunction {
     ///
     /// ```
     /// use flakeid_core::layout::presets;
-    /// use crate::IdFunction;
+    /// use flakeid_id_function::IdFunction;
     /// use flakeid_sql::Dialect;
     /// let f = IdFunction::new(Dialect::MySql, "orders", presets::twitter(), 1);
     /// assert!(f.owner().starts_with("sql:"));
@@ -419,7 +459,7 @@ impl IdFunction {
     ///
     /// ```
     /// use flakeid_core::layout::presets;
-    /// use crate::IdFunction;
+    /// use flakeid_id_function::IdFunction;
     /// use flakeid_sql::Dialect;
     /// let f = IdFunction::new(Dialect::MySql, "orders", presets::twitter(), 1);
     /// let sql = f.column_default("orders", "id")?;
@@ -429,7 +469,7 @@ impl IdFunction {
     ///     "CREATE OR REPLACE TRIGGER `orders_id_flakeid_6` BEFORE INSERT ON `orders` FOR EACH ROW \
     ///      BEGIN IF NEW.`id` IS NULL OR NEW.`id` = 0 THEN SET NEW.`id` = `flakeid_next_id`(); END IF; END"
     /// );
-    /// # Ok::<(), crate::IdFunctionError>(())
+    /// # Ok::<(), flakeid_id_function::IdFunctionError>(())
     /// ```
     pub fn column_default(
         &self,
@@ -476,12 +516,12 @@ impl IdFunction {
     ///
     /// ```
     /// use flakeid_core::layout::presets;
-    /// use crate::IdFunction;
+    /// use flakeid_id_function::IdFunction;
     /// use flakeid_sql::Dialect;
     /// let f = IdFunction::new(Dialect::MySql, "orders", presets::twitter(), 1);
     /// let script = f.script(&f.install()?);
     /// assert!(script.contains("DELIMITER $$\nCREATE OR REPLACE FUNCTION"));
-    /// # Ok::<(), crate::IdFunctionError>(())
+    /// # Ok::<(), flakeid_id_function::IdFunctionError>(())
     /// ```
     pub fn script(&self, statements: &[String]) -> String {
         self.dialect.script(statements)
