@@ -8,9 +8,9 @@ use flakeid_sql::{AsyncSqlExecutor, SqlRow};
 use super::error::AdoptError;
 use flakeid_sql::Dialect;
 
-/// The tables of an [`Adoption`](super::Adoption) as the database held them when
-/// [`Adoption::read_catalog`](super::Adoption::read_catalog) read it: what
-/// [`Adoption::plan`](super::Adoption::plan) writes the migration (and its down script) from.
+/// The tables of an [`Adoption`](crate::Adoption) as the database held them when
+/// [`Adoption::read_catalog`](crate::Adoption::read_catalog) read it: what
+/// [`Adoption::plan`](crate::Adoption::plan) writes the migration (and its down script) from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Catalog {
@@ -44,7 +44,7 @@ pub struct KeyTable {
     pub issued_up_to: Option<i64>,
     /// Every column that holds keys of this table: the columns of foreign
     /// keys that reference it, and the columns named with
-    /// [`Adoption::reference`](super::Adoption::reference).
+    /// [`Adoption::reference`](crate::Adoption::reference).
     pub references: Vec<Reference>,
     /// What rewriting the column needs beyond its type.
     pub(crate) details: ColumnDetails,
@@ -96,7 +96,7 @@ pub struct Reference {
     /// The column's type as the database writes it.
     pub column_type: String,
     /// The foreign key constraint; `None` for a column named with
-    /// [`Adoption::reference`](super::Adoption::reference) that no foreign key declares.
+    /// [`Adoption::reference`](crate::Adoption::reference) that no foreign key declares.
     pub constraint: Option<String>,
     /// SQLite: the foreign key's `ON DELETE` action (`NO ACTION`,
     /// `CASCADE` …).
@@ -186,7 +186,7 @@ impl Reference {
     }
 
     /// The column `table.column` of the `column_type` in `row`, named with
-    /// [`Adoption::reference`](super::Adoption::reference) and referencing
+    /// [`Adoption::reference`](crate::Adoption::reference) and referencing
     /// the key without a foreign key.
     pub(crate) fn named(table: &str, column: String, row: &SqlRow, details: ColumnDetails) -> Self {
         Reference {

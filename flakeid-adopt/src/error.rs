@@ -7,14 +7,14 @@ use flakeid_id_function::IdFunctionError;
 use flakeid_sql::{Dialect, SqlNameError};
 use flakeid_sql::StoreError;
 
-/// Why [`Adoption`](super::Adoption) cannot read its tables or write
+/// Why [`Adoption`](crate::Adoption) cannot read its tables or write
 /// their migration. Nothing in the database is changed by reading the
 /// catalog or planning, so after any of these errors the tables are as
 /// they were.
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
-/// use crate::{AdoptError, Adoption};
+/// use flakeid_adopt::{AdoptError, Adoption};
 /// use flakeid_core::layout::presets;
 /// use flakeid_sql::Dialect;
 ///

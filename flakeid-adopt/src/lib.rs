@@ -3,12 +3,26 @@
 //! identity, sequence default or `AUTO_INCREMENT` dropped, the crate's
 //! `CHECK (key > 0)` added, optionally the database's
 //! [ID function](flakeid_id_function::IdFunction) as the key's default, and
-//! every existing row and key kept as it is. See [`Adoption`].
+//! every existing row and key kept as it is.
+//!
+//! For an application that has tables keyed by auto-increment and wants
+//! `#[flake_id]` keys from now on, without renumbering rows or rewriting
+//! references: a one-off migration, proven against the tables before it
+//! changes anything. The `flakeid sql adopt` command of `flakeid-cli` runs
+//! it from the command line.
+//!
+//! * [`Adoption`] — the tables and columns to switch, the layout, the
+//!   cut-over; [`Adoption::read_catalog`] reads the tables as the database
+//!   holds them ([`Catalog`], [`KeyTable`], [`Reference`], [`Increment`]),
+//!   through any `flakeid-sql` [`AsyncSqlExecutor`].
+//! * [`AdoptionPlan`] — the statements of the switch and of its way back,
+//!   written from the catalog by [`Adoption::plan`]; [`AdoptError`] — why
+//!   not, naming the table, the key and what would fit.
 //!
 //! ```no_run
-//! # async fn example(db: &impl flakeid_sql::AsyncSqlExecutor) -> Result<(), crate::AdoptError> {
+//! # async fn example(db: &impl flakeid_sql::AsyncSqlExecutor) -> Result<(), flakeid_adopt::AdoptError> {
 //! use std::time::SystemTime;
-//! use crate::Adoption;
+//! use flakeid_adopt::Adoption;
 //! use flakeid_core::layout::presets;
 //! use flakeid_sql::Dialect;
 //!
@@ -21,6 +35,10 @@
 //! print!("{}", Dialect::Postgres.script(plan.up())); // reviewed SQL, for any migration tool
 //! # Ok(()) }
 //! ```
+//!
+//! The crate has no features. It builds on `flakeid-core` (layouts, the
+//! cut-over of ID types), `flakeid-sql` (dialects, executors) and
+//! `flakeid-id-function` (the database's ID function as the key's default).
 //!
 //! # The cut-over
 //!
@@ -167,6 +185,11 @@ mod sqlite;
 use catalog::Queries;
 pub use catalog::{Catalog, Increment, KeyTable, Reference};
 pub use error::AdoptError;
+
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
 use plan::Guard;
 
 use core::time::Duration;
@@ -179,15 +202,15 @@ use flakeid_sql::Dialect;
 use flakeid_sql::AsyncSqlExecutor;
 
 /// Switches existing tables from auto-increment keys to flake keys of one
-/// [`BitLayout`] (see the [module documentation](self)): read the catalog
+/// [`BitLayout`] (see the [crate documentation](crate)): read the catalog
 /// ([`read_catalog`](Self::read_catalog)), then [`plan`](Self::plan) the
 /// statements.
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
-/// use crate::Adoption;
-/// use flakeid_id_function::IdFunction;
+/// use flakeid_adopt::Adoption;
 /// use flakeid_core::layout::presets;
+/// use flakeid_id_function::IdFunction;
 /// use flakeid_sql::Dialect;
 ///
 /// let adoption = Adoption::new(Dialect::Postgres, presets::twitter())
@@ -199,7 +222,7 @@ use flakeid_sql::AsyncSqlExecutor;
 /// let now = UNIX_EPOCH + Duration::from_millis(1_780_000_000_000);
 /// // The first key of the layout a minute before `now` (for clock skew).
 /// assert_eq!(adoption.cut_over_at(now)?, (1_780_000_000_000 - 60_000 - 1_288_834_974_657) << 22);
-/// # Ok::<(), crate::AdoptError>(())
+/// # Ok::<(), flakeid_adopt::AdoptError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Adoption {
@@ -332,7 +355,7 @@ impl Adoption {
 
     /// Reads the tables' keys, auto-increments, largest keys and
     /// referencing columns from the catalog of `db` (see the
-    /// [module documentation](self#catalog)). Changes nothing.
+    /// [crate documentation](crate#catalog)). Changes nothing.
     ///
     /// # Errors
     /// [`AdoptError`]: a query failed, a table or column does not exist,
@@ -512,13 +535,13 @@ impl AdoptionPlan {
     }
 
     /// The statements of the switch, to run in order on one connection
-    /// (see the [module documentation](self#what-runs-per-database)).
+    /// (see the [crate documentation](crate#what-runs-per-database)).
     pub fn up(&self) -> &[String] {
         &self.up
     }
 
     /// The statements that restore the catalog's schema (see
-    /// [Down scripts](self#down-scripts)).
+    /// [Down scripts](crate#down-scripts)).
     pub fn down(&self) -> &[String] {
         &self.down
     }
