@@ -1,7 +1,8 @@
 //! Node IDs leased from a table in the application's database, through Diesel.
 //!
 //! The protocol, its guarantees and its defaults are described in
-//! [`flakeid_core::node`]; the SQL is [`flakeid_core::node`]. This
+//! [`LeaseOptions`]; the SQL is
+//! [`LeaseSql`]'s. This
 //! module runs it on a synchronous Diesel connection (PostgreSQL,
 //! MySQL/MariaDB, SQLite) and renews the lease in a thread with a
 //! connection of its own, opened (and reopened after an error) by a

@@ -105,9 +105,18 @@
 //!
 //! # Features
 //!
-//! `postgres`, `mysql`, `sqlite` enable Diesel's backends (not its
-//! connections: choose `diesel/postgres`, `diesel/mysql` or `diesel-async`
-//! in your application). Any combination works.
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `macros` | yes | the `#[flake_id]` attribute with Diesel impls |
+//! | `postgres`, `mysql`, `sqlite` | no | Diesel's backends (not its connections: choose `diesel/postgres`, `diesel/mysql` or `diesel-async` in your application); any combination works |
+//! | `async` | no | flakeid's SQL on `diesel-async` connections (`AsyncDieselExecutor`), async generation on tokio's timer, and with `lease`, node leases renewed by a tokio task (`lease_async`) |
+//! | `lease` | no | node IDs leased from a table in the application's database (`lease`, renewed by a thread), on `flakeid-lease`, re-exported as `flakeid_diesel::flakeid_lease` |
+//! | `segment` | no | Leaf-style segments from a database row (`segment`), on `flakeid-segment`, re-exported as `flakeid_diesel::flakeid_segment` |
+//! | `flake128` | no | `Flake128` as a Diesel column for the enabled backends, from `flakeid-flake128`, re-exported as `flakeid_diesel::flakeid_flake128` |
+//!
+//! flakeid's SQL runs on Diesel connections through [`DieselExecutor`]
+//! (`flakeid-sql`, re-exported as `flakeid_diesel::flakeid_sql`), with or
+//! without features; [`migration`] runs Diesel's migrations under a lock.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]

@@ -3,7 +3,7 @@
 //! indices that survive restarts without repeating.
 //!
 //! The protocol, its guarantees and its defaults are described in
-//! [`flakeid_core::segment`].
+//! [`flakeid_segment`]; the SQL is [`SegmentSql`]'s.
 //! This module runs it on a synchronous Diesel connection (PostgreSQL,
 //! MySQL/MariaDB, SQLite) and fetches the next segment in a thread with a
 //! connection of its own, opened (and reopened after an error) by a

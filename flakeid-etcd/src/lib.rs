@@ -3,7 +3,8 @@
 //! one etcd cluster.
 //!
 //! The protocol, its guarantees and its defaults are those of
-//! [`flakeid_core::node`]; [`EtcdLeaseStore`] implements the same
+//! [`flakeid_lease`] (see [`LeaseOptions`]);
+//! [`EtcdLeaseStore`] implements the same
 //! [`AsyncLeaseStore`] trait as the SQL store
 //! ([`SqlLeaseStore`](flakeid_lease::SqlLeaseStore)), with etcd's
 //! transactions and leases in place of `UPDATE … WHERE`. [`claim`] claims

@@ -1,5 +1,5 @@
 //! Node IDs leased from a table in the application's database, through SeaORM
-//! (feature `lease`, on by default).
+//! (feature `lease`).
 //!
 //! The protocol, its guarantees and its defaults are described in
 //! [`LeaseOptions`]. This module runs it on a SeaORM connection

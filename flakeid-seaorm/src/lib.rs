@@ -388,6 +388,18 @@
 //! bypasses the model's serde and writes numbers: serialize models instead.
 //! [`FlakeActiveModel::from_json_for_insert`] reads a new row from JSON
 //! without a key and names the field of a bad ID.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `macros` | yes | the `#[flake_id]` attribute with SeaORM impls |
+//! | `with-json` | yes | `ActiveModel::from_json` / `set_from_json` support (SeaORM's `with-json`) |
+//! | `lease` | no | node IDs leased from a table in the application's database (`lease`, renewed by a tokio task), on `flakeid-lease`, re-exported as `flakeid_seaorm::flakeid_lease`; turns on `sql` |
+//! | `segment` | no | Leaf-style segments from a database row (`segment`, fetched by a tokio task), on `flakeid-segment`, re-exported as `flakeid_seaorm::flakeid_segment`; turns on `sql` |
+//! | `migration` | no | migrations under a lock, so that every replica may run them at start-up (`migration`), and the tables' migrations for a `sea-orm-migration` Migrator; turns on `sql` |
+//! | `flake128` | no | `Flake128` as a SeaORM column and key, from `flakeid-flake128`, re-exported as `flakeid_seaorm::flakeid_flake128` |
+//! | `sql` | no | flakeid's SQL run on SeaORM connections (`SeaOrmExecutor`), on `flakeid-sql`, re-exported as `flakeid_seaorm::flakeid_sql`: what the features above build on |
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]

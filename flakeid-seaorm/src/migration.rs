@@ -120,11 +120,9 @@ pub async fn run<T>(
 }
 
 /// A migration made of statements flakeid writes: an adoption's
-/// ([`flakeid_adopt::AdoptionPlan::up`] / `down`), the database ID
-/// function's ([`IdFunction`](flakeid_id_function::IdFunction)), the
-/// functions that read IDs
-/// ([`DecodeFunctions`](flakeid_id_function::DecodeFunctions)), or
-/// any others.
+/// (`AdoptionPlan::up` / `down` of the `flakeid-adopt` crate), the
+/// database ID function's (`IdFunction` of `flakeid-id-function`), the
+/// functions that read IDs (`DecodeFunctions`, same crate), or any others.
 ///
 /// `up` and `down` run their statements in order on one connection of the
 /// pool, inside a transaction of their own (a savepoint inside the
@@ -136,10 +134,9 @@ pub async fn run<T>(
 /// transaction of its own (`use_transaction` is `Some(false)`).
 ///
 /// ```
+/// use flakeid_seaorm::flakeid_sql::SqlNameError;
 /// use flakeid_seaorm::migration::{SqlMigration, up};
-/// use flakeid_seaorm::flakeid_id_function::DecodeFunctions;
-/// use flakeid_seaorm::flakeid_core::layout::presets;
-/// use sea_orm::{ConnectionTrait, Database};
+/// use sea_orm::Database;
 /// use sea_orm_migration::{MigrationTrait, MigratorTrait};
 ///
 /// pub struct Migrator;
@@ -153,11 +150,13 @@ pub async fn run<T>(
 ///                 vec!["CREATE TABLE notes (id BIGINT PRIMARY KEY CHECK (id > 0))".into()],
 ///                 vec!["DROP TABLE notes".into()],
 ///             )),
-///             Box::new(SqlMigration::per_dialect("m20260101_000002_read_ids", |dialect| {
-///                 let f = DecodeFunctions::new(dialect, presets::twitter());
-///                 // SQLite has no stored functions: nothing to install there.
-///                 let (up, down) = (f.install(), f.uninstall());
-///                 Ok::<_, std::convert::Infallible>((up.unwrap_or_default(), down.unwrap_or_default()))
+///             Box::new(SqlMigration::per_dialect("m20260101_000002_note_tags", |dialect| {
+///                 // Written for the database it runs on: here, the name's quoting.
+///                 let table = dialect.identifier("table", "note tags")?;
+///                 Ok::<_, SqlNameError>((
+///                     vec![format!("CREATE TABLE {table} (note_id BIGINT NOT NULL, tag TEXT NOT NULL)")],
+///                     vec![format!("DROP TABLE {table}")],
+///                 ))
 ///             })),
 ///         ]
 ///     }

@@ -1,10 +1,9 @@
 //! Values handed out in segments by a row of the application's database,
-//! through SeaORM (feature `lease`, on by default): dense IDs, DecimalId
-//! generator IDs and short-key indices that survive restarts without
-//! repeating.
+//! through SeaORM (feature `segment`): dense IDs, DecimalId generator IDs
+//! and short-key indices that survive restarts without repeating.
 //!
 //! The protocol, its guarantees and its defaults are described in
-//! [`flakeid_core::segment`]; the SQL is [`flakeid_core::segment`].
+//! [`flakeid_segment`]; the SQL is [`SegmentSql`]'s.
 //! This module runs it on a SeaORM connection (PostgreSQL, MySQL/MariaDB,
 //! SQLite) and fetches the next segment in a tokio task.
 //!
