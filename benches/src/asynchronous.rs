@@ -24,9 +24,9 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::{BitLayout, presets};
+use flakeid_core::{CeilingWait, GenerateError, Generator, flake_id, global};
 use flakeid_lease::{LeaseOptions, MemoryLeaseStore};
 use flakeid_sql::Outage;
-use flakeid_core::{CeilingWait, GenerateError, Generator, flake_id, global};
 use flakeid_tests::ticker::{Stalls, Ticker, charged, charged_sync};
 
 use crate::BenchError;

@@ -15,8 +15,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::presets;
-use flakeid_lease::{AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, NodeRow, NodeTable, ReleaseRequest, RenewRequest, Renewal};
 use flakeid_core::runtime::Sleep;
+use flakeid_lease::{
+    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, NodeRow, NodeTable,
+    ReleaseRequest, RenewRequest, Renewal,
+};
 use flakeid_sql::StoreError;
 
 use crate::BenchError;

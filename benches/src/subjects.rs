@@ -14,8 +14,8 @@ use ferroid::id::SnowflakeTwitterId;
 use ferroid::time::{MonotonicClock as FerroidClock, TWITTER_EPOCH};
 use flakeid_core::layout::presets;
 use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_lease::{LeaseOptions, MemoryLeaseStore, NodeLease};
 use flakeid_core::{Clock, Generator, MonotonicClock, SequenceExhaustion, global};
+use flakeid_lease::{LeaseOptions, MemoryLeaseStore, NodeLease};
 
 use crate::BenchError;
 use crate::measure::{self, FastPath, Run, SharedRun};

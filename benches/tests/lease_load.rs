@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flakeid_benches::lease_load::{self, LoadConfig, StoreStats};
-use flakeid_lease::MemoryLeaseStore;
 use flakeid_core::runtime::Sleep;
+use flakeid_lease::MemoryLeaseStore;
 
 #[derive(Clone, Copy)]
 struct Tokio;

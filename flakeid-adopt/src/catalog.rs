@@ -2,8 +2,8 @@
 //! auto-incremented, the largest key it issued, and every column that
 //! references it. Read from the catalog, one file per dialect.
 
-use flakeid_sql::{SqlStatement, SqlType, SqlValue, SqlWriter};
 use flakeid_sql::{AsyncSqlExecutor, SqlRow};
+use flakeid_sql::{SqlStatement, SqlType, SqlValue, SqlWriter};
 
 use super::error::AdoptError;
 use flakeid_sql::Dialect;

@@ -4,8 +4,8 @@
 use thiserror::Error;
 
 use flakeid_id_function::IdFunctionError;
-use flakeid_sql::{Dialect, SqlNameError};
 use flakeid_sql::StoreError;
+use flakeid_sql::{Dialect, SqlNameError};
 
 /// Why [`Adoption`](crate::Adoption) cannot read its tables or write
 /// their migration. Nothing in the database is changed by reading the

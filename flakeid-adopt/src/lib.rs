@@ -174,6 +174,8 @@
 //! `information_schema.KEY_COLUMN_USAGE` (every database), SQLite
 //! `pragma_foreign_key_list` over every table. Columns that hold keys
 //! without a foreign key are named with [`Adoption::reference`].
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 mod catalog;
 mod error;
@@ -196,10 +198,10 @@ use core::time::Duration;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use flakeid_core::encoding::format_rfc3339;
-use flakeid_id_function::IdFunction;
 use flakeid_core::layout::{BitLayout, Layout, presets};
-use flakeid_sql::Dialect;
+use flakeid_id_function::IdFunction;
 use flakeid_sql::AsyncSqlExecutor;
+use flakeid_sql::Dialect;
 
 /// Switches existing tables from auto-increment keys to flake keys of one
 /// [`BitLayout`] (see the [crate documentation](crate)): read the catalog

@@ -9,8 +9,8 @@ use super::catalog::{column_row, integer_key, integers, text};
 use super::error::AdoptError;
 use super::plan::{CHECK, Guard, lock_order};
 use flakeid_id_function::IdFunction;
-use flakeid_sql::{Dialect, SqlType};
 use flakeid_sql::{AsyncSqlExecutor, SqlRow};
+use flakeid_sql::{Dialect, SqlType};
 
 /// Reads one key table and the columns that reference its key.
 pub(crate) async fn read_table<E: AsyncSqlExecutor>(

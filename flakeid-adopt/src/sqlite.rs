@@ -7,8 +7,8 @@ use super::catalog::{Catalog, ISSUED, Increment, KEYS};
 use super::catalog::{ColumnDetails, KeyTable, Queries, Reference, SqliteTable, column_row, text};
 use super::error::AdoptError;
 use super::plan::{CHECK, Guard};
-use flakeid_sql::{Dialect, SqlType};
 use flakeid_sql::AsyncSqlExecutor;
+use flakeid_sql::{Dialect, SqlType};
 
 /// Reads one key table, its definition and the columns that reference it.
 pub(crate) async fn read_table<E: AsyncSqlExecutor>(

@@ -7,8 +7,8 @@ use std::time::{Duration, SystemTime};
 use flakeid_adopt::{AdoptError, Adoption};
 use flakeid_core::encoding::format_rfc3339;
 use flakeid_id_function::IdFunction;
-use flakeid_sql::Dialect;
 use flakeid_seaorm::SeaOrmExecutor;
+use flakeid_sql::Dialect;
 
 use crate::args::{AdoptArgs, CliError};
 use crate::db;

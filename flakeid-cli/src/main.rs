@@ -13,8 +13,8 @@ use clap::{Parser, Subcommand};
 use flakeid_core::Generator;
 use flakeid_core::encoding::TextForm as Encoding;
 use flakeid_core::encoding::format_rfc3339;
-use flakeid_id_function::{DecodeFunctions, IdFunction, IdPart};
 use flakeid_core::layout::presets;
+use flakeid_id_function::{DecodeFunctions, IdFunction, IdPart};
 use flakeid_sql::Dialect;
 
 use args::{

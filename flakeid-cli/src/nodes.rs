@@ -5,8 +5,8 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use flakeid_core::encoding::format_rfc3339;
 use flakeid_lease::{AsyncLeaseStore as _, NodeRow, NodeTable, SqlLeaseStore};
-use flakeid_sql::Dialect;
 use flakeid_seaorm::SeaOrmExecutor;
+use flakeid_sql::Dialect;
 
 use crate::args::CliError;
 use crate::db;

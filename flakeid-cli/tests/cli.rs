@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use assert_cmd::Command;
-use flakeid_id_function::IdFunction;
 use flakeid_core::layout::presets;
+use flakeid_id_function::IdFunction;
 use flakeid_lease::LeaseOptions;
 use flakeid_sql::Dialect;
 use flakeid_tests::db::{self, TestDb};

@@ -386,11 +386,11 @@ pub use crate::__scheme_of as scheme_of;
 pub use crate::__setters as setters;
 pub use crate::encoding::error::excerpt;
 pub use crate::fork::{current_tag as fork_current_tag, tag as fork_tag};
-pub use crate::source::{EXAMPLE_UNIX_MILLIS, example_id, layout_bounds, tick_span};
-pub use crate::runtime::signal::{Signal, note_blocking_wait, timeout, until_ready};
-pub use crate::telemetry::{Counter, Gauge, Histogram};
 pub use crate::generator::{Attach, Ceiling, Movable, Sealable};
 pub use crate::node::leased::sealable;
+pub use crate::runtime::signal::{Signal, note_blocking_wait, timeout, until_ready};
+pub use crate::source::{EXAMPLE_UNIX_MILLIS, example_id, layout_bounds, tick_span};
+pub use crate::telemetry::{Counter, Gauge, Histogram};
 
 /// A process-wide generator built from `builder` and attached to its node
 /// source, but not installed: flakeid-lease's protocol simulation runs many

@@ -44,8 +44,8 @@ pub trait DieselBackend: Backend + Sized {
 #[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
 pub(crate) mod rows {
     use diesel::sql_types::{BigInt, Nullable, Text};
-    use flakeid_sql::{SqlStatement, SqlValue};
     use flakeid_sql::SqlRow;
+    use flakeid_sql::{SqlStatement, SqlValue};
 
     /// A row of the lease table, with the database's clock.
     #[derive(diesel::QueryableByName)]

@@ -5,8 +5,8 @@ use std::fmt;
 
 use diesel::result::QueryResult;
 use diesel_async::{AsyncConnection, AsyncConnectionCore};
-use flakeid_sql::{Dialect, SqlStatement};
 use flakeid_sql::{AsyncSqlExecutor, Executed, SqlRow};
+use flakeid_sql::{Dialect, SqlStatement};
 
 #[cfg(any(feature = "postgres", feature = "mysql", feature = "sqlite"))]
 use crate::backend::rows;

@@ -33,8 +33,8 @@
 use diesel::result::QueryResult;
 use diesel_async::{AsyncConnection, AsyncConnectionCore};
 use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_lease::{AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore};
 use flakeid_core::{Clock, MonotonicClock};
+use flakeid_lease::{AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore};
 
 use crate::backend::DieselBackend;
 use crate::backend_async::{AsyncDieselBackend, AsyncDieselExecutor, AsyncOnConnection};

@@ -148,13 +148,13 @@ pub use flakeid_core::FlakeId;
 pub use flakeid_flake128;
 #[cfg(feature = "lease")]
 pub use flakeid_lease;
-#[cfg(feature = "segment")]
-pub use flakeid_segment;
-pub use flakeid_sql;
 /// `#[flake_id]` with Diesel's impls: ID types become `BigInt` column types
 /// (see the crate docs).
 #[cfg(feature = "macros")]
 pub use flakeid_macros::diesel_flake_id as flake_id;
+#[cfg(feature = "segment")]
+pub use flakeid_segment;
+pub use flakeid_sql;
 
 /// Items used by code that `#[flake_id]` generates. Not a public API: no
 /// semver guarantees.

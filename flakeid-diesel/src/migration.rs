@@ -62,8 +62,8 @@ use diesel::migration::{
 };
 use diesel::result::QueryResult;
 use flakeid_sql::Dialect;
-pub use flakeid_sql::{MigrationLock, MigrationLockTimeout};
 use flakeid_sql::SqlExecutor as _;
+pub use flakeid_sql::{MigrationLock, MigrationLockTimeout};
 
 use crate::backend::{DieselBackend, OnConnection, SQLITE_BUSY_TIMEOUT, is_sqlite_busy, run_ddl};
 

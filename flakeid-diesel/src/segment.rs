@@ -41,9 +41,7 @@
 use diesel::connection::{Connection, LoadConnection};
 use diesel::result::{ConnectionResult, QueryResult};
 use flakeid_core::Clock;
-use flakeid_segment::{
-    SegmentError, SegmentIds, SegmentOptions, SegmentSql, SqlSegmentStore,
-};
+use flakeid_segment::{SegmentError, SegmentIds, SegmentOptions, SegmentSql, SqlSegmentStore};
 
 use crate::backend::{DieselBackend, DieselExecutor, OnConnection};
 use crate::migration::TableMigration;

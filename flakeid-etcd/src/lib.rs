@@ -110,8 +110,8 @@ mod error;
 mod store;
 
 use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_lease::{AsyncNodeLease, LeaseError, LeaseOptions, NodeTable};
 use flakeid_core::{Clock, MonotonicClock};
+use flakeid_lease::{AsyncNodeLease, LeaseError, LeaseOptions, NodeTable};
 
 pub use error::EtcdLeaseError;
 pub use etcd_client;

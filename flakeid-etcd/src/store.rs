@@ -7,7 +7,10 @@ use std::collections::BTreeSet;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use etcd_client::{Client, Compare, CompareOp, GetOptions, KeyValue, PutOptions, Txn, TxnOp};
-use flakeid_lease::{AsyncLeaseStore, ClaimRequest, LeaseOptions, NodeRow, NodeTable, ReleaseRequest, RenewRequest, Renewal};
+use flakeid_lease::{
+    AsyncLeaseStore, ClaimRequest, LeaseOptions, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
+    Renewal,
+};
 use flakeid_sql::StoreError;
 use serde::{Deserialize, Serialize};
 

@@ -85,6 +85,8 @@
 //!
 //! The crate builds on `flakeid-core`: its generator, clocks and policies
 //! issue the flakes.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 #[cfg(feature = "diesel")]
 mod diesel_impls;
@@ -111,8 +113,8 @@ use std::ops::{RangeBounds, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use flakeid_core::__private::excerpt;
-use flakeid_core::layout::Parts;
 use flakeid_core::__private::layout_bounds;
+use flakeid_core::layout::Parts;
 use flakeid_core::{Clock, GenerateError, Generator, TimeBoundsError};
 
 pub use error::Flake128Error;

@@ -39,6 +39,8 @@
 //! The crate has no features. It builds on `flakeid-core` (layouts),
 //! `flakeid-sql` (dialects, names) and `flakeid-lease` (the lease table
 //! the node is reserved in).
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 use core::time::Duration;
 

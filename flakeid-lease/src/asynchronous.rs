@@ -12,13 +12,13 @@ use super::error::LeaseError;
 use super::holder::{Core, Holding, Next, lease_accessors};
 use super::options::LeaseOptions;
 use super::store::{AsyncLeaseStore, ReleaseRequest, Renewal};
-use flakeid_core::{Clock, MonotonicClock};
+use flakeid_core::__private::sealable;
+use flakeid_core::__private::timeout;
 use flakeid_core::GeneratorBuilder;
 use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_core::__private::sealable;
 use flakeid_core::node::LeasedGenerator;
-use flakeid_core::__private::timeout;
 use flakeid_core::runtime::Sleep;
+use flakeid_core::{Clock, MonotonicClock};
 use flakeid_sql::StoreError;
 
 impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
@@ -33,7 +33,9 @@ impl<L: Layout + Clone, C: Clock + Clone> LeaseOptions<L, C> {
         self,
         store: S,
     ) -> Result<AsyncNodeLease<S, L, C>, LeaseError> {
-        let (lease, renewal) = self.claim_async(store, flakeid_core::runtime::TokioSleep).await?;
+        let (lease, renewal) = self
+            .claim_async(store, flakeid_core::runtime::TokioSleep)
+            .await?;
         tokio::spawn(renewal);
         Ok(lease)
     }

@@ -18,11 +18,11 @@ use super::store::{
     AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
     Renewal,
 };
-use flakeid_core::{Clock, MonotonicClock};
+use flakeid_core::__private::sealable;
 use flakeid_core::GeneratorBuilder;
 use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_core::__private::sealable;
 use flakeid_core::node::LeasedGenerator;
+use flakeid_core::{Clock, MonotonicClock};
 use flakeid_sql::StoreError;
 
 /// A blocking store as the claim round (written for async stores) sees

@@ -9,14 +9,14 @@ use std::thread::JoinHandle;
 
 use thiserror::Error;
 
+use flakeid_core::__private::Ceiling;
 use flakeid_core::__private::sealable;
+use flakeid_core::CeilingWait;
+use flakeid_core::layout::{BitLayout, Layout};
 use flakeid_core::node::LeasedGenerator;
 use flakeid_core::{Clock, MonotonicClock};
 use flakeid_core::{ConfigError, FenceReason};
-use flakeid_core::__private::Ceiling;
 use flakeid_core::{Generator, GeneratorBuilder};
-use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_core::CeilingWait;
 
 /// How to open a [`HighWaterFile`] (see there for what it guarantees).
 #[derive(Debug, Clone)]

@@ -16,13 +16,13 @@ use super::events::{TARGET, lease_event};
 use super::options::Plan;
 use super::status::LeaseStatus;
 use super::store::{ReleaseRequest, RenewRequest, Renewal};
+use flakeid_core::__private::{Attach, Ceiling, Movable, Sealable};
+use flakeid_core::__private::{Counter, Histogram};
 use flakeid_core::Clock;
 use flakeid_core::FenceReason;
-use flakeid_core::__private::{Attach, Ceiling, Movable, Sealable};
-use flakeid_core::{Generator, GeneratorBuilder};
 use flakeid_core::layout::Layout;
+use flakeid_core::{Generator, GeneratorBuilder};
 use flakeid_sql::StoreError;
-use flakeid_core::__private::{Counter, Histogram};
 
 /// The node a lease holds now (a new one after a move).
 #[derive(Debug)]

@@ -90,6 +90,8 @@
 //! The crate builds on `flakeid-core` (generators, layouts, the ceiling a
 //! lease keeps a generator under) and `flakeid-sql` (the SQL and the
 //! executors that run it).
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 mod asynchronous;
 mod blocking;

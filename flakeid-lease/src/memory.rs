@@ -11,8 +11,8 @@ use super::store::{
     AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, ReleaseRequest, RenewRequest,
     Renewal,
 };
-use flakeid_sql::{MemoryRows, Outage, StoreError};
 use flakeid_core::{Clock, MonotonicClock};
+use flakeid_sql::{MemoryRows, Outage, StoreError};
 
 /// The lease table in memory: the protocol without a database, for tests,
 /// examples and benchmarks of one process. Clones share one table, as

@@ -5,9 +5,9 @@ use core::ops::RangeInclusive;
 use core::time::Duration;
 
 use super::error::LeaseError;
-use flakeid_core::{Clock, MonotonicClock};
-use flakeid_core::layout::{BitLayout, Layout};
 use flakeid_core::CeilingWait;
+use flakeid_core::layout::{BitLayout, Layout};
+use flakeid_core::{Clock, MonotonicClock};
 
 /// How to claim a node ID of one ID space, and the protocol leases follow.
 ///

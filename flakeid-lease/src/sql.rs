@@ -51,8 +51,8 @@ use super::store::{
     AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, OwnedRenewRequest,
     ReleaseRequest, RenewRequest, Renewal,
 };
-use flakeid_sql::{Dialect, SqlNameError, SqlStatement, SqlType, SqlValue, SqlWriter};
 use flakeid_sql::{AsyncSqlExecutor, SqlExecutor, SqlRow, StoreError};
+use flakeid_sql::{Dialect, SqlNameError, SqlStatement, SqlType, SqlValue, SqlWriter};
 
 /// One row as every `SELECT` of the lease table returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -364,13 +364,7 @@ impl LeaseSql {
 
     /// For scripts: frees the node's row if `owner` holds it, raising
     /// `high_water` to `last_time` (an SQL expression).
-    pub fn release_script(
-        &self,
-        space: &str,
-        n: u64,
-        owner: &str,
-        last_time: &str,
-    ) -> String {
+    pub fn release_script(&self, space: &str, n: u64, owner: &str, last_time: &str) -> String {
         let hw = self.col("high_water");
         let mut w = SqlWriter::literal(self.dialect);
         w.push(&format!(

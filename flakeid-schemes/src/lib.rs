@@ -50,6 +50,8 @@
 //! The crate has no features. It builds on `flakeid-core` (schemes, sources
 //! and generators) and `flakeid-sql` (the SQL of the offset ranges'
 //! counters).
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 mod decimal_id;
 mod offset_range;
@@ -61,8 +63,8 @@ pub use decimal_id::{
     DecimalIdError, DecimalIdGenerator, DecimalIdGeneratorBuilder, DecimalIdParts, DecimalIdScheme,
     GeneratorIdSource, init_generator_ids,
 };
-pub use permute::{Permutation, PermuteError};
 pub use offset_range::{LocationRange, OffsetRangeError, OffsetRanges};
+pub use permute::{Permutation, PermuteError};
 pub use random_key::{RandomKeyGenerator, RandomKeyGeneratorBuilder, RandomKeys};
 pub use trace::{
     TraceIdError, TraceIdGenerator, TraceIdGeneratorBuilder, TraceIdLayout, TraceIdParts,

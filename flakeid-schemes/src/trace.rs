@@ -588,7 +588,9 @@ impl flakeid_core::GlobalScheme for TraceIdLayout {
                 TraceIdError::NodeOutOfRange { node, max } => {
                     config.node_error(flakeid_core::ConfigError::NodeOutOfRange { node, max }, max)
                 }
-                e => flakeid_core::ConfigError::Scheme(flakeid_core::SchemeError::new("TraceId", e)),
+                e => {
+                    flakeid_core::ConfigError::Scheme(flakeid_core::SchemeError::new("TraceId", e))
+                }
             })?;
         Ok(Box::new(generator))
     }
@@ -610,17 +612,20 @@ scheme_of!(impl[C: Clock] TraceIdGenerator<C>, |generator| &generator.layout);
 /// waits out that first second on its runtime's timer.
 impl<C: Clock> flakeid_core::IdSource for TraceIdGenerator<C> {
     fn next_id(&self) -> Result<u64, flakeid_core::GenerateError> {
-        TraceIdGenerator::next_id(self).map_err(|e| flakeid_core::SchemeError::new("TraceId", e).into())
+        TraceIdGenerator::next_id(self)
+            .map_err(|e| flakeid_core::SchemeError::new("TraceId", e).into())
     }
 
-    fn attempt_next_id(&self) -> Result<flakeid_core::runtime::Attempt<u64>, flakeid_core::GenerateError> {
+    fn attempt_next_id(
+        &self,
+    ) -> Result<flakeid_core::runtime::Attempt<u64>, flakeid_core::GenerateError> {
         if self.clock.now_millis() / 1000 + 1 == self.floor_second {
             let wait = self
                 .clock
                 .sleep_before(self.floor_second.saturating_mul(1000));
-            return Ok(flakeid_core::runtime::Attempt::Wait(flakeid_core::runtime::Wait::sleep(
-                wait,
-            )));
+            return Ok(flakeid_core::runtime::Attempt::Wait(
+                flakeid_core::runtime::Wait::sleep(wait),
+            ));
         }
         flakeid_core::IdSource::next_id(self).map(flakeid_core::runtime::Attempt::Ready)
     }

@@ -1,8 +1,8 @@
 //! Running flakeid's SQL on a SeaORM connection: the one executor that
 //! leases, segments and the tables' migrations share.
 
-use flakeid_sql::{Dialect, SqlStatement, SqlType, SqlValue};
 use flakeid_sql::{AsyncSqlExecutor, Executed, SqlRow};
+use flakeid_sql::{Dialect, SqlStatement, SqlType, SqlValue};
 use sea_orm::{
     ConnectionTrait, DatabaseConnection, DbBackend, DbErr, QueryResult, Statement, Value,
 };

@@ -26,8 +26,8 @@
 //! ```
 
 use flakeid_core::layout::{BitLayout, Layout};
-use flakeid_lease::{AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore};
 use flakeid_core::{Clock, MonotonicClock};
+use flakeid_lease::{AsyncNodeLease, LeaseError, LeaseOptions, LeaseSql, NodeTable, SqlLeaseStore};
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
 
 use crate::backend::SeaOrmExecutor;

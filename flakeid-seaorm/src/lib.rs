@@ -438,14 +438,14 @@ pub use flakeid_core::FlakeId;
 pub use flakeid_flake128;
 #[cfg(feature = "lease")]
 pub use flakeid_lease;
-#[cfg(feature = "segment")]
-pub use flakeid_segment;
-#[cfg(feature = "sql")]
-pub use flakeid_sql;
 /// `#[flake_id]` with SeaORM's impls: ID types become column types and
 /// keys, models get application-assigned keys (see the crate docs).
 #[cfg(feature = "macros")]
 pub use flakeid_macros::seaorm_flake_id as flake_id;
+#[cfg(feature = "segment")]
+pub use flakeid_segment;
+#[cfg(feature = "sql")]
+pub use flakeid_sql;
 pub use save::REMEMBERED_KEYS;
 pub use time_filter::IssuedIn;
 

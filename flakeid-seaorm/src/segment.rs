@@ -23,9 +23,7 @@
 //! ```
 
 use flakeid_core::Clock;
-use flakeid_segment::{
-    SegmentError, SegmentIds, SegmentOptions, SegmentSql, SqlSegmentStore,
-};
+use flakeid_segment::{SegmentError, SegmentIds, SegmentOptions, SegmentSql, SqlSegmentStore};
 use sea_orm::{ConnectionTrait, DbErr};
 
 use crate::backend::SeaOrmExecutor;

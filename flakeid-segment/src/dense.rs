@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use super::error::SegmentError;
 use super::source::SegmentIds;
-use flakeid_core::Decoded;
-use flakeid_core::{ConfigError, FieldOutOfRange, GenerateError, SchemeError};
 use crate::short_keys::{AllocError, IndexSource, ShortKeyError};
+use flakeid_core::Decoded;
 use flakeid_core::runtime::Attempt;
-use flakeid_schemes::GeneratorIdSource;
+use flakeid_core::{ConfigError, FieldOutOfRange, GenerateError, SchemeError};
 use flakeid_core::{GlobalScheme, IdScheme, IdSource, NodeConfig};
+use flakeid_schemes::GeneratorIdSource;
 
 /// The rules of dense IDs: every value in `1..=2^63 − 1` is one; `decode`
 /// names it `value`. Dense and ascending per process, with gaps after
@@ -69,7 +69,9 @@ impl flakeid_core::GlobalScheme for DenseIds {
     }
 
     fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
-        (other as &dyn core::any::Any).downcast_ref::<Self>().is_some()
+        (other as &dyn core::any::Any)
+            .downcast_ref::<Self>()
+            .is_some()
     }
 }
 

@@ -141,13 +141,15 @@
 //! The crate builds on `flakeid-core` (ID schemes and sources),
 //! `flakeid-sql` (the SQL and the executors that run it) and
 //! `flakeid-schemes` (the generator IDs of DecimalId).
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 mod cursor;
 mod dense;
 mod error;
 mod memory;
-mod source;
 mod short_keys;
+mod source;
 mod sql;
 mod step;
 mod store;

@@ -12,13 +12,11 @@ use std::time::Instant;
 use super::error::SegmentError;
 use super::step::{StepPolicy, StepState};
 use super::store::{AsyncSegmentStore, FetchRequest, Fetched, Segment, SegmentStore};
-use flakeid_core::{Clock, MonotonicClock};
 use crate::cursor::{Cursor, MAX_RANGE_LEN, Take};
+use flakeid_core::__private::{Counter, Gauge, Signal, note_blocking_wait, timeout, until_ready};
 use flakeid_core::runtime::{Attempt, Sleep, Wait};
+use flakeid_core::{Clock, MonotonicClock};
 use flakeid_sql::StoreError;
-use flakeid_core::__private::{
-    Counter, Gauge, Signal, note_blocking_wait, timeout, until_ready,
-};
 
 /// How to start a segment source on one row. See the [crate
 /// documentation](crate).
@@ -302,7 +300,9 @@ impl<C: Clock> SegmentOptions<C> {
         self,
         store: S,
     ) -> Result<SegmentIds, SegmentError> {
-        let (ids, fetcher) = self.start_async(store, flakeid_core::runtime::TokioSleep).await?;
+        let (ids, fetcher) = self
+            .start_async(store, flakeid_core::runtime::TokioSleep)
+            .await?;
         tokio::spawn(fetcher);
         Ok(ids)
     }
@@ -443,7 +443,8 @@ impl SegmentIds {
     /// ```
     #[cfg(feature = "tokio")]
     pub async fn next_value_async(&self) -> Result<u64, SegmentError> {
-        self.next_value_async_on(&flakeid_core::runtime::TokioSleep).await
+        self.next_value_async_on(&flakeid_core::runtime::TokioSleep)
+            .await
     }
 
     /// [`next_value_async`](Self::next_value_async) on any runtime's timers.

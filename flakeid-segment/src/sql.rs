@@ -56,8 +56,8 @@ use core::future::Future;
 
 use super::source::SegmentOptions;
 use super::store::{AsyncSegmentStore, FetchRequest, Fetched, SegmentStore};
-use flakeid_sql::{Dialect, SqlNameError, SqlStatement, SqlType, SqlValue, SqlWriter};
 use flakeid_sql::{AsyncSqlExecutor, SqlExecutor, SqlRow, StoreError};
+use flakeid_sql::{Dialect, SqlNameError, SqlStatement, SqlType, SqlValue, SqlWriter};
 
 /// Every statement on the segment table for one dialect and table.
 #[derive(Debug, Clone, PartialEq, Eq)]

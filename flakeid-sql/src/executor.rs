@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use flakeid_core::Clock;
 use crate::{Dialect, SqlStatement, SqlType, SqlValue};
+use flakeid_core::Clock;
 
 /// What a store reports when a statement fails: the database driver's
 /// error, boxed so that stores of every ORM share one error type.

@@ -60,6 +60,8 @@
 //! The crate has no features. It builds on `flakeid-core`, whose
 //! [`Clock`](flakeid_core::Clock) stands for the database's clock in
 //! [`MemoryRows`].
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 mod error;
 mod executor;

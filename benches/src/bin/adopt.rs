@@ -38,10 +38,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use flakeid_benches::args::parse;
 use flakeid_adopt::Adoption;
-use flakeid_id_function::IdFunction;
+use flakeid_benches::args::parse;
 use flakeid_core::layout::presets;
+use flakeid_id_function::IdFunction;
 use flakeid_seaorm::SeaOrmExecutor;
 use flakeid_tests::adopt::{Keys, Kind, Sql, create_schema};
 use flakeid_tests::db::{DedicatedServer, ServerKind};

@@ -26,8 +26,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use flakeid_benches::BenchError;
 use flakeid_benches::lease_load::{self, LoadConfig, LoadReport, StoreStats, quantile_ms};
 use flakeid_benches::report::{Machine, load_average};
-use flakeid_lease::SqlLeaseStore;
 use flakeid_core::runtime::TokioSleep;
+use flakeid_lease::SqlLeaseStore;
 use flakeid_seaorm::SeaOrmExecutor;
 use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, Statement};
 

@@ -21,11 +21,11 @@ use std::time::Instant;
 
 use diesel::connection::{Connection, LoadConnection};
 use diesel::{MysqlConnection, PgConnection, RunQueryDsl};
+use flakeid_diesel::{DieselBackend, DieselExecutor};
 use flakeid_segment::SegmentOptions;
 use flakeid_segment::{SegmentSql, SqlSegmentStore};
 use flakeid_sql::{Dialect, SqlStatement};
 use flakeid_sql::{Executed, SqlExecutor, SqlRow};
-use flakeid_diesel::{DieselBackend, DieselExecutor};
 
 /// Counts the statements an executor sends.
 struct Counting<X> {

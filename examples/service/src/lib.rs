@@ -42,8 +42,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use flakeid_core::layout::presets;
-use flakeid_lease::{LeaseError, LeaseOptions, LeaseStatus};
 use flakeid_core::{ConfigError as GeneratorConfigError, global};
+use flakeid_lease::{LeaseError, LeaseOptions, LeaseStatus};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 
 use crate::config::{Config, ConfigError};

@@ -4,9 +4,7 @@
 use crate::clock::Clock;
 use crate::error::ConfigError;
 use crate::layout::{BitLayout, DecimalLayout, DecodeLayout, Layout, RandomStart};
-use crate::source::{
-    GlobalScheme, IdSource, NodeConfig, batch_source, downcast, scheme_of,
-};
+use crate::source::{GlobalScheme, IdSource, NodeConfig, batch_source, downcast, scheme_of};
 
 use super::Generator;
 

@@ -144,4 +144,3 @@ macro_rules! impl_layout {
 }
 
 use impl_layout;
-

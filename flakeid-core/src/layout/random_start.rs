@@ -132,7 +132,12 @@ impl<L: Layout> RandomStart<L> {
     /// ```
     #[inline]
     pub fn start_of(&self, tick: u64) -> u64 {
-        below(mix(self.seed.wrapping_add(tick.wrapping_add(1).wrapping_mul(GAMMA))), self.start_range)
+        below(
+            mix(self
+                .seed
+                .wrapping_add(tick.wrapping_add(1).wrapping_mul(GAMMA))),
+            self.start_range,
+        )
     }
 }
 

@@ -169,4 +169,3 @@ async fn yield_now() {
     })
     .await
 }
-

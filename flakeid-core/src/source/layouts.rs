@@ -7,9 +7,9 @@ use std::ops::{Bound, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{IdScheme, layout_bounds, scheme_of};
-use crate::layout::DecodeLayout;
 use crate::decoded::Decoded;
 use crate::error::TimeBoundsError;
+use crate::layout::DecodeLayout;
 use crate::layout::{BitLayout, DecimalLayout, Layout, RandomStart};
 
 /// The scheme of a bit or decimal layout: every ID of its domain, decoded

@@ -355,8 +355,8 @@ pub trait IdSource: IdScheme {
     message = "`{Self}` is not a scheme flakeid can issue process-wide IDs of",
     label = "returned by the `layout = ...` / `scheme = ...` function",
     note = "a layout or scheme function returns a `BitLayout`, `DecimalLayout`, `RandomStart<_>`, \
-            `TraceIdLayout`, `RandomKeys<_>` or `DecimalIdScheme`; for a source of your own add \
-            `source = path::to::function`"
+            a scheme of flakeid-schemes (`TraceIdLayout`, `RandomKeys<_>`, `DecimalIdScheme`) or \
+            any other `GlobalScheme`; for a source of your own add `source = path::to::function`"
 )]
 pub trait GlobalScheme: IdScheme {
     /// Builds a source of this scheme's IDs for the process's node ID
@@ -486,7 +486,6 @@ macro_rules! batch_source {
 }
 
 pub(crate) use {__scheme_of as scheme_of, batch_source};
-
 
 /// `other` as an `S`, for [`GlobalScheme::same_scheme`].
 pub(crate) fn downcast<S: Any>(other: &dyn GlobalScheme) -> Option<&S> {

@@ -37,10 +37,12 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use flakeid_core::layout::{BitLayout, presets};
-use flakeid_lease::{AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, LeaseStatus, NodeRow, NodeTable};
+use flakeid_core::{CeilingWait, ConfigError, Generator, flake_id};
+use flakeid_lease::{
+    AsyncLeaseStore, AsyncNodeLease, ClaimRequest, LeaseOptions, LeaseStatus, NodeRow, NodeTable,
+};
 use flakeid_lease::{ReleaseRequest, RenewRequest, Renewal};
 use flakeid_sql::StoreError;
-use flakeid_core::{CeilingWait, ConfigError, Generator, flake_id};
 use flakeid_tests::ticker::{Stalls, Ticker, charged, charged_sync, charged_waits};
 
 /// Rows each workload inserts.
@@ -567,9 +569,7 @@ mod seaorm {
         db: &DatabaseConnection,
         down: &Arc<AtomicBool>,
         at_ceiling_for: Duration,
-    ) -> flakeid_lease::AsyncNodeLease<
-        Outages<flakeid_lease::SqlLeaseStore<SeaOrmExecutor>>,
-    > {
+    ) -> flakeid_lease::AsyncNodeLease<Outages<flakeid_lease::SqlLeaseStore<SeaOrmExecutor>>> {
         flakeid_seaorm::lease::create_table(db)
             .await
             .expect("lease table");

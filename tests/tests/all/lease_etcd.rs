@@ -5,10 +5,13 @@
 
 use std::time::{Duration, Instant};
 
-use flakeid_lease::{AsyncLeaseStore as _, ClaimRequest, LeaseError, LeaseOptions, ReleaseRequest, RenewRequest, Renewal};
 use flakeid_core::{CeilingWait, FenceReason, Fenced, GenerateError};
 use flakeid_etcd::EtcdLeaseStore;
 use flakeid_etcd::etcd_client::Client;
+use flakeid_lease::{
+    AsyncLeaseStore as _, ClaimRequest, LeaseError, LeaseOptions, ReleaseRequest, RenewRequest,
+    Renewal,
+};
 use flakeid_tests::db;
 use serde_json::Value;
 

@@ -5,10 +5,10 @@
 //! refuses IDs in any other form. `Flake128` is its canonical string.
 
 use flakeid_core::FlakeId;
-use flakeid_flake128::Flake128;
-use flakeid_flake128::Flake128Layout;
 use flakeid_core::layout::presets;
 use flakeid_core::{Generator, flake_id};
+use flakeid_flake128::Flake128;
+use flakeid_flake128::Flake128Layout;
 use serde_json::{Value, json};
 
 use crate::support::init_generator;

@@ -11,9 +11,9 @@
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use flakeid_id_function::IdFunction;
 use flakeid_core::layout::Layout as _;
 use flakeid_core::layout::{BitLayout, presets};
+use flakeid_id_function::IdFunction;
 use flakeid_lease::{LeaseError, LeaseOptions, NodeRow};
 use flakeid_sql::Dialect;
 use flakeid_tests::db::{self, Backend, TestDb};

@@ -5,11 +5,11 @@
 //! IDs read back as typed errors; `Flake128` as 16 bytes on each database. What the database stored is checked with
 //! plain SQL on plain integers.
 
+use flakeid_core::{FieldOutOfRange, Generator, IdError, flake_id};
 use flakeid_flake128::Flake128;
 use flakeid_flake128::Flake128Error;
 use flakeid_flake128::Flake128Layout;
 use flakeid_schemes::DecimalIdScheme;
-use flakeid_core::{FieldOutOfRange, Generator, IdError, flake_id};
 use flakeid_tests::db;
 use sqlx::Row as _;
 use sqlx::mysql::MySqlPool;

@@ -16,9 +16,9 @@ use diesel::prelude::*;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use flakeid_core::global;
 use flakeid_core::layout::presets;
-use flakeid_lease::LeaseOptions;
 use flakeid_diesel::flake_id;
 use flakeid_diesel::migration::MigrationLock;
+use flakeid_lease::LeaseOptions;
 
 /// Key of `authors`.
 #[flake_id]

@@ -11,10 +11,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use flakeid_adopt::{Adoption, AdoptionPlan, Catalog};
-use flakeid_id_function::IdFunction;
 use flakeid_core::layout::presets;
-use flakeid_sql::{Dialect, MigrationLock};
+use flakeid_id_function::IdFunction;
 use flakeid_seaorm::SeaOrmExecutor;
+use flakeid_sql::{Dialect, MigrationLock};
 pub use flakeid_tests::adopt::{Keys, Kind, Row, Sql, create_schema};
 use flakeid_tests::db::{self, TestDb};
 

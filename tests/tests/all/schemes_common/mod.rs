@@ -306,9 +306,7 @@ pub fn flake128_fixtures() -> Vec<flakeid_flake128::Flake128> {
 
 /// Flakes in time order: by (milliseconds, worker, sequence), computed from
 /// the decoded parts rather than from the bytes.
-pub fn in_time_order(
-    flakes: &[flakeid_flake128::Flake128],
-) -> Vec<flakeid_flake128::Flake128> {
+pub fn in_time_order(flakes: &[flakeid_flake128::Flake128]) -> Vec<flakeid_flake128::Flake128> {
     let mut sorted = flakes.to_vec();
     sorted.sort_by_key(|f| (f.timestamp_millis(), f.worker(), f.sequence()));
     sorted
