@@ -30,7 +30,9 @@
 //!   `UPDATE`;
 //! * the lookup alone (`Entity::find().filter(key).exists(db)`).
 //!
-//! Statements are counted by SeaORM's metric callback. Below the table:
+//! Statements are counted by SeaORM's metric callback. One `RESULT` line
+//! per database and case (rows, median rows/s, statements a row), then the
+//! table (Markdown); below it:
 //! the cost of `assign_id` (which remembers the key) against taking an ID
 //! alone, and the memory the remembered keys take when full.
 //!
@@ -131,6 +133,18 @@ impl Case {
         Case::SaveSetKey,
         Case::Lookup,
     ];
+
+    /// Its name in the `RESULT` lines.
+    fn slug(self) -> &'static str {
+        match self {
+            Case::InsertAssigned => "insert-assigned",
+            Case::SaveAssigned => "save-assigned",
+            Case::SaveNotSet => "save-not-set",
+            Case::SaveLoaded => "save-loaded",
+            Case::SaveSetKey => "save-set-key",
+            Case::Lookup => "lookup",
+        }
+    }
 
     fn label(self) -> &'static str {
         match self {
@@ -310,6 +324,19 @@ async fn run(cfg: Config) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&dir);
     outcome.map_err(|e| e.to_string())?;
 
+    for ((target, case), runs) in &results {
+        let per_s = Stat::of(runs.iter().map(|r| r.rows as f64 / r.secs).collect());
+        let rows: u64 = runs.iter().map(|r| r.rows).sum();
+        let statements: u64 = runs.iter().map(|r| r.statements).sum();
+        println!(
+            "RESULT server={} case={} rows={rows} rows_per_s={:.0} statements_per_row={:.3}",
+            target.name(),
+            case.slug(),
+            per_s.map_or(0.0, |s| s.median),
+            statements as f64 / rows as f64
+        );
+    }
+    println!();
     print!("{}", table(&cfg, &results));
     println!();
     println!(
