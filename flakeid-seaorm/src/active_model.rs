@@ -24,7 +24,7 @@ use sea_orm::{
 
 use crate::Error;
 use crate::entity::{key_column, table_name};
-use crate::save::{forget, remember};
+use crate::save::{is_remembered, remember};
 
 /// The primary key type of an ActiveModel's entity.
 pub type KeyOf<A> =
@@ -44,9 +44,9 @@ pub trait FlakeActiveModel: ActiveModelTrait + Sized {
     /// that reference each other and write them in one transaction, or a
     /// nested `ActiveModelEx` graph whose rows name each other. The row
     /// is then stored by `insert` or by `save`: this process remembers the
-    /// fresh key until a `before_save` hook sees the row inserted, so that
-    /// `save` inserts the row instead of updating a row that does not
-    /// exist (see [`FlakeActiveModel::before_save_key`]).
+    /// fresh key (among the last [`REMEMBERED_KEYS`](crate::REMEMBERED_KEYS)
+    /// it gave), so that `save` inserts the row instead of updating a row
+    /// that does not exist (see [`FlakeActiveModel::before_save_key`]).
     ///
     /// The ID is taken with `generate_async`: where the generator has to
     /// wait (the next tick, a lease renewing late), the task waits on the
@@ -102,12 +102,12 @@ pub trait FlakeActiveModel: ActiveModelTrait + Sized {
     ///   of nothing.
     /// * A loaded row (key `Unchanged`) is left to SeaORM: no lookup.
     ///
-    /// A key is remembered from `assign_id` until a hook sees its row
-    /// inserted, for at most [`REMEMBERED_KEYS`](crate::REMEMBERED_KEYS)
-    /// such keys at once (the oldest is forgotten first). A row stored by
-    /// a path that runs no hooks (`Entity::insert`, `insert_many`, plain
-    /// SQL) is found by the lookup and updated. `insert` needs none of
-    /// this: it always inserts.
+    /// The last [`REMEMBERED_KEYS`](crate::REMEMBERED_KEYS) keys
+    /// `assign_id` gave are remembered, stored or not (an insert rolled
+    /// back with its transaction leaves a key `save` must insert again);
+    /// the oldest is forgotten first. A row stored by a path that runs no
+    /// hooks (`Entity::insert`, `insert_many`, plain SQL) is found by the
+    /// lookup and updated. `insert` needs none of this: it always inserts.
     ///
     /// # Errors
     /// As [`FlakeActiveModel::assign_id`]; [`Error::KeyNotStored`]; the
@@ -286,13 +286,8 @@ where
     <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
 {
     if insert {
-        match am.key()? {
-            Some(id) => {
-                forget::<A>(id);
-            }
-            None => {
-                assign_fresh(&mut am).await?;
-            }
+        if am.key()?.is_none() {
+            assign_fresh(&mut am).await?;
         }
         return Ok(am);
     }
@@ -309,10 +304,9 @@ where
         .exists(db)
         .await?;
     if stored {
-        forget::<A>(id);
         return Ok(am);
     }
-    if !forget::<A>(id) {
+    if !is_remembered::<A>(id) {
         return Err(Error::KeyNotStored {
             id_type: A::Id::NAME,
             table: table_name::<A>(),
@@ -320,15 +314,10 @@ where
         }
         .into());
     }
-    match A::Entity::insert(am).exec_with_returning(db).await {
-        // Everything `Unchanged`: the update that follows changes nothing
-        // and reads the row back.
-        Ok(model) => Ok(model.into_active_model()),
-        Err(e) => {
-            remember::<A>(id);
-            Err(e)
-        }
-    }
+    // Everything `Unchanged`: the update that follows changes nothing and
+    // reads the row back.
+    let model = A::Entity::insert(am).exec_with_returning(db).await?;
+    Ok(model.into_active_model())
 }
 
 /// [`assign_ids`] without remembering the keys; the keys it set.

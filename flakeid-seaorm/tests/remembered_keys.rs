@@ -1,6 +1,6 @@
 //! `save` inserts a row whose key `assign_id` gave while the process
-//! remembers the key: at most `REMEMBERED_KEYS` such keys at once, the
-//! oldest forgotten first. A forgotten key's `save` is refused with
+//! remembers the key: the last `REMEMBERED_KEYS` keys it gave, the oldest
+//! forgotten first. A forgotten key's `save` is refused with
 //! `Error::KeyNotStored` (nothing written); its `insert` still works. Alone
 //! in its test binary: the keys are remembered process-wide.
 #![allow(unreachable_pub)] // generated entity items are `pub` inside private modules

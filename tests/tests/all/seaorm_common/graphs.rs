@@ -291,6 +291,65 @@ pub async fn save_updates_a_row_stored_without_hooks(db: &DatabaseConnection) {
     assert_the_one_author(db, id, "Hedy Lamarr").await;
 }
 
+/// A row whose key `assign_id` gave, written by `insert` and by `save` in
+/// transactions that roll back: nothing is stored, and a later `save` of
+/// the same model inserts it (a retry after a rollback is not refused).
+pub async fn save_inserts_after_a_rolled_back_transaction(db: &DatabaseConnection) {
+    create_schema(db).await.expect("schema");
+    let (am, id) = assigned_author("Ada").await;
+    for write in ["insert", "save"] {
+        let txn = db.begin().await.expect("begin");
+        if write == "insert" {
+            am.clone().insert(&txn).await.expect("insert");
+        } else {
+            am.clone().save(&txn).await.expect("save inserts");
+        }
+        txn.rollback().await.expect("rollback");
+        assert_eq!(
+            stored_ids(db, "authors").await,
+            Vec::<i64>::new(),
+            "{write} rolled back"
+        );
+    }
+    am.save(db).await.expect("save inserts after the rollbacks");
+    assert_the_one_author(db, id, "Ada").await;
+}
+
+/// A graph whose keys `assign_id` gave, refused halfway (one post's key is
+/// `Set` by hand and no row has it): SeaORM rolls the whole graph back.
+/// Saved again with that post mended, every row is inserted.
+pub async fn save_inserts_a_graph_after_its_rollback(db: &DatabaseConnection) {
+    create_schema(db).await.expect("schema");
+    let mut author = author::ActiveModel::builder().set_name("Frances");
+    let author_id: AuthorId = author.assign_id().await.expect("a fresh ID");
+    let unknown = PostId::generate().expect("a fresh ID");
+    let refused = author
+        .clone()
+        .add_post(
+            post::ActiveModel::builder()
+                .set_id(unknown)
+                .set_title("by hand"),
+        )
+        .save(db)
+        .await
+        .expect_err("a post key no row has");
+    assert!(
+        matches!(Error::find(&refused), Some(Error::KeyNotStored { value, .. }) if *value == unknown.get()),
+        "{refused}"
+    );
+    assert_eq!(stored_ids(db, "authors").await, Vec::<i64>::new());
+
+    let mut post = post::ActiveModel::builder().set_title("assigned");
+    let post_id: PostId = post.assign_id().await.expect("a fresh ID");
+    author
+        .add_post(post)
+        .save(db)
+        .await
+        .expect("save inserts the graph after its rollback");
+    assert_eq!(stored_ids(db, "authors").await, vec![author_id.get()]);
+    assert_eq!(posts(db).await, vec![(post_id.get(), author_id.get())]);
+}
+
 /// An author whose pinned post is one of its posts, keys assigned first:
 /// the graph is saved as it is where foreign keys can be deferred to
 /// `COMMIT` (PostgreSQL, SQLite); on MySQL/MariaDB the reference is set

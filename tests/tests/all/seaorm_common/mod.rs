@@ -540,6 +540,8 @@ macro_rules! seaorm_common_tests {
             many_to_many_through_a_junction_table,
             save_of_a_set_key_no_row_has_is_refused,
             save_updates_a_row_stored_without_hooks,
+            save_inserts_after_a_rolled_back_transaction,
+            save_inserts_a_graph_after_its_rollback,
             cyclic_references_in_a_graph,
         );
     };
