@@ -390,7 +390,7 @@ pub use crate::generator::{Attach, Ceiling, Movable, Sealable};
 pub use crate::node::leased::sealable;
 pub use crate::runtime::signal::{Signal, note_blocking_wait, timeout, until_ready};
 pub use crate::source::{EXAMPLE_UNIX_MILLIS, example_id, layout_bounds, tick_span};
-pub use crate::telemetry::{Counter, Gauge, Histogram};
+pub use crate::telemetry::handles::{Counter, Gauge, Histogram};
 
 /// A process-wide generator built from `builder` and attached to its node
 /// source, but not installed: flakeid-lease's protocol simulation runs many
