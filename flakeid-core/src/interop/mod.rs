@@ -71,7 +71,7 @@ pub mod async_graphql;
 #[cfg(any(feature = "utoipa", feature = "schemars", test))]
 pub(crate) mod json_schema;
 #[cfg(feature = "schemars")]
-pub mod schemars;
+pub(crate) mod schemars;
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
 #[cfg(feature = "specta")]
@@ -85,7 +85,7 @@ pub mod sqlx;
 #[cfg(feature = "ts-rs")]
 pub mod ts_rs;
 #[cfg(feature = "utoipa")]
-pub mod utoipa;
+pub(crate) mod utoipa;
 
 /// What an ID field is, for people reading an API schema, a GraphQL schema
 /// or a TypeScript declaration.

@@ -11,12 +11,13 @@ use crate::FlakeId;
 /// `schemars::JsonSchema::json_schema()` returns it.
 ///
 /// ```
-/// use flakeid_core::{flake_id, interop};
+/// use flakeid_core::flake_id;
+/// use schemars::JsonSchema as _;
 ///
 /// #[flake_id]
 /// pub struct UserId(i64);
 ///
-/// let schema = interop::schemars::schema::<UserId>();
+/// let schema = UserId::json_schema(&mut schemars::SchemaGenerator::default());
 /// assert_eq!(schema.get("type"), Some(&"string".into()));
 /// assert_eq!(schema.get("maxLength"), Some(&19.into()));
 /// ```

@@ -49,6 +49,7 @@
 /// ```
 /// assert!(flakeid_core::interop::specta::DOCS.starts_with("A 64-bit ID, sent as a string"));
 /// ```
+#[doc(hidden)]
 pub const DOCS: &str = super::DESCRIPTION;
 
 /// `specta::Type` for an ID type; `#[flake_id]` calls it as

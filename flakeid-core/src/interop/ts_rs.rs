@@ -40,6 +40,7 @@ use crate::FlakeId;
 ///
 /// assert_eq!(interop::ts_rs::decl::<OrderId>(), "type OrderId = string;");
 /// ```
+#[doc(hidden)]
 pub fn decl<I: FlakeId>() -> String {
     format!("type {} = string;", I::NAME)
 }
@@ -50,6 +51,7 @@ pub fn decl<I: FlakeId>() -> String {
 /// ```
 /// assert!(flakeid_core::interop::ts_rs::docs().starts_with("/**\n * A 64-bit ID, sent as a string"));
 /// ```
+#[doc(hidden)]
 pub fn docs() -> String {
     format!("/**\n * {}\n */\n", super::DESCRIPTION)
 }
