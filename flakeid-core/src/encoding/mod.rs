@@ -125,13 +125,5 @@ impl TextForm {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn excerpt_shortens_long_input() {
-        assert_eq!(super::error::excerpt("abc"), "abc");
-        let long = "é".repeat(100);
-        let e = super::error::excerpt(&long);
-        assert_eq!(e.chars().count(), 65);
-        assert!(e.ends_with('…'));
-    }
-}
+#[path = "../../tests/unit/encoding.rs"]
+mod tests;
