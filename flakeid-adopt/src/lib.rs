@@ -458,7 +458,7 @@ impl Adoption {
     /// The refusal for a table holding `largest`, at or above `cut_over`.
     fn too_large(&self, t: &KeyTable, largest: i64, cut_over: u64, now: SystemTime) -> AdoptError {
         let l = &self.layout;
-        let layout = presets::describe(l);
+        let layout = describe_layout(l);
         let at = now.checked_sub(self.clock_skew).unwrap_or(UNIX_EPOCH);
         let explained = match self.cut_over {
             Some(_) => "as given".to_owned(),
@@ -596,6 +596,22 @@ fn describe_increment(i: &Increment) -> String {
         Increment::RowId => "alias of the rowid".to_owned(),
         Increment::None => "no auto-increment".to_owned(),
     }
+}
+
+/// `layout` as an operator names it: `the twitter layout`, `the discord
+/// layout with epoch 1704067200000 ms`, or its fields.
+fn describe_layout(layout: &BitLayout) -> String {
+    for (name, make) in presets::ALL {
+        if make() == *layout {
+            return format!("the {name} layout");
+        }
+    }
+    for (name, make) in presets::ALL {
+        if make().with_epoch_millis(layout.epoch_millis()).as_ref() == Ok(layout) {
+            return format!("the {name} layout with epoch {} ms", layout.epoch_millis());
+        }
+    }
+    format!("a custom layout ({layout:?})")
 }
 
 fn unix_millis(t: SystemTime) -> u64 {
