@@ -1,6 +1,8 @@
 //! [`EtcdLeaseStore`]: the lease protocol's operations as etcd v3
 //! transactions.
 
+mod keys;
+
 use core::ops::RangeInclusive;
 use core::time::Duration;
 use std::collections::BTreeSet;
@@ -12,9 +14,9 @@ use flakeid_lease::{
     Renewal,
 };
 use flakeid_sql::StoreError;
-use serde::{Deserialize, Serialize};
 
 use crate::error::EtcdLeaseError;
+use keys::{NodeState, holder_value};
 
 /// The lease protocol on etcd v3. See the [crate documentation](crate)
 /// for its keys, transactions and what is guaranteed.
@@ -34,40 +36,6 @@ impl core::fmt::Debug for EtcdLeaseStore {
         f.debug_struct("EtcdLeaseStore")
             .field("prefix", &self.prefix)
             .finish_non_exhaustive()
-    }
-}
-
-/// The node key's value: what survives the holder's etcd lease.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct NodeState {
-    /// The holder's generation: +1 at every claim.
-    pub(crate) fence: u64,
-    /// No ID of the node was or will be stamped later (Unix ms).
-    pub(crate) high_water: u64,
-    /// The token of the last holder (kept after release: a holder whose
-    /// etcd lease expired unclaimed may still renew or release).
-    pub(crate) owner: Option<String>,
-    /// Host and process of the last holder, for operators.
-    pub(crate) holder: Option<String>,
-    /// The last holder's estimate of its lease's end: its wall clock when
-    /// etcd answered plus the TTL etcd granted (Unix ms). For operators;
-    /// etcd alone decides expiry.
-    pub(crate) lease_until: i64,
-    /// The TTL etcd granted the last holder's lease (ms): a keep-alive
-    /// resets the lease to it.
-    pub(crate) ttl_ms: i64,
-}
-
-impl NodeState {
-    fn free() -> Self {
-        NodeState {
-            fence: 0,
-            high_water: 0,
-            owner: None,
-            holder: None,
-            lease_until: 0,
-            ttl_ms: 0,
-        }
     }
 }
 
@@ -95,87 +63,6 @@ impl EtcdLeaseStore {
     /// The client.
     pub fn client(&self) -> &Client {
         &self.client
-    }
-
-    /// The node key of `node` in `space`: its fence, high-water mark and
-    /// last holder (JSON), without an etcd lease.
-    ///
-    /// ```
-    /// # async fn f(client: etcd_client::Client) {
-    /// let store = flakeid_etcd::EtcdLeaseStore::new(client);
-    /// assert_eq!(store.node_key("a/b", 7), "flakeid_nodes/a%2Fb/node/0000000007");
-    /// # }
-    /// ```
-    pub fn node_key(&self, space: &str, node: u64) -> String {
-        format!("{}/{}/node/{node:010}", self.prefix, segment(space))
-    }
-
-    /// The holder key of `node` in `space`: `<fence>/<owner>`, attached to
-    /// the holder's etcd lease, so it exists exactly while that lease lives.
-    pub fn holder_key(&self, space: &str, node: u64) -> String {
-        format!("{}/{}/holder/{node:010}", self.prefix, segment(space))
-    }
-
-    fn node_prefix(&self, space: &str) -> String {
-        format!("{}/{}/node/", self.prefix, segment(space))
-    }
-
-    fn holder_prefix(&self, space: &str) -> String {
-        format!("{}/{}/holder/", self.prefix, segment(space))
-    }
-
-    fn parse_state(kv: &KeyValue) -> Result<NodeState, EtcdLeaseError> {
-        serde_json::from_slice(kv.value()).map_err(|e| EtcdLeaseError::BadValue {
-            key: String::from_utf8_lossy(kv.key()).into_owned(),
-            value: String::from_utf8_lossy(kv.value())
-                .chars()
-                .take(200)
-                .collect(),
-            reason: e.to_string(),
-        })
-    }
-
-    fn state_value(state: &NodeState) -> Result<Vec<u8>, EtcdLeaseError> {
-        serde_json::to_vec(state).map_err(|e| EtcdLeaseError::Encode(e.to_string()))
-    }
-
-    /// Both keys of a node, from one revision.
-    async fn snapshot(&self, space: &str, node: u64) -> Result<Snapshot, EtcdLeaseError> {
-        let txn = Txn::new().and_then([
-            TxnOp::get(self.node_key(space, node), None),
-            TxnOp::get(self.holder_key(space, node), None),
-        ]);
-        let resp = self.client.kv_client().txn(txn).await?;
-        let mut state = None;
-        let mut holder = None;
-        for (i, op) in resp.op_responses().into_iter().enumerate() {
-            let etcd_client::TxnOpResponse::Get(get) = op else {
-                continue;
-            };
-            let Some(kv) = get.kvs().first() else {
-                continue;
-            };
-            if i == 0 {
-                state = Some((Self::parse_state(kv)?, kv.mod_revision()));
-            } else {
-                holder = Some((
-                    String::from_utf8_lossy(kv.value()).into_owned(),
-                    kv.mod_revision(),
-                    kv.lease(),
-                ));
-            }
-        }
-        Ok(Snapshot { state, holder })
-    }
-
-    /// Compare: the node key is as read (or still absent).
-    fn state_unchanged(&self, space: &str, node: u64, state: &Option<(NodeState, i64)>) -> Compare {
-        match state {
-            Some((_, rev)) => {
-                Compare::mod_revision(self.node_key(space, node), CompareOp::Equal, *rev)
-            }
-            None => Compare::create_revision(self.node_key(space, node), CompareOp::Equal, 0),
-        }
     }
 
     /// Grants an etcd lease of the request's TTL; `(id, granted ms)`.
@@ -541,65 +428,12 @@ const CREATE_CHUNK: usize = 50;
 /// operation of the same node came in between.
 const ATTEMPTS: usize = 5;
 
-/// A node's two keys as read in one transaction.
-struct Snapshot {
-    /// The node key: `None` when the node was never created.
-    state: Option<(NodeState, i64)>,
-    /// The holder key: `(value, mod_revision, etcd lease)`, present while
-    /// the holder's etcd lease lives.
-    holder: Option<(String, i64, i64)>,
-}
-
 fn wall_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// The holder key's value: fence and owner token, compared byte for byte.
-fn holder_value(fence: u64, owner: &str) -> String {
-    format!("{fence}/{owner}")
-}
-
-/// `space` as one key segment: `%` and `/` escaped, so that no space's
-/// keys lie under another's prefix.
-fn segment(space: &str) -> String {
-    space.replace('%', "%25").replace('/', "%2F")
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ttls_round_up_to_whole_seconds() {
-        assert_eq!(ttl_secs(Duration::from_millis(1)), 1);
-        assert_eq!(ttl_secs(Duration::from_millis(1500)), 2);
-        assert_eq!(ttl_secs(Duration::from_secs(15)), 15);
-        assert_eq!(ttl_secs(Duration::ZERO), 1);
-    }
-
-    #[test]
-    fn spaces_are_one_key_segment() {
-        assert_eq!(segment("a/b%c"), "a%2Fb%25c");
-        assert_ne!(segment("a/node"), segment("a") + "/node");
-    }
-
-    #[test]
-    fn node_state_is_json() {
-        let s = NodeState {
-            fence: 2,
-            high_water: 5,
-            owner: Some("t".into()),
-            holder: Some("h/1".into()),
-            lease_until: 9,
-            ttl_ms: 15_000,
-        };
-        let v = serde_json::to_string(&s).unwrap();
-        assert_eq!(
-            v,
-            r#"{"fence":2,"high_water":5,"owner":"t","holder":"h/1","lease_until":9,"ttl_ms":15000}"#
-        );
-        assert_eq!(serde_json::from_str::<NodeState>(&v).unwrap(), s);
-    }
-}
+#[path = "../../tests/unit/store.rs"]
+mod tests;
