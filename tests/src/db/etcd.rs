@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use flakeid_etcd::etcd_client::Client;
 use tokio::sync::OnceCell;
 
-use super::container::{self, ContainerSpec, kind_of, note};
+use super::container::{self, Container, ContainerSpec, kind_of, note};
 use super::runtime;
 
 /// Image used when `FLAKEID_TEST_ETCD_IMAGE` is not set.
@@ -26,7 +26,7 @@ pub(crate) const URL_VAR: &str = "FLAKEID_TEST_ETCD_URL";
 pub struct Etcd {
     url: String,
     version: String,
-    container: Option<container::Container>,
+    container: Option<Container>,
 }
 
 impl Etcd {
@@ -41,8 +41,13 @@ impl Etcd {
     }
 
     /// The container running the server (`None` for a server given by URL).
+    pub fn container(&self) -> Option<&Container> {
+        self.container.as_ref()
+    }
+
+    /// The ID of [`container`](Self::container).
     pub fn container_id(&self) -> Option<&str> {
-        self.container.as_ref().map(|c| c.id())
+        self.container().map(Container::id)
     }
 
     /// A new client of the server.
@@ -193,7 +198,11 @@ async fn start_container() -> Result<Etcd, String> {
     note(&format!(
         "etcd {version} ready at {url} in {:.1}s (container {} from {})",
         started_at.elapsed().as_secs_f64(),
-        started.id.get(..12).unwrap_or(&started.id),
+        started
+            .container
+            .id()
+            .get(..12)
+            .unwrap_or(started.container.id()),
         spec.image
     ));
     Ok(Etcd {

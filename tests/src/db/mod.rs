@@ -64,7 +64,7 @@ use sqlx::mysql::MySqlPool;
 use sqlx::postgres::PgPool;
 use tokio::sync::OnceCell;
 
-pub use container::docker;
+pub use container::Container;
 use container::{ContainerSpec, note};
 pub use etcd::{Etcd, etcd, etcd_to_pause};
 
@@ -234,9 +234,14 @@ impl TestDb {
     }
 
     /// The container running the server (`None` for a server given by
-    /// URL), e.g. for `docker pause` in tests of an unreachable database.
+    /// URL), e.g. to pause it in tests of an unreachable database.
+    pub fn container(&self) -> Option<&Container> {
+        self.server.container.as_ref()
+    }
+
+    /// The ID of [`container`](Self::container).
     pub fn container_id(&self) -> Option<&str> {
-        self.server.container.as_ref().map(|c| c.id())
+        self.container().map(Container::id)
     }
 
     /// Whether the MySQL-family server is MariaDB (false for PostgreSQL).
@@ -395,8 +400,7 @@ pub fn mysql_blocking() -> TestDb {
 pub struct OwnServer {
     backend: Backend,
     url: String,
-    id: String,
-    container: Option<container::Container>,
+    container: Container,
 }
 
 impl OwnServer {
@@ -408,7 +412,7 @@ impl OwnServer {
 
     /// The container's ID.
     pub fn container_id(&self) -> &str {
-        &self.id
+        self.container.id()
     }
 
     /// Kills the server process with SIGKILL (`docker kill`), a crash
@@ -416,16 +420,16 @@ impl OwnServer {
     /// recovers from its log) and waits until it accepts connections.
     ///
     /// # Panics
-    /// If a `docker` command fails or the server does not come back.
+    /// If the container engine refuses or the server does not come back.
     pub async fn crash_and_restart(&mut self) {
-        docker(&["kill", "--signal", "KILL", &self.id]);
-        docker(&["start", &self.id]);
         let port = match self.backend {
             Backend::Postgres => postgres::PORT,
             Backend::MySql => mysql::PORT,
         };
         // A new host port.
-        let host_port = container::host_port(&self.id, port)
+        let host_port = self
+            .container
+            .crash_and_start(port)
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         let mut url = url::Url::parse(&self.url).expect("the server's URL");
@@ -450,20 +454,8 @@ impl fmt::Debug for OwnServer {
         f.debug_struct("OwnServer")
             .field("backend", &self.backend)
             .field("url", &self.url)
-            .field("id", &self.id)
+            .field("id", &self.container.id())
             .finish()
-    }
-}
-
-impl Drop for OwnServer {
-    fn drop(&mut self) {
-        if let Some(container) = self.container.take() {
-            runtime::detach(async move {
-                if let Err(e) = container.rm().await {
-                    note(&format!("could not remove a test's own container: {e}"));
-                }
-            });
-        }
     }
 }
 
@@ -492,8 +484,7 @@ pub async fn own_server(backend: Backend) -> OwnServer {
         Ok::<_, String>(OwnServer {
             backend,
             url,
-            id: started.id.clone(),
-            container: Some(started.container),
+            container: started.container,
         })
     })
     .await;
@@ -504,8 +495,8 @@ pub async fn own_server(backend: Backend) -> OwnServer {
 /// (e.g. a small buffer pool for a benchmark). Unlike the test fixtures it
 /// always runs a container of [`ServerKind::image`] (the `*_URL` variables
 /// are ignored: an existing server's settings are not ours to change), and
-/// the container is removed by [`stop`](Self::stop), or when the process
-/// exits.
+/// the container is removed by [`stop`](Self::stop), when this value is
+/// dropped, or when the process exits.
 pub struct DedicatedServer {
     kind: ServerKind,
     inner: ContainerServer,
@@ -570,12 +561,7 @@ impl DedicatedServer {
     /// # Errors
     /// The container engine's error.
     pub async fn stop(self) -> Result<(), String> {
-        let id = self.inner.container.id().to_owned();
-        self.inner
-            .container
-            .rm()
-            .await
-            .map_err(|e| format!("cannot remove container {}: {e}", short(&id)))
+        self.inner.container.remove().await
     }
 }
 
@@ -674,7 +660,7 @@ struct Server {
     admin_url: url::Url,
     admin: Admin,
     /// Kept so the container lives as long as the process.
-    container: Option<container::Container>,
+    container: Option<Container>,
 }
 
 enum Admin {
@@ -846,7 +832,7 @@ struct ContainerServer {
     version: String,
     admin_url: url::Url,
     admin: Admin,
-    container: container::Container,
+    container: Container,
 }
 
 async fn start_container(
@@ -865,7 +851,7 @@ async fn start_container(
     .map_err(|e| {
         format!(
             "{kind} container {} ({}) started but: {e}",
-            short(&started.id),
+            short(started.container.id()),
             spec.image
         )
     })?;
