@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use testcontainers::bollard::query_parameters::KillContainerOptionsBuilder;
 use testcontainers::core::client::docker_client_instance;
-use testcontainers::core::{IntoContainerPort as _, Mount, WaitFor};
+use testcontainers::core::{IntoContainerPort as _, WaitFor};
 use testcontainers::runners::AsyncRunner as _;
 use testcontainers::{ContainerAsync, ContainerRequest, GenericImage, ImageExt as _};
 
@@ -31,66 +31,31 @@ pub(crate) const LABEL: &str = "org.flakeid.tests";
 /// Label naming the `scripts/test.sh` run (or `manual`), for its clean-up.
 pub(crate) const RUN_LABEL: &str = "org.flakeid.tests.run";
 
-/// How an image must be started and recognised as ready.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ImageKind {
-    /// Built by `scripts/build-images.sh` (name starts with `flakeid-`).
-    Local,
-    /// Official `postgres` image.
-    OfficialPostgres,
-    /// Official `mysql` image.
-    OfficialMysql,
-    /// Official `mariadb` image.
-    OfficialMariadb,
-    /// Official etcd image (`quay.io/coreos/etcd`, `gcr.io/etcd-development/etcd`).
-    OfficialEtcd,
+/// The request for a container of `image` (`name[:tag]`, run as it is: a
+/// tag that exists locally is not pulled) whose server listens on `port`
+/// (published on any free host port) and accepts connections once it logged
+/// `ready` on stderr. Official images run a temporary server first; callers
+/// also retry connecting until the real one answers.
+pub(crate) fn request(image: &str, port: u16, ready: &str) -> ContainerRequest<GenericImage> {
+    let (name, tag) = split_image(image);
+    let run_id = std::env::var("FLAKEID_TEST_RUN_ID").unwrap_or_else(|_| "manual".to_owned());
+    GenericImage::new(name, tag)
+        .with_exposed_port(port.tcp())
+        .with_wait_for(WaitFor::message_on_stderr(ready))
+        .with_label(LABEL, "1")
+        .with_label(RUN_LABEL, run_id)
+        // Starting and waiting for `ready`; an image pull before it is not counted.
+        .with_startup_timeout(Duration::from_secs(180))
 }
 
-/// What a backend needs from its container.
-#[derive(Debug)]
-pub(crate) struct ContainerSpec {
-    /// Image reference, `name[:tag]`.
-    pub(crate) image: String,
-    pub(crate) kind: ImageKind,
-    pub(crate) port: u16,
-    pub(crate) env: Vec<(&'static str, &'static str)>,
-    /// Command replacing the image's default (empty: the image's own), used
-    /// to pass server settings.
-    pub(crate) cmd: Vec<String>,
-    /// Paths inside the container mounted as tmpfs (memory): data whose
-    /// fsyncs would otherwise wait on a shared machine's disk.
-    pub(crate) tmpfs: Vec<&'static str>,
-    /// Log line (on stderr) after which the server accepts connections on
-    /// its port. Official images run a temporary server first; callers also
-    /// retry connecting until the real one answers.
-    pub(crate) ready_message: &'static str,
-}
-
-impl ContainerSpec {
-    /// The container request: the image as it is (a tag that exists
-    /// locally is not pulled), the port published on any free host port.
-    fn request(&self) -> ContainerRequest<GenericImage> {
-        let (name, tag) = split_image(&self.image);
-        let run_id = std::env::var("FLAKEID_TEST_RUN_ID").unwrap_or_else(|_| "manual".to_owned());
-        let mut request = GenericImage::new(name, tag)
-            .with_exposed_port(self.port.tcp())
-            .with_wait_for(WaitFor::message_on_stderr(self.ready_message))
-            .with_label(LABEL, "1")
-            .with_label(RUN_LABEL, run_id)
-            // Starting and waiting for the ready message; an image pull
-            // before it is not counted.
-            .with_startup_timeout(Duration::from_secs(180));
-        for (key, value) in &self.env {
-            request = request.with_env_var(*key, *value);
-        }
-        if !self.cmd.is_empty() {
-            request = request.with_cmd(self.cmd.iter());
-        }
-        for path in &self.tmpfs {
-            request = request.with_mount(Mount::tmpfs_mount(*path));
-        }
-        request
-    }
+/// Whether `image` is one of the images `scripts/build-images.sh` builds
+/// (`flakeid-…`), which start their servers with scripts of their own.
+pub(crate) fn is_local(image: &str) -> bool {
+    let (name, _) = split_image(image);
+    name.rsplit('/')
+        .next()
+        .unwrap_or(name)
+        .starts_with("flakeid-")
 }
 
 /// A started container: where to reach it.
@@ -213,23 +178,6 @@ impl Drop for Container {
     }
 }
 
-/// Classifies an image reference by name.
-pub(crate) fn kind_of(image: &str) -> ImageKind {
-    let (name, _) = split_image(image);
-    let base = name.rsplit('/').next().unwrap_or(name);
-    if base.starts_with("flakeid-") {
-        ImageKind::Local
-    } else if base.contains("etcd") {
-        ImageKind::OfficialEtcd
-    } else if base.contains("mariadb") {
-        ImageKind::OfficialMariadb
-    } else if base.contains("mysql") {
-        ImageKind::OfficialMysql
-    } else {
-        ImageKind::OfficialPostgres
-    }
-}
-
 /// Splits `name[:tag]`; a `:` before the last `/` belongs to a registry port.
 pub(crate) fn split_image(image: &str) -> (&str, &str) {
     match image.rfind(':') {
@@ -238,11 +186,14 @@ pub(crate) fn split_image(image: &str) -> (&str, &str) {
     }
 }
 
-/// Starts a container of `spec` (pulling the image if it is not there),
-/// waits for its ready message and finds where its port is reached.
-pub(crate) async fn start(spec: &ContainerSpec) -> Result<Started, String> {
-    let request = spec.request();
-    let port = spec.port;
+/// Starts the container of [`request`] (pulling the image if it is not
+/// there), waits until it is ready and finds where its port is reached.
+pub(crate) async fn start(request: ContainerRequest<GenericImage>) -> Result<Started, String> {
+    let port = request
+        .expose_ports()
+        .first()
+        .ok_or("internal: a request without a port")?
+        .as_u16();
     REMOVE_AT_EXIT.call_once(remove_at_exit);
     runtime::run(async move {
         let container = request.start().await.map_err(|e| e.to_string())?;
