@@ -168,8 +168,8 @@ impl std::fmt::Debug for Container {
 impl Drop for Container {
     fn drop(&mut self) {
         let slot = Arc::clone(&self.slot);
-        // testcontainers removes on the runtime of the drop, which must
-        // be the fixtures' (the caller may be on none, or about to end its own).
+        // testcontainers' removal needs a Tokio runtime: the fixtures', as the
+        // caller may be on none, or on one about to end.
         runtime::detach(async move {
             if let Err(e) = remove(&slot).await {
                 note(&format!("could not remove a container: {e}"));
@@ -199,9 +199,12 @@ pub(crate) async fn start(request: ContainerRequest<GenericImage>) -> Result<Sta
         let container = request.start().await.map_err(|e| e.to_string())?;
         let id = container.id().to_owned();
         let slot = Arc::new(tokio::sync::Mutex::new(Some(container)));
-        LIVE.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(Arc::clone(&slot));
+        {
+            let mut live = LIVE.lock().unwrap_or_else(PoisonError::into_inner);
+            // Forgets the handles of containers dropped since (only `LIVE` holds them).
+            live.retain(|slot| Arc::strong_count(slot) > 1);
+            live.push(Arc::clone(&slot));
+        }
         let container = Container { id, slot };
         let (host, port) = {
             let started = container.slot.lock().await;
