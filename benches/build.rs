@@ -6,7 +6,14 @@ use std::process::Command;
 
 const CRATES: [&str; 5] = ["flakeid-core", "ferroid", "snowflaked", "uuid", "ulid"];
 /// What the database benchmark (`--bin db`) runs through.
-const DB_CRATES: [&str; 5] = ["flakeid-core", "sea-orm", "diesel", "sqlx", "uuid"];
+const DB_CRATES: [&str; 6] = [
+    "flakeid-core",
+    "sea-orm",
+    "diesel",
+    "sqlx",
+    "uuid",
+    "testcontainers",
+];
 
 fn main() {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());

@@ -166,8 +166,9 @@ check_free_space() {
 remove_leftover_containers() {
     [ "$use_docker" -eq 1 ] && engine_reachable || return 0
     local filter="label=org.flakeid.tests.run=$FLAKEID_TEST_RUN_ID" ids i
-    # Each test binary's watcher removes its containers when the binary exits;
-    # give them a moment, then remove whatever is left. A container whose
+    # Each test binary removes its containers when it exits (its exit hook;
+    # on SIGTERM testcontainers' watchdog, which stops each one first, up to
+    # 10 s); give them a moment, then remove whatever is left. A container whose
     # creation a killed test had asked for can appear a moment after it
     # died: none for two looks a second apart is none.
     local empty=0

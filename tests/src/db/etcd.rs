@@ -10,9 +10,11 @@
 use std::time::{Duration, Instant};
 
 use flakeid_etcd::etcd_client::Client;
+use testcontainers::core::Mount;
+use testcontainers::{ContainerRequest, GenericImage, ImageExt as _};
 use tokio::sync::OnceCell;
 
-use super::container::{self, ContainerSpec, kind_of, note};
+use super::container::{self, Container, note};
 use super::runtime;
 
 /// Image used when `FLAKEID_TEST_ETCD_IMAGE` is not set.
@@ -26,7 +28,7 @@ pub(crate) const URL_VAR: &str = "FLAKEID_TEST_ETCD_URL";
 pub struct Etcd {
     url: String,
     version: String,
-    container: Option<container::Container>,
+    container: Option<Container>,
 }
 
 impl Etcd {
@@ -41,8 +43,13 @@ impl Etcd {
     }
 
     /// The container running the server (`None` for a server given by URL).
+    pub fn container(&self) -> Option<&Container> {
+        self.container.as_ref()
+    }
+
+    /// The ID of [`container`](Self::container).
     pub fn container_id(&self) -> Option<&str> {
-        self.container.as_ref().map(|c| c.id())
+        self.container().map(Container::id)
     }
 
     /// A new client of the server.
@@ -84,32 +91,23 @@ pub async fn etcd_to_pause() -> &'static Etcd {
 
 const PORT: u16 = 2379;
 
-fn container_spec(image: String) -> ContainerSpec {
-    let kind = kind_of(&image);
-    ContainerSpec {
-        image,
-        kind,
-        port: PORT,
-        env: Vec::new(),
-        tmpfs: vec!["/tmp/etcd"],
-        ready_message: "ready to serve client requests",
+fn container(image: &str) -> ContainerRequest<GenericImage> {
+    container::request(image, PORT, "ready to serve client requests")
+        // Its WAL's fsyncs do not wait on the disk the other tests share.
+        .with_mount(Mount::tmpfs_mount("/tmp/etcd"))
         // The same command for the official and the local image: both have
         // `etcd` on the PATH.
-        cmd: [
+        .with_cmd([
             "etcd",
             "--name=flakeid-test",
-            // A directory etcd creates (mode 0700) on a tmpfs: its WAL's
-            // fsyncs do not wait on the disk the other tests share.
+            // A directory etcd creates (mode 0700) on the tmpfs.
             "--data-dir=/tmp/etcd/data",
             "--listen-client-urls=http://0.0.0.0:2379",
             "--advertise-client-urls=http://127.0.0.1:2379",
             "--listen-peer-urls=http://127.0.0.1:2380",
             "--initial-advertise-peer-urls=http://127.0.0.1:2380",
             "--initial-cluster=flakeid-test=http://127.0.0.1:2380",
-        ]
-        .map(String::from)
-        .to_vec(),
-    }
+        ])
 }
 
 async fn version(url: &str) -> Result<String, String> {
@@ -174,27 +172,25 @@ async fn start_container() -> Result<Etcd, String> {
         .ok()
         .filter(|i| !i.trim().is_empty())
         .map_or_else(|| DEFAULT_IMAGE.to_owned(), |i| i.trim().to_owned());
-    let spec = container_spec(image);
-    let started = container::start(&spec).await.map_err(|e| {
+    let started = container::start(container(&image)).await.map_err(|e| {
         format!(
             "\n\nflakeid-tests: no etcd server available for this test.\n\
              Starting a container from image `{image}` failed: {e}\n\n\
              Fix it in one of these ways:\n  \
              - run `./scripts/test.sh` (builds a local etcd image from Debian's etcd-server package);\n  \
              - make image `{image}` available (choose another with {IMAGE_VAR}=...);\n  \
-             - point the tests at an existing server: {URL_VAR}=http://127.0.0.1:2379\n",
-            image = spec.image,
+             - point the tests at an existing server: {URL_VAR}=http://127.0.0.1:2379\n"
         )
     })?;
     let url = format!("http://{}:{}", started.host, started.port);
     let version = container::retry_connect(Duration::from_secs(60), || version(&url))
         .await
-        .map_err(|e| format!("etcd container ({}) started but: {e}", spec.image))?;
+        .map_err(|e| format!("etcd container ({image}) started but: {e}"))?;
     note(&format!(
         "etcd {version} ready at {url} in {:.1}s (container {} from {})",
         started_at.elapsed().as_secs_f64(),
-        started.id.get(..12).unwrap_or(&started.id),
-        spec.image
+        super::short(started.container.id()),
+        image
     ));
     Ok(Etcd {
         url,

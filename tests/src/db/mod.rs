@@ -62,10 +62,11 @@ use std::time::{Duration, Instant};
 
 use sqlx::mysql::MySqlPool;
 use sqlx::postgres::PgPool;
+use testcontainers::{ContainerRequest, GenericImage};
 use tokio::sync::OnceCell;
 
-pub use container::docker;
-use container::{ContainerSpec, note};
+pub use container::Container;
+use container::note;
 pub use etcd::{Etcd, etcd, etcd_to_pause};
 
 /// Selects the server [`postgres`] uses: unset, empty or `default` for
@@ -169,10 +170,10 @@ impl ServerKind {
         }
     }
 
-    fn container_spec(self, settings: &[(&str, &str)]) -> ContainerSpec {
+    fn container(self, image: &str, settings: &[(&str, &str)]) -> ContainerRequest<GenericImage> {
         match self.backend() {
-            Backend::Postgres => postgres::container_spec(self.image(), settings),
-            Backend::MySql => mysql::container_spec(self.image(), settings),
+            Backend::Postgres => postgres::container(image, settings),
+            Backend::MySql => mysql::container(image, settings),
         }
     }
 
@@ -234,9 +235,14 @@ impl TestDb {
     }
 
     /// The container running the server (`None` for a server given by
-    /// URL), e.g. for `docker pause` in tests of an unreachable database.
+    /// URL), e.g. to pause it in tests of an unreachable database.
+    pub fn container(&self) -> Option<&Container> {
+        self.server.container.as_ref()
+    }
+
+    /// The ID of [`container`](Self::container).
     pub fn container_id(&self) -> Option<&str> {
-        self.server.container.as_ref().map(|c| c.id())
+        self.container().map(Container::id)
     }
 
     /// Whether the MySQL-family server is MariaDB (false for PostgreSQL).
@@ -395,8 +401,7 @@ pub fn mysql_blocking() -> TestDb {
 pub struct OwnServer {
     backend: Backend,
     url: String,
-    id: String,
-    container: Option<container::Container>,
+    container: Container,
 }
 
 impl OwnServer {
@@ -408,7 +413,7 @@ impl OwnServer {
 
     /// The container's ID.
     pub fn container_id(&self) -> &str {
-        &self.id
+        self.container.id()
     }
 
     /// Kills the server process with SIGKILL (`docker kill`), a crash
@@ -416,16 +421,16 @@ impl OwnServer {
     /// recovers from its log) and waits until it accepts connections.
     ///
     /// # Panics
-    /// If a `docker` command fails or the server does not come back.
+    /// If the container engine refuses or the server does not come back.
     pub async fn crash_and_restart(&mut self) {
-        docker(&["kill", "--signal", "KILL", &self.id]);
-        docker(&["start", &self.id]);
         let port = match self.backend {
             Backend::Postgres => postgres::PORT,
             Backend::MySql => mysql::PORT,
         };
         // A new host port.
-        let host_port = container::host_port(&self.id, port)
+        let host_port = self
+            .container
+            .crash_and_start(port)
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         let mut url = url::Url::parse(&self.url).expect("the server's URL");
@@ -450,20 +455,8 @@ impl fmt::Debug for OwnServer {
         f.debug_struct("OwnServer")
             .field("backend", &self.backend)
             .field("url", &self.url)
-            .field("id", &self.id)
+            .field("id", &self.container.id())
             .finish()
-    }
-}
-
-impl Drop for OwnServer {
-    fn drop(&mut self) {
-        if let Some(container) = self.container.take() {
-            runtime::detach(async move {
-                if let Err(e) = container.rm().await {
-                    note(&format!("could not remove a test's own container: {e}"));
-                }
-            });
-        }
     }
 }
 
@@ -481,19 +474,11 @@ pub async fn own_server(backend: Backend) -> OwnServer {
             Backend::Postgres => selected_postgres()?,
             Backend::MySql => ServerKind::MySql,
         };
-        let spec = kind.container_spec(&[]);
-        let started = container::start(&spec)
-            .await
-            .map_err(|e| no_server_message(kind, &spec, &e))?;
-        let url = kind.admin_url(&started.host, started.port);
-        container::retry_connect(Duration::from_secs(120), || Admin::connect(backend, &url))
-            .await
-            .map_err(|e| format!("{backend} container of a test's own: {e}"))?;
+        let started = start_container(kind, &[]).await?;
         Ok::<_, String>(OwnServer {
             backend,
-            url,
-            id: started.id.clone(),
-            container: Some(started.container),
+            url: started.admin_url.into(),
+            container: started.container,
         })
     })
     .await;
@@ -504,8 +489,8 @@ pub async fn own_server(backend: Backend) -> OwnServer {
 /// (e.g. a small buffer pool for a benchmark). Unlike the test fixtures it
 /// always runs a container of [`ServerKind::image`] (the `*_URL` variables
 /// are ignored: an existing server's settings are not ours to change), and
-/// the container is removed by [`stop`](Self::stop), or when the process
-/// exits.
+/// the container is removed by [`stop`](Self::stop), when this value is
+/// dropped, or when the process exits.
 pub struct DedicatedServer {
     kind: ServerKind,
     inner: ContainerServer,
@@ -570,12 +555,7 @@ impl DedicatedServer {
     /// # Errors
     /// The container engine's error.
     pub async fn stop(self) -> Result<(), String> {
-        let id = self.inner.container.id().to_owned();
-        self.inner
-            .container
-            .rm()
-            .await
-            .map_err(|e| format!("cannot remove container {}: {e}", short(&id)))
+        self.inner.container.remove().await
     }
 }
 
@@ -674,7 +654,7 @@ struct Server {
     admin_url: url::Url,
     admin: Admin,
     /// Kept so the container lives as long as the process.
-    container: Option<container::Container>,
+    container: Option<Container>,
 }
 
 enum Admin {
@@ -822,13 +802,12 @@ async fn container_server(kind: ServerKind, role: &str) -> Result<Server, String
     let started_at = Instant::now();
     let started = start_container(kind, &[]).await?;
     note(&format!(
-        "{kind} {role} ready at {}:{} in {:.1}s (container {} from {}, {:?} image): {}",
+        "{kind} {role} ready at {}:{} in {:.1}s (container {} from {}): {}",
         started.admin_url.host_str().unwrap_or("?"),
         started.admin_url.port().unwrap_or(0),
         started_at.elapsed().as_secs_f64(),
         short(started.container.id()),
         started.image,
-        started.image_kind,
         started.version,
     ));
     Ok(Server {
@@ -842,21 +821,20 @@ async fn container_server(kind: ServerKind, role: &str) -> Result<Server, String
 /// A container of `kind`, connected and version-checked.
 struct ContainerServer {
     image: String,
-    image_kind: container::ImageKind,
     version: String,
     admin_url: url::Url,
     admin: Admin,
-    container: container::Container,
+    container: Container,
 }
 
 async fn start_container(
     kind: ServerKind,
     settings: &[(&str, &str)],
 ) -> Result<ContainerServer, String> {
-    let spec = kind.container_spec(settings);
-    let started = container::start(&spec)
+    let image = kind.image();
+    let started = container::start(kind.container(&image, settings))
         .await
-        .map_err(|e| no_server_message(kind, &spec, &e))?;
+        .map_err(|e| no_server_message(kind, &image, &e))?;
     let admin_url = kind.admin_url(&started.host, started.port);
     let admin = container::retry_connect(Duration::from_secs(120), || {
         Admin::connect(kind.backend(), &admin_url)
@@ -865,18 +843,17 @@ async fn start_container(
     .map_err(|e| {
         format!(
             "{kind} container {} ({}) started but: {e}",
-            short(&started.id),
-            spec.image
+            short(started.container.id()),
+            image
         )
     })?;
     let version = admin
-        .checked_version(kind, &format!("image {}={}", kind.image_var(), spec.image))
+        .checked_version(kind, &format!("image {}={image}", kind.image_var()))
         .await?;
     let admin_url = url::Url::parse(&admin_url)
         .map_err(|e| format!("internal: bad admin URL {admin_url}: {e}"))?;
     Ok(ContainerServer {
-        image: spec.image,
-        image_kind: spec.kind,
+        image,
         version,
         admin_url,
         admin,
@@ -884,7 +861,7 @@ async fn start_container(
     })
 }
 
-fn no_server_message(kind: ServerKind, spec: &ContainerSpec, error: &str) -> String {
+fn no_server_message(kind: ServerKind, image: &str, error: &str) -> String {
     let selected = if kind == ServerKind::Postgres18 {
         format!(
             "\n  (this server serves tests calling `postgres18()`, and `postgres()` when \
@@ -903,7 +880,6 @@ fn no_server_message(kind: ServerKind, spec: &ContainerSpec, error: &str) -> Str
          - start Docker (or Podman with DOCKER_HOST pointing at its socket) and make sure image `{image}` \
            can be pulled or exists locally (choose another with {image_var}=...);\n  \
          - point the tests at an existing server: {url_var}={example}{selected}\n",
-        image = spec.image,
         image_var = kind.image_var(),
         url_var = kind.url_var(),
         example = kind.example_url(),
@@ -988,7 +964,9 @@ fn short(id: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::container::{ImageKind, kind_of, split_image};
+    use testcontainers::{ContainerRequest, GenericImage};
+
+    use super::container::{LABEL, RUN_LABEL, is_local, split_image};
     use super::{
         ServerKind, check_database_name, database_name, mysql, parse_postgres_server, postgres,
         redact, target_name,
@@ -1021,45 +999,50 @@ mod tests {
         assert_eq!(target_name("harness"), "harness");
     }
 
+    /// The command of a container request, as `docker run` gets it.
+    fn command(request: ContainerRequest<GenericImage>) -> Vec<String> {
+        request.cmd().map(String::from).collect()
+    }
+
     #[test]
     fn server_settings_become_the_container_command() {
-        let local = postgres::container_spec(
-            "flakeid-postgres:18".to_owned(),
-            &[("shared_buffers", "64MB")],
-        );
+        let local = postgres::container("flakeid-postgres:18", &[("shared_buffers", "64MB")]);
         assert_eq!(
-            local.cmd,
+            command(local),
             [
                 "/usr/local/bin/flakeid-start-postgres",
                 "-c",
                 "shared_buffers=64MB"
             ]
         );
-        let official = postgres::container_spec("postgres:18".to_owned(), &[("fsync", "off")]);
-        assert_eq!(official.cmd, ["postgres", "-c", "fsync=off"]);
+        let official = postgres::container("postgres:18", &[("fsync", "off")]);
+        assert_eq!(command(official), ["postgres", "-c", "fsync=off"]);
         // Without settings the image's own command runs.
-        assert!(
-            postgres::container_spec("postgres:18".to_owned(), &[])
-                .cmd
-                .is_empty()
-        );
+        assert!(command(postgres::container("postgres:18", &[])).is_empty());
 
-        let local = mysql::container_spec(
-            "flakeid-mariadb:10.11".to_owned(),
+        let local = mysql::container(
+            "flakeid-mariadb:10.11",
             &[("innodb-buffer-pool-size", "64M")],
         );
         assert_eq!(
-            local.cmd,
+            command(local),
             [
                 "/usr/local/bin/flakeid-start-mariadb",
                 "--innodb-buffer-pool-size=64M"
             ]
         );
-        let official = mysql::container_spec(
-            "mariadb:11".to_owned(),
-            &[("innodb-buffer-pool-size", "64M")],
-        );
-        assert_eq!(official.cmd, ["--innodb-buffer-pool-size=64M"]);
+        let official = mysql::container("mariadb:11", &[("innodb-buffer-pool-size", "64M")]);
+        assert_eq!(command(official), ["--innodb-buffer-pool-size=64M"]);
+    }
+
+    #[test]
+    fn containers_carry_the_labels_the_clean_up_looks_for() {
+        let request = mysql::container("mariadb:11", &[]);
+        let labels = request.labels();
+        assert_eq!(labels.get(LABEL).map(String::as_str), Some("1"));
+        let run = std::env::var("FLAKEID_TEST_RUN_ID").unwrap_or_else(|_| "manual".to_owned());
+        assert_eq!(labels.get(RUN_LABEL), Some(&run));
+        assert_eq!(request.descriptor(), "mariadb:11");
     }
 
     #[test]
@@ -1086,20 +1069,22 @@ mod tests {
     }
 
     #[test]
-    fn image_kinds_follow_the_name() {
-        assert_eq!(kind_of("flakeid-postgres:15"), ImageKind::Local);
-        assert_eq!(kind_of("flakeid-mariadb:10.11"), ImageKind::Local);
-        assert_eq!(kind_of("mariadb:11"), ImageKind::OfficialMariadb);
-        assert_eq!(
-            kind_of("docker.io/library/mysql:8.4"),
-            ImageKind::OfficialMysql
-        );
-        assert_eq!(kind_of("postgres:16"), ImageKind::OfficialPostgres);
-        assert_eq!(
-            kind_of("quay.io/coreos/etcd:v3.5.17"),
-            ImageKind::OfficialEtcd
-        );
-        assert_eq!(kind_of("flakeid-etcd:3.4"), ImageKind::Local);
+    fn local_images_are_told_apart_by_name() {
+        for local in [
+            "flakeid-postgres:15",
+            "flakeid-mariadb:10.11",
+            "flakeid-etcd:3.4",
+        ] {
+            assert!(is_local(local), "{local}");
+        }
+        for official in [
+            "mariadb:11",
+            "docker.io/library/mysql:8.4",
+            "postgres:16",
+            "quay.io/coreos/etcd:v3.5.17",
+        ] {
+            assert!(!is_local(official), "{official}");
+        }
     }
 
     #[test]

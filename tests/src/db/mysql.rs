@@ -1,8 +1,9 @@
 //! MySQL and MariaDB: container settings and administrative SQL.
 
 use flakeid_sql::Dialect;
+use testcontainers::{ContainerRequest, GenericImage, ImageExt as _};
 
-use super::container::{ContainerSpec, ImageKind, kind_of};
+use super::container;
 
 /// Image used when `FLAKEID_TEST_MYSQL_IMAGE` is not set.
 pub(crate) const DEFAULT_IMAGE: &str = "mysql:8.4";
@@ -13,42 +14,32 @@ pub(crate) const URL_VAR: &str = "FLAKEID_TEST_MYSQL_URL";
 
 pub(crate) const PORT: u16 = 3306;
 
-/// Container settings for `image`, with server `settings` (`--name=value`).
+/// The container of `image`, with server `settings` (`--name=value`).
 /// The official images take the root password from the environment; the
 /// local image has it built in.
-pub(crate) fn container_spec(image: String, settings: &[(&str, &str)]) -> ContainerSpec {
-    let kind = kind_of(&image);
-    let mut cmd = Vec::new();
-    if !settings.is_empty() {
-        // The official images' entrypoints start the server with arguments
-        // that begin with `-`; the local start script passes them on.
-        if kind == ImageKind::Local {
-            cmd.push(LOCAL_START.to_owned());
-        }
-        cmd.extend(
-            settings
-                .iter()
-                .map(|(name, value)| format!("--{name}={value}")),
-        );
-    }
-    let ready_message = match kind {
-        ImageKind::Local => "ready for connections",
-        // Only the final server listens on the port; the temporary set-up
-        // server logs "port: 0".
-        _ => "port: 3306",
+pub(crate) fn container(image: &str, settings: &[(&str, &str)]) -> ContainerRequest<GenericImage> {
+    let local = container::is_local(image);
+    // Only the official images' final server listens on the port; their
+    // temporary set-up server logs "port: 0".
+    let ready = if local {
+        "ready for connections"
+    } else {
+        "port: 3306"
     };
-    ContainerSpec {
-        image,
-        kind,
-        port: PORT,
-        env: vec![
-            ("MYSQL_ROOT_PASSWORD", "flakeid"),
-            ("MARIADB_ROOT_PASSWORD", "flakeid"),
-        ],
-        cmd,
-        tmpfs: Vec::new(),
-        ready_message,
+    let request = container::request(image, PORT, ready)
+        .with_env_var("MYSQL_ROOT_PASSWORD", "flakeid")
+        .with_env_var("MARIADB_ROOT_PASSWORD", "flakeid");
+    if settings.is_empty() {
+        // The image's own command.
+        return request;
     }
+    // The official images' entrypoints start the server with arguments
+    // that begin with `-`; the local start script passes them on.
+    let start = local.then(|| LOCAL_START.to_owned());
+    let settings = settings
+        .iter()
+        .map(|(name, value)| format!("--{name}={value}"));
+    request.with_cmd(start.into_iter().chain(settings))
 }
 
 /// Admin URL of a container reachable at `host:port`.

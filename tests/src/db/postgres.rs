@@ -2,9 +2,9 @@
 
 use flakeid_sql::Dialect;
 use sqlx::postgres::PgPool;
+use testcontainers::{ContainerRequest, GenericImage, ImageExt as _};
 
-use super::admin;
-use super::container::{ContainerSpec, ImageKind, kind_of};
+use super::{admin, container};
 
 /// Image used when `FLAKEID_TEST_POSTGRES_IMAGE` is not set.
 pub(crate) const DEFAULT_IMAGE: &str = "postgres:17";
@@ -25,42 +25,32 @@ pub(crate) const VERSION_NUM_18: i64 = 180_000;
 
 pub(crate) const PORT: u16 = 5432;
 
-/// Container settings for `image`, with server `settings` (`-c name=value`).
+/// The container of `image`, with server `settings` (`-c name=value`).
 /// The password is what the official image requires; the local image trusts
 /// every connection and ignores it.
-pub(crate) fn container_spec(image: String, settings: &[(&str, &str)]) -> ContainerSpec {
-    let kind = kind_of(&image);
-    let mut cmd = Vec::new();
-    if !settings.is_empty() {
-        // Both start the server with the arguments that follow.
-        cmd.push(
-            if kind == ImageKind::Local {
-                LOCAL_START
-            } else {
-                "postgres"
-            }
-            .to_owned(),
-        );
-        for (name, value) in settings {
-            cmd.push("-c".to_owned());
-            cmd.push(format!("{name}={value}"));
-        }
-    }
-    ContainerSpec {
+pub(crate) fn container(image: &str, settings: &[(&str, &str)]) -> ContainerRequest<GenericImage> {
+    // The official image's temporary set-up server logs this on stdout;
+    // only the final server logs it on stderr.
+    let request = container::request(
         image,
-        kind: if kind == ImageKind::Local {
-            kind
-        } else {
-            ImageKind::OfficialPostgres
-        },
-        port: PORT,
-        env: vec![("POSTGRES_PASSWORD", "flakeid")],
-        cmd,
-        tmpfs: Vec::new(),
-        // The official image's temporary set-up server logs this on stdout;
-        // only the final server logs it on stderr.
-        ready_message: "database system is ready to accept connections",
+        PORT,
+        "database system is ready to accept connections",
+    )
+    .with_env_var("POSTGRES_PASSWORD", "flakeid");
+    if settings.is_empty() {
+        // The image's own command.
+        return request;
     }
+    // Both start the server with the arguments that follow.
+    let start = if container::is_local(image) {
+        LOCAL_START
+    } else {
+        "postgres"
+    };
+    let settings = settings
+        .iter()
+        .flat_map(|(name, value)| ["-c".to_owned(), format!("{name}={value}")]);
+    request.with_cmd(std::iter::once(start.to_owned()).chain(settings))
 }
 
 /// Admin URL of a container reachable at `host:port`.

@@ -11,10 +11,10 @@ use super::lease_common::{
     Done, Worker, assert_no_duplicates, finish_issuing, hold_file, lease_args, prepare,
     scenario_tests, space, to_pause, until_stored,
 };
-use flakeid_tests::db::{self, TestDb, docker};
+use flakeid_tests::db::{self, TestDb};
 
 async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
-    let (container, _pauses) = to_pause(db.container_id()).await;
+    let (container, _pauses) = to_pause(db.container()).await;
     let conn = prepare(&db).await;
     let space = space(name);
     let ids = 4_000u64;
@@ -51,9 +51,9 @@ async fn holders_fence_while_the_database_is_paused(db: TestDb, name: &str) {
         until_stored(&conn, &w.tag, 100).await;
     }
     // Longer than the ceiling lead (the 3 s TTL): every holder meets its ceiling.
-    docker(&["pause", &container]);
+    container.pause().await;
     tokio::time::sleep(Duration::from_secs(6)).await;
-    docker(&["unpause", &container]);
+    container.unpause().await;
 
     let mut done: Vec<Done> = Vec::new();
     for w in workers {
@@ -89,7 +89,7 @@ async fn release_returns_within_the_ttl_while_the_store_is_paused(
     orm: &str,
     etcd: Option<&flakeid_tests::db::Etcd>,
 ) {
-    let store = etcd.map_or(db.container_id(), |e| e.container_id());
+    let store = etcd.map_or(db.container(), |e| e.container());
     let (store_container, _pauses) = to_pause(store).await;
     let conn = prepare(&db).await;
     let space = space(name);
@@ -111,13 +111,13 @@ async fn release_returns_within_the_ttl_while_the_store_is_paused(
     let mut w = Worker::start(db.url(), &format!("{name}-holder"), &args);
     w.ready();
     until_stored(&conn, &w.tag, 200).await;
-    docker(&["pause", &store_container]);
+    store_container.pause().await;
     std::fs::write(&hold, b"go").unwrap();
     // A bound on a hang, not a timing assertion: the TTL is 3 s.
     let said = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         w.wait_for_within(&["RELEASED", "RELEASE_FAILED"], Duration::from_secs(60))
     }));
-    docker(&["unpause", &store_container]);
+    store_container.unpause().await;
     let line =
         said.unwrap_or_else(|_| panic!("{orm}: release did not return while the store was paused"));
     assert!(line.starts_with("RELEASE_FAILED"), "{orm}: {line}");

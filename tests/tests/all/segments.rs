@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use flakeid_segment::{SegmentError, SegmentIds, SegmentOptions};
-use flakeid_tests::db::{self, TestDb, docker};
+use flakeid_tests::db::{self, TestDb};
 use flakeid_tests::process::{self, Output, field};
 use flakeid_tests::worker::start_diesel_segment;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, Statement};
@@ -478,7 +478,7 @@ async fn take(ids: &Arc<SegmentIds>) -> Result<u64, SegmentError> {
 }
 
 async fn paused_mid_prefetch(db: TestDb, test: &str) {
-    let (container, _pauses) = to_pause(db.container_id()).await;
+    let (container, _pauses) = to_pause(db.container()).await;
     let conn = prepare(&db).await;
     let name = format!("{test}-pause");
     let options = || {
@@ -527,7 +527,7 @@ async fn paused_mid_prefetch(db: TestDb, test: &str) {
         }
     }
 
-    docker(&["pause", &container]);
+    container.pause().await;
     // Both segments are served from memory; the second's trigger starts a
     // prefetch that hangs on the paused server.
     for (orm, ids) in &sources {
@@ -549,7 +549,7 @@ async fn paused_mid_prefetch(db: TestDb, test: &str) {
             other => panic!("{orm}: expected Unavailable while paused, got {other:?}"),
         }
     }
-    docker(&["unpause", &container]);
+    container.unpause().await;
 
     for (orm, ids) in &sources {
         let deadline = Instant::now() + PATIENCE;

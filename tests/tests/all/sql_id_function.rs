@@ -1,4 +1,4 @@
-//! The database ID function (`flakeid_core::sql`) on
+//! The database ID function (`flakeid_id_function`) on
 //! PostgreSQL and MariaDB: application processes (leased nodes, the normal
 //! generator) and plain SQL `INSERT`s using the column default write into
 //! one table concurrently without a key conflict; more than a tick's IDs
@@ -219,7 +219,7 @@ async fn application_and_sql_writers_share_one_key_space(db: TestDb) {
             let text = err.to_string();
             let expected = format!(
                 "all 1 node IDs ({sql_node}..={sql_node}) of space \"{space}\" are reserved by a \
-                 database ID function (flakeid_core::sql), which holds its node \
+                 database ID function (flakeid_id_function), which holds its node \
                  until it is uninstalled (waited "
             );
             assert!(text.starts_with(&expected), "{text}");

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use flakeid_core::layout::presets;
 use flakeid_lease::{LeaseError, LeaseOptions, NodeTable};
-use flakeid_tests::db::{Backend, TestDb};
+use flakeid_tests::db::{Backend, Container, TestDb};
 use flakeid_tests::process::{self, Output, field};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement};
 use tokio::sync::MutexGuard;
@@ -473,10 +473,9 @@ pub async fn assert_no_duplicates(
 /// The container of the server a test pauses (`docker pause`), given by
 /// `container`, and the guard the test holds for its whole run: another
 /// test's pause would delay or cut this one's phases.
-pub async fn to_pause(container: Option<&str>) -> (String, MutexGuard<'static, ()>) {
+pub async fn to_pause(container: Option<&Container>) -> (&Container, MutexGuard<'static, ()>) {
     let container = container
-        .expect("this test pauses the server's container: run it with a container, not a URL")
-        .to_owned();
+        .expect("this test pauses the server's container: run it with a container, not a URL");
     (container, crate::support::PAUSE.lock().await)
 }
 
