@@ -321,3 +321,29 @@ proptest! {
         prop_assert_eq!(fa.to_bytes().cmp(&fb.to_bytes()), a.cmp(&b));
     }
 }
+
+#[test]
+fn text_forms_of_the_extremes() {
+    let one = Flake128::from_u128(1).unwrap();
+    assert_eq!(one.to_string(), "00000000-0000-0000-0000-000000000001");
+    let max = Flake128::from_u128(u128::MAX).unwrap();
+    assert_eq!(max.to_string(), "ffffffff-ffff-ffff-ffff-ffffffffffff");
+    assert_eq!(max.to_decimal(), u128::MAX.to_string());
+    assert_eq!(Flake128::parse_decimal(&max.to_decimal()), Ok(max));
+    assert_eq!(Flake128::parse(&max.to_string()), Ok(max));
+    assert_eq!(
+        format!("{one:?}"),
+        "Flake128(00000000-0000-0000-0000-000000000001)"
+    );
+}
+
+#[test]
+fn zero_is_rejected_in_every_form() {
+    assert_eq!(Flake128::from_bytes([0; 16]), Err(Flake128Error::Zero));
+    assert_eq!(Flake128::parse_decimal("0"), Err(Flake128Error::Zero));
+    assert_eq!(
+        Flake128::parse("00000000-0000-0000-0000-000000000000"),
+        Err(Flake128Error::Zero)
+    );
+    assert_eq!(Flake128::from_parts(0, 0, 0), Err(Flake128Error::Zero));
+}

@@ -3,4 +3,5 @@
 //! with real processes in `host_lock.rs`, a binary of its own.
 
 mod flake128;
+mod layout;
 mod time_bounds;
