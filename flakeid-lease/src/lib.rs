@@ -106,8 +106,16 @@ mod options;
 mod sql;
 mod status;
 mod store;
+
+// Seeded deterministic simulations of the lease protocol (see each file):
+// they drive the protocol's own steps, which are private to this crate, so
+// they run as its unit tests.
 #[cfg(test)]
-mod tests;
+#[path = "../tests/unit/renewal_simulation.rs"]
+mod renewal_simulation;
+#[cfg(test)]
+#[path = "../tests/unit/simulation.rs"]
+mod simulation;
 
 pub use asynchronous::AsyncNodeLease;
 pub use blocking::NodeLease;

@@ -2,11 +2,12 @@
 //! one link step). The process-wide generator on a leased node runs in
 //! `global_process.rs`, a binary of its own; the seeded simulations of the
 //! protocol, which drive its private steps, are unit tests
-//! (`src/tests/`).
+//! (`tests/unit/`, run by `cargo test -p flakeid-lease --lib`).
 
 mod capacity;
 mod fleet;
 mod lease;
+mod node_table;
 mod runtime;
 mod sql;
 mod support;

@@ -90,7 +90,7 @@ impl flakeid_lease::AsyncLeaseStore for SlowRenewals {
 /// ceiling never fails. (Dropping a renewal at the interval would renew
 /// nothing, and the generator would stop at the claim's ceiling.) The
 /// lease-by-lease protocol over many latencies is the seeded simulation in
-/// `flakeid-lease/src/tests/renewal_simulation.rs`.
+/// `flakeid-lease/tests/unit/renewal_simulation.rs`.
 #[test]
 fn async_renewals_slower_than_the_interval_overlap_and_keep_the_ceiling_ahead() {
     use flakeid_core::layout::presets;

@@ -36,10 +36,10 @@ use flakeid_core::runtime::Sleep;
 use flakeid_core::{Clock, ManualClock};
 use flakeid_sql::StoreError;
 
-use super::simulation::{Rng, env_u64, schedule_seed};
 use crate::asynchronous::MAX_RENEWALS_IN_FLIGHT;
 use crate::memory::MemoryLeaseStore;
 use crate::options::LeaseOptions;
+use crate::simulation::{Rng, env_u64, schedule_seed};
 use crate::status::LeaseStatus;
 use crate::store::{
     AsyncLeaseStore, ClaimRequest, LeaseStore, NodeRow, NodeTable, OwnedRenewRequest,
