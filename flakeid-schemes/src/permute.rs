@@ -255,25 +255,5 @@ const fn mix(mut z: u64) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn feistel_halves_are_inverse_on_the_full_width() {
-        let p = Permutation::i63(42);
-        for x in [0, 1, u64::MAX, 1 << 63, 0x0123_4567_89ab_cdef] {
-            assert_eq!(p.backward(p.forward(x)), x);
-        }
-    }
-
-    #[test]
-    fn tiny_domains() {
-        let p = Permutation::new(9, 1).unwrap();
-        assert_eq!(p.encode(1), Ok(1));
-        let p = Permutation::new(9, 2).unwrap();
-        let (a, b) = (p.encode(1).unwrap(), p.encode(2).unwrap());
-        assert_ne!(a, b);
-        assert_eq!(p.decode(a), Ok(1));
-        assert_eq!(p.decode(b), Ok(2));
-    }
-}
+#[path = "../tests/unit/permute.rs"]
+mod tests;

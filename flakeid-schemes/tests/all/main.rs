@@ -5,6 +5,7 @@
 mod cut_over;
 mod decimal_id;
 mod id_types;
+mod offset_range;
 mod permute;
 mod random;
 mod runtime;

@@ -218,3 +218,14 @@ fn pearson(x: &[f64], y: &[f64]) -> f64 {
     }
     sxy / (sxx * syy).sqrt()
 }
+
+#[test]
+fn tiny_domains() {
+    let p = Permutation::new(9, 1).unwrap();
+    assert_eq!(p.encode(1), Ok(1));
+    let p = Permutation::new(9, 2).unwrap();
+    let (a, b) = (p.encode(1).unwrap(), p.encode(2).unwrap());
+    assert_ne!(a, b);
+    assert_eq!(p.decode(a), Ok(1));
+    assert_eq!(p.decode(b), Ok(2));
+}
