@@ -42,99 +42,25 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
-use core::time::Duration;
-
-use thiserror::Error;
-
 mod decode;
+mod error;
 mod mysql;
+mod plan;
 mod postgres;
 
 pub use decode::{DecodeFunctions, IdPart};
+pub use error::IdFunctionError;
 
 /// The crate's README (its registry page): its examples run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 mod readme {}
 
-use flakeid_core::layout::{BitLayout, FieldOrder, Layout};
-use flakeid_lease::LeaseOptions;
-use flakeid_lease::LeaseSql;
-use flakeid_sql::{Dialect, SqlNameError};
+use core::time::Duration;
 
-/// Why the function's SQL cannot be written.
-///
-/// ```
-/// use flakeid_core::layout::presets;
-/// use flakeid_id_function::{IdFunction, IdFunctionError};
-/// use flakeid_sql::Dialect;
-///
-/// // SQLite has no stored functions.
-/// let f = IdFunction::new(Dialect::Sqlite, "orders", presets::twitter(), 1023);
-/// assert_eq!(f.install(), Err(IdFunctionError::UnsupportedDialect { dialect: Dialect::Sqlite }));
-/// let f = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 1024);
-/// assert_eq!(f.install(), Err(IdFunctionError::NodeOutOfRange { node: 1024, max: 1023 }));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[non_exhaustive]
-pub enum IdFunctionError {
-    /// The database cannot keep the function's state (SQLite has no
-    /// stored functions).
-    #[error(
-        "{dialect} cannot issue IDs with a stored function; the ID function is written for \
-         PostgreSQL and MariaDB"
-    )]
-    UnsupportedDialect {
-        /// The dialect asked for.
-        dialect: Dialect,
-    },
-    /// The node does not fit the layout's node field or the lease table's
-    /// `INTEGER` column.
-    #[error("node {node} is out of range: the layout and the lease table hold nodes 0..={max}")]
-    NodeOutOfRange {
-        /// The node given.
-        node: u64,
-        /// The largest node.
-        max: u64,
-    },
-    /// The space name is empty or longer than the lease table holds.
-    #[error("space {space:?} has {len} characters; a space name has 1..={max}", max = LeaseOptions::MAX_SPACE_LEN)]
-    BadSpace {
-        /// The space given.
-        space: String,
-        /// Its length in characters.
-        len: usize,
-    },
-    /// The space name holds a NUL character, which neither database keeps
-    /// in a string.
-    #[error("space {space:?} holds a NUL character, which the database cannot store")]
-    SpaceWithNul {
-        /// The space given.
-        space: String,
-    },
-    /// An option's value cannot work.
-    #[error("option `{option}` = {value:?} is invalid: {reason}")]
-    InvalidOption {
-        /// The option (the [`IdFunction`] method's name).
-        option: &'static str,
-        /// The value given.
-        value: Duration,
-        /// What is wrong with it.
-        reason: &'static str,
-    },
-    /// A name the database would not keep exactly.
-    #[error(transparent)]
-    Name(#[from] SqlNameError),
-    /// [`DecodeFunctions::expression`] was asked for a field the layout
-    /// does not have.
-    #[error("the layout has no field {field:?}; its fields are {}", fields.join(", "))]
-    UnknownField {
-        /// The field asked for.
-        field: String,
-        /// The fields the layout has.
-        fields: Vec<String>,
-    },
-}
+use flakeid_core::layout::BitLayout;
+use flakeid_lease::LeaseOptions;
+use flakeid_sql::Dialect;
 
 /// IDs issued by the database itself, in the application's layout: a
 /// PostgreSQL or MariaDB function that composes IDs exactly as a
@@ -264,7 +190,7 @@ pub enum IdFunctionError {
 ///
 /// Every name (function, state, lease table, clock function, table,
 /// column, trigger) is written as a quoted identifier, and refused with
-/// [`SqlNameError`] where the database would not keep it exactly (see
+/// [`SqlNameError`](flakeid_sql::SqlNameError) where the database would not keep it exactly (see
 /// [`Dialect::identifier`](flakeid_sql::Dialect::identifier)). The space
 /// and the messages are written as string literals that read the same in
 /// every escaping mode.
@@ -528,146 +454,6 @@ impl IdFunction {
     pub fn script(&self, statements: &[String]) -> String {
         self.dialect.script(statements)
     }
-
-    /// Checks every setting and works out the numbers the SQL uses.
-    fn plan(&self) -> Result<Plan, IdFunctionError> {
-        let d = self.dialect;
-        if d == Dialect::Sqlite {
-            return Err(IdFunctionError::UnsupportedDialect { dialect: d });
-        }
-        if self.space.contains('\0') {
-            return Err(IdFunctionError::SpaceWithNul {
-                space: self.space.clone(),
-            });
-        }
-        let len = self.space.chars().count();
-        if len == 0 || len > LeaseOptions::MAX_SPACE_LEN {
-            return Err(IdFunctionError::BadSpace {
-                space: self.space.clone(),
-                len,
-            });
-        }
-        let max_node = self.layout.max_node().min(i32::MAX as u64);
-        if self.node > max_node {
-            return Err(IdFunctionError::NodeOutOfRange {
-                node: self.node,
-                max: max_node,
-            });
-        }
-        if self.max_wait > IdFunction::MAX_MAX_WAIT {
-            return Err(IdFunctionError::InvalidOption {
-                option: "max_wait",
-                value: self.max_wait,
-                reason: "a call waits at most one hour",
-            });
-        }
-        if self.lock_timeout.is_zero() || self.lock_timeout > IdFunction::MAX_MAX_WAIT {
-            return Err(IdFunctionError::InvalidOption {
-                option: "lock_timeout",
-                value: self.lock_timeout,
-                reason: "the lock timeout is 1 s to 1 h",
-            });
-        }
-        let state_name = self
-            .state
-            .clone()
-            .unwrap_or_else(|| format!("{}_state", self.function));
-        let state_role = match d {
-            Dialect::Postgres => "state sequence",
-            _ => "state table",
-        };
-        let lease = LeaseSql::with_table(d, &self.lease_table)?;
-        let l = &self.layout;
-        let seq_bits = l.sequence_bits();
-        let (node_shift, seq_shift) = match l.order() {
-            FieldOrder::NodeThenSequence => (seq_bits, 0),
-            FieldOrder::SequenceThenNode => (0, l.node_bits()),
-        };
-        Ok(Plan {
-            lease,
-            function: d.identifier("function", &self.function)?,
-            state: d.identifier(state_role, &state_name)?,
-            state_name,
-            clock: match &self.clock_function {
-                Some(f) => format!("{}()", d.identifier("clock function", f)?),
-                None => match d {
-                    Dialect::Postgres => {
-                        "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS bigint)"
-                            .to_owned()
-                    }
-                    // The statement's start (exact Unix time) plus the
-                    // time since: NOW() and UTC_TIMESTAMP() stand still
-                    // during a statement, SYSDATE() does not.
-                    _ => "((CAST(FLOOR(@@timestamp * 1000000) AS SIGNED) \
-                          + TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))) DIV 1000)"
-                        .to_owned(),
-                },
-            },
-            epoch: l.epoch_millis(),
-            tick: l.tick_millis(),
-            cap: l.capacity_per_tick(),
-            max_tick: l.max_tick(),
-            time_mult: 1u64 << (seq_bits + l.node_bits()),
-            node_term: self.node << node_shift,
-            seq_mult: 1u64 << seq_shift,
-            max_wait: u64::try_from(self.max_wait.as_millis()).unwrap_or(u64::MAX),
-            lock_timeout: self.lock_timeout.as_secs()
-                + u64::from(self.lock_timeout.subsec_nanos() > 0),
-        })
-    }
-
-    fn lit(&self, text: &str) -> String {
-        self.dialect.literal(text)
-    }
-
-    fn col(&self, name: &str) -> String {
-        self.dialect.quote(name)
-    }
-
-    /// The lease table's statements (its name checked by [`plan`](Self::plan)).
-    fn lease_sql<'p>(&self, p: &'p Plan) -> &'p LeaseSql {
-        &p.lease
-    }
-
-    /// Frees the node's row, recording `last_time` (an SQL expression) as
-    /// its high-water mark.
-    fn release_update(&self, p: &Plan, last_time: &str) -> String {
-        self.lease_sql(p)
-            .release_script(&self.space, self.node, &self.owner(), last_time)
-    }
-
-    fn create_state(&self, p: &Plan) -> String {
-        match self.dialect {
-            // Positions run from 1: position 0 would be tick 0, sequence 0.
-            // CACHE 1: every session's nextval continues the last one.
-            Dialect::Postgres => format!(
-                "CREATE SEQUENCE IF NOT EXISTS {} AS bigint MINVALUE 1 MAXVALUE {} START WITH 1 \
-                 CACHE 1 NO CYCLE",
-                p.state,
-                p.max_position()
-            ),
-            _ => format!(
-                "CREATE TABLE IF NOT EXISTS {} ({} BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY) \
-                 ENGINE=InnoDB",
-                p.state,
-                self.col("pos")
-            ),
-        }
-    }
-
-    /// The last millisecond of the tick of position `position` (an SQL
-    /// expression), the function's `high_water` when it is dropped.
-    fn position_end(&self, p: &Plan, position: &str) -> String {
-        let div = if self.dialect == Dialect::Postgres {
-            "/"
-        } else {
-            "DIV"
-        };
-        format!(
-            "{} + ({position} {div} {} + 1) * {} - 1",
-            p.epoch, p.cap, p.tick
-        )
-    }
 }
 
 impl IdFunction {
@@ -690,33 +476,6 @@ impl IdFunction {
 /// The lease table's `holder` column holds 255 characters.
 const HOLDER_MAX_CHARS: usize = 255;
 
-/// What the SQL is made of, checked.
-struct Plan {
-    /// The lease table's statements.
-    lease: LeaseSql,
-    function: String,
-    state: String,
-    state_name: String,
-    clock: String,
-    epoch: u64,
-    tick: u64,
-    /// Sequence values per tick.
-    cap: u64,
-    max_tick: u64,
-    time_mult: u64,
-    node_term: u64,
-    seq_mult: u64,
-    max_wait: u64,
-    lock_timeout: u64,
-}
-
-impl Plan {
-    /// The last position, `(max_tick + 1) × cap − 1` (at most `2^63 − 1`).
-    fn max_position(&self) -> u64 {
-        (self.max_tick + 1) * self.cap - 1
-    }
-}
-
 /// FNV-1a, 64 bits: a stable hash for the owner token.
 struct Fnv(u64);
 
@@ -730,170 +489,5 @@ impl Fnv {
             self.0 ^= u64::from(b);
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use flakeid_core::layout::presets;
-
-    fn pg() -> IdFunction {
-        IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 5)
-    }
-
-    #[test]
-    fn sqlite_is_refused() {
-        let f = IdFunction::new(Dialect::Sqlite, "s", presets::twitter(), 1);
-        assert_eq!(
-            f.install().unwrap_err(),
-            IdFunctionError::UnsupportedDialect {
-                dialect: Dialect::Sqlite
-            }
-        );
-    }
-
-    #[test]
-    fn node_and_space_are_checked() {
-        let f = IdFunction::new(Dialect::Postgres, "s", presets::twitter(), 1024);
-        assert_eq!(
-            f.install().unwrap_err(),
-            IdFunctionError::NodeOutOfRange {
-                node: 1024,
-                max: 1023
-            }
-        );
-        let f = IdFunction::new(Dialect::MySql, "", presets::twitter(), 1);
-        assert!(matches!(
-            f.install().unwrap_err(),
-            IdFunctionError::BadSpace { len: 0, .. }
-        ));
-        let long = "x".repeat(LeaseOptions::MAX_SPACE_LEN + 1);
-        let f = IdFunction::new(Dialect::MySql, long, presets::twitter(), 1);
-        assert!(matches!(
-            f.call().unwrap_err(),
-            IdFunctionError::BadSpace { len: 192, .. }
-        ));
-    }
-
-    #[test]
-    fn options_are_checked() {
-        let e = pg()
-            .max_wait(Duration::from_secs(3601))
-            .install()
-            .unwrap_err();
-        assert!(e.to_string().contains("max_wait"), "{e}");
-        let e = pg().lock_timeout(Duration::ZERO).install().unwrap_err();
-        assert!(e.to_string().contains("lock_timeout"), "{e}");
-        assert!(pg().max_wait(Duration::ZERO).install().is_ok());
-    }
-
-    #[test]
-    fn names_are_quoted_or_refused() {
-        let f = pg().function_name("next\"id").lease_table("nodes;--");
-        let sql = f.install().unwrap();
-        assert!(sql[4].starts_with("CREATE OR REPLACE FUNCTION \"next\"\"id\"()"));
-        assert!(sql[0].contains("\"nodes;--\""));
-        // The default state name would be too long for PostgreSQL.
-        let e = pg().function_name("f".repeat(60)).install().unwrap_err();
-        assert!(
-            matches!(
-                e,
-                IdFunctionError::Name(SqlNameError::TooLong {
-                    role: "state sequence",
-                    ..
-                })
-            ),
-            "{e}"
-        );
-        let e = IdFunction::new(Dialect::MySql, "s", presets::twitter(), 1)
-            .clock_function("clock ")
-            .install()
-            .unwrap_err();
-        assert!(
-            matches!(
-                e,
-                IdFunctionError::Name(SqlNameError::TrailingSpace {
-                    role: "clock function",
-                    ..
-                })
-            ),
-            "{e}"
-        );
-        let e = pg().column_default("", "id").unwrap_err();
-        assert!(matches!(
-            e,
-            IdFunctionError::Name(SqlNameError::Empty { role: "table", .. })
-        ));
-    }
-
-    #[test]
-    fn a_name_holding_the_dollar_tag_stays_inside_the_body() {
-        let f = pg().state_name("$flakeid$");
-        let function = &f.install().unwrap()[4];
-        assert!(function.contains("AS $flakeid1$\n"), "{function}");
-        assert!(function.ends_with("$flakeid1$"));
-    }
-
-    #[test]
-    fn space_with_quotes_and_backslashes_is_a_literal() {
-        let f = IdFunction::new(Dialect::MySql, r"o'r\ders", presets::twitter(), 1);
-        let sql = f.install().unwrap();
-        assert!(!sql[1].contains(r"o'r\ders"), "{}", sql[1]);
-        assert!(sql[1].contains("_utf8mb4 X'"), "{}", sql[1]);
-        let f = IdFunction::new(Dialect::Postgres, "o'rders", presets::twitter(), 1);
-        assert!(f.install().unwrap()[1].contains("'o''rders'"));
-    }
-
-    #[test]
-    fn composition_constants_follow_the_field_order() {
-        let twitter = pg().plan().unwrap();
-        assert_eq!(
-            (
-                twitter.time_mult,
-                twitter.node_term,
-                twitter.seq_mult,
-                twitter.cap
-            ),
-            (1 << 22, 5 << 12, 1, 4096)
-        );
-        let sony = IdFunction::new(Dialect::Postgres, "s", presets::sonyflake(), 3)
-            .plan()
-            .unwrap();
-        assert_eq!(
-            (
-                sony.time_mult,
-                sony.node_term,
-                sony.seq_mult,
-                sony.cap,
-                sony.tick
-            ),
-            (1 << 24, 3, 1 << 16, 256, 10)
-        );
-        assert_eq!(twitter.max_position(), (1 << 53) - 1);
-    }
-
-    #[test]
-    fn owner_is_stable_and_distinct() {
-        assert_eq!(pg().owner(), pg().owner());
-        let other_node = IdFunction::new(Dialect::Postgres, "orders", presets::twitter(), 6);
-        assert_ne!(pg().owner(), other_node.owner());
-        assert_eq!(pg().holder(), "SQL function flakeid_next_id");
-    }
-
-    #[test]
-    fn mysql_script_wraps_bodies_in_a_free_delimiter() {
-        let f = IdFunction::new(Dialect::MySql, "a$$b", presets::twitter(), 1);
-        let script = f.script(&f.install().unwrap());
-        assert!(
-            script.contains("DELIMITER $$$\nBEGIN NOT ATOMIC"),
-            "{script}"
-        );
-        assert!(script.starts_with("CREATE TABLE IF NOT EXISTS `flakeid_nodes`"));
-        let pg = pg();
-        assert!(
-            pg.script(&pg.uninstall().unwrap())
-                .ends_with("DROP SEQUENCE IF EXISTS \"flakeid_next_id_state\";\n")
-        );
     }
 }

@@ -2,7 +2,8 @@
 //! `AUTO_INCREMENT` counter, serialised by `GET_LOCK`, and the trigger
 //! that fills a key column.
 
-use super::{IdFunction, Plan};
+use crate::IdFunction;
+use crate::plan::Plan;
 use flakeid_sql::{MYSQL_MAX_MESSAGE_CHARS, SqlNameError};
 
 impl IdFunction {
@@ -213,12 +214,5 @@ fn message(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_messages_fit_mysql() {
-        let m = message(&"x".repeat(300));
-        assert_eq!(m.chars().count(), MYSQL_MAX_MESSAGE_CHARS);
-    }
-}
+#[path = "../tests/unit/mysql.rs"]
+mod tests;

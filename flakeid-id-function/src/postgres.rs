@@ -1,7 +1,8 @@
 //! The function on PostgreSQL: a `plpgsql` function over a sequence,
 //! serialised by a session-level advisory lock.
 
-use super::{IdFunction, Plan};
+use crate::IdFunction;
+use crate::plan::Plan;
 
 /// `body` between PostgreSQL dollar quotes whose tag occurs nowhere in it.
 pub(super) fn dollar_quote(body: &str) -> String {
