@@ -268,51 +268,5 @@ const RELEASED: &[(&str, SqlType)] = &[("released", SqlType::BigInt)];
 const TIMEOUT: &[(&str, SqlType)] = &[("timeout", SqlType::BigInt)];
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mysql_names_the_lock_after_the_database() {
-        let lock = MigrationLock::named("app");
-        let take = lock.try_lock(Dialect::MySql).unwrap();
-        assert_eq!(
-            take.sql,
-            "SELECT CAST(COALESCE(GET_LOCK(LEFT(CONCAT(?, '.', COALESCE(DATABASE(), '')), 64), 0), 0) AS SIGNED) AS locked"
-        );
-        assert_eq!(take.values, [SqlValue::Text("app".into())]);
-        let release = lock.unlock(Dialect::MySql).unwrap();
-        assert_eq!(
-            release.sql,
-            "SELECT CAST(COALESCE(RELEASE_LOCK(LEFT(CONCAT(?, '.', COALESCE(DATABASE(), '')), 64)), 0) AS SIGNED) AS released"
-        );
-        assert_eq!(release.columns, RELEASED);
-    }
-
-    #[test]
-    fn postgres_binds_the_key() {
-        let lock = MigrationLock::named("app");
-        let release = lock.unlock(Dialect::Postgres).unwrap();
-        assert_eq!(
-            release.sql,
-            "SELECT CAST(CASE WHEN pg_advisory_unlock($1) THEN 1 ELSE 0 END AS BIGINT) AS released"
-        );
-        assert_eq!(release.values, [SqlValue::BigInt(lock.key())]);
-    }
-
-    #[test]
-    fn retries_never_pass_the_wait() {
-        let lock = MigrationLock::new().wait(Duration::from_millis(1_000));
-        let mut waited = Duration::ZERO;
-        let mut attempt = 0;
-        while let Some(pause) = lock.retry_after(attempt, waited) {
-            assert!(pause <= MigrationLock::MAX_PAUSE);
-            waited += pause;
-            attempt += 1;
-        }
-        assert_eq!(waited, Duration::from_millis(1_000));
-        assert_eq!(
-            lock.retry_after(u32::MAX, Duration::ZERO),
-            Some(MigrationLock::MAX_PAUSE)
-        );
-    }
-}
+#[path = "../tests/unit/migration_lock.rs"]
+mod tests;
