@@ -49,7 +49,8 @@ use flakeid_core::Clock;
 use flakeid_core::layout::Layout;
 use flakeid_lease::{LeaseError, LeaseOptions, LeaseSql, NodeLease, NodeTable, SqlLeaseStore};
 
-use crate::backend::{DieselBackend, DieselExecutor, OnConnection};
+use crate::backend::DieselBackend;
+use crate::executor::{DieselExecutor, OnConnection};
 use crate::migration::TableMigration;
 
 /// The lease store on Diesel connections opened by a function.

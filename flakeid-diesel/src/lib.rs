@@ -126,6 +126,7 @@ mod backend;
 mod backend_async;
 mod convert;
 mod error;
+mod executor;
 #[cfg(feature = "lease")]
 pub mod lease;
 #[cfg(all(feature = "lease", feature = "async"))]
@@ -136,10 +137,11 @@ pub mod migration;
 pub mod segment;
 mod time_filter;
 
-pub use backend::{DieselBackend, DieselExecutor, DieselStoreError};
+pub use backend::{DieselBackend, DieselStoreError};
 #[cfg(feature = "async")]
 pub use backend_async::{AsyncDieselBackend, AsyncDieselExecutor};
 pub use error::find_id_error;
+pub use executor::DieselExecutor;
 pub use time_filter::IssuedIn;
 
 pub use flakeid_core;

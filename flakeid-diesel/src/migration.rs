@@ -65,7 +65,8 @@ use flakeid_sql::Dialect;
 use flakeid_sql::SqlExecutor as _;
 pub use flakeid_sql::{MigrationLock, MigrationLockTimeout};
 
-use crate::backend::{DieselBackend, OnConnection, SQLITE_BUSY_TIMEOUT, is_sqlite_busy, run_ddl};
+use crate::backend::{DieselBackend, SQLITE_BUSY_TIMEOUT, is_sqlite_busy, run_ddl};
+use crate::executor::OnConnection;
 
 /// Why [`run`] failed.
 #[derive(Debug, thiserror::Error)]
@@ -346,37 +347,6 @@ fn wait_for(
     Ok(())
 }
 
-/// Checks that the migration files shipped for the Diesel CLI are the SQL
-/// the migration source and `create_table` run, for every backend. With
-/// `FLAKEID_BLESS=1` it writes the files instead (after a change to the
-/// SQL), like `TRYBUILD=overwrite`.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shipped_migrations_match_the_generated_sql() {
-        let bless = std::env::var_os("FLAKEID_BLESS").is_some_and(|v| v == "1");
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-        for m in [crate::lease::MIGRATIONS, crate::segment::MIGRATIONS] {
-            for (dir, dialect) in [
-                ("postgres", Dialect::Postgres),
-                ("mysql", Dialect::MySql),
-                ("sqlite", Dialect::Sqlite),
-            ] {
-                let path = root.join(dir).join(m.to_string());
-                if bless {
-                    std::fs::write(path.join("up.sql"), m.up_sql(dialect)).expect("write up.sql");
-                    std::fs::write(path.join("down.sql"), m.down_sql(dialect))
-                        .expect("write down.sql");
-                }
-                let read = |f: &str| {
-                    std::fs::read_to_string(path.join(f))
-                        .unwrap_or_else(|e| panic!("{}: {e}", path.join(f).display()))
-                };
-                assert_eq!(read("up.sql"), m.up_sql(dialect), "{m} {dir}");
-                assert_eq!(read("down.sql"), m.down_sql(dialect), "{m} {dir}");
-            }
-        }
-    }
-}
+#[path = "../tests/unit/migration.rs"]
+mod tests;

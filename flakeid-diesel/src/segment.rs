@@ -43,7 +43,8 @@ use diesel::result::{ConnectionResult, QueryResult};
 use flakeid_core::Clock;
 use flakeid_segment::{SegmentError, SegmentIds, SegmentOptions, SegmentSql, SqlSegmentStore};
 
-use crate::backend::{DieselBackend, DieselExecutor, OnConnection};
+use crate::backend::DieselBackend;
+use crate::executor::{DieselExecutor, OnConnection};
 use crate::migration::TableMigration;
 
 /// The segment store on Diesel connections opened by a function.
