@@ -90,7 +90,7 @@ async function main() {
   }
 
   const errors = {};
-  for (const input of ['"0"', '"-5"', '"12abc"', '"99999999999999999999"', "1.5", "-5"]) {
+  for (const input of ['"0"', '"-5"', '"12abc"', '"99999999999999999999"', "1.5", "9007199254740993.0", "-5"]) {
     errors[input] = error(await post(`{"query": ${JSON.stringify(USER)}, "variables": {"id": ${input}}}`));
   }
   errors.cursor = error(await gql("{ users(after: \"abc\") { edges { cursor } } }"));
