@@ -1,9 +1,9 @@
-//! What the database holds before the switch: each key column, how it is
-//! auto-incremented, the largest key it issued, and every column that
-//! references it. Read from the catalog, one file per dialect.
-
-use flakeid_sql::{AsyncSqlExecutor, SqlRow};
-use flakeid_sql::{SqlStatement, SqlType, SqlValue, SqlWriter};
+//! What the database holds before the switch, one model for every
+//! database: each key column, how it is auto-incremented, the largest key
+//! it issued, every column that references it and, for a database whose
+//! switch rebuilds the table, the table's definition. [`read`](crate::read)
+//! fills it from the catalog; the dialects' plans write the migration from
+//! it.
 
 use super::error::AdoptError;
 use flakeid_sql::Dialect;
@@ -46,10 +46,11 @@ pub struct KeyTable {
     /// keys that reference it, and the columns named with
     /// [`Adoption::reference`](crate::Adoption::reference).
     pub references: Vec<Reference>,
-    /// What rewriting the column needs beyond its type.
-    pub(crate) details: ColumnDetails,
-    /// SQLite: what the table rebuild needs.
-    pub(crate) sqlite: Option<SqliteTable>,
+    /// The key column's attributes beyond its type.
+    pub(crate) attributes: ColumnAttributes,
+    /// The table's definition, where the switch rebuilds the table
+    /// (SQLite).
+    pub(crate) definition: Option<TableDefinition>,
 }
 
 /// How a key column is auto-incremented before the switch.
@@ -98,32 +99,35 @@ pub struct Reference {
     /// The foreign key constraint; `None` for a column named with
     /// [`Adoption::reference`](crate::Adoption::reference) that no foreign key declares.
     pub constraint: Option<String>,
-    /// SQLite: the foreign key's `ON DELETE` action (`NO ACTION`,
-    /// `CASCADE` …).
+    /// The foreign key's `ON DELETE` action (`NO ACTION`, `CASCADE` …) on
+    /// SQLite and MySQL/MariaDB; `None` on PostgreSQL and for a named
+    /// column.
     pub on_delete: Option<String>,
-    /// What rewriting the column needs beyond its type.
-    pub(crate) details: ColumnDetails,
+    /// The foreign key's `ON UPDATE` action (MySQL/MariaDB).
+    pub(crate) on_update: Option<String>,
+    /// The key table's database as the foreign key names it
+    /// (MySQL/MariaDB).
+    pub(crate) referenced_schema: Option<String>,
+    /// The column's attributes beyond its type.
+    pub(crate) attributes: ColumnAttributes,
 }
 
-/// MySQL/MariaDB: what `MODIFY COLUMN` must state again, since it replaces
-/// the whole column definition.
+/// What a column's definition holds beyond its name and type, where the
+/// catalog says it (MySQL/MariaDB, whose `MODIFY COLUMN` replaces the
+/// whole definition, so the switch states it again).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct ColumnDetails {
+pub(crate) struct ColumnAttributes {
     pub(crate) nullable: bool,
-    /// The default as `information_schema.COLUMNS` writes it.
+    /// The default as the catalog writes it.
     pub(crate) default: Option<String>,
     pub(crate) comment: Option<String>,
-    /// A reference's foreign key as `ADD CONSTRAINT` states it again
-    /// (`FOREIGN KEY (…) REFERENCES … ON DELETE … ON UPDATE …`): MariaDB
-    /// refuses to change a column's type under a foreign key, even with
-    /// the checks off, so the switch drops it and adds it again.
-    pub(crate) foreign_key: Option<String>,
 }
 
-/// SQLite: the table's definition, columns, indexes and triggers.
+/// A table as the switch rebuilds it (SQLite): its definition, columns,
+/// indexes and triggers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SqliteTable {
-    /// `CREATE TABLE …` as `sqlite_master` keeps it.
+pub(crate) struct TableDefinition {
+    /// `CREATE TABLE …` as the catalog keeps it.
     pub(crate) create: String,
     /// The stored columns (not generated ones), in order.
     pub(crate) columns: Vec<String>,
@@ -132,162 +136,38 @@ pub(crate) struct SqliteTable {
     pub(crate) indexes_and_triggers: Vec<String>,
 }
 
-impl Reference {
-    /// The foreign key of `row` (its `table_name`, `column_name`,
-    /// `column_type`, `columns`, and `schema_name` where the dialect has
-    /// schemas) that references `key_table.key_column`; an error for a
-    /// foreign key of several columns.
-    pub(crate) fn foreign_key(
-        row: &SqlRow,
-        (key_table, key_column): (&str, &str),
-        constraint: String,
-        on_delete: Option<String>,
-        details: ColumnDetails,
-    ) -> Result<Self, AdoptError> {
-        let columns = row.i64("columns").unwrap_or(1);
-        if columns != 1 {
-            return Err(AdoptError::CompositeReference {
-                table: text(row, "table_name"),
-                constraint,
-                key_table: key_table.to_owned(),
-                key_column: key_column.to_owned(),
-                columns,
-            });
-        }
-        Ok(Reference {
-            schema: row.text("schema_name").map(str::to_owned),
-            table: text(row, "table_name"),
-            column: text(row, "column_name"),
-            column_type: text(row, "column_type"),
-            constraint: Some(constraint),
-            on_delete,
-            details,
-        })
+impl KeyTable {
+    /// The table and its key column as `d`'s statements name them.
+    pub(crate) fn identifiers(&self, d: Dialect) -> Result<(String, String), AdoptError> {
+        Ok((
+            d.identifier("table", &self.table)?,
+            d.identifier("column", &self.column)?,
+        ))
     }
+}
 
+impl Reference {
     /// The referencing table as a statement names it: qualified with its
     /// schema (PostgreSQL) or database (MySQL/MariaDB) when it has one.
     pub(crate) fn qualified_table(&self, d: Dialect) -> Result<String, AdoptError> {
         Ok(match &self.schema {
-            Some(s) => {
-                let role = if d == Dialect::MySql {
-                    "database"
-                } else {
-                    "schema"
-                };
-                format!(
-                    "{}.{}",
-                    d.identifier(role, s)?,
-                    d.identifier("table", &self.table)?
-                )
-            }
+            Some(s) => format!(
+                "{}.{}",
+                d.identifier(schema_role(d), s)?,
+                d.identifier("table", &self.table)?
+            ),
             None => d.identifier("table", &self.table)?,
         })
     }
-
-    /// The column `table.column` of the `column_type` in `row`, named with
-    /// [`Adoption::reference`](crate::Adoption::reference) and referencing
-    /// the key without a foreign key.
-    pub(crate) fn named(table: &str, column: String, row: &SqlRow, details: ColumnDetails) -> Self {
-        Reference {
-            schema: None,
-            table: table.to_owned(),
-            column,
-            column_type: text(row, "column_type"),
-            constraint: None,
-            on_delete: None,
-            details,
-        }
-    }
 }
 
-/// Runs the catalog's queries for one key table.
-pub(crate) struct Queries<'a, E> {
-    pub(crate) dialect: Dialect,
-    pub(crate) db: &'a E,
-    pub(crate) table: &'a str,
-}
-
-impl<E: AsyncSqlExecutor> Queries<'_, E> {
-    /// Rows of `sql` with `columns`, `texts` bound to its placeholders
-    /// (written `?` and numbered for PostgreSQL).
-    pub(crate) async fn rows(
-        &self,
-        sql: &str,
-        texts: &[&str],
-        columns: &'static [(&'static str, SqlType)],
-    ) -> Result<Vec<SqlRow>, AdoptError> {
-        let statement = self.statement(sql, texts, columns);
-        self.db
-            .query(&statement)
-            .await
-            .map_err(|e| AdoptError::Database {
-                table: self.table.to_owned(),
-                source: Box::new(e),
-            })
+/// What `d` calls a namespace of tables, for its name's errors.
+pub(crate) fn schema_role(d: Dialect) -> &'static str {
+    if d == Dialect::MySql {
+        "database"
+    } else {
+        "schema"
     }
-
-    fn statement(
-        &self,
-        sql: &str,
-        texts: &[&str],
-        columns: &'static [(&'static str, SqlType)],
-    ) -> SqlStatement {
-        let mut w = SqlWriter::new(self.dialect);
-        let mut parts = sql.split('?');
-        if let Some(first) = parts.next() {
-            w.push(first);
-        }
-        for (i, part) in parts.enumerate() {
-            let text = texts.get(i).copied().unwrap_or_default();
-            w.bind(SqlValue::Text(text.to_owned()));
-            w.push(part);
-        }
-        w.returns(columns);
-        w.finish()
-    }
-}
-
-/// The catalog's row of the column `table.column`: the first of `rows`,
-/// or [`AdoptError::NoSuchColumn`] when there is none.
-pub(crate) fn column_row<'r>(
-    rows: &'r [SqlRow],
-    table: &str,
-    column: &str,
-) -> Result<&'r SqlRow, AdoptError> {
-    rows.first().ok_or_else(|| AdoptError::NoSuchColumn {
-        table: table.to_owned(),
-        column: column.to_owned(),
-    })
-}
-
-/// Checks that `table.column` is the table's key (`is_key`: its primary
-/// key, of this one column) and that its `column_type` holds integers.
-pub(crate) fn integer_key(
-    table: &str,
-    column: &str,
-    is_key: bool,
-    column_type: &str,
-) -> Result<(), AdoptError> {
-    if !is_key {
-        return Err(AdoptError::NotTheKey {
-            table: table.to_owned(),
-            column: column.to_owned(),
-        });
-    }
-    if integer_width(column_type).is_none() {
-        return Err(AdoptError::NotAnInteger {
-            table: table.to_owned(),
-            column: column.to_owned(),
-            column_type: column_type.to_owned(),
-        });
-    }
-    Ok(())
-}
-
-/// The text column `name` of `row`, or an empty string.
-pub(crate) fn text(row: &SqlRow, name: &str) -> String {
-    row.text(name).unwrap_or_default().to_owned()
 }
 
 /// Whether a column type (as the catalog writes it) holds integers, and
@@ -303,66 +183,6 @@ pub(crate) fn integer_width(column_type: &str) -> Option<bool> {
     }
 }
 
-/// The first of `references` whose column does not hold integers, as
-/// the error.
-pub(crate) fn integers(references: &[Reference]) -> Result<(), AdoptError> {
-    match references
-        .iter()
-        .find(|r| integer_width(&r.column_type).is_none())
-    {
-        Some(r) => Err(AdoptError::NotAnInteger {
-            table: r.table.clone(),
-            column: r.column.clone(),
-            column_type: r.column_type.clone(),
-        }),
-        None => Ok(()),
-    }
-}
-
-/// The columns of a query for the smallest and largest key of a key table.
-pub(crate) static KEYS: [(&str, SqlType); 2] =
-    [("smallest", SqlType::BigInt), ("largest", SqlType::BigInt)];
-/// The column of a query for the largest key the auto-increment handed out.
-pub(crate) static ISSUED: [(&str, SqlType); 1] = [("issued", SqlType::BigInt)];
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn integer_types_are_recognised() {
-        assert_eq!(integer_width("bigint"), Some(true));
-        assert_eq!(integer_width("int(10) unsigned"), Some(false));
-        assert_eq!(integer_width("INTEGER"), Some(false));
-        assert_eq!(integer_width("numeric(20,0)"), None);
-        assert_eq!(integer_width("text"), None);
-    }
-
-    struct Nothing;
-
-    impl AsyncSqlExecutor for Nothing {
-        type Error = std::convert::Infallible;
-        fn dialect(&self) -> Dialect {
-            Dialect::Postgres
-        }
-        async fn execute(&self, _: &SqlStatement) -> Result<flakeid_sql::Executed, Self::Error> {
-            Ok(flakeid_sql::Executed::default())
-        }
-        async fn query(&self, _: &SqlStatement) -> Result<Vec<SqlRow>, Self::Error> {
-            Ok(Vec::new())
-        }
-    }
-
-    #[test]
-    fn placeholders_are_numbered_for_postgres() {
-        static COLUMNS: [(&str, SqlType); 1] = [("x", SqlType::Text)];
-        let q = Queries {
-            dialect: Dialect::Postgres,
-            db: &Nothing,
-            table: "t",
-        };
-        let s = q.statement("SELECT ? AS x WHERE ? = ?", &["a", "b", "c"], &COLUMNS);
-        assert_eq!(s.sql, "SELECT $1 AS x WHERE $2 = $3");
-        assert_eq!(s.values.len(), 3);
-    }
-}
+#[path = "../tests/unit/catalog.rs"]
+mod tests;

@@ -178,27 +178,27 @@
 #![warn(missing_docs)]
 
 mod catalog;
+mod cut_over;
 mod error;
 mod mysql;
 mod plan;
 mod postgres;
+mod read;
 mod sqlite;
+mod sqlite_create;
 
-use catalog::Queries;
 pub use catalog::{Catalog, Increment, KeyTable, Reference};
 pub use error::AdoptError;
+pub use plan::AdoptionPlan;
 
 /// The crate's README (its registry page): its examples run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 mod readme {}
-use plan::Guard;
 
 use core::time::Duration;
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use flakeid_core::encoding::format_rfc3339;
-use flakeid_core::layout::{BitLayout, Layout, presets};
+use flakeid_core::layout::BitLayout;
 use flakeid_id_function::IdFunction;
 use flakeid_sql::AsyncSqlExecutor;
 use flakeid_sql::Dialect;
@@ -318,43 +318,6 @@ impl Adoption {
         &self.layout
     }
 
-    /// The smallest key the layout issues at `at`: the first key of its
-    /// tick (node 0, sequence 0; 1 at the epoch's first tick).
-    ///
-    /// # Errors
-    /// [`AdoptError::LayoutEnded`] when `at` is past the layout's time.
-    pub fn first_key(&self, at: SystemTime) -> Result<u64, AdoptError> {
-        let l = &self.layout;
-        let ms = unix_millis(at);
-        let tick = ms.saturating_sub(l.epoch_millis()) / l.tick_millis();
-        if tick > l.max_tick() {
-            return Err(AdoptError::LayoutEnded {
-                at: format_rfc3339(at),
-                end: format_rfc3339(l.end()),
-            });
-        }
-        Ok(l.compose(tick, 0, 0).max(1))
-    }
-
-    /// The cut-over a plan made at `now` uses: the one given, or the first
-    /// key at `now` minus the clock skew; checked to be at most the first
-    /// key at `now`.
-    ///
-    /// # Errors
-    /// [`AdoptError::CutOverInFuture`], [`AdoptError::LayoutEnded`].
-    pub fn cut_over_at(&self, now: SystemTime) -> Result<u64, AdoptError> {
-        let first = self.first_key(now)?;
-        match self.cut_over {
-            Some(cut_over) if cut_over > first => Err(AdoptError::CutOverInFuture {
-                cut_over,
-                first_key: first,
-                at: format_rfc3339(now),
-            }),
-            Some(cut_over) => Ok(cut_over.max(1)),
-            None => self.first_key(now.checked_sub(self.clock_skew).unwrap_or(UNIX_EPOCH)),
-        }
-    }
-
     /// Reads the tables' keys, auto-increments, largest keys and
     /// referencing columns from the catalog of `db` (see the
     /// [crate documentation](crate#catalog)). Changes nothing.
@@ -367,291 +330,8 @@ impl Adoption {
         if self.tables.is_empty() {
             return Err(AdoptError::NoTables);
         }
-        read_tables(self, db).await
+        read::read_catalog(self, db).await
     }
-
-    /// The migration of the tables `catalog` describes, planned at `now`:
-    /// refused unless every key of every table (and every value its
-    /// sequence handed out) is below the cut-over.
-    ///
-    /// # Errors
-    /// [`AdoptError::KeyTooLarge`] (saying which layout change would fit),
-    /// [`AdoptError::CutOverInFuture`], a name the database would not keep,
-    /// the ID function's errors.
-    pub fn plan(&self, catalog: &Catalog, now: SystemTime) -> Result<AdoptionPlan, AdoptError> {
-        if self.tables.is_empty() || catalog.tables.is_empty() {
-            return Err(AdoptError::NoTables);
-        }
-        if catalog.dialect != self.dialect {
-            return Err(AdoptError::DialectMismatch {
-                adoption: self.dialect,
-                database: catalog.dialect,
-            });
-        }
-        if let Some(f) = &self.id_function {
-            if f.dialect() != self.dialect {
-                return Err(AdoptError::IdFunctionMismatch {
-                    what: "is written for another database",
-                });
-            }
-            if f.layout() != &self.layout {
-                return Err(AdoptError::IdFunctionMismatch {
-                    what: "issues IDs of another layout",
-                });
-            }
-        }
-        let cut_over = self.cut_over_at(now)?;
-        for t in &catalog.tables {
-            if let Some(key) = t.smallest_key.filter(|&k| k <= 0) {
-                return Err(AdoptError::KeyNotPositive {
-                    table: t.table.clone(),
-                    column: t.column.clone(),
-                    key,
-                });
-            }
-            let largest = t.largest_key.max(t.issued_up_to);
-            if let Some(largest) = largest.filter(|&l| l >= 0 && l.unsigned_abs() >= cut_over) {
-                return Err(self.too_large(t, largest, cut_over, now));
-            }
-        }
-        let guard = Guard {
-            cut_over,
-            first_key_now: self.first_key_sql(),
-        };
-        let (up, down) = match self.dialect {
-            Dialect::Postgres => postgres::plan(catalog, &guard, self.id_function.as_ref())?,
-            Dialect::MySql => mysql::plan(catalog, &guard, self.id_function.as_ref())?,
-            Dialect::Sqlite => sqlite::plan(catalog, &guard)?,
-        };
-        Ok(AdoptionPlan {
-            dialect: self.dialect,
-            cut_over,
-            catalog: catalog.clone(),
-            up,
-            down,
-        })
-    }
-
-    /// The first key of the layout at the database's clock, as SQL.
-    fn first_key_sql(&self) -> String {
-        let l = &self.layout;
-        let div = if self.dialect == Dialect::MySql {
-            "DIV"
-        } else {
-            "/"
-        };
-        let least = if self.dialect == Dialect::Sqlite {
-            "min"
-        } else {
-            "LEAST"
-        };
-        let mult = 1u64 << (l.node_bits() + l.sequence_bits());
-        format!(
-            "({least}(({} - {}) {div} {}, {}) * {mult})",
-            self.dialect.now_millis(),
-            l.epoch_millis(),
-            l.tick_millis(),
-            l.max_tick()
-        )
-    }
-
-    /// The refusal for a table holding `largest`, at or above `cut_over`.
-    fn too_large(&self, t: &KeyTable, largest: i64, cut_over: u64, now: SystemTime) -> AdoptError {
-        let l = &self.layout;
-        let layout = describe_layout(l);
-        let at = now.checked_sub(self.clock_skew).unwrap_or(UNIX_EPOCH);
-        let explained = match self.cut_over {
-            Some(_) => "as given".to_owned(),
-            None => format!(
-                "the first key of {layout} at {}, {} s before now for clock skew",
-                format_rfc3339(at),
-                self.clock_skew.as_secs()
-            ),
-        };
-        let mult = 1u64 << (l.node_bits() + l.sequence_bits());
-        // The first tick whose first key is above `largest`.
-        let tick = largest.unsigned_abs() / mult + 1;
-        let first_now = self.first_key(now).ok();
-        let epoch = tick
-            .checked_mul(l.tick_millis())
-            .and_then(|span| unix_millis(at).checked_sub(span))
-            .filter(|_| tick <= l.max_tick());
-        let advice = match (self.cut_over, first_now, epoch) {
-            (Some(_), Some(first), _) if first > largest.unsigned_abs() => format!(
-                "Give a cut-over above {largest} and at most {first}, the layout's first key now."
-            ),
-            (_, _, Some(epoch)) => {
-                let end = epoch + (l.max_tick() + 1) * l.tick_millis();
-                format!(
-                    "A later epoch makes flake keys smaller, not larger; an earlier one makes them \
-                     larger: with an epoch at or before {} ({epoch} ms) the first key is above \
-                     {largest}, and the layout's time then ends at {}.",
-                    format_rfc3339(UNIX_EPOCH + Duration::from_millis(epoch)),
-                    format_rfc3339(UNIX_EPOCH + Duration::from_millis(end)),
-                )
-            }
-            _ => format!(
-                "No epoch of {layout} puts its first key above {largest} (its keys end at {}): \
-                 choose a layout with more bits of time or a wider domain.",
-                l.max_id()
-            ),
-        };
-        AdoptError::KeyTooLarge {
-            table: t.table.clone(),
-            column: t.column.clone(),
-            largest,
-            cut_over,
-            explained,
-            advice,
-        }
-    }
-}
-
-/// What an [`Adoption`] runs: the statements of the switch and of its way
-/// back, written from a [`Catalog`] and proven against it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AdoptionPlan {
-    dialect: Dialect,
-    cut_over: u64,
-    catalog: Catalog,
-    up: Vec<String>,
-    down: Vec<String>,
-}
-
-impl AdoptionPlan {
-    /// The cut-over: every existing key is below it, every flake key from
-    /// now on at or above it. Declare it on the ID types:
-    /// `#[flake_id(cut_over = N)]`.
-    pub fn cut_over(&self) -> u64 {
-        self.cut_over
-    }
-
-    /// The dialect.
-    pub fn dialect(&self) -> Dialect {
-        self.dialect
-    }
-
-    /// The catalog the plan was written from.
-    pub fn catalog(&self) -> &Catalog {
-        &self.catalog
-    }
-
-    /// The statements of the switch, to run in order on one connection
-    /// (see the [crate documentation](crate#what-runs-per-database)).
-    pub fn up(&self) -> &[String] {
-        &self.up
-    }
-
-    /// The statements that restore the catalog's schema (see
-    /// [Down scripts](crate#down-scripts)).
-    pub fn down(&self) -> &[String] {
-        &self.down
-    }
-
-    /// What the plan does, one line each, for the top of a script as SQL
-    /// comments: each table with its key, auto-increment, largest key and
-    /// references, and the cut-over to declare.
-    pub fn summary(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        for t in &self.catalog.tables {
-            let largest = t
-                .largest_key
-                .map_or_else(|| "no rows".to_owned(), |k| format!("keys up to {k}"));
-            lines.push(format!(
-                "{}.{}: {} ({}), {largest}",
-                t.table,
-                t.column,
-                t.column_type,
-                describe_increment(&t.increment)
-            ));
-            for r in &t.references {
-                let table = match &r.schema {
-                    Some(s) => format!("{s}.{}", r.table),
-                    None => r.table.clone(),
-                };
-                let by = match &r.constraint {
-                    Some(c) => format!("foreign key {c}"),
-                    None => "named, no foreign key".to_owned(),
-                };
-                lines.push(format!(
-                    "  referenced by {table}.{} ({}, {by})",
-                    r.column, r.column_type
-                ));
-            }
-        }
-        lines.push(format!(
-            "cut-over {0}: every existing key is below it; declare #[flake_id(cut_over = {0})]",
-            self.cut_over
-        ));
-        lines
-    }
-}
-
-fn describe_increment(i: &Increment) -> String {
-    match i {
-        Increment::Identity { always: true, .. } => "identity, always".to_owned(),
-        Increment::Identity { .. } => "identity, by default".to_owned(),
-        Increment::Sequence { sequence, .. } => format!("default from sequence {sequence}"),
-        Increment::AutoIncrement => "auto-increment".to_owned(),
-        Increment::RowId => "alias of the rowid".to_owned(),
-        Increment::None => "no auto-increment".to_owned(),
-    }
-}
-
-/// `layout` as an operator names it: `the twitter layout`, `the discord
-/// layout with epoch 1704067200000 ms`, or its fields.
-fn describe_layout(layout: &BitLayout) -> String {
-    for (name, make) in presets::ALL {
-        if make() == *layout {
-            return format!("the {name} layout");
-        }
-    }
-    for (name, make) in presets::ALL {
-        if make().with_epoch_millis(layout.epoch_millis()).as_ref() == Ok(layout) {
-            return format!("the {name} layout with epoch {} ms", layout.epoch_millis());
-        }
-    }
-    format!("a custom layout ({layout:?})")
-}
-
-fn unix_millis(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-/// Reads the adoption's tables through `db`, each in its dialect's
-/// catalog.
-async fn read_tables<E: AsyncSqlExecutor>(
-    adoption: &Adoption,
-    db: &E,
-) -> Result<Catalog, AdoptError> {
-    let dialect = db.dialect();
-    if dialect != adoption.dialect {
-        return Err(AdoptError::DialectMismatch {
-            adoption: adoption.dialect,
-            database: dialect,
-        });
-    }
-    let mut tables = Vec::new();
-    for key in &adoption.tables {
-        let named: Vec<(&str, &str)> = adoption
-            .references
-            .iter()
-            .filter(|r| r.key_table == key.table)
-            .map(|r| (r.table.as_str(), r.column.as_str()))
-            .collect();
-        let q = Queries {
-            dialect,
-            db,
-            table: &key.table,
-        };
-        tables.push(match dialect {
-            Dialect::Postgres => postgres::read_table(&q, &key.column, &named).await?,
-            Dialect::MySql => mysql::read_table(&q, &key.column, &named).await?,
-            Dialect::Sqlite => sqlite::read_table(&q, &key.column, &named).await?,
-        });
-    }
-    Ok(Catalog { dialect, tables })
 }
 
 /// A key table and column, as named.
@@ -667,31 +347,4 @@ struct NamedReference {
     key_table: String,
     table: String,
     column: String,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_cut_over_is_the_first_key_a_clock_skew_ago() {
-        let a = Adoption::new(Dialect::Postgres, presets::twitter()).table("t", "id");
-        let now = UNIX_EPOCH + Duration::from_millis(1_780_000_000_000);
-        let skewed = (1_780_000_000_000 - 60_000 - 1_288_834_974_657) << 22;
-        assert_eq!(a.cut_over_at(now).unwrap(), skewed);
-        let exact = a.clone().clock_skew(Duration::ZERO);
-        assert_eq!(
-            exact.cut_over_at(now).unwrap(),
-            exact.first_key(now).unwrap()
-        );
-        assert!(matches!(
-            a.clone().cut_over(skewed + (1 << 40)).cut_over_at(now),
-            Err(AdoptError::CutOverInFuture { .. })
-        ));
-        let ended = UNIX_EPOCH + Duration::from_secs(4_000_000_000);
-        assert!(matches!(
-            a.first_key(ended),
-            Err(AdoptError::LayoutEnded { .. })
-        ));
-    }
 }

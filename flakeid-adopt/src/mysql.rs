@@ -3,70 +3,63 @@
 //! `ALTER TABLE … MODIFY COLUMN` under `LOCK TABLES`, with foreign key
 //! checks off.
 
-use super::catalog::{Catalog, Increment};
-use super::catalog::{ColumnDetails, KeyTable, Queries, Reference};
-use super::catalog::{column_row, integer_key, integers, text};
+use super::catalog::{Catalog, ColumnAttributes, Increment, KeyTable, Reference, schema_role};
 use super::error::AdoptError;
 use super::plan::{CHECK, Guard, lock_order};
+use super::read::columns::{COLUMN_COMMENT, COLUMN_DEFAULT, COLUMN_NAME, COLUMN_TYPE, COLUMNS};
+use super::read::columns::{CONSTRAINT_NAME, IS_KEY, ISSUED, NULLABLE, ON_DELETE};
+use super::read::columns::{ON_UPDATE, REFERENCED_SCHEMA, SCHEMA_NAME, TABLE_NAME};
+use super::read::{CatalogDialect, Query, text};
 use flakeid_id_function::IdFunction;
-use flakeid_sql::{AsyncSqlExecutor, SqlRow};
-use flakeid_sql::{Dialect, SqlType};
+use flakeid_sql::{Dialect, SqlRow, SqlType};
 
-/// Reads one key table and the columns that reference its key.
-pub(crate) async fn read_table<E: AsyncSqlExecutor>(
-    q: &Queries<'_, E>,
-    column: &str,
-    named: &[(&str, &str)],
-) -> Result<KeyTable, AdoptError> {
-    let d = Dialect::MySql;
-    let table = q.table;
-    let t = d.identifier("table", table)?;
-    let c = d.identifier("column", column)?;
-    let rows = q
-        .rows(
+/// MySQL's and MariaDB's catalog.
+pub(crate) struct MySql;
+
+impl CatalogDialect for MySql {
+    const DIALECT: Dialect = Dialect::MySql;
+    const BIGINT: Option<&'static str> = Some("SIGNED");
+
+    fn key_column(table: &str, column: &str) -> Result<Query, AdoptError> {
+        Ok(Query::new(
             "SELECT c.COLUMN_TYPE AS column_type, c.EXTRA AS extra, c.IS_NULLABLE AS nullable, \
              c.COLUMN_DEFAULT AS column_default, c.COLUMN_COMMENT AS column_comment, \
-             CAST(c.COLUMN_KEY = 'PRI' AS SIGNED) AS is_key, \
-             CAST((SELECT COUNT(*) FROM information_schema.KEY_COLUMN_USAGE k \
+             CAST(c.COLUMN_KEY = 'PRI' AND (SELECT COUNT(*) FROM information_schema.KEY_COLUMN_USAGE k \
              WHERE k.TABLE_SCHEMA = c.TABLE_SCHEMA AND k.TABLE_NAME = c.TABLE_NAME \
-             AND k.CONSTRAINT_NAME = 'PRIMARY') AS SIGNED) AS key_columns \
+             AND k.CONSTRAINT_NAME = 'PRIMARY') = 1 AS SIGNED) AS is_key \
              FROM information_schema.COLUMNS c \
              WHERE c.TABLE_SCHEMA = DATABASE() AND c.TABLE_NAME = ? AND c.COLUMN_NAME = ?",
             &[table, column],
-            &KEY_COLUMNS,
-        )
-        .await?;
-    let row = column_row(&rows, table, column)?;
-    let column_type = text(row, "column_type");
-    let is_key = row.i64("is_key") == Some(1) && row.i64("key_columns") == Some(1);
-    integer_key(table, column, is_key, &column_type)?;
-    let increment = if text(row, "extra")
-        .to_ascii_lowercase()
-        .contains("auto_increment")
-    {
-        Increment::AutoIncrement
-    } else {
-        Increment::None
-    };
-    let key_details = details(row);
-    let keys = q
-        .rows(
-            &format!(
-                "SELECT CAST(MIN({c}) AS SIGNED) AS smallest, CAST(MAX({c}) AS SIGNED) AS largest, \
-                 (SELECT CAST(t.AUTO_INCREMENT AS SIGNED) - 1 FROM information_schema.TABLES t \
-                 WHERE t.TABLE_SCHEMA = DATABASE() AND t.TABLE_NAME = ?) AS issued FROM {t}"
-            ),
-            &[table],
-            &KEYS_AND_ISSUED,
-        )
-        .await?;
-    let mut references = Vec::new();
-    for r in q
-        .rows(
+            &KEY_COLUMN,
+        ))
+    }
+
+    fn increment(row: &SqlRow, _: &KeyTable) -> Result<Increment, AdoptError> {
+        let extra = text(row, "extra").to_ascii_lowercase();
+        Ok(if extra.contains("auto_increment") {
+            Increment::AutoIncrement
+        } else {
+            Increment::None
+        })
+    }
+
+    /// The table's next `AUTO_INCREMENT` value, less one.
+    fn issued(_: &SqlRow, key: &KeyTable) -> Option<Query> {
+        Some(Query::new(
+            "SELECT CAST(AUTO_INCREMENT AS SIGNED) - 1 AS issued FROM information_schema.TABLES \
+             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND AUTO_INCREMENT > 1",
+            &[&key.table],
+            &ISSUED,
+        ))
+    }
+
+    /// Every database's.
+    fn foreign_keys(key: &KeyTable) -> Result<Query, AdoptError> {
+        Ok(Query::new(
             "SELECT k.CONSTRAINT_NAME AS constraint_name, \
              CASE WHEN k.TABLE_SCHEMA = DATABASE() THEN NULL ELSE k.TABLE_SCHEMA END AS schema_name, \
              k.REFERENCED_TABLE_SCHEMA AS referenced_schema, \
-             rc.DELETE_RULE AS delete_rule, rc.UPDATE_RULE AS update_rule, \
+             rc.DELETE_RULE AS on_delete, rc.UPDATE_RULE AS on_update, \
              k.TABLE_NAME AS table_name, k.COLUMN_NAME AS column_name, \
              c.COLUMN_TYPE AS column_type, c.IS_NULLABLE AS nullable, \
              c.COLUMN_DEFAULT AS column_default, c.COLUMN_COMMENT AS column_comment, \
@@ -82,76 +75,29 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
              WHERE k.REFERENCED_TABLE_SCHEMA = DATABASE() AND k.REFERENCED_TABLE_NAME = ? \
              AND k.REFERENCED_COLUMN_NAME = ? \
              ORDER BY k.TABLE_SCHEMA, k.TABLE_NAME, k.COLUMN_NAME",
-            &[table, column],
+            &[&key.table, &key.column],
             &FOREIGN_KEYS,
-        )
-        .await?
-    {
-        let constraint = text(&r, "constraint_name");
-        // The key table as the referencing table's foreign key names it.
-        let parent = match r.text("schema_name") {
-            Some(_) => format!(
-                "{}.{t}",
-                d.identifier("database", &text(&r, "referenced_schema"))?
-            ),
-            None => t.clone(),
-        };
-        let foreign_key = format!(
-            "FOREIGN KEY ({}) REFERENCES {parent} ({c}) ON DELETE {} ON UPDATE {}",
-            d.identifier("column", &text(&r, "column_name"))?,
-            rule(&r, "delete_rule")?,
-            rule(&r, "update_rule")?,
-        );
-        references.push(Reference::foreign_key(
-            &r,
-            (table, column),
-            constraint,
-            None,
-            ColumnDetails {
-                foreign_key: Some(foreign_key),
-                ..details(&r)
-            },
-        )?);
+        ))
     }
-    for &(ref_table, ref_column) in named {
-        if references
-            .iter()
-            .any(|r| r.schema.is_none() && r.table == ref_table && r.column == ref_column)
-        {
-            continue;
-        }
-        let rows = q
-            .rows(
-                "SELECT COLUMN_TYPE AS column_type, IS_NULLABLE AS nullable, \
-                 COLUMN_DEFAULT AS column_default, COLUMN_COMMENT AS column_comment \
-                 FROM information_schema.COLUMNS \
-                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?",
-                &[ref_table, ref_column],
-                &COLUMN,
-            )
-            .await?;
-        let row = column_row(&rows, ref_table, ref_column)?;
-        references.push(Reference::named(
-            ref_table,
-            ref_column.to_owned(),
-            row,
-            details(row),
-        ));
+
+    /// Its actions checked: the switch states them again when it adds the
+    /// foreign key back.
+    fn foreign_key(row: &SqlRow, key: &KeyTable) -> Result<Reference, AdoptError> {
+        rule(row, "on_delete")?;
+        rule(row, "on_update")?;
+        Reference::foreign_key(row, key, text(row, "constraint_name"))
     }
-    integers(&references)?;
-    let keys = keys.first();
-    Ok(KeyTable {
-        table: table.to_owned(),
-        column: column.to_owned(),
-        column_type,
-        increment,
-        largest_key: keys.and_then(|r| r.i64("largest")),
-        smallest_key: keys.and_then(|r| r.i64("smallest")),
-        issued_up_to: keys.and_then(|r| r.i64("issued")).filter(|&v| v > 0),
-        references,
-        details: key_details,
-        sqlite: None,
-    })
+
+    fn column(table: &str, column: &str) -> Result<Query, AdoptError> {
+        Ok(Query::new(
+            "SELECT COLUMN_TYPE AS column_type, IS_NULLABLE AS nullable, \
+             COLUMN_DEFAULT AS column_default, COLUMN_COMMENT AS column_comment \
+             FROM information_schema.COLUMNS \
+             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?",
+            &[table, column],
+            &COLUMN,
+        ))
+    }
 }
 
 /// The up and down statements.
@@ -183,8 +129,7 @@ pub(crate) fn plan(
         None => alters.push((table.to_owned(), vec![up], vec![down])),
     };
     for t in &catalog.tables {
-        let name = d.identifier("table", &t.table)?;
-        let k = d.identifier("column", &t.column)?;
+        let (name, k) = t.identifiers(d)?;
         let auto = if t.increment == Increment::AutoIncrement {
             " AUTO_INCREMENT"
         } else {
@@ -194,13 +139,13 @@ pub(crate) fn plan(
             &name,
             format!(
                 "MODIFY COLUMN {k} {}, ADD CONSTRAINT {} CHECK ({k} > 0)",
-                definition(&widened(&t.column_type), &t.details, true),
+                definition(&widened(&t.column_type), &t.attributes, true),
                 d.quote(CHECK)
             ),
             format!(
                 "DROP CONSTRAINT IF EXISTS {}, MODIFY COLUMN {k} {}{auto}",
                 d.quote(CHECK),
-                definition(&t.column_type, &t.details, true)
+                definition(&t.column_type, &t.attributes, true)
             ),
         );
         narrow.push_str(&narrowing(&name, &k, &t.column_type));
@@ -221,8 +166,9 @@ pub(crate) fn plan(
             let rt = r.qualified_table(d)?;
             let rc = d.identifier("column", &r.column)?;
             referencing.push(rt.clone());
-            if let (Some(c), Some(fk)) = (&r.constraint, &r.details.foreign_key) {
+            if let Some(c) = &r.constraint {
                 let c = d.identifier("constraint", c)?;
+                let fk = foreign_key(r, &rc, &name, &k)?;
                 drop_fks.push(format!("ALTER TABLE {rt} DROP FOREIGN KEY {c}"));
                 add_fks.push(format!("ALTER TABLE {rt} ADD CONSTRAINT {c} {fk}"));
             }
@@ -230,11 +176,11 @@ pub(crate) fn plan(
                 &rt,
                 format!(
                     "MODIFY COLUMN {rc} {}",
-                    definition(&widened(&r.column_type), &r.details, false)
+                    definition(&widened(&r.column_type), &r.attributes, false)
                 ),
                 format!(
                     "MODIFY COLUMN {rc} {}",
-                    definition(&r.column_type, &r.details, false)
+                    definition(&r.column_type, &r.attributes, false)
                 ),
             );
             narrow.push_str(&narrowing(&rt, &rc, &r.column_type));
@@ -314,68 +260,64 @@ const MESSAGE_CHARS: usize = 128;
 /// Where the session's foreign key checks are kept while they are off.
 const SAVED_CHECKS: &str = "@flakeid_foreign_key_checks";
 
-static KEY_COLUMNS: [(&str, SqlType); 7] = [
-    ("column_type", SqlType::Text),
+static KEY_COLUMN: [(&str, SqlType); 6] = [
+    COLUMN_TYPE,
     ("extra", SqlType::Text),
-    ("nullable", SqlType::Text),
-    ("column_default", SqlType::Text),
-    ("column_comment", SqlType::Text),
-    ("is_key", SqlType::BigInt),
-    ("key_columns", SqlType::BigInt),
-];
-static KEYS_AND_ISSUED: [(&str, SqlType); 3] = [
-    ("smallest", SqlType::BigInt),
-    ("largest", SqlType::BigInt),
-    ("issued", SqlType::BigInt),
+    NULLABLE,
+    COLUMN_DEFAULT,
+    COLUMN_COMMENT,
+    IS_KEY,
 ];
 static FOREIGN_KEYS: [(&str, SqlType); 12] = [
-    ("constraint_name", SqlType::Text),
-    ("referenced_schema", SqlType::Text),
-    ("delete_rule", SqlType::Text),
-    ("update_rule", SqlType::Text),
-    ("schema_name", SqlType::Text),
-    ("table_name", SqlType::Text),
-    ("column_name", SqlType::Text),
-    ("column_type", SqlType::Text),
-    ("nullable", SqlType::Text),
-    ("column_default", SqlType::Text),
-    ("column_comment", SqlType::Text),
-    ("columns", SqlType::BigInt),
+    CONSTRAINT_NAME,
+    REFERENCED_SCHEMA,
+    ON_DELETE,
+    ON_UPDATE,
+    SCHEMA_NAME,
+    TABLE_NAME,
+    COLUMN_NAME,
+    COLUMN_TYPE,
+    NULLABLE,
+    COLUMN_DEFAULT,
+    COLUMN_COMMENT,
+    COLUMNS,
 ];
-static COLUMN: [(&str, SqlType); 4] = [
-    ("column_type", SqlType::Text),
-    ("nullable", SqlType::Text),
-    ("column_default", SqlType::Text),
-    ("column_comment", SqlType::Text),
-];
-
-fn details(row: &SqlRow) -> ColumnDetails {
-    ColumnDetails {
-        nullable: row.text("nullable") == Some("YES"),
-        default: row
-            .text("column_default")
-            .filter(|v| !v.eq_ignore_ascii_case("null"))
-            .map(str::to_owned),
-        comment: row
-            .text("column_comment")
-            .filter(|c| !c.is_empty())
-            .map(str::to_owned),
-        foreign_key: None,
-    }
-}
+static COLUMN: [(&str, SqlType); 4] = [COLUMN_TYPE, NULLABLE, COLUMN_DEFAULT, COLUMN_COMMENT];
 
 /// A foreign key's referential action (`column` of a row of the foreign
 /// keys' query), checked to be one.
-fn rule(row: &SqlRow, column: &str) -> Result<String, AdoptError> {
+fn rule(row: &SqlRow, column: &str) -> Result<(), AdoptError> {
     let action = text(row, column);
     match action.as_str() {
-        "RESTRICT" | "CASCADE" | "SET NULL" | "NO ACTION" | "SET DEFAULT" => Ok(action),
+        "RESTRICT" | "CASCADE" | "SET NULL" | "NO ACTION" | "SET DEFAULT" => Ok(()),
         _ => Err(AdoptError::UnknownRule {
             table: text(row, "table_name"),
             constraint: text(row, "constraint_name"),
             rule: action,
         }),
     }
+}
+
+/// The foreign key of `r`, whose column `rc` references the key `k` of
+/// `key_table`, as `ADD CONSTRAINT` states it again.
+fn foreign_key(r: &Reference, rc: &str, key_table: &str, k: &str) -> Result<String, AdoptError> {
+    let d = Dialect::MySql;
+    // The key table as the referencing table's foreign key names it.
+    let parent = match &r.schema {
+        Some(_) => format!(
+            "{}.{key_table}",
+            d.identifier(
+                schema_role(d),
+                r.referenced_schema.as_deref().unwrap_or_default()
+            )?
+        ),
+        None => key_table.to_owned(),
+    };
+    Ok(format!(
+        "FOREIGN KEY ({rc}) REFERENCES {parent} ({k}) ON DELETE {} ON UPDATE {}",
+        r.on_delete.as_deref().unwrap_or_default(),
+        r.on_update.as_deref().unwrap_or_default(),
+    ))
 }
 
 /// The 64-bit type for `column_type`: `BIGINT`, `UNSIGNED` kept.
@@ -389,18 +331,18 @@ fn widened(column_type: &str) -> String {
 
 /// A column's definition for `MODIFY COLUMN`: type, nullability, default,
 /// comment.
-fn definition(column_type: &str, details: &ColumnDetails, key: bool) -> String {
+fn definition(column_type: &str, attributes: &ColumnAttributes, key: bool) -> String {
     let d = Dialect::MySql;
     let mut out = column_type.to_owned();
-    out.push_str(if key || !details.nullable {
+    out.push_str(if key || !attributes.nullable {
         " NOT NULL"
     } else {
         " NULL"
     });
-    if let Some(default) = details.default.as_ref().filter(|_| !key) {
+    if let Some(default) = attributes.default.as_ref().filter(|_| !key) {
         out.push_str(&format!(" DEFAULT {default}"));
     }
-    if let Some(comment) = &details.comment {
+    if let Some(comment) = &attributes.comment {
         out.push_str(&format!(" COMMENT {}", d.literal(comment)));
     }
     out
@@ -439,26 +381,5 @@ fn message(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn modify_states_the_whole_definition_again() {
-        let details = ColumnDetails {
-            nullable: true,
-            default: Some("0".into()),
-            comment: Some("author's key".into()),
-            foreign_key: None,
-        };
-        assert_eq!(
-            definition(&widened("int(10) unsigned"), &details, false),
-            "BIGINT UNSIGNED NULL DEFAULT 0 COMMENT 'author''s key'"
-        );
-        assert_eq!(
-            definition("int(11)", &ColumnDetails::default(), true),
-            "int(11) NOT NULL"
-        );
-        assert!(narrowing("`t`", "`c`", "bigint(20)").is_empty());
-        assert!(narrowing("`t`", "`c`", "int(10) unsigned").contains("> 4294967295"));
-    }
-}
+#[path = "../tests/unit/mysql.rs"]
+mod tests;

@@ -1,6 +1,170 @@
-//! What the dialects' migrations share: the proof that every key is below
-//! the cut-over, the name of the key's check and the order of the table
-//! locks.
+//! What an adoption runs: the plan, written by each dialect from the
+//! catalog model, and what the dialects' migrations share — the proof that
+//! every key is below the cut-over, the name of the key's check and the
+//! order of the table locks.
+
+use std::time::SystemTime;
+
+use flakeid_sql::Dialect;
+
+use super::catalog::{Catalog, Increment};
+use super::error::AdoptError;
+use super::{Adoption, mysql, postgres, sqlite};
+
+impl Adoption {
+    /// The migration of the tables `catalog` describes, planned at `now`:
+    /// refused unless every key of every table (and every value its
+    /// sequence handed out) is below the cut-over.
+    ///
+    /// # Errors
+    /// [`AdoptError::KeyTooLarge`] (saying which layout change would fit),
+    /// [`AdoptError::CutOverInFuture`], a name the database would not keep,
+    /// the ID function's errors.
+    pub fn plan(&self, catalog: &Catalog, now: SystemTime) -> Result<AdoptionPlan, AdoptError> {
+        if self.tables.is_empty() || catalog.tables.is_empty() {
+            return Err(AdoptError::NoTables);
+        }
+        if catalog.dialect != self.dialect {
+            return Err(AdoptError::DialectMismatch {
+                adoption: self.dialect,
+                database: catalog.dialect,
+            });
+        }
+        if let Some(f) = &self.id_function {
+            if f.dialect() != self.dialect {
+                return Err(AdoptError::IdFunctionMismatch {
+                    what: "is written for another database",
+                });
+            }
+            if f.layout() != &self.layout {
+                return Err(AdoptError::IdFunctionMismatch {
+                    what: "issues IDs of another layout",
+                });
+            }
+        }
+        let cut_over = self.cut_over_at(now)?;
+        for t in &catalog.tables {
+            if let Some(key) = t.smallest_key.filter(|&k| k <= 0) {
+                return Err(AdoptError::KeyNotPositive {
+                    table: t.table.clone(),
+                    column: t.column.clone(),
+                    key,
+                });
+            }
+            let largest = t.largest_key.max(t.issued_up_to);
+            if let Some(largest) = largest.filter(|&l| l >= 0 && l.unsigned_abs() >= cut_over) {
+                return Err(self.too_large(t, largest, cut_over, now));
+            }
+        }
+        let guard = Guard {
+            cut_over,
+            first_key_now: self.first_key_sql(),
+        };
+        let (up, down) = match self.dialect {
+            Dialect::Postgres => postgres::plan(catalog, &guard, self.id_function.as_ref())?,
+            Dialect::MySql => mysql::plan(catalog, &guard, self.id_function.as_ref())?,
+            Dialect::Sqlite => sqlite::plan(catalog, &guard)?,
+        };
+        Ok(AdoptionPlan {
+            dialect: self.dialect,
+            cut_over,
+            catalog: catalog.clone(),
+            up,
+            down,
+        })
+    }
+}
+
+/// What an [`Adoption`] runs: the statements of the switch and of its way
+/// back, written from a [`Catalog`] and proven against it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdoptionPlan {
+    dialect: Dialect,
+    cut_over: u64,
+    catalog: Catalog,
+    up: Vec<String>,
+    down: Vec<String>,
+}
+
+impl AdoptionPlan {
+    /// The cut-over: every existing key is below it, every flake key from
+    /// now on at or above it. Declare it on the ID types:
+    /// `#[flake_id(cut_over = N)]`.
+    pub fn cut_over(&self) -> u64 {
+        self.cut_over
+    }
+
+    /// The dialect.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The catalog the plan was written from.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The statements of the switch, to run in order on one connection
+    /// (see the [crate documentation](crate#what-runs-per-database)).
+    pub fn up(&self) -> &[String] {
+        &self.up
+    }
+
+    /// The statements that restore the catalog's schema (see
+    /// [Down scripts](crate#down-scripts)).
+    pub fn down(&self) -> &[String] {
+        &self.down
+    }
+
+    /// What the plan does, one line each, for the top of a script as SQL
+    /// comments: each table with its key, auto-increment, largest key and
+    /// references, and the cut-over to declare.
+    pub fn summary(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for t in &self.catalog.tables {
+            let largest = t
+                .largest_key
+                .map_or_else(|| "no rows".to_owned(), |k| format!("keys up to {k}"));
+            lines.push(format!(
+                "{}.{}: {} ({}), {largest}",
+                t.table,
+                t.column,
+                t.column_type,
+                describe_increment(&t.increment)
+            ));
+            for r in &t.references {
+                let table = match &r.schema {
+                    Some(s) => format!("{s}.{}", r.table),
+                    None => r.table.clone(),
+                };
+                let by = match &r.constraint {
+                    Some(c) => format!("foreign key {c}"),
+                    None => "named, no foreign key".to_owned(),
+                };
+                lines.push(format!(
+                    "  referenced by {table}.{} ({}, {by})",
+                    r.column, r.column_type
+                ));
+            }
+        }
+        lines.push(format!(
+            "cut-over {0}: every existing key is below it; declare #[flake_id(cut_over = {0})]",
+            self.cut_over
+        ));
+        lines
+    }
+}
+
+fn describe_increment(i: &Increment) -> String {
+    match i {
+        Increment::Identity { always: true, .. } => "identity, always".to_owned(),
+        Increment::Identity { .. } => "identity, by default".to_owned(),
+        Increment::Sequence { sequence, .. } => format!("default from sequence {sequence}"),
+        Increment::AutoIncrement => "auto-increment".to_owned(),
+        Increment::RowId => "alias of the rowid".to_owned(),
+        Increment::None => "no auto-increment".to_owned(),
+    }
+}
 
 /// The proof's SQL: the cut-over, and the first key at the database's
 /// clock.
@@ -61,25 +225,5 @@ pub(crate) fn lock_order(order: &[(String, Vec<String>)]) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn referencing_tables_are_locked_first() {
-        let order = vec![
-            (
-                "\"users\"".to_owned(),
-                vec!["\"posts\"".to_owned(), "\"comments\"".to_owned()],
-            ),
-            ("\"posts\"".to_owned(), vec!["\"comments\"".to_owned()]),
-            ("\"comments\"".to_owned(), vec![]),
-        ];
-        assert_eq!(
-            lock_order(&order),
-            ["\"comments\"", "\"posts\"", "\"users\""]
-        );
-        // A table referencing itself does not stop the order.
-        let own = vec![("\"tree\"".to_owned(), vec!["\"tree\"".to_owned()])];
-        assert_eq!(lock_order(&own), ["\"tree\""]);
-    }
-}
+#[path = "../tests/unit/plan.rs"]
+mod tests;

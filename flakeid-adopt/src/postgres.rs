@@ -4,27 +4,25 @@
 
 use std::collections::BTreeMap;
 
-use super::catalog::{Catalog, ISSUED, Increment, KEYS};
-use super::catalog::{ColumnDetails, KeyTable, Queries, Reference};
-use super::catalog::{column_row, integer_key, integer_width, integers, text};
+use super::catalog::{Catalog, Increment, KeyTable, integer_width};
 use super::error::AdoptError;
 use super::plan::{CHECK, Guard, lock_order};
+use super::read::columns::{COLUMN_DEFAULT, COLUMN_TYPE, COLUMNS, CONSTRAINT_NAME, ISSUED};
+use super::read::columns::{COLUMN_NAME, IS_KEY, SCHEMA_NAME, TABLE_NAME};
+use super::read::{CatalogDialect, Query, text};
 use flakeid_id_function::IdFunction;
-use flakeid_sql::AsyncSqlExecutor;
-use flakeid_sql::{Dialect, SqlType};
+use flakeid_sql::{Dialect, SqlRow, SqlType};
 
-/// Reads one key table and the columns that reference its key.
-pub(crate) async fn read_table<E: AsyncSqlExecutor>(
-    q: &Queries<'_, E>,
-    column: &str,
-    named: &[(&str, &str)],
-) -> Result<KeyTable, AdoptError> {
-    let d = Dialect::Postgres;
-    let table = q.table;
-    let t = d.identifier("table", table)?;
-    let c = d.identifier("column", column)?;
-    let rows = q
-        .rows(
+/// PostgreSQL's catalog.
+pub(crate) struct Postgres;
+
+impl CatalogDialect for Postgres {
+    const DIALECT: Dialect = Dialect::Postgres;
+    const BIGINT: Option<&'static str> = Some("bigint");
+
+    fn key_column(table: &str, column: &str) -> Result<Query, AdoptError> {
+        let t = Self::DIALECT.identifier("table", table)?;
+        Ok(Query::new(
             "SELECT format_type(a.atttypid, a.atttypmod) AS column_type, \
              a.attidentity::text AS identity, \
              pg_get_expr(d.adbin, d.adrelid) AS column_default, \
@@ -36,47 +34,40 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
              LEFT JOIN pg_attrdef d ON d.adrelid = cl.oid AND d.adnum = a.attnum \
              WHERE cl.oid = to_regclass(?) AND a.attname = ?",
             &[&t, column, &t, column],
-            &KEY_COLUMNS,
-        )
-        .await?;
-    let row = column_row(&rows, table, column)?;
-    let column_type = text(row, "column_type");
-    integer_key(table, column, row.i64("is_key") == Some(1), &column_type)?;
-    let sequence = row.text("sequence_name").map(str::to_owned);
-    let default = row.text("column_default").map(str::to_owned);
-    let increment = match (text(row, "identity").as_str(), sequence.clone(), default) {
-        ("a" | "d", Some(sequence), _) => Increment::Identity {
-            always: text(row, "identity") == "a",
-            sequence,
-        },
-        (_, Some(sequence), Some(default)) if default.starts_with("nextval(") => {
-            Increment::Sequence { sequence, default }
-        }
-        _ => Increment::None,
-    };
-    let keys = q
-        .rows(
-            &format!("SELECT CAST(min({c}) AS bigint) AS smallest, CAST(max({c}) AS bigint) AS largest FROM {t}"),
-            &[],
-            &KEYS,
-        )
-        .await?;
-    let issued_up_to = match &sequence {
+            &KEY_COLUMN,
+        ))
+    }
+
+    fn increment(row: &SqlRow, _: &KeyTable) -> Result<Increment, AdoptError> {
+        let sequence = row.text("sequence_name").map(str::to_owned);
+        let default = row.text("column_default").map(str::to_owned);
+        Ok(match (text(row, "identity").as_str(), sequence, default) {
+            ("a" | "d", Some(sequence), _) => Increment::Identity {
+                always: text(row, "identity") == "a",
+                sequence,
+            },
+            (_, Some(sequence), Some(default)) if default.starts_with("nextval(") => {
+                Increment::Sequence { sequence, default }
+            }
+            _ => Increment::None,
+        })
+    }
+
+    /// The column's sequence, even where it is no longer its default.
+    fn issued(row: &SqlRow, _: &KeyTable) -> Option<Query> {
         // A name `pg_get_serial_sequence` wrote, quoted as needed.
-        Some(seq) => q
-            .rows(
-                &format!("SELECT CASE WHEN is_called THEN last_value END AS issued FROM {seq}"),
-                &[],
-                &ISSUED,
-            )
-            .await?
-            .first()
-            .and_then(|r| r.i64("issued")),
-        None => None,
-    };
-    let mut references = Vec::new();
-    for r in q
-        .rows(
+        let seq = row.text("sequence_name")?;
+        Some(Query::new(
+            format!("SELECT CASE WHEN is_called THEN last_value END AS issued FROM {seq}"),
+            &[],
+            &ISSUED,
+        ))
+    }
+
+    /// Every schema's; a partition's foreign keys once, as its parent's.
+    fn foreign_keys(key: &KeyTable) -> Result<Query, AdoptError> {
+        let (t, _) = key.identifiers(Self::DIALECT)?;
+        Ok(Query::new(
             "SELECT con.conname::text AS constraint_name, \
              CASE WHEN n.nspname = current_schema() THEN NULL ELSE n.nspname::text END AS schema_name, \
              cl.relname::text AS table_name, a.attname::text AS column_name, \
@@ -90,59 +81,21 @@ pub(crate) async fn read_table<E: AsyncSqlExecutor>(
              AND (SELECT k.attnum FROM pg_attribute k WHERE k.attrelid = con.confrelid \
              AND k.attname = ?) = ANY (con.confkey) \
              ORDER BY n.nspname, cl.relname, a.attname",
-            &[&t, column],
+            &[&t, &key.column],
             &FOREIGN_KEYS,
-        )
-        .await?
-    {
-        let constraint = text(&r, "constraint_name");
-        references.push(Reference::foreign_key(
-            &r,
-            (table, column),
-            constraint,
-            None,
-            ColumnDetails::default(),
-        )?);
+        ))
     }
-    for &(ref_table, ref_column) in named {
-        if references
-            .iter()
-            .any(|r| r.schema.is_none() && r.table == ref_table && r.column == ref_column)
-        {
-            continue;
-        }
-        let rt = d.identifier("table", ref_table)?;
-        let rows = q
-            .rows(
-                "SELECT format_type(a.atttypid, a.atttypmod) AS column_type FROM pg_attribute a \
-                 WHERE a.attrelid = to_regclass(?) AND a.attname = ? AND a.attnum > 0 \
-                 AND NOT a.attisdropped",
-                &[&rt, ref_column],
-                &COLUMN_TYPE,
-            )
-            .await?;
-        let row = column_row(&rows, ref_table, ref_column)?;
-        references.push(Reference::named(
-            ref_table,
-            ref_column.to_owned(),
-            row,
-            ColumnDetails::default(),
-        ));
+
+    fn column(table: &str, column: &str) -> Result<Query, AdoptError> {
+        let t = Self::DIALECT.identifier("table", table)?;
+        Ok(Query::new(
+            "SELECT format_type(a.atttypid, a.atttypmod) AS column_type FROM pg_attribute a \
+             WHERE a.attrelid = to_regclass(?) AND a.attname = ? AND a.attnum > 0 \
+             AND NOT a.attisdropped",
+            &[&t, column],
+            &COLUMN,
+        ))
     }
-    integers(&references)?;
-    let keys = keys.first();
-    Ok(KeyTable {
-        table: table.to_owned(),
-        column: column.to_owned(),
-        column_type,
-        increment,
-        largest_key: keys.and_then(|r| r.i64("largest")),
-        smallest_key: keys.and_then(|r| r.i64("smallest")),
-        issued_up_to,
-        references,
-        details: ColumnDetails::default(),
-        sqlite: None,
-    })
 }
 
 /// The up and down statements.
@@ -158,8 +111,7 @@ pub(crate) fn plan(
     let mut after = Vec::new();
     let mut restore = Vec::new();
     for t in &catalog.tables {
-        let name = d.identifier("table", &t.table)?;
-        let k = d.identifier("column", &t.column)?;
+        let (name, k) = t.identifiers(d)?;
         let key_change = changes.entry(name.clone()).or_default();
         if integer_width(&t.column_type) == Some(false) {
             key_change.up.push(format!("ALTER COLUMN {k} TYPE bigint"));
@@ -327,22 +279,22 @@ pub(crate) fn plan(
     Ok((up, down))
 }
 
-static KEY_COLUMNS: [(&str, SqlType); 5] = [
-    ("column_type", SqlType::Text),
+static KEY_COLUMN: [(&str, SqlType); 5] = [
+    COLUMN_TYPE,
     ("identity", SqlType::Text),
-    ("column_default", SqlType::Text),
+    COLUMN_DEFAULT,
     ("sequence_name", SqlType::Text),
-    ("is_key", SqlType::BigInt),
+    IS_KEY,
 ];
 static FOREIGN_KEYS: [(&str, SqlType); 6] = [
-    ("constraint_name", SqlType::Text),
-    ("schema_name", SqlType::Text),
-    ("table_name", SqlType::Text),
-    ("column_name", SqlType::Text),
-    ("column_type", SqlType::Text),
-    ("columns", SqlType::BigInt),
+    CONSTRAINT_NAME,
+    SCHEMA_NAME,
+    TABLE_NAME,
+    COLUMN_NAME,
+    COLUMN_TYPE,
+    COLUMNS,
 ];
-static COLUMN_TYPE: [(&str, SqlType); 1] = [("column_type", SqlType::Text)];
+static COLUMN: [(&str, SqlType); 1] = [COLUMN_TYPE];
 
 /// One table's changes, in one `ALTER TABLE`.
 #[derive(Default)]
