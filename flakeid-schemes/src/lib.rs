@@ -1,10 +1,11 @@
 //! ID schemes beyond the Snowflake-style bit layouts of `flakeid-core`:
 //! for keys that must be decimal and readable, carry no time, wrap, be
 //! random, stay in per-location ranges, or be shown to the public without
-//! their order. Each scheme lives in one file with its types, builder,
+//! their order. Each scheme lives in one module with its types, builder,
 //! errors and [`IdScheme`](flakeid_core::IdScheme) /
-//! [`IdSource`](flakeid_core::IdSource) impls, so an ID type of any of them
-//! is declared with `#[flake_id(scheme = …)]` like one of a layout:
+//! [`IdSource`](flakeid_core::IdSource) impls (one file, or a folder with a
+//! file for each of them), so an ID type of any of them is declared with
+//! `#[flake_id(scheme = …)]` like one of a layout:
 //!
 //! * [`RandomKeys`] ([`RandomKeyGenerator`]) — random low bits instead of a
 //!   sequence (the "nonsequential key"), with its collision probability
@@ -12,9 +13,9 @@
 //! * [`DecimalIdScheme`] ([`DecimalIdGenerator`]) — DecimalId:
 //!   `counter · 10^10 + generator_id · 10^5 + launch_id`, not time-based;
 //!   generator IDs come from a counter the whole system shares
-//!   ([`GeneratorIdSource`], [`init_generator_ids`]; `decimal_id.rs`).
+//!   ([`GeneratorIdSource`], [`init_generator_ids`]; `decimal_id/`).
 //! * [`TraceIdLayout`] ([`TraceIdGenerator`]) — TraceId: wrapping 25-bit
-//!   seconds, per-thread counters (`trace.rs`).
+//!   seconds, per-thread counters (`trace/`).
 //! * [`OffsetRanges`] ([`LocationRange`]) — per-location offset ranges of a
 //!   database sequence, with detection when a location outgrows its range;
 //!   its docs also cover database-produced IDs, the baseline every scheme
