@@ -306,7 +306,7 @@ pub const fn nonsequential() -> BitLayout {
 /// assert_eq!(presets::describe(&later), "the lsid layout with epoch 1735689600000 ms");
 /// # Ok::<(), flakeid_core::layout::LayoutError>(())
 /// ```
-pub(crate) fn describe(layout: &BitLayout) -> String {
+pub fn describe(layout: &BitLayout) -> String {
     use crate::layout::Layout;
     for (name, make) in ALL {
         if make() == *layout {
