@@ -177,6 +177,59 @@ fn the_key_crate_needs_nothing_beyond_the_mission() {
     );
 }
 
+/// The crates a user opts into (leases, segments, other schemes, 128-bit
+/// flakes, database-issued IDs, adoption): an application on an ORM crate's
+/// default features compiles none of them.
+const EXTRAS: &[&str] = &[
+    "flakeid-lease",
+    "flakeid-segment",
+    "flakeid-schemes",
+    "flakeid-flake128",
+    "flakeid-id-function",
+    "flakeid-adopt",
+];
+
+#[test]
+fn the_orm_crates_bring_no_extra_by_default() {
+    let packages = packages();
+    for orm in ["flakeid-seaorm", "flakeid-diesel"] {
+        let package = packages
+            .iter()
+            .find(|p| p["name"] == orm)
+            .expect("the ORM crate");
+        let deps = normal_dependencies(package);
+        let features = &package["features"];
+        // The features the defaults turn on, followed through the crate's own features.
+        let mut on: Vec<String> = vec!["default".to_owned()];
+        let mut seen = BTreeSet::new();
+        while let Some(feature) = on.pop() {
+            if !seen.insert(feature.clone()) {
+                continue;
+            }
+            for enabled in features[&feature]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                match enabled.strip_prefix("dep:") {
+                    Some(dep) => assert!(
+                        !EXTRAS.contains(&dep),
+                        "{orm}: `{feature}` (on by default) enables {dep}"
+                    ),
+                    None if !enabled.contains('/') => on.push(enabled.to_owned()),
+                    None => {}
+                }
+            }
+        }
+        for extra in EXTRAS {
+            if let Some(optional) = deps.get(*extra) {
+                assert!(optional, "{orm} depends on {extra} whatever its features");
+            }
+        }
+    }
+}
+
 /// The layers of flakeid-core's modules, bottom first, from its lib.rs.
 fn core_layers(lib_rs: &str) -> Vec<Vec<String>> {
     let section = lib_rs
