@@ -197,8 +197,11 @@ pub use plan::AdoptionPlan;
 mod readme {}
 
 use core::time::Duration;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use flakeid_core::layout::BitLayout;
+use cut_over::unix_millis;
+use flakeid_core::encoding::format_rfc3339;
+use flakeid_core::layout::{BitLayout, Layout};
 use flakeid_id_function::IdFunction;
 use flakeid_sql::AsyncSqlExecutor;
 use flakeid_sql::Dialect;
@@ -318,6 +321,43 @@ impl Adoption {
         &self.layout
     }
 
+    /// The smallest key the layout issues at `at`: the first key of its
+    /// tick (node 0, sequence 0; 1 at the epoch's first tick).
+    ///
+    /// # Errors
+    /// [`AdoptError::LayoutEnded`] when `at` is past the layout's time.
+    pub fn first_key(&self, at: SystemTime) -> Result<u64, AdoptError> {
+        let l = &self.layout;
+        let ms = unix_millis(at);
+        let tick = ms.saturating_sub(l.epoch_millis()) / l.tick_millis();
+        if tick > l.max_tick() {
+            return Err(AdoptError::LayoutEnded {
+                at: format_rfc3339(at),
+                end: format_rfc3339(l.end()),
+            });
+        }
+        Ok(l.compose(tick, 0, 0).max(1))
+    }
+
+    /// The cut-over a plan made at `now` uses: the one given, or the first
+    /// key at `now` minus the clock skew; checked to be at most the first
+    /// key at `now`.
+    ///
+    /// # Errors
+    /// [`AdoptError::CutOverInFuture`], [`AdoptError::LayoutEnded`].
+    pub fn cut_over_at(&self, now: SystemTime) -> Result<u64, AdoptError> {
+        let first = self.first_key(now)?;
+        match self.cut_over {
+            Some(cut_over) if cut_over > first => Err(AdoptError::CutOverInFuture {
+                cut_over,
+                first_key: first,
+                at: format_rfc3339(now),
+            }),
+            Some(cut_over) => Ok(cut_over.max(1)),
+            None => self.first_key(now.checked_sub(self.clock_skew).unwrap_or(UNIX_EPOCH)),
+        }
+    }
+
     /// Reads the tables' keys, auto-increments, largest keys and
     /// referencing columns from the catalog of `db` (see the
     /// [crate documentation](crate#catalog)). Changes nothing.
@@ -331,6 +371,18 @@ impl Adoption {
             return Err(AdoptError::NoTables);
         }
         read::read_catalog(self, db).await
+    }
+
+    /// The migration of the tables `catalog` describes, planned at `now`:
+    /// refused unless every key of every table (and every value its
+    /// sequence handed out) is below the cut-over.
+    ///
+    /// # Errors
+    /// [`AdoptError::KeyTooLarge`] (saying which layout change would fit),
+    /// [`AdoptError::CutOverInFuture`], a name the database would not keep,
+    /// the ID function's errors.
+    pub fn plan(&self, catalog: &Catalog, now: SystemTime) -> Result<AdoptionPlan, AdoptError> {
+        plan::plan(self, catalog, now)
     }
 }
 

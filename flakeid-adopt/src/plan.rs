@@ -8,71 +8,68 @@ use std::time::SystemTime;
 use flakeid_sql::Dialect;
 
 use super::catalog::{Catalog, Increment};
+use super::cut_over::{first_key_sql, too_large};
 use super::error::AdoptError;
 use super::{Adoption, mysql, postgres, sqlite};
 
-impl Adoption {
-    /// The migration of the tables `catalog` describes, planned at `now`:
-    /// refused unless every key of every table (and every value its
-    /// sequence handed out) is below the cut-over.
-    ///
-    /// # Errors
-    /// [`AdoptError::KeyTooLarge`] (saying which layout change would fit),
-    /// [`AdoptError::CutOverInFuture`], a name the database would not keep,
-    /// the ID function's errors.
-    pub fn plan(&self, catalog: &Catalog, now: SystemTime) -> Result<AdoptionPlan, AdoptError> {
-        if self.tables.is_empty() || catalog.tables.is_empty() {
-            return Err(AdoptError::NoTables);
-        }
-        if catalog.dialect != self.dialect {
-            return Err(AdoptError::DialectMismatch {
-                adoption: self.dialect,
-                database: catalog.dialect,
+/// The plan of `adoption` for the tables `catalog` describes, at `now`
+/// (see [`Adoption::plan`]).
+pub(crate) fn plan(
+    adoption: &Adoption,
+    catalog: &Catalog,
+    now: SystemTime,
+) -> Result<AdoptionPlan, AdoptError> {
+    if adoption.tables.is_empty() || catalog.tables.is_empty() {
+        return Err(AdoptError::NoTables);
+    }
+    if catalog.dialect != adoption.dialect {
+        return Err(AdoptError::DialectMismatch {
+            adoption: adoption.dialect,
+            database: catalog.dialect,
+        });
+    }
+    if let Some(f) = &adoption.id_function {
+        if f.dialect() != adoption.dialect {
+            return Err(AdoptError::IdFunctionMismatch {
+                what: "is written for another database",
             });
         }
-        if let Some(f) = &self.id_function {
-            if f.dialect() != self.dialect {
-                return Err(AdoptError::IdFunctionMismatch {
-                    what: "is written for another database",
-                });
-            }
-            if f.layout() != &self.layout {
-                return Err(AdoptError::IdFunctionMismatch {
-                    what: "issues IDs of another layout",
-                });
-            }
+        if f.layout() != &adoption.layout {
+            return Err(AdoptError::IdFunctionMismatch {
+                what: "issues IDs of another layout",
+            });
         }
-        let cut_over = self.cut_over_at(now)?;
-        for t in &catalog.tables {
-            if let Some(key) = t.smallest_key.filter(|&k| k <= 0) {
-                return Err(AdoptError::KeyNotPositive {
-                    table: t.table.clone(),
-                    column: t.column.clone(),
-                    key,
-                });
-            }
-            let largest = t.largest_key.max(t.issued_up_to);
-            if let Some(largest) = largest.filter(|&l| l >= 0 && l.unsigned_abs() >= cut_over) {
-                return Err(self.too_large(t, largest, cut_over, now));
-            }
-        }
-        let guard = Guard {
-            cut_over,
-            first_key_now: self.first_key_sql(),
-        };
-        let (up, down) = match self.dialect {
-            Dialect::Postgres => postgres::plan(catalog, &guard, self.id_function.as_ref())?,
-            Dialect::MySql => mysql::plan(catalog, &guard, self.id_function.as_ref())?,
-            Dialect::Sqlite => sqlite::plan(catalog, &guard)?,
-        };
-        Ok(AdoptionPlan {
-            dialect: self.dialect,
-            cut_over,
-            catalog: catalog.clone(),
-            up,
-            down,
-        })
     }
+    let cut_over = adoption.cut_over_at(now)?;
+    for t in &catalog.tables {
+        if let Some(key) = t.smallest_key.filter(|&k| k <= 0) {
+            return Err(AdoptError::KeyNotPositive {
+                table: t.table.clone(),
+                column: t.column.clone(),
+                key,
+            });
+        }
+        let largest = t.largest_key.max(t.issued_up_to);
+        if let Some(largest) = largest.filter(|&l| l >= 0 && l.unsigned_abs() >= cut_over) {
+            return Err(too_large(adoption, t, largest, cut_over, now));
+        }
+    }
+    let guard = Guard {
+        cut_over,
+        first_key_now: first_key_sql(adoption),
+    };
+    let (up, down) = match adoption.dialect {
+        Dialect::Postgres => postgres::plan(catalog, &guard, adoption.id_function.as_ref())?,
+        Dialect::MySql => mysql::plan(catalog, &guard, adoption.id_function.as_ref())?,
+        Dialect::Sqlite => sqlite::plan(catalog, &guard)?,
+    };
+    Ok(AdoptionPlan {
+        dialect: adoption.dialect,
+        cut_over,
+        catalog: catalog.clone(),
+        up,
+        down,
+    })
 }
 
 /// What an [`Adoption`] runs: the statements of the switch and of its way
