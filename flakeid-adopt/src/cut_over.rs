@@ -7,7 +7,7 @@ use core::time::Duration;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use flakeid_core::encoding::format_rfc3339;
-use flakeid_core::layout::{BitLayout, Layout, presets};
+use flakeid_core::layout::{Layout, presets};
 use flakeid_sql::Dialect;
 
 use super::Adoption;
@@ -46,7 +46,7 @@ pub(crate) fn too_large(
     now: SystemTime,
 ) -> AdoptError {
     let l = &adoption.layout;
-    let layout = describe_layout(l);
+    let layout = presets::describe(l);
     let at = now.checked_sub(adoption.clock_skew).unwrap_or(UNIX_EPOCH);
     let explained = match adoption.cut_over {
         Some(_) => "as given".to_owned(),
@@ -92,22 +92,6 @@ pub(crate) fn too_large(
         explained,
         advice,
     }
-}
-
-/// `layout` as an operator names it: `the twitter layout`, `the discord
-/// layout with epoch 1704067200000 ms`, or its fields.
-fn describe_layout(layout: &BitLayout) -> String {
-    for (name, make) in presets::ALL {
-        if make() == *layout {
-            return format!("the {name} layout");
-        }
-    }
-    for (name, make) in presets::ALL {
-        if make().with_epoch_millis(layout.epoch_millis()).as_ref() == Ok(layout) {
-            return format!("the {name} layout with epoch {} ms", layout.epoch_millis());
-        }
-    }
-    format!("a custom layout ({layout:?})")
 }
 
 /// `t` in milliseconds since the Unix epoch (0 before it).
