@@ -414,6 +414,7 @@ mod backend;
 mod column;
 mod entity;
 mod error;
+mod id_columns;
 #[cfg(feature = "with-json")]
 mod json;
 #[cfg(feature = "lease")]
@@ -446,6 +447,7 @@ pub use flakeid_macros::seaorm_flake_id as flake_id;
 pub use flakeid_segment;
 #[cfg(feature = "sql")]
 pub use flakeid_sql;
+pub use id_columns::{IdColumnVisitor, IdColumns};
 pub use save::REMEMBERED_KEYS;
 pub use time_filter::IssuedIn;
 
@@ -455,6 +457,7 @@ pub mod __private {
     pub use crate::column::{
         array_type, column_type, null, to_value, try_from_u64, try_from_value, try_get_by,
     };
+    pub use crate::id_columns::probe;
     pub use crate::impl_id;
     pub use ::async_trait;
     pub use ::flakeid_core;
