@@ -1,6 +1,7 @@
 //! Runnable examples of flakeid: `cargo run -p flakeid-examples --bin seaorm_quickstart`
 //! on embedded SQLite; `--bin seaorm_leased`, the same with a node ID leased
-//! from a table in a SQLite file. The Diesel examples are the package
+//! from a table in a SQLite file; `--bin seaorm_seaography`, the quickstart's
+//! entities as a seaography GraphQL schema. The Diesel examples are the package
 //! `flakeid-examples-diesel` (`examples/diesel/`, `--bin diesel_quickstart`
 //! and `--bin diesel_leased`), so that these build no Diesel.
 //!
@@ -35,6 +36,8 @@ mod guide {
     mod openapi {}
     #[doc = include_str!("../../docs/api-layers.md")]
     mod api_layers {}
+    #[doc = include_str!("../../docs/seaography.md")]
+    mod seaography {}
     #[doc = include_str!("../../docs/service.md")]
     mod service {}
     #[doc = include_str!("../../docs/database-ids.md")]

@@ -80,7 +80,11 @@
 //!   type without the attribute is a compile error (``the trait bound
 //!   `UserId: TryFromU64` is not satisfied``), not a model whose inserts
 //!   leave the key to the database. A second model with
-//!   the same key type takes `#[flake_id(shared_key)]`.
+//!   the same key type takes `#[flake_id(shared_key)]`;
+//! * implements [`IdColumns`] for the entity: which columns hold IDs (the
+//!   key, foreign keys of an ID type, nullable ones too) and of which ID
+//!   type, for integrations such as the `seaography` feature's GraphQL
+//!   schemas.
 //!
 //! `Entity::insert` and `Entity::insert_many` run no hooks: use
 //! [`FlakeEntity::insert_with_id`] / [`FlakeEntity::insert_many_with_ids`].
@@ -399,6 +403,7 @@
 //! | `segment` | no | Leaf-style segments from a database row (`segment`, fetched by a tokio task), on `flakeid-segment`, re-exported as `flakeid_seaorm::flakeid_segment`; turns on `sql` |
 //! | `migration` | no | migrations under a lock, so that every replica may run them at start-up (`migration`), and the tables' migrations for a `sea-orm-migration` Migrator; turns on `sql` |
 //! | `flake128` | no | `Flake128` as a SeaORM column and key, from `flakeid-flake128`, re-exported as `flakeid_seaorm::flakeid_flake128` |
+//! | `seaography` | no | [Seaography](https://www.sea-ql.org/Seaography/) schemas whose ID columns (keys and foreign keys) are strings in the ID type's scalar (`seaography::builder`, see [`IdColumns`]); flakeid-core's `async-graphql` |
 //! | `sql` | no | flakeid's SQL run on SeaORM connections (`SeaOrmExecutor`), on `flakeid-sql`, re-exported as `flakeid_seaorm::flakeid_sql`: what the features above build on |
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
@@ -414,6 +419,7 @@ mod backend;
 mod column;
 mod entity;
 mod error;
+mod id_columns;
 #[cfg(feature = "with-json")]
 mod json;
 #[cfg(feature = "lease")]
@@ -421,6 +427,8 @@ pub mod lease;
 #[cfg(feature = "migration")]
 pub mod migration;
 mod save;
+#[cfg(feature = "seaography")]
+pub mod seaography;
 #[cfg(feature = "segment")]
 pub mod segment;
 #[cfg(any(feature = "lease", feature = "segment"))]
@@ -446,6 +454,7 @@ pub use flakeid_macros::seaorm_flake_id as flake_id;
 pub use flakeid_segment;
 #[cfg(feature = "sql")]
 pub use flakeid_sql;
+pub use id_columns::{IdColumnVisitor, IdColumns};
 pub use save::REMEMBERED_KEYS;
 pub use time_filter::IssuedIn;
 
@@ -455,6 +464,7 @@ pub mod __private {
     pub use crate::column::{
         array_type, column_type, null, to_value, try_from_u64, try_from_value, try_get_by,
     };
+    pub use crate::id_columns::probe;
     pub use crate::impl_id;
     pub use ::async_trait;
     pub use ::flakeid_core;

@@ -14,10 +14,15 @@
 //!
 //! After the struct it emits `impl ActiveModelBehavior for ActiveModel` whose
 //! `before_save` assigns an ID on insert and lets `save` insert a row whose
-//! key `assign_id` gave, unless `behavior = manual` is given; and it marks
+//! key `assign_id` gave, unless `behavior = manual` is given; it marks
 //! the key type as the key of a model with `#[flake_id]` (`FlakeModelKey`,
 //! which the ID type's `TryFromU64` requires: a model keyed by an ID type
-//! without this attribute does not compile), unless `shared_key` is given.
+//! without this attribute does not compile), unless `shared_key` is given;
+//! and it implements `IdColumns` for the entity: every column field is
+//! probed for an ID type (or an `Option` of one) by the type system, so
+//! that integrations (a GraphQL schema) know which columns hold IDs and of
+//! which type. The macro cannot tell an ID type from a path; the probe's
+//! method resolution can (see `flakeid_seaorm::__private::probe`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -65,6 +70,7 @@ pub(super) fn expand(
     args: &Args,
 ) -> syn::Result<TokenStream> {
     let rename_all = struct_rename_all(&input.attrs)?;
+    let id_columns = id_columns(input, rename_all.as_ref(), orm)?;
     let syn::Data::Struct(data) = &mut input.data else {
         return Ok(TokenStream::new());
     };
@@ -82,10 +88,14 @@ pub(super) fn expand(
         }
     };
     if args.behavior_manual.is_some() {
-        return Ok(marked);
+        return Ok(quote! {
+            #marked
+            #id_columns
+        });
     }
     Ok(quote! {
         #marked
+        #id_columns
         #[#orm::__private::async_trait::async_trait]
         impl #orm::__private::sea_orm::ActiveModelBehavior for ActiveModel {
             async fn before_save<C>(
@@ -97,6 +107,63 @@ pub(super) fn expand(
                 C: #orm::__private::sea_orm::ConnectionTrait,
             {
                 #orm::__private::before_save(self, db, insert).await
+            }
+        }
+    })
+}
+
+/// `impl IdColumns for Entity`: a probe of each field that is a column
+/// (not `#[sea_orm(ignore)]`), under the column name SeaORM derives for it.
+fn id_columns(
+    input: &syn::DeriveInput,
+    rename_all: Option<&syn::LitStr>,
+    orm: &TokenStream,
+) -> syn::Result<TokenStream> {
+    let mut probes = Vec::new();
+    for field in named_fields(input) {
+        let mut column_name = None;
+        let mut ignored = false;
+        for attr in field.attrs.iter().filter(|a| is_sea_orm_attr(a)) {
+            // A helper this macro cannot read is SeaORM's to report.
+            for meta in metas(attr).unwrap_or_default() {
+                if meta.path().is_ident("ignore") {
+                    ignored = true;
+                } else if let syn::Meta::NameValue(syn::MetaNameValue {
+                    path,
+                    value:
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(name),
+                            ..
+                        }),
+                    ..
+                }) = &meta
+                    && path.is_ident("column_name")
+                {
+                    column_name = Some(name.value());
+                }
+            }
+        }
+        if ignored {
+            continue;
+        }
+        let name = match column_name {
+            Some(name) => name,
+            None => match key_check::default_column_name(field, rename_all)? {
+                Some(name) => name,
+                None => continue,
+            },
+        };
+        let ty = &field.ty;
+        probes.push(quote! {
+            (&&&#orm::__private::probe::Probe::<#ty>::new()).visit::<Self, V>(visitor, #name);
+        });
+    }
+    Ok(quote! {
+        impl #orm::IdColumns for Entity {
+            fn visit_id_columns<V: #orm::IdColumnVisitor<Self>>(visitor: &mut V) {
+                #[allow(unused_imports)]
+                use #orm::__private::probe::{Id as _, NotId as _, NullableId as _};
+                #(#probes)*
             }
         }
     })

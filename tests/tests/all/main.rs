@@ -42,9 +42,11 @@ mod schemes_seaorm;
 // Rows by the time their key records: each ORM's filter on a million rows.
 mod time_bounds;
 
-// ID types as plain sqlx values on each database, in API schemas, in a
-// GraphQL server and in TypeScript.
+// ID types as plain sqlx values on each database, in API schemas, in
+// GraphQL servers (async-graphql's types, seaography's schema of SeaORM
+// entities) and in TypeScript.
 mod graphql;
+mod graphql_seaography;
 mod openapi_schema;
 mod protobuf;
 mod sqlx_types;

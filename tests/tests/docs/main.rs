@@ -124,6 +124,7 @@ checked_files!(
     guide_index_size => "docs/index-size.md",
     guide_openapi => "docs/openapi.md",
     guide_api_layers => "docs/api-layers.md",
+    guide_seaography => "docs/seaography.md",
     guide_service => "docs/service.md",
     guide_database_ids => "docs/database-ids.md",
     guide_adopt => "docs/adopt.md",
