@@ -333,6 +333,35 @@ macro_rules! __flakeid_core_impl_specta {
 #[doc(hidden)]
 pub use crate::__flakeid_core_impl_specta as impl_specta;
 
+// ---------------------------------------------------------------------------
+// What flakeid's other crates build on
+// ---------------------------------------------------------------------------
+//
+// flakeid-lease, flakeid-segment, flakeid-schemes and flakeid-flake128 are
+// released together with this crate and build their sources on these items;
+// each stays in its home module.
+
+pub use crate::__scheme_of as scheme_of;
+pub use crate::__setters as setters;
+pub use crate::encoding::error::excerpt;
+pub use crate::fork::{current_tag as fork_current_tag, tag as fork_tag};
+pub use crate::generator::{Attach, Ceiling, Movable, Sealable};
+pub use crate::node::leased::sealable;
+pub use crate::runtime::signal::{Signal, note_blocking_wait, timeout, until_ready};
+pub use crate::source::{EXAMPLE_UNIX_MILLIS, example_id, layout_bounds, tick_span};
+pub use crate::telemetry::handles::{Counter, Gauge, Histogram};
+
+/// A process-wide generator built from `builder` and attached to its node
+/// source, but not installed: flakeid-lease's protocol simulation runs many
+/// in one process.
+pub fn process_generator<C: crate::Clock>(
+    builder: crate::GeneratorBuilder<BitLayout, C>,
+) -> Result<std::sync::Arc<crate::global::ProcessGenerator>, ConfigError> {
+    let process = std::sync::Arc::new(crate::global::ProcessGenerator::build(builder)?);
+    process.attach_source();
+    Ok(process)
+}
+
 /// Whether `a` and `b` read IDs alike.
 fn same_ids(a: &dyn IdScheme, b: &dyn IdScheme) -> bool {
     let max = a.max_id();
@@ -372,33 +401,4 @@ fn describe(scheme: &dyn IdScheme) -> String {
         Some(id) => format!("a scheme reading {id} as {}", scheme.decode(id)),
         None => format!("{scheme:?}"),
     }
-}
-
-// ---------------------------------------------------------------------------
-// What flakeid's other crates build on
-// ---------------------------------------------------------------------------
-//
-// flakeid-lease, flakeid-segment, flakeid-schemes and flakeid-flake128 are
-// released together with this crate and build their sources on these items;
-// each stays in its home module.
-
-pub use crate::__scheme_of as scheme_of;
-pub use crate::__setters as setters;
-pub use crate::encoding::error::excerpt;
-pub use crate::fork::{current_tag as fork_current_tag, tag as fork_tag};
-pub use crate::generator::{Attach, Ceiling, Movable, Sealable};
-pub use crate::node::leased::sealable;
-pub use crate::runtime::signal::{Signal, note_blocking_wait, timeout, until_ready};
-pub use crate::source::{EXAMPLE_UNIX_MILLIS, example_id, layout_bounds, tick_span};
-pub use crate::telemetry::handles::{Counter, Gauge, Histogram};
-
-/// A process-wide generator built from `builder` and attached to its node
-/// source, but not installed: flakeid-lease's protocol simulation runs many
-/// in one process.
-pub fn process_generator<C: crate::Clock>(
-    builder: crate::GeneratorBuilder<BitLayout, C>,
-) -> Result<std::sync::Arc<crate::global::ProcessGenerator>, ConfigError> {
-    let process = std::sync::Arc::new(crate::global::ProcessGenerator::build(builder)?);
-    process.attach_source();
-    Ok(process)
 }

@@ -119,11 +119,6 @@ pub use error::Flake128Error;
 pub use generator::{Flake128Generator, Flake128GeneratorBuilder};
 pub use layout::Flake128Layout;
 
-/// The crate's README (its registry page): its examples run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-mod readme {}
-
 /// A 128-bit flake: a non-zero `u128` whose order is creation order.
 ///
 /// `Ord` compares the numbers, which is time order (then worker, then
@@ -395,3 +390,8 @@ impl TryFrom<&[u8]> for Flake128 {
         Self::from_slice(bytes)
     }
 }
+
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

@@ -51,11 +51,6 @@ mod postgres;
 pub use decode::{DecodeFunctions, IdPart};
 pub use error::IdFunctionError;
 
-/// The crate's README (its registry page): its examples run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-mod readme {}
-
 use core::time::Duration;
 
 use flakeid_core::layout::BitLayout;
@@ -491,3 +486,8 @@ impl Fnv {
         }
     }
 }
+
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

@@ -223,13 +223,6 @@ impl<L: Layout, C: Clock> RandomKeyGenerator<L, C> {
     }
 }
 
-/// Where a generator's random parts come from: the thread's generator
-/// (seeded from the operating system), or one seeded for reproducible keys.
-enum Random {
-    Thread,
-    Seeded(Mutex<SmallRng>),
-}
-
 // ---------------------------------------------------------------------------
 // Scheme and source
 // ---------------------------------------------------------------------------
@@ -494,4 +487,11 @@ impl RandomKeys<BitLayout> {
             sequence: key & ((1 << Self::RANDOM_BITS) - 1),
         }
     }
+}
+
+/// Where a generator's random parts come from: the thread's generator
+/// (seeded from the operating system), or one seeded for reproducible keys.
+enum Random {
+    Thread,
+    Seeded(Mutex<SmallRng>),
 }

@@ -52,15 +52,6 @@ layout_scheme!(DecimalLayout, decode_decimal);
 // of every seed, whose ticks start anywhere in the stored sequence field.
 scheme_of!(impl[L: DecodeLayout] RandomStart<L>, |random_start| random_start.inner());
 
-/// A decimal layout's ID: the start of its tick, and its fields (`node`
-/// only when the layout has node digits).
-fn decode_decimal(layout: &DecimalLayout, id: u64) -> Decoded {
-    let parts = layout.decompose(id);
-    let time = UNIX_EPOCH.checked_add(Duration::from_millis(layout.timestamp_millis(id)));
-    let node = (layout.node_digits() > 0).then_some((Cow::Borrowed("node"), parts.node));
-    Decoded::from_layout_parts(id, time, parts, node)
-}
-
 /// 2025-01-01T00:00:00Z in Unix milliseconds: the instant of the
 /// [`IdScheme::example_id`] of layouts.
 pub const EXAMPLE_UNIX_MILLIS: u64 = 1_735_689_600_000;
@@ -74,4 +65,13 @@ pub fn example_id<L: Layout<Raw = u64>>(layout: &L, sequence: u64) -> u64 {
         .max(1)
         .min(layout.max_tick());
     layout.compose(tick, layout.max_node().min(1), sequence)
+}
+
+/// A decimal layout's ID: the start of its tick, and its fields (`node`
+/// only when the layout has node digits).
+fn decode_decimal(layout: &DecimalLayout, id: u64) -> Decoded {
+    let parts = layout.decompose(id);
+    let time = UNIX_EPOCH.checked_add(Duration::from_millis(layout.timestamp_millis(id)));
+    let node = (layout.node_digits() > 0).then_some((Cow::Borrowed("node"), parts.node));
+    Decoded::from_layout_parts(id, time, parts, node)
 }

@@ -89,6 +89,10 @@ pub(super) fn lease_rows(rows: Vec<SqlRow>) -> Result<Vec<LeaseRow>, StoreError>
         .collect::<Result<Vec<_>, _>>()?)
 }
 
+pub(super) fn table_of(space: &str, rows: Vec<SqlRow>) -> Result<NodeTable, StoreError> {
+    Ok(node_table(space, &lease_rows(rows)?)?)
+}
+
 /// The rows of `space` (as [`LeaseSql::list`](super::LeaseSql::list) reads them) as a [`NodeTable`].
 fn node_table(space: &str, rows: &[LeaseRow]) -> Result<NodeTable, BadLeaseRow> {
     Ok(NodeTable {
@@ -99,8 +103,4 @@ fn node_table(space: &str, rows: &[LeaseRow]) -> Result<NodeTable, BadLeaseRow> 
             .map(LeaseRow::to_node_row)
             .collect::<Result<Vec<_>, _>>()?,
     })
-}
-
-pub(super) fn table_of(space: &str, rows: Vec<SqlRow>) -> Result<NodeTable, StoreError> {
-    Ok(node_table(space, &lease_rows(rows)?)?)
 }

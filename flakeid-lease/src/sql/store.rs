@@ -223,12 +223,6 @@ impl<X: AsyncSqlExecutor> AsyncLeaseStore for SqlLeaseStore<X> {
     }
 }
 
-/// Node rows inserted per statement (each binds the space once).
-const INSERT_CHUNK: usize = 500;
-/// Attempts at inserting a space's rows: concurrent first claims on
-/// MySQL/MariaDB can deadlock on the same keys; the loser retries.
-const INSERT_ATTEMPTS: usize = 5;
-
 /// The nodes of `nodes` without a row among `rows`.
 pub(super) fn missing(rows: &[LeaseRow], nodes: RangeInclusive<u64>) -> Vec<u64> {
     let have: BTreeSet<i64> = rows.iter().map(|r| r.node_id).collect();
@@ -265,3 +259,10 @@ fn renewal_of(rows: &[LeaseRow], r: &RenewRequest<'_>) -> Renewal {
         Renewal::Renewed
     }
 }
+
+/// Node rows inserted per statement (each binds the space once).
+const INSERT_CHUNK: usize = 500;
+
+/// Attempts at inserting a space's rows: concurrent first claims on
+/// MySQL/MariaDB can deadlock on the same keys; the loser retries.
+const INSERT_ATTEMPTS: usize = 5;

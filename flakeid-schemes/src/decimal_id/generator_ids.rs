@@ -138,11 +138,11 @@ impl GeneratorIdSource for dyn AnyGeneratorIds {
     }
 }
 
-/// The counter process-wide DecimalId generators take their generator IDs
-/// from (installed by [`init_generator_ids`]).
-static GENERATOR_IDS: OnceLock<Box<dyn AnyGeneratorIds>> = OnceLock::new();
-
 /// The counter installed with [`init_generator_ids`].
 pub(super) fn generator_ids() -> Option<&'static dyn AnyGeneratorIds> {
     GENERATOR_IDS.get().map(|b| &**b)
 }
+
+/// The counter process-wide DecimalId generators take their generator IDs
+/// from (installed by [`init_generator_ids`]).
+static GENERATOR_IDS: OnceLock<Box<dyn AnyGeneratorIds>> = OnceLock::new();

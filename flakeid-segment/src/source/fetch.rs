@@ -11,20 +11,6 @@ use crate::store::{AsyncSegmentStore, Fetched, SegmentStore};
 use flakeid_core::runtime::Sleep;
 use flakeid_sql::StoreError;
 
-/// The step of a final, shorter segment: when a fetch of `step` found the
-/// row too close to `2^63 − 1` for it, what the row has left (if any).
-/// Fetching that hands out every value up to the largest ID before the
-/// source reports [`SegmentError::Exhausted`](crate::SegmentError::Exhausted).
-fn final_step(fetched: &Result<Fetched, StoreError>, step: u64) -> Option<u64> {
-    match fetched {
-        Ok(Fetched::Exhausted { max_id }) => {
-            let left = u64::try_from(i64::MAX.checked_sub(*max_id)?).ok()?;
-            (left > 0 && left < step).then_some(left)
-        }
-        _ => None,
-    }
-}
-
 /// Fetches a segment of `step`, or of what the row has left when `step`
 /// no longer fits (another source may take some meanwhile: the step only
 /// shrinks, so this ends); the step fetched and the outcome.
@@ -102,5 +88,19 @@ impl Future for NextRequest<'_> {
                 Poll::Pending
             }
         }
+    }
+}
+
+/// The step of a final, shorter segment: when a fetch of `step` found the
+/// row too close to `2^63 − 1` for it, what the row has left (if any).
+/// Fetching that hands out every value up to the largest ID before the
+/// source reports [`SegmentError::Exhausted`](crate::SegmentError::Exhausted).
+fn final_step(fetched: &Result<Fetched, StoreError>, step: u64) -> Option<u64> {
+    match fetched {
+        Ok(Fetched::Exhausted { max_id }) => {
+            let left = u64::try_from(i64::MAX.checked_sub(*max_id)?).ok()?;
+            (left > 0 && left < step).then_some(left)
+        }
+        _ => None,
     }
 }

@@ -31,19 +31,19 @@ fn public_items_come_first_then_private_helpers_then_tests() {
         .expect("tests/ lies in the repository")
         .to_owned();
     let mut files = Vec::new();
-    for dir in [
-        "flakeid-core/src",
-        "flakeid-macros/src",
-        "flakeid-seaorm/src",
-        "flakeid-diesel/src",
-        "flakeid-etcd/src",
-        "flakeid-cli/src",
-        "examples",
-        "benches/src",
-        "tests/src",
-        "loom-tests/src",
-    ] {
-        rust_files(&root.join(dir), &mut files);
+    // Every crate's src/ (the library crates found by name, so that a new
+    // one is checked without being listed), the examples, benches and
+    // test support.
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("the repository")
+        .flatten()
+        .map(|e| e.path().join("src"))
+        .filter(|src| src.is_dir())
+        .collect();
+    dirs.push(root.join("examples"));
+    dirs.sort();
+    for dir in dirs {
+        rust_files(&dir, &mut files);
     }
     assert!(files.len() > 100, "found only {} source files", files.len());
     let mut wrong = Vec::new();
