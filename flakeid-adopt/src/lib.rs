@@ -191,11 +191,6 @@ pub use catalog::{Catalog, Increment, KeyTable, Reference};
 pub use error::AdoptError;
 pub use plan::AdoptionPlan;
 
-/// The crate's README (its registry page): its examples run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-mod readme {}
-
 use core::time::Duration;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -400,3 +395,8 @@ struct NamedReference {
     table: String,
     column: String,
 }
+
+/// The crate's README (its registry page): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

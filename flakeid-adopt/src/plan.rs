@@ -152,17 +152,6 @@ impl AdoptionPlan {
     }
 }
 
-fn describe_increment(i: &Increment) -> String {
-    match i {
-        Increment::Identity { always: true, .. } => "identity, always".to_owned(),
-        Increment::Identity { .. } => "identity, by default".to_owned(),
-        Increment::Sequence { sequence, .. } => format!("default from sequence {sequence}"),
-        Increment::AutoIncrement => "auto-increment".to_owned(),
-        Increment::RowId => "alias of the rowid".to_owned(),
-        Increment::None => "no auto-increment".to_owned(),
-    }
-}
-
 /// The proof's SQL: the cut-over, and the first key at the database's
 /// clock.
 pub(crate) struct Guard {
@@ -224,3 +213,14 @@ pub(crate) fn lock_order(order: &[(String, Vec<String>)]) -> Vec<String> {
 #[cfg(test)]
 #[path = "../tests/unit/plan.rs"]
 mod tests;
+
+fn describe_increment(i: &Increment) -> String {
+    match i {
+        Increment::Identity { always: true, .. } => "identity, always".to_owned(),
+        Increment::Identity { .. } => "identity, by default".to_owned(),
+        Increment::Sequence { sequence, .. } => format!("default from sequence {sequence}"),
+        Increment::AutoIncrement => "auto-increment".to_owned(),
+        Increment::RowId => "alias of the rowid".to_owned(),
+        Increment::None => "no auto-increment".to_owned(),
+    }
+}
