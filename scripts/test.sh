@@ -370,7 +370,7 @@ run_job() {
 # documentation's commands, which compile the examples, the service and the
 # CLI with their own features;
 # `api`, the public-API snapshots from rustdoc's JSON; `db_quick` and
-# `time_range_quick`, the database benchmarks' quick modes, which start
+# `time_range_quick`, `seaorm_save_quick`, the database benchmarks' quick modes, which start
 # servers of their own; `generator_process`, `ui`), the doc tests, the loom model check of the
 # generator (`--cfg loom`, the `loom` profile, a target dir of its own), every other
 # test target name and the binaries' tests.
@@ -423,7 +423,7 @@ names = {t["name"] for p in packages for t in p["targets"] if "test" in t["kind"
 # `--bins` would also build a harness for each `test = false` binary).
 names |= {"bin:" + t["name"] for p in packages for t in p["targets"] if "bin" in t["kind"] and t["test"]}
 print("\n".join(sorted(names)))') || return 1
-    local slow=(docs api db_quick time_range_quick generator_process ui) name
+    local slow=(docs api db_quick time_range_quick seaorm_save_quick generator_process ui) name
     # The `all` binaries in two processes: the lease and segment tests
     # (which wait on leases' clocks and servers) and the rest; the second
     # skips exactly what the first selects, so together they run every test.
