@@ -17,7 +17,7 @@
 //! |---|---|---|---|
 //! | `flakeid_ids_issued_total` | counter | `node` | IDs a generator issued; counted per tick, when the generator enters its next tick (so it lags by the IDs of the current tick) |
 //! | `flakeid_waits_total` | counter | `node`, `cause` | times a generator waited (blocking, or an async task's timer/signal) before it could issue; `cause`: `sequence` (a tick's sequence used up, or a batch reserved ahead of the clock), `first_tick` (the tick the generator was built in), `clock_regression`, `lease_ceiling` |
-//! | `flakeid_clock_regressions_total` | counter | `node` | the clock found behind the last issued tick (counted once per regression, not per caller) |
+//! | `flakeid_clock_regressions_total` | counter | `node` | the clock found behind the last issued tick (counted once per step back, not per caller: stepping back again before the generator reaches a new tick counts again) |
 //!
 //! Labels are chosen for few series: `node` is the node IDs a process
 //! held (one, or a few after its lease moved it to another node), `cause`
@@ -34,7 +34,7 @@
 //!   [`DEFAULT_WAIT_EVENT_THRESHOLD`], 50 ms), with `node`, `cause` and
 //!   `wait_ms` (the wait foreseen; for the lease ceiling, the longest wait
 //!   the policy allows, once per ceiling value);
-//! * the clock stepped back (`behind_ms`, once per regression);
+//! * the clock stepped back (`behind_ms`, once per step back);
 //! * the clock stepped forward: between two ticks the generator entered,
 //!   the clock advanced more than [`CLOCK_JUMP_THRESHOLD`] beyond the time
 //!   that passed on the monotonic clock (`jump_ms`).
@@ -130,6 +130,9 @@ pub(crate) struct GeneratorTelemetry {
     reported: AtomicU64,
     /// 1 + the tick a regression was last reported for (0: none).
     regression: AtomicU64,
+    /// The lowest clock reading seen in that regression: a reading below
+    /// it is the clock stepping back again.
+    regression_low: AtomicU64,
     /// The ceiling a wait was last reported for.
     ceiling_reported: AtomicU64,
     /// Clock reading and monotonic milliseconds since `origin` when a tick
@@ -152,6 +155,7 @@ impl GeneratorTelemetry {
             skipped: AtomicU64::new(0),
             reported: AtomicU64::new(0),
             regression: AtomicU64::new(0),
+            regression_low: AtomicU64::new(u64::MAX),
             ceiling_reported: AtomicU64::new(0),
             wall: AtomicU64::new(0),
             mono: AtomicU64::new(0),
@@ -211,11 +215,23 @@ impl GeneratorTelemetry {
     }
 
     /// The clock was found `behind_ms` behind the last issued tick, which
-    /// ends at `until_tick`.
+    /// ends at `until_tick`. Counted once per step back: a caller that finds
+    /// the same regression (the same tick, the clock at or above the lowest
+    /// reading seen in it) counts nothing; the clock found lower again, or
+    /// behind a later tick, is a new step back. (A caller held up between
+    /// reading the clock and getting here can bring a reading older than
+    /// another caller's: it is counted as a step back, rarely.)
     #[cold]
     pub(crate) fn regressed(&self, until_tick: u64, behind_ms: u64, now_millis: u64) {
         let key = until_tick.saturating_add(1);
-        if self.regression.swap(key, Ordering::Relaxed) != key {
+        let new_tick = self.regression.swap(key, Ordering::Relaxed) != key;
+        let lowest = if new_tick {
+            self.regression_low.swap(now_millis, Ordering::Relaxed);
+            u64::MAX
+        } else {
+            self.regression_low.fetch_min(now_millis, Ordering::Relaxed)
+        };
+        if new_tick || now_millis < lowest {
             self.regressions.increment(1);
             tracing::warn!(
                 target: GENERATOR_TARGET,

@@ -133,6 +133,34 @@ fn a_clock_step_back_is_counted_once_and_its_wait_by_cause() {
 }
 
 #[test]
+fn each_step_back_is_counted_once_however_many_callers_see_it() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let (g, s) = recorded(|| {
+        twitter_on(&clock, 4)
+            .clock_regression(ClockRegression::Fail)
+            .build()
+            .unwrap()
+    });
+    let regressions = || s.value("flakeid_clock_regressions_total", &[("node", "4")]);
+    clock.advance(Duration::from_millis(1));
+    g.next_id().unwrap();
+    clock.set(T0 - 5_000);
+    assert!(g.next_id().is_err());
+    assert!(g.next_id().is_err());
+    assert_eq!(regressions(), 1.0, "one step back, seen by two calls");
+    // Time passing within the regression is the same regression.
+    clock.set(T0 - 4_000);
+    assert!(g.next_id().is_err());
+    assert_eq!(regressions(), 1.0);
+    // The clock steps back again before the generator entered a new tick.
+    clock.set(T0 - 10_000);
+    assert!(g.next_id().is_err());
+    assert_eq!(regressions(), 2.0, "a second step back");
+    assert!(g.next_id().is_err());
+    assert_eq!(regressions(), 2.0);
+}
+
+#[test]
 fn nothing_is_recorded_without_a_recorder() {
     // Built with no recorder installed: the handles are no-ops, and a
     // recorder installed later for this thread sees nothing of them.
