@@ -360,24 +360,31 @@ fn a_lost_lease_moves_the_process_wide_generator_to_a_free_node() {
     assert!(find("from_node=0").is_some());
     #[cfg(feature = "metrics")]
     {
-        let counted = |name: &str| -> u64 {
-            snapshotter
-                .snapshot()
-                .into_vec()
-                .into_iter()
+        // One snapshot: reading one drains the recorder.
+        let snapshot = snapshotter.snapshot().into_vec();
+        let counted = |name: &str, label: (&str, &str)| -> u64 {
+            snapshot
+                .iter()
                 .filter(|(k, ..)| {
                     k.key().name() == name
                         && k.key()
                             .labels()
-                            .any(|l| l.key() == "space" && l.value() == "heal")
+                            .any(|l| l.key() == label.0 && l.value() == label.1)
                 })
                 .map(|(.., v)| match v {
-                    metrics_util::debugging::DebugValue::Counter(c) => c,
+                    metrics_util::debugging::DebugValue::Counter(c) => *c,
                     other => panic!("{name} is not a counter: {other:?}"),
                 })
                 .sum()
         };
-        assert_eq!(counted("flakeid_node_moves_total"), 1);
+        assert_eq!(counted("flakeid_node_moves_total", ("space", "heal")), 1);
+        // Every ID issued on the node moved off is counted, its last tick
+        // included (the generator enters no later tick there).
+        assert_eq!(
+            counted("flakeid_ids_issued_total", ("node", "0")),
+            old,
+            "IDs counted as issued on node 0"
+        );
     }
     // Released from the process-wide generator, on its new node.
     let mark = lease.release(generator).unwrap();

@@ -907,6 +907,9 @@ impl<L: Layout, C: Clock> Generator<L, C> {
                 .compare_exchange(last, sealed, Ordering::AcqRel, Ordering::Acquire)
             {
                 Ok(_) => {
+                    // The last tick's IDs, counted now: no later tick will.
+                    self.telemetry
+                        .sealed(tick.wrapping_mul(self.params.seqs).wrapping_add(seq));
                     return (tick >= self.params.floor)
                         .then(|| self.tick_start(tick.saturating_add(1)).saturating_sub(1));
                 }

@@ -15,7 +15,7 @@
 //!
 //! | name | kind | labels | meaning |
 //! |---|---|---|---|
-//! | `flakeid_ids_issued_total` | counter | `node` | IDs a generator issued; counted per tick, when the generator enters its next tick (so it lags by the IDs of the current tick) |
+//! | `flakeid_ids_issued_total` | counter | `node` | IDs a generator issued; counted per tick, when the generator enters its next tick (so it lags by the IDs of the current tick), and the last tick's when the generator stops on its node (a release, or a move off a lost lease's node) |
 //! | `flakeid_waits_total` | counter | `node`, `cause` | times a generator waited (blocking, or an async task's timer/signal) before it could issue; `cause`: `sequence` (a tick's sequence used up, or a batch reserved ahead of the clock), `first_tick` (the tick the generator was built in), `clock_regression`, `lease_ceiling` |
 //! | `flakeid_clock_regressions_total` | counter | `node` | the clock found behind the last issued tick (counted once per step back, not per caller: stepping back again before the generator reaches a new tick counts again) |
 //!
@@ -194,6 +194,19 @@ impl GeneratorTelemetry {
             self.issued.increment(issued - before);
         }
         self.check_step(now_millis);
+    }
+
+    /// The generator was sealed with its last issued ID at position
+    /// `last`: the IDs of its last tick, which no later tick will count,
+    /// are counted now.
+    #[cold]
+    pub(crate) fn sealed(&self, last: u64) {
+        let skipped = self.skipped.load(Ordering::Relaxed);
+        let issued = last.saturating_sub(self.base).saturating_sub(skipped);
+        let before = self.reported.fetch_max(issued, Ordering::Relaxed);
+        if issued > before {
+            self.issued.increment(issued - before);
+        }
     }
 
     fn check_step(&self, now_millis: u64) {
