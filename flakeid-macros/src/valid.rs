@@ -65,8 +65,10 @@ pub(crate) fn type_prefix(prefix: &syn::LitStr) -> syn::Result<()> {
         .find(|&(_, c)| !(c.is_ascii_lowercase() || c == '_'))
     {
         Some(format!("it has {c:?} at position {i}"))
-    } else if value.starts_with('_') || value.ends_with('_') {
-        Some("it starts or ends with an underscore".to_owned())
+    } else if value.starts_with('_') {
+        Some("it starts with an underscore".to_owned())
+    } else if value.ends_with('_') {
+        Some("it ends with an underscore".to_owned())
     } else {
         None
     };
