@@ -201,7 +201,11 @@ fn decode_reads_a_prefixed_id_and_checks_the_prefix_it_is_given() {
         assert_eq!(v["node"], 1023, "{text}");
     }
     let out = stdout(&["decode", "usr_2Wy7oTY6sFs", "--prefix", "usr"]);
-    for line in ["id         2124913425938116608", "read as    base62", "prefix     usr"] {
+    for line in [
+        "id         2124913425938116608",
+        "read as    base62",
+        "prefix     usr",
+    ] {
         assert!(out.contains(line), "no {line:?} in\n{out}");
     }
     // Without a prefix, no prefix line or key.
@@ -221,7 +225,10 @@ fn decode_reads_a_prefixed_id_and_checks_the_prefix_it_is_given() {
     fails(
         &["decode", key, "--prefix", "usr"],
         2,
-        &["\"2124913425938116608\" does not have the prefix", "expected prefix usr_"],
+        &[
+            "\"2124913425938116608\" does not have the prefix",
+            "expected prefix usr_",
+        ],
     );
     fails(
         &["decode", "Usr_2124913425938116608"],

@@ -152,9 +152,7 @@ pub fn builder<L: Entities>(mut context: BuilderContext, db: DatabaseConnection)
     let mut builder = Builder::new(context, db);
     let filters = FilterTypesMapHelper { context };
     for (name, description) in id_types {
-        builder.register_scalar(
-            Scalar::new(name).description(description),
-        );
+        builder.register_scalar(Scalar::new(name).description(description));
         builder
             .inputs
             .push(filters.generate_filter_input(&FilterInfo {

@@ -53,7 +53,10 @@ fn ids_above_2_53_round_trip_through_their_prefixed_text() {
         assert_eq!(item.to_string().parse::<LineItemId>(), Ok(item));
         // The stored key is the same number.
         assert_eq!((user.get(), order.get(), item.get()), (value, value, value));
-        assert_eq!(PlainId::from_i64(value).expect("an ID").to_string(), value.to_string());
+        assert_eq!(
+            PlainId::from_i64(value).expect("an ID").to_string(),
+            value.to_string()
+        );
     }
     assert_eq!(
         OrderId::from_i64(ABOVE_2_53).expect("an ID").to_string(),
@@ -109,7 +112,13 @@ fn another_types_text_or_a_bare_number_is_refused_naming_both() {
         user.parse::<OrderId>().unwrap_err().to_string(),
         "\"usr_9007199254740993\" is not a OrderId: expected prefix ord_"
     );
-    for bare in ["9007199254740993", "00fFgnDxSe9", "usr9007199254740993", "", "_1"] {
+    for bare in [
+        "9007199254740993",
+        "00fFgnDxSe9",
+        "usr9007199254740993",
+        "",
+        "_1",
+    ] {
         assert!(
             matches!(bare.parse::<UserId>(), Err(IdError::Prefix { .. })),
             "{bare:?}"
@@ -133,7 +142,12 @@ fn another_types_text_or_a_bare_number_is_refused_naming_both() {
         "ord_1".parse::<OrderId>(),
         Err(IdError::Text { .. })
     ));
-    assert_eq!("usr_0".parse::<UserId>(), Err(IdError::Zero { type_name: "UserId" }));
+    assert_eq!(
+        "usr_0".parse::<UserId>(),
+        Err(IdError::Zero {
+            type_name: "UserId"
+        })
+    );
     // A huge text is named by its first 64 characters.
     let long = "x".repeat(10_000);
     let IdError::Prefix { value, .. } = long.parse::<UserId>().unwrap_err() else {
@@ -157,8 +171,8 @@ mod serde {
             serde_json::from_str::<UserId>("9007199254740993").expect("read"),
             user
         );
-        let order = serde_json::to_string(&OrderId::from_i64(ABOVE_2_53).expect("an ID"))
-            .expect("JSON");
+        let order =
+            serde_json::to_string(&OrderId::from_i64(ABOVE_2_53).expect("an ID")).expect("JSON");
         assert_eq!(order, "\"ord_00fFgnDxSe9\"");
         let e = serde_json::from_str::<UserId>(&order).unwrap_err();
         assert!(
@@ -169,7 +183,10 @@ mod serde {
         let e = serde_json::from_str::<UserId>("\"9007199254740993\"").unwrap_err();
         assert!(e.to_string().contains("expected prefix usr_"), "{e}");
         let e = serde_json::from_str::<UserId>("true").unwrap_err();
-        assert!(e.to_string().contains("a UserId as a string `usr_…`"), "{e}");
+        assert!(
+            e.to_string().contains("a UserId as a string `usr_…`"),
+            "{e}"
+        );
         // The unprefixed type keeps its decimal string.
         let plain = PlainId::from_i64(ABOVE_2_53).expect("an ID");
         assert_eq!(
@@ -186,7 +203,10 @@ fn assert_pattern_fits(pattern: &str, max_length: u64, own: &[String], other: &[
     let re = regex::Regex::new(pattern).expect("a regular expression");
     for text in own {
         assert!(re.is_match(text), "{pattern} refuses {text}");
-        assert!(text.len() as u64 <= max_length, "{text} longer than {max_length}");
+        assert!(
+            text.len() as u64 <= max_length,
+            "{text} longer than {max_length}"
+        );
     }
     for text in other {
         assert!(!re.is_match(text), "{pattern} accepts {text}");
@@ -230,16 +250,28 @@ fn openapi_schemas_state_the_prefixed_text() {
         order["pattern"].as_str().expect("a pattern"),
         15,
         &texts::<OrderId>(),
-        &["usr_00fFgnDxSe9", "00fFgnDxSe9", "ord_0fFgnDxSe9", "ord_00fFgnDxSe_"],
+        &[
+            "usr_00fFgnDxSe9",
+            "00fFgnDxSe9",
+            "ord_0fFgnDxSe9",
+            "ord_00fFgnDxSe_",
+        ],
     );
     let item = schema(<LineItemId as utoipa::PartialSchema>::schema());
-    assert_eq!(item["pattern"], "^line_item_[0-7IiLlOo][0-9A-TV-Za-tv-z]{12}$");
+    assert_eq!(
+        item["pattern"],
+        "^line_item_[0-7IiLlOo][0-9A-TV-Za-tv-z]{12}$"
+    );
     assert_eq!(item["maxLength"], 10 + 13);
     assert_pattern_fits(
         item["pattern"].as_str().expect("a pattern"),
         23,
         &texts::<LineItemId>(),
-        &["line_item_8000000000000", "line_item_00000000000U1", "item_0000000000001"],
+        &[
+            "line_item_8000000000000",
+            "line_item_00000000000U1",
+            "item_0000000000001",
+        ],
     );
     // Without a prefix, as before.
     let plain = schema(<PlainId as utoipa::PartialSchema>::schema());
@@ -335,9 +367,15 @@ mod graphql {
         assert_eq!(data["order"], "ord_00fFgnDxSe9");
         // An integer is the stored key.
         let res = run("{ user(id: 9007199254740993) }");
-        assert_eq!(res.data.into_json().expect("JSON")["user"], "usr_9007199254740993");
+        assert_eq!(
+            res.data.into_json().expect("JSON")["user"],
+            "usr_9007199254740993"
+        );
         let res = run(r#"{ node(id: "usr_9007199254740993") }"#);
-        assert_eq!(res.data.into_json().expect("JSON")["node"], "usr_9007199254740993");
+        assert_eq!(
+            res.data.into_json().expect("JSON")["node"],
+            "usr_9007199254740993"
+        );
 
         let res = run(r#"{ user(id: "ord_00fFgnDxSe9") }"#);
         assert_eq!(

@@ -247,7 +247,11 @@ struct PrefixedQuery;
 #[Object]
 impl PrefixedQuery {
     /// The order with this ID, if any.
-    async fn order(&self, ctx: &Context<'_>, id: PfxOrderId) -> async_graphql::Result<Option<Order>> {
+    async fn order(
+        &self,
+        ctx: &Context<'_>,
+        id: PfxOrderId,
+    ) -> async_graphql::Result<Option<Order>> {
         let row: Option<(PfxOrderId, PfxUserId)> =
             sqlx::query_as("SELECT id, user_id FROM gql_orders WHERE id = $1")
                 .bind(id)
@@ -373,16 +377,24 @@ async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types() 
 
     // The database stored bare keys; the client saw each as `ord_` and its
     // base62, and the user's key exactly.
-    let stored: Vec<(i64, i64)> =
-        sqlx::query_as("SELECT id, user_id FROM gql_orders ORDER BY id")
-            .fetch_all(&pool)
-            .await
-            .expect("stored rows");
+    let stored: Vec<(i64, i64)> = sqlx::query_as("SELECT id, user_id FROM gql_orders ORDER BY id")
+        .fetch_all(&pool)
+        .await
+        .expect("stored rows");
     assert_eq!(stored.len(), 5, "{seen}");
-    assert!(stored.iter().all(|&(id, user_id)| id > 1 << 53 && user_id == ABOVE_2_53));
+    assert!(
+        stored
+            .iter()
+            .all(|&(id, user_id)| id > 1 << 53 && user_id == ABOVE_2_53)
+    );
     let as_text: Vec<String> = stored
         .iter()
-        .map(|&(id, _)| format!("ord_{}", PfxOrderId::try_from(id).expect("an ID").to_base62()))
+        .map(|&(id, _)| {
+            format!(
+                "ord_{}",
+                PfxOrderId::try_from(id).expect("an ID").to_base62()
+            )
+        })
         .collect();
     let mut created: Vec<String> =
         serde_json::from_value(seen["created"].clone()).expect("created");
@@ -405,7 +417,10 @@ async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types() 
         ),
         (
             "order_as_user",
-            format!("\"{}\" is not a PfxUserId: expected prefix usr_", created_first(&seen)),
+            format!(
+                "\"{}\" is not a PfxUserId: expected prefix usr_",
+                created_first(&seen)
+            ),
         ),
         (
             "bare_key",

@@ -438,7 +438,10 @@ async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types_on
         .expect("bind");
     let url = format!("http://{}/graphql", listener.local_addr().expect("address"));
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/js/seaography_prefixed_client.js");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/js/seaography_prefixed_client.js"
+    );
     let out = tokio::task::spawn_blocking(move || {
         Command::new("node")
             .arg(script)
@@ -463,7 +466,10 @@ async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types_on
         .map(|[id]| {
             let key: i64 = id.expect("a key").parse().expect("digits");
             assert!(key > 1 << 53, "{key}");
-            format!("wri_{}", PfxWriterId::try_from(key).expect("an ID").to_crockford())
+            format!(
+                "wri_{}",
+                PfxWriterId::try_from(key).expect("an ID").to_crockford()
+            )
         })
         .collect();
     assert_eq!(seen["writers"], serde_json::json!(writers), "{seen}");
@@ -512,7 +518,10 @@ async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types_on
         ),
         (
             "create",
-            format!("\"{}\" is not a PfxWriterId: expected prefix wri_", notes[0][0]),
+            format!(
+                "\"{}\" is not a PfxWriterId: expected prefix wri_",
+                notes[0][0]
+            ),
         ),
         (
             "bare_key",
@@ -521,7 +530,10 @@ async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types_on
                 &notes[0][0]["note_".len()..]
             ),
         ),
-        ("bare_crockford", "is not a PfxWriterId: expected prefix wri_".to_owned()),
+        (
+            "bare_crockford",
+            "is not a PfxWriterId: expected prefix wri_".to_owned(),
+        ),
     ] {
         let message = errors[case]
             .as_str()

@@ -426,7 +426,10 @@ fn prefixed_ids_are_described_by_their_prefixed_text_and_other_types_are_refused
         "components": doc["components"].clone(),
     });
     let schemas = &doc["components"]["schemas"];
-    assert_eq!(schemas["CustomerId"]["pattern"], "^cus_[1-9][0-9]*$", "{doc:#}");
+    assert_eq!(
+        schemas["CustomerId"]["pattern"], "^cus_[1-9][0-9]*$",
+        "{doc:#}"
+    );
     assert_eq!(schemas["CustomerId"]["maxLength"], 23);
     assert_eq!(
         schemas["InvoiceId"]["pattern"],
@@ -434,7 +437,10 @@ fn prefixed_ids_are_described_by_their_prefixed_text_and_other_types_are_refused
     );
     assert_eq!(schemas["InvoiceId"]["maxLength"], 17);
     let schemars = schemars::schema_for!(Invoice).to_value();
-    assert_eq!(schemars["$defs"]["InvoiceId"]["pattern"], schemas["InvoiceId"]["pattern"]);
+    assert_eq!(
+        schemars["$defs"]["InvoiceId"]["pattern"],
+        schemas["InvoiceId"]["pattern"]
+    );
     assert_eq!(schemars["$defs"]["CustomerId"], schemas["CustomerId"]);
 
     for schema in [&utoipa, &schemars] {
