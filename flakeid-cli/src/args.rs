@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
-use flakeid_core::encoding::TextForm as Encoding;
+use flakeid_core::encoding::{Prefix, TextForm as Encoding};
 use flakeid_core::layout::{BitLayout, Domain, FieldOrder, presets};
 use flakeid_sql::Dialect;
 
@@ -175,6 +175,39 @@ impl TextForm {
 pub(crate) struct IdText {
     pub(crate) value: u64,
     pub(crate) form: TextForm,
+}
+
+/// `--prefix`: a type prefix of TypeID's rule.
+pub(crate) fn type_prefix(text: &str) -> Result<String, String> {
+    if Prefix::is_valid(text) {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("{text:?} is not a type prefix: {}", Prefix::RULE))
+    }
+}
+
+/// An ID's text split into its type prefix, if it has one, and its number:
+/// the prefix is what comes before the last `_` (no text form has one).
+/// With `expected`, a text without that prefix is refused, naming both.
+pub(crate) fn split_prefix<'t>(
+    text: &'t str,
+    expected: Option<&str>,
+) -> Result<(Option<&'t str>, &'t str), CliError> {
+    let bad = |message: String| CliError::usage("<ID>", message);
+    let (prefix, number) = match text.rsplit_once('_') {
+        Some((prefix, number)) => (Some(prefix), number),
+        None => (None, text),
+    };
+    match (prefix, expected) {
+        (Some(prefix), _) if !Prefix::is_valid(prefix) => Err(bad(format!(
+            "{text:?} has no valid type prefix before its last `_`: {}",
+            Prefix::RULE
+        ))),
+        (found, Some(expected)) if found != Some(expected) => Err(bad(format!(
+            "{text:?} does not have the prefix given with --prefix: expected prefix {expected}_"
+        ))),
+        _ => Ok((prefix, number)),
+    }
 }
 
 /// Reads an ID written in `form` (`auto`: see [`TextForm::Auto`]).

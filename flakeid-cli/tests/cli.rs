@@ -180,6 +180,69 @@ fn decode_names_the_bad_argument() {
     fails(&["decode"], 2, &["<ID>"]);
 }
 
+/// A prefixed ID (`#[flake_id(prefix = "usr")]`'s text) decodes in each
+/// form of its number; `--prefix` refuses another type's ID or a bare one.
+#[test]
+fn decode_reads_a_prefixed_id_and_checks_the_prefix_it_is_given() {
+    // Above 2^53, as `#[flake_id(prefix = "usr")]` and `text = base62` /
+    // `crockford` write it.
+    let key = "2124913425938116608";
+    for text in [
+        "usr_2124913425938116608",
+        "usr_2Wy7oTY6sFs",
+        "usr_1TZ9NG2NQZW00",
+        "line_item_2124913425938116608",
+    ] {
+        let out = stdout(&["decode", text, "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(v["id"], key, "{text}");
+        let prefix = text.rsplit_once('_').expect("a prefix").0;
+        assert_eq!(v["prefix"], prefix, "{text}");
+        assert_eq!(v["node"], 1023, "{text}");
+    }
+    let out = stdout(&["decode", "usr_2Wy7oTY6sFs", "--prefix", "usr"]);
+    for line in [
+        "id         2124913425938116608",
+        "read as    base62",
+        "prefix     usr",
+    ] {
+        assert!(out.contains(line), "no {line:?} in\n{out}");
+    }
+    // Without a prefix, no prefix line or key.
+    let out = stdout(&["decode", key, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v.get("prefix"), None, "{out}");
+
+    fails(
+        &["decode", "ord_2124913425938116608", "--prefix", "usr"],
+        2,
+        &[
+            "invalid value for <ID>",
+            "\"ord_2124913425938116608\" does not have the prefix given with --prefix: \
+             expected prefix usr_",
+        ],
+    );
+    fails(
+        &["decode", key, "--prefix", "usr"],
+        2,
+        &[
+            "\"2124913425938116608\" does not have the prefix",
+            "expected prefix usr_",
+        ],
+    );
+    fails(
+        &["decode", "Usr_2124913425938116608"],
+        2,
+        &["has no valid type prefix", "lowercase ASCII letters"],
+    );
+    fails(
+        &["decode", "usr_2124913425938116608", "--prefix", "User"],
+        2,
+        &["\"User\" is not a type prefix", "TypeID's rule"],
+    );
+    fails(&["decode", "usr_12x45"], 2, &["\"12x45\" is not an ID"]);
+}
+
 #[test]
 fn generate_issues_increasing_ids_of_the_node() {
     let out = stdout(&["generate", "--node", "5", "--count", "50"]);

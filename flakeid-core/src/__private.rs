@@ -132,9 +132,13 @@ pub fn global_source(
     crate::global::source_for(scheme)
 }
 
-/// `Display` for an ID: its decimal value.
+/// `Display` for an ID: its decimal value, or its type's prefix and its
+/// number in the prefix's form.
 pub fn display<I: FlakeId>(id: &I, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-    core::fmt::Display::fmt(&id.get(), f)
+    match I::PREFIX {
+        None => core::fmt::Display::fmt(&id.get(), f),
+        Some(prefix) => f.pad(&prefix.encode(id.get().unsigned_abs())),
+    }
 }
 
 pub use crate::id::from_str;
@@ -283,8 +287,8 @@ pub use crate::__flakeid_core_impl_schemars as impl_schemars;
 /// The description of an ID type's GraphQL scalar: that of its OpenAPI /
 /// JSON Schema schema.
 #[cfg(feature = "async-graphql")]
-pub fn api_description() -> String {
-    crate::interop::DESCRIPTION.to_owned()
+pub fn api_description<I: FlakeId>() -> String {
+    crate::interop::description::<I>().into_owned()
 }
 
 #[cfg(feature = "async-graphql")]

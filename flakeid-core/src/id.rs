@@ -12,7 +12,8 @@ use std::ops::{Bound, RangeBounds, RangeInclusive};
 use std::time::SystemTime;
 
 use crate::decoded::Decoded;
-use crate::encoding::TextForm;
+use crate::encoding::error::excerpt;
+use crate::encoding::{Prefix, TextForm};
 use crate::error::{
     ConfigError, GenerateError, IdError, IdGenerateError, SchemeError, TimeBoundsError,
 };
@@ -163,6 +164,43 @@ pub trait FlakeId:
     /// # Ok::<(), flakeid_core::IdError>(())
     /// ```
     const CUT_OVER: Option<u64> = None;
+
+    /// The type prefix of the type's text (`usr_2124913425938116608`), and
+    /// the text form of its number; `None` (the default) for the bare
+    /// decimal number.
+    ///
+    /// Declare it with `#[flake_id(prefix = "usr")]`, and the form with
+    /// `text = decimal` (the default), `text = base62` or `text = crockford`;
+    /// the prefix follows TypeID's rule ([`Prefix::RULE`](crate::encoding::Prefix::RULE)),
+    /// checked when the type compiles. Display, `FromStr`, serde's strings,
+    /// the API schemas, GraphQL and TypeScript then speak the prefixed form;
+    /// the stored key (`get()`, database columns, `TryFrom<i64>`) is the
+    /// same number. Parsing refuses a missing or other prefix with
+    /// [`IdError::Prefix`]; the bare number is accepted only as a number
+    /// (a JSON integer, a column), never as text.
+    ///
+    /// ```
+    /// use flakeid_core::{flake_id, FlakeId, IdError};
+    ///
+    /// #[flake_id(prefix = "usr")]
+    /// pub struct UserId(i64);
+    ///
+    /// #[flake_id(prefix = "ord", text = base62)] // fixed width: sorts like the keys
+    /// pub struct OrderId(i64);
+    ///
+    /// let user = UserId::from_i64(9_007_199_254_740_993)?;
+    /// assert_eq!(user.to_string(), "usr_9007199254740993");
+    /// assert_eq!("usr_9007199254740993".parse::<UserId>()?, user);
+    /// let order = OrderId::from_i64(9_007_199_254_740_993)?;
+    /// assert_eq!(order.to_string(), "ord_00fFgnDxSe9");
+    ///
+    /// let e = "ord_00fFgnDxSe9".parse::<UserId>().unwrap_err();
+    /// assert_eq!(e.to_string(), r#""ord_00fFgnDxSe9" is not a UserId: expected prefix usr_"#);
+    /// assert!(matches!(e, IdError::Prefix { expected: "usr", .. }));
+    /// assert!("9007199254740993".parse::<UserId>().is_err()); // no prefix
+    /// # Ok::<(), IdError>(())
+    /// ```
+    const PREFIX: Option<Prefix> = None;
 
     /// The rules of this type's IDs: which values are IDs and what their
     /// fields mean. Pure: no environment, no generator.
@@ -566,8 +604,22 @@ pub trait FlakeId:
 /// assert_eq!(err.to_string(), "not a valid Id: invalid character '-' at position 0 in decimal string \"-12\"");
 /// # Ok::<(), IdError>(())
 /// ```
+///
+/// For a type with a [`PREFIX`](FlakeId::PREFIX), the prefix and its
+/// underscore, then the number in the prefix's form; any other text is
+/// [`IdError::Prefix`].
 pub fn from_str<I: FlakeId>(s: &str) -> Result<I, IdError> {
-    from_text(TextForm::Decimal, s)
+    let Some(prefix) = I::PREFIX else {
+        return from_text(TextForm::Decimal, s);
+    };
+    match prefix.number_part(s) {
+        Some(number) => from_text(prefix.form(), number),
+        None => Err(IdError::Prefix {
+            type_name: I::NAME,
+            value: excerpt(s),
+            expected: prefix.name(),
+        }),
+    }
 }
 
 /// An ID read from `s` in `form` (exactly the spelling `form` writes),

@@ -25,6 +25,11 @@ pub(crate) struct Args {
     pub(crate) source: Option<syn::Path>,
     /// `cut_over = expr` (ID types): keys below it are from before flake keys.
     pub(crate) cut_over: Option<syn::Expr>,
+    /// `prefix = "usr"` (ID types): the type prefix of the type's text.
+    pub(crate) prefix: Option<syn::LitStr>,
+    /// `text = decimal | base62 | crockford` (ID types): the form of the
+    /// number after the prefix.
+    pub(crate) text: Option<syn::Ident>,
     /// `seaorm`: emit SeaORM impls (implied by `flakeid_seaorm::flake_id`).
     pub(crate) seaorm: Option<Span>,
     /// `diesel`: emit Diesel impls (implied by `flakeid_diesel::flake_id`).
@@ -64,6 +69,25 @@ pub(crate) fn parse(tokens: TokenStream) -> syn::Result<Args> {
             }
             args.cut_over = Some(meta.value()?.parse()?);
             args.id_type_only.push((span, "`cut_over`"));
+        } else if meta.path.is_ident("prefix") {
+            if args.prefix.is_some() {
+                return Err(meta.error("`prefix` is given twice"));
+            }
+            let value = meta.value()?;
+            args.prefix = Some(value.parse().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "expected a string: `prefix = \"usr\"` (lowercase ASCII letters and \
+                     underscores)",
+                )
+            })?);
+            args.id_type_only.push((span, "`prefix`"));
+        } else if meta.path.is_ident("text") {
+            if args.text.is_some() {
+                return Err(meta.error("`text` is given twice"));
+            }
+            args.text = Some(meta.value()?.parse()?);
+            args.id_type_only.push((span, "`text`"));
         } else if meta.path.is_ident("generator") {
             return Err(meta.error(
                 "`generator = ..` is replaced by `scheme = ..` (or `layout = ..`): the type's \
@@ -165,6 +189,7 @@ pub(crate) fn path_text(path: &syn::Path) -> String {
         .replace(' ', "")
 }
 
-const KNOWN: &str = "`layout = ..`, `scheme = ..`, `source = ..`, `cut_over = ..` (ID types), \
+const KNOWN: &str = "`layout = ..`, `scheme = ..`, `source = ..`, `cut_over = ..`, `prefix = ..`, \
+                     `text = ..` (ID types), \
                      `behavior = manual` and `shared_key` (SeaORM models), `seaorm`, `diesel` and \
                      `crate = ..`";

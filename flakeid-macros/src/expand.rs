@@ -76,6 +76,21 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
         let value = quote_spanned!(value.span()=> { let cut_over: u64 = #value; cut_over });
         quote!(const CUT_OVER: ::core::option::Option<u64> = ::core::option::Option::Some(#value);)
     });
+    // Checked in `valid`: a prefix of TypeID's rule, a known form.
+    let prefix = args.prefix.as_ref().map(|prefix| {
+        let form = match args.text.as_ref().map(ToString::to_string).as_deref() {
+            Some("base62") => quote!(Base62),
+            Some("crockford") => quote!(Crockford),
+            _ => quote!(Decimal),
+        };
+        quote! {
+            const PREFIX: ::core::option::Option<#core::encoding::Prefix> =
+                ::core::option::Option::Some(#core::encoding::Prefix::new(
+                    #prefix,
+                    #core::encoding::TextForm::#form,
+                ));
+        }
+    });
     let error = quote!(#core::IdError);
     let result = quote!(::core::result::Result);
 
@@ -86,6 +101,7 @@ pub(crate) fn id_type(args: &Args, paths: &Paths, mut input: syn::DeriveInput) -
         impl #core::FlakeId for #name {
             const NAME: &'static str = #name_str;
             #cut_over
+            #prefix
 
             #[inline]
             fn scheme() -> &'static dyn #core::IdScheme {

@@ -25,7 +25,78 @@ pub(crate) fn id_type_args(args: &Args) -> syn::Result<()> {
              read back are checked and decoded by the scheme, without building the source",
         ));
     }
+    if let Some(prefix) = &args.prefix {
+        type_prefix(prefix)?;
+    }
+    match (&args.text, &args.prefix) {
+        (Some(text), None) => {
+            return Err(syn::Error::new_spanned(
+                text,
+                "`text = ..` is the form of the number after a type prefix: give the prefix \
+                 too, `prefix = \"usr\", text = base62`",
+            ));
+        }
+        (Some(text), Some(_)) => {
+            text_form(text)?;
+        }
+        (None, _) => {}
+    }
     Ok(())
+}
+
+/// TypeID's rule for a type prefix (`^[a-z]([a-z_]{0,61}[a-z])?$`), empty
+/// prefixes aside (no `prefix` is the bare number), so that the last `_`
+/// of an ID's text always ends its prefix.
+pub(crate) const PREFIX_RULE: &str = "a prefix is 1 to 63 characters, lowercase ASCII letters \
+                                      `a-z` and underscores `_`, starting and ending with a \
+                                      letter (TypeID's rule)";
+
+/// A prefix that follows [`PREFIX_RULE`], or an error at the string saying
+/// which part of the rule it breaks.
+pub(crate) fn type_prefix(prefix: &syn::LitStr) -> syn::Result<()> {
+    let value = prefix.value();
+    let broken = if value.is_empty() {
+        Some("it is empty (leave `prefix` out for IDs without one)".to_owned())
+    } else if value.chars().count() > 63 {
+        Some(format!("it has {} characters", value.chars().count()))
+    } else if let Some((i, c)) = value
+        .chars()
+        .enumerate()
+        .find(|&(_, c)| !(c.is_ascii_lowercase() || c == '_'))
+    {
+        Some(format!("it has {c:?} at position {i}"))
+    } else if value.starts_with('_') {
+        Some("it starts with an underscore".to_owned())
+    } else if value.ends_with('_') {
+        Some("it ends with an underscore".to_owned())
+    } else {
+        None
+    };
+    match broken {
+        None => Ok(()),
+        Some(broken) => Err(syn::Error::new_spanned(
+            prefix,
+            format!("`prefix = {value:?}` is not a type prefix: {broken}; {PREFIX_RULE}"),
+        )),
+    }
+}
+
+/// The text forms a prefixed ID's number can take.
+pub(crate) const TEXT_FORMS: [&str; 3] = ["decimal", "base62", "crockford"];
+
+/// `text = ..` names one of [`TEXT_FORMS`].
+pub(crate) fn text_form(text: &syn::Ident) -> syn::Result<()> {
+    if TEXT_FORMS.contains(&text.to_string().as_str()) {
+        return Ok(());
+    }
+    Err(syn::Error::new_spanned(
+        text,
+        format!(
+            "unknown text form `{text}`: the number after a prefix is written as `decimal` (the \
+             default), `base62` (11 characters, sorts like the keys) or `crockford` (13 \
+             characters of Crockford base32, sorts like the keys)"
+        ),
+    ))
 }
 
 /// The ORM of a model: exactly one, from the entry point or an argument.

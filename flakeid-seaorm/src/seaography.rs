@@ -110,7 +110,7 @@
 //! `seaography` feature of sea-orm, which seaography turns on for the whole
 //! build, makes each such model implement `seaography::RelationBuilder`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use flakeid_core::FlakeId;
@@ -144,17 +144,15 @@ use crate::{IdColumnVisitor, IdColumns};
 pub fn builder<L: Entities>(mut context: BuilderContext, db: DatabaseConnection) -> Builder {
     let mut configure = Configure {
         context: &mut context,
-        id_types: BTreeSet::new(),
+        id_types: BTreeMap::new(),
     };
     L::visit(&mut configure);
     let id_types = configure.id_types;
     let context: &'static BuilderContext = Box::leak(Box::new(context));
     let mut builder = Builder::new(context, db);
     let filters = FilterTypesMapHelper { context };
-    for name in id_types {
-        builder.register_scalar(
-            Scalar::new(name).description(flakeid_core::__private::api_description()),
-        );
+    for (name, description) in id_types {
+        builder.register_scalar(Scalar::new(name).description(description));
         builder
             .inputs
             .push(filters.generate_filter_input(&FilterInfo {
@@ -231,7 +229,8 @@ const FILTERS: [FilterOperation; 12] = [
 /// ID types whose scalars and filters the schema needs.
 struct Configure<'a> {
     context: &'a mut BuilderContext,
-    id_types: BTreeSet<&'static str>,
+    /// Each ID type's name and its scalar's description.
+    id_types: BTreeMap<&'static str, String>,
 }
 
 impl EntityVisitor for Configure<'_> {
@@ -273,7 +272,8 @@ impl<E: EntityTrait> IdColumnVisitor<E> for Configure<'_> {
                 id_condition::<E, I>(condition, filter, column, &at, combine_null)
             }),
         );
-        self.id_types.insert(I::NAME);
+        self.id_types
+            .insert(I::NAME, flakeid_core::__private::api_description::<I>());
     }
 }
 

@@ -8,6 +8,10 @@
 //!   and serde use (IDs serialize as decimal strings; see
 //!   [`interop`](crate::interop)).
 //!
+//! An ID type with a type prefix ([`Prefix`], `#[flake_id(prefix = "usr")]`)
+//! writes `usr_` before its number, in decimal or in one of the
+//! fixed-width forms.
+//!
 //! The base62 and Crockford encoders write a fixed number of characters
 //! whose alphabets are in ASCII order, so comparing two encoded IDs as
 //! strings (or bytes) gives the same order as comparing the numbers.
@@ -27,10 +31,12 @@ mod crockford;
 pub(crate) mod decimal;
 mod digits;
 pub(crate) mod error;
+mod prefix;
 mod rfc3339;
 
 use digits::Digits;
 pub use error::DecodeError;
+pub use prefix::Prefix;
 pub use rfc3339::format_rfc3339;
 pub(crate) use rfc3339::{parse_rfc3339, write_rfc3339};
 

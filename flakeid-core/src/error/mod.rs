@@ -75,6 +75,17 @@ pub enum IdError {
         #[source]
         source: FieldOutOfRange,
     },
+    /// A text without the type's prefix (see
+    /// [`FlakeId::PREFIX`](crate::FlakeId::PREFIX)): another type's, or none.
+    #[error("{value:?} is not a {type_name}: expected prefix {expected}_")]
+    Prefix {
+        /// The ID type's name.
+        type_name: &'static str,
+        /// The text (shortened to its first 64 characters).
+        value: String,
+        /// The type's prefix, without its underscore.
+        expected: &'static str,
+    },
     /// A text form did not decode to a number.
     #[error("not a valid {type_name}: {source}")]
     Text {

@@ -99,7 +99,7 @@ macro_rules! __flakeid_core_impl_async_graphql {
         $crate::__private::async_graphql::scalar_internal!(
             $id,
             <$id as $crate::FlakeId>::NAME,
-            ::core::option::Option::Some($crate::__private::api_description()),
+            ::core::option::Option::Some($crate::__private::api_description::<$id>()),
             ::core::option::Option::None
         );
 

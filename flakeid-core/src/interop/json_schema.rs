@@ -3,17 +3,45 @@
 
 use crate::FlakeId;
 
+use std::borrow::Cow;
+
+use crate::encoding::TextForm;
+
 #[cfg(any(feature = "utoipa", feature = "schemars"))]
-pub(crate) use super::DESCRIPTION;
+pub(crate) use super::description;
 
 /// The regular expression (ECMA 262, as JSON Schema uses it) of an ID's
 /// decimal string: a non-zero digit, then digits.
 pub(crate) const PATTERN: &str = "^[1-9][0-9]*$";
 
-/// The most digits an ID of `I` has: those of its largest ID,
-/// [`FlakeId::max_value`] (at most 19).
+/// The regular expression of `I`'s text: [`PATTERN`], or with a
+/// [`PREFIX`](FlakeId::PREFIX) the prefix, `_` and the number's form:
+/// decimal digits; 11 base62 characters; 13 Crockford symbols with their
+/// aliases, in either case (not `U`), the first at most `7` (an `i64`).
+pub(crate) fn pattern<I: FlakeId>() -> Cow<'static, str> {
+    let Some(prefix) = I::PREFIX else {
+        return Cow::Borrowed(PATTERN);
+    };
+    let number = match prefix.form() {
+        TextForm::Decimal => "[1-9][0-9]*",
+        TextForm::Base62 => "[0-9A-Za-z]{11}",
+        TextForm::Crockford => "[0-7IiLlOo][0-9A-TV-Za-tv-z]{12}",
+    };
+    format!("^{}_{number}$", prefix.name()).into()
+}
+
+/// The longest text of an ID of `I`: the digits of its largest ID,
+/// [`FlakeId::max_value`] (at most 19), or with a prefix the prefix, `_`
+/// and its number's digits or fixed width.
 pub(crate) fn max_length<I: FlakeId>() -> usize {
-    digits(I::max_value())
+    let Some(prefix) = I::PREFIX else {
+        return digits(I::max_value());
+    };
+    let number = prefix
+        .form()
+        .width()
+        .unwrap_or_else(|| digits(I::max_value()));
+    prefix.name().len() + 1 + number
 }
 
 /// A real ID of `I`, as the string it is sent as: its scheme's

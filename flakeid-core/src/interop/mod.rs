@@ -98,3 +98,29 @@ pub(crate) mod utoipa;
 ))]
 pub(crate) const DESCRIPTION: &str = "A 64-bit ID, sent as a string of decimal digits because \
                                       JavaScript numbers round integers above 2^53.";
+
+/// What an ID field of `I` is: [`DESCRIPTION`], or for a type with a
+/// [`PREFIX`](crate::FlakeId::PREFIX) its prefix and the form of its number.
+#[cfg(any(
+    feature = "utoipa",
+    feature = "schemars",
+    feature = "async-graphql",
+    feature = "ts-rs",
+    feature = "specta"
+))]
+pub(crate) fn description<I: crate::FlakeId>() -> std::borrow::Cow<'static, str> {
+    use crate::encoding::TextForm;
+    let Some(prefix) = I::PREFIX else {
+        return std::borrow::Cow::Borrowed(DESCRIPTION);
+    };
+    let number = match prefix.form() {
+        TextForm::Decimal => "its decimal digits",
+        TextForm::Base62 => "11 base62 characters (0-9A-Za-z), which sort like the IDs",
+        TextForm::Crockford => "13 Crockford base32 characters, which sort like the IDs",
+    };
+    format!(
+        "A 64-bit ID, sent as a string: `{}_` and {number}.",
+        prefix.name()
+    )
+    .into()
+}

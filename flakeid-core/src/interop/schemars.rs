@@ -4,10 +4,10 @@
 
 use ::schemars::Schema;
 
-use super::json_schema::{DESCRIPTION, PATTERN, example, max_length};
+use super::json_schema::{description, example, max_length, pattern};
 use crate::FlakeId;
 
-/// The schema of `I`: a string of decimal digits. `I`'s
+/// The schema of `I`: a string of decimal digits, or of its prefix and number. `I`'s
 /// `schemars::JsonSchema::json_schema()` returns it.
 ///
 /// ```
@@ -24,9 +24,9 @@ use crate::FlakeId;
 pub fn schema<I: FlakeId>() -> Schema {
     let mut schema = ::schemars::json_schema!({
         "type": "string",
-        "pattern": PATTERN,
+        "pattern": pattern::<I>(),
         "maxLength": max_length::<I>(),
-        "description": DESCRIPTION,
+        "description": description::<I>(),
     });
     if let Some(example) = example::<I>() {
         schema.insert("examples".to_owned(), vec![example].into());

@@ -8,6 +8,13 @@
 //! numbers, zero, numbers above the layout's largest ID, whitespace, signs
 //! (`"+1"`, `"-1"`), leading zeros, empty strings and non-digits.
 //!
+//! A type with a prefix ([`FlakeId::PREFIX`](crate::FlakeId::PREFIX),
+//! `#[flake_id(prefix = "usr")]`) is written as its prefixed text
+//! (`"usr_175928847299117063"`) and read from that text, any other string
+//! (another type's prefix, none) being an error naming the value and the
+//! expected prefix, or from an integer: a JSON number is the stored key,
+//! which is how other programs hold it.
+//!
 //! Formats that are not human-readable (bincode, postcard …) read the
 //! string with `deserialize_str`; self-describing ones use `deserialize_any`
 //! so that both strings and integers are accepted.
@@ -40,7 +47,15 @@ impl<I: FlakeId> Visitor<'_> for IdVisitor<I> {
     type Value = I;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a {} as a decimal string or a positive integer", I::NAME)
+        match I::PREFIX {
+            None => write!(f, "a {} as a decimal string or a positive integer", I::NAME),
+            Some(prefix) => write!(
+                f,
+                "a {} as a string `{}_…` or a positive integer",
+                I::NAME,
+                prefix.name()
+            ),
+        }
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<I, E> {

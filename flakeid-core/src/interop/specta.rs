@@ -52,6 +52,21 @@
 #[doc(hidden)]
 pub const DOCS: &str = super::DESCRIPTION;
 
+/// The documentation of `I`'s declaration: [`DOCS`], or for a type with a
+/// prefix what its strings hold (`usr_` and the number's form). The
+/// declaration itself stays `string`: specta's types have no template
+/// literal type, and the raw TypeScript of specta-typescript's `define`
+/// is an opaque reference that other exporters refuse.
+///
+/// ```
+/// # #[flakeid_core::flake_id(prefix = "usr")] pub struct UserId(i64);
+/// assert!(flakeid_core::interop::specta::docs::<UserId>().contains("`usr_`"));
+/// ```
+#[doc(hidden)]
+pub fn docs<I: crate::FlakeId>() -> std::borrow::Cow<'static, str> {
+    super::description::<I>()
+}
+
 /// `specta::Type` for an ID type; `#[flake_id]` calls it as
 /// `__private::impl_specta!(Type)`. What `#[derive(specta::Type)]` writes
 /// for a named type, with `string` as its definition.
@@ -83,7 +98,7 @@ macro_rules! __flakeid_core_impl_specta {
                         |types, ndt| {
                             ndt.name = ::std::borrow::Cow::Borrowed(<$id as $crate::FlakeId>::NAME);
                             ndt.module_path = ::std::borrow::Cow::Borrowed(::core::module_path!());
-                            ndt.docs = ::std::borrow::Cow::Borrowed($crate::interop::specta::DOCS);
+                            ndt.docs = $crate::interop::specta::docs::<$id>();
                             ndt.ty = ::core::option::Option::Some(build(types));
                         },
                         build,

@@ -1,4 +1,5 @@
-//! ID types as ts-rs types (feature `ts-rs`): TypeScript `string`.
+//! ID types as ts-rs types (feature `ts-rs`): TypeScript `string`, or for
+//! a type with a prefix the template literal type `` `usr_${string}` ``.
 //!
 //! Every `#[flake_id]` type is exported as an alias of `string`, named after
 //! the type, in a file of its own (`UserId.ts`), which the files of types
@@ -6,6 +7,7 @@
 //!
 //! ```ts
 //! export type UserId = string;
+//! export type OrderId = `ord_${string}`; // #[flake_id(prefix = "ord")]
 //! ```
 //!
 //! That is what the server sends (see [`interop::serde`](super)): a string
@@ -42,18 +44,41 @@ use crate::FlakeId;
 /// ```
 #[doc(hidden)]
 pub fn decl<I: FlakeId>() -> String {
-    format!("type {} = string;", I::NAME)
+    format!("type {} = {};", I::NAME, inline::<I>())
+}
+
+/// The TypeScript type of `I`'s values: `string`, or for a type with a
+/// [`PREFIX`](FlakeId::PREFIX) a template literal type that holds only
+/// strings with that prefix, `` `usr_${string}` `` (TypeScript 4.1 and
+/// later), so that a `UserId` where an `OrderId` belongs fails to compile.
+///
+/// ```
+/// use flakeid_core::{flake_id, interop};
+///
+/// #[flake_id(prefix = "usr")]
+/// pub struct UserId(i64);
+///
+/// assert_eq!(interop::ts_rs::inline::<UserId>(), "`usr_${string}`");
+/// assert_eq!(interop::ts_rs::decl::<UserId>(), "type UserId = `usr_${string}`;");
+/// ```
+#[doc(hidden)]
+pub fn inline<I: FlakeId>() -> String {
+    match I::PREFIX {
+        None => "string".to_owned(),
+        Some(prefix) => format!("`{}_${{string}}`", prefix.name()),
+    }
 }
 
 /// The JSDoc comment above an ID type's declaration: what the
 /// [`interop`](super) schemas say of an ID.
 ///
 /// ```
-/// assert!(flakeid_core::interop::ts_rs::docs().starts_with("/**\n * A 64-bit ID, sent as a string"));
+/// # #[flakeid_core::flake_id] pub struct UserId(i64);
+/// assert!(flakeid_core::interop::ts_rs::docs::<UserId>().starts_with("/**\n * A 64-bit ID, sent as a string"));
 /// ```
 #[doc(hidden)]
-pub fn docs() -> String {
-    format!("/**\n * {}\n */\n", super::DESCRIPTION)
+pub fn docs<I: FlakeId>() -> String {
+    format!("/**\n * {}\n */\n", super::description::<I>())
 }
 
 /// `ts_rs::TS` for an ID type; `#[flake_id]` calls it as
@@ -67,7 +92,7 @@ macro_rules! __flakeid_core_impl_ts_rs {
             type OptionInnerType = Self;
 
             fn docs() -> ::core::option::Option<::std::string::String> {
-                ::core::option::Option::Some($crate::interop::ts_rs::docs())
+                ::core::option::Option::Some($crate::interop::ts_rs::docs::<$id>())
             }
 
             fn name(_: &$crate::__private::ts_rs::Config) -> ::std::string::String {
@@ -75,7 +100,7 @@ macro_rules! __flakeid_core_impl_ts_rs {
             }
 
             fn inline(_: &$crate::__private::ts_rs::Config) -> ::std::string::String {
-                ::std::borrow::ToOwned::to_owned("string")
+                $crate::interop::ts_rs::inline::<$id>()
             }
 
             fn decl(_: &$crate::__private::ts_rs::Config) -> ::std::string::String {

@@ -5,10 +5,10 @@
 use ::utoipa::openapi::RefOr;
 use ::utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
-use super::json_schema::{DESCRIPTION, PATTERN, example, max_length};
+use super::json_schema::{description, example, max_length, pattern};
 use crate::FlakeId;
 
-/// The schema of `I`: a string of decimal digits. `I`'s
+/// The schema of `I`: a string of decimal digits, or of its prefix and number. `I`'s
 /// `utoipa::PartialSchema::schema()` returns it.
 ///
 /// ```
@@ -25,9 +25,9 @@ use crate::FlakeId;
 pub fn schema<I: FlakeId>() -> RefOr<Schema> {
     ObjectBuilder::new()
         .schema_type(Type::String)
-        .pattern(Some(PATTERN))
+        .pattern(Some(pattern::<I>()))
         .max_length(Some(max_length::<I>()))
-        .description(Some(DESCRIPTION))
+        .description(Some(description::<I>()))
         .examples(example::<I>())
         .into()
 }

@@ -84,6 +84,7 @@ mod layout {
     mod js_safe;
     mod random_start;
 }
+mod prefix;
 mod runtime;
 mod source;
 mod support;

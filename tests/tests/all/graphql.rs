@@ -11,7 +11,7 @@ use async_graphql::{Context, EmptySubscription, ID, Object, Schema, SimpleObject
 use axum::Json;
 use axum::extract::State;
 use axum::routing::post;
-use flakeid_core::flake_id;
+use flakeid_core::{FlakeId, flake_id};
 use flakeid_tests::db;
 use sqlx::postgres::PgPool;
 
@@ -225,4 +225,226 @@ async fn javascript_client_sees_stored_ids_and_pages_by_id() {
         .await
         .expect("count");
     assert_eq!(count, 6, "a refused ID stored nothing");
+}
+
+/// A user's key with a type prefix: `usr_…` in decimal.
+#[flake_id(prefix = "usr")]
+pub(crate) struct PfxUserId(i64);
+
+/// An order's key with a type prefix: `ord_…` in base62, which sorts like
+/// the keys (Twitter's layout: generated keys are far above 2^53).
+#[flake_id(prefix = "ord", text = base62)]
+pub(crate) struct PfxOrderId(i64);
+
+#[derive(SimpleObject)]
+struct Order {
+    id: PfxOrderId,
+    user_id: PfxUserId,
+}
+
+struct PrefixedQuery;
+
+#[Object]
+impl PrefixedQuery {
+    /// The order with this ID, if any.
+    async fn order(
+        &self,
+        ctx: &Context<'_>,
+        id: PfxOrderId,
+    ) -> async_graphql::Result<Option<Order>> {
+        let row: Option<(PfxOrderId, PfxUserId)> =
+            sqlx::query_as("SELECT id, user_id FROM gql_orders WHERE id = $1")
+                .bind(id)
+                .fetch_optional(ctx.data::<PgPool>()?)
+                .await?;
+        Ok(row.map(|(id, user_id)| Order { id, user_id }))
+    }
+
+    /// Orders in key order, `first` at a time after the cursor `after`.
+    async fn orders(
+        &self,
+        ctx: &Context<'_>,
+        after: Option<String>,
+        first: Option<i32>,
+    ) -> async_graphql::Result<Connection<PfxOrderId, Order>> {
+        let pool = ctx.data::<PgPool>()?;
+        query(
+            after,
+            None,
+            first,
+            None,
+            |after: Option<PfxOrderId>, _: Option<PfxOrderId>, first, _| async move {
+                let first = first.unwrap_or(10);
+                let limit = i64::try_from(first + 1)?;
+                let rows: Vec<(PfxOrderId, PfxUserId)> = sqlx::query_as(
+                    "SELECT id, user_id FROM gql_orders WHERE id > $1 ORDER BY id LIMIT $2",
+                )
+                .bind(after.map_or(0, PfxOrderId::get))
+                .bind(limit)
+                .fetch_all(pool)
+                .await?;
+                let mut connection = Connection::new(after.is_some(), rows.len() > first);
+                connection.edges.extend(
+                    rows.into_iter()
+                        .take(first)
+                        .map(|(id, user_id)| Edge::new(id, Order { id, user_id })),
+                );
+                Ok::<_, async_graphql::Error>(connection)
+            },
+        )
+        .await
+    }
+}
+
+struct PrefixedMutation;
+
+#[Object]
+impl PrefixedMutation {
+    /// Stores an order of `user_id` under a fresh ID.
+    async fn create_order(
+        &self,
+        ctx: &Context<'_>,
+        user_id: PfxUserId,
+    ) -> async_graphql::Result<Order> {
+        let id = PfxOrderId::generate_async().await?;
+        let (id, user_id): (PfxOrderId, PfxUserId) = sqlx::query_as(
+            "INSERT INTO gql_orders (id, user_id) VALUES ($1, $2) RETURNING id, user_id",
+        )
+        .bind(id)
+        .bind(user_id)
+        .fetch_one(ctx.data::<PgPool>()?)
+        .await?;
+        Ok(Order { id, user_id })
+    }
+}
+
+type PrefixedSchema = Schema<PrefixedQuery, PrefixedMutation, EmptySubscription>;
+
+async fn prefixed_graphql(
+    State(schema): State<PrefixedSchema>,
+    Json(request): Json<async_graphql::Request>,
+) -> Json<async_graphql::Response> {
+    Json(schema.execute(request).await)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types() {
+    init_generator();
+    let db = db::postgres().await;
+    let pool = PgPool::connect(db.url()).await.expect("connect");
+    sqlx::query("CREATE TABLE gql_orders (id BIGINT PRIMARY KEY, user_id BIGINT NOT NULL)")
+        .execute(&pool)
+        .await
+        .expect("create table");
+
+    let schema = Schema::build(PrefixedQuery, PrefixedMutation, EmptySubscription)
+        .data(pool.clone())
+        .finish();
+    let sdl = schema.sdl();
+    assert!(sdl.contains("scalar PfxOrderId"), "{sdl}");
+    assert!(
+        sdl.contains("`ord_` and 11 base62 characters (0-9A-Za-z), which sort like the IDs"),
+        "{sdl}"
+    );
+    let app = axum::Router::new()
+        .route("/graphql", post(prefixed_graphql))
+        .with_state(schema);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/graphql", listener.local_addr().expect("address"));
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let user = PfxUserId::try_from(ABOVE_2_53).expect("an ID");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/js/graphql_prefixed_client.js");
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("node")
+            .arg(script)
+            .arg(url)
+            .arg(user.to_string())
+            .output()
+            .expect("`node` must be installed to run the GraphQL client")
+    })
+    .await
+    .expect("node finished");
+    server.abort();
+    assert!(
+        out.status.success(),
+        "the client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the client's JSON");
+
+    // The database stored bare keys; the client saw each as `ord_` and its
+    // base62, and the user's key exactly.
+    let stored: Vec<(i64, i64)> = sqlx::query_as("SELECT id, user_id FROM gql_orders ORDER BY id")
+        .fetch_all(&pool)
+        .await
+        .expect("stored rows");
+    assert_eq!(stored.len(), 5, "{seen}");
+    assert!(
+        stored
+            .iter()
+            .all(|&(id, user_id)| id > 1 << 53 && user_id == ABOVE_2_53)
+    );
+    let as_text: Vec<String> = stored
+        .iter()
+        .map(|&(id, _)| {
+            format!(
+                "ord_{}",
+                PfxOrderId::try_from(id).expect("an ID").to_base62()
+            )
+        })
+        .collect();
+    let mut created: Vec<String> =
+        serde_json::from_value(seen["created"].clone()).expect("created");
+    created.sort();
+    assert_eq!(created, as_text, "string order is key order");
+    let fetched: Vec<String> = serde_json::from_value(seen["fetched"].clone()).expect("fetched");
+    assert_eq!(fetched.len(), 5);
+    let walked: Vec<String> = serde_json::from_value(seen["walked"].clone()).expect("walked");
+    assert_eq!(walked, as_text);
+    assert_eq!(seen["pages"], 3);
+
+    // Another type's ID, a bare key or a bare base62 is refused, naming
+    // the value and the expected prefix.
+    let errors = &seen["errors"];
+    let user_text = user.to_string();
+    for (case, expected) in [
+        (
+            "user_as_order",
+            format!("\"{user_text}\" is not a PfxOrderId: expected prefix ord_"),
+        ),
+        (
+            "order_as_user",
+            format!(
+                "\"{}\" is not a PfxUserId: expected prefix usr_",
+                created_first(&seen)
+            ),
+        ),
+        (
+            "bare_key",
+            "\"9007199254740993\" is not a PfxOrderId: expected prefix ord_".to_owned(),
+        ),
+        ("bare_base62", "expected prefix ord_".to_owned()),
+        (
+            "cursor",
+            format!("\"{user_text}\" is not a PfxOrderId: expected prefix ord_"),
+        ),
+    ] {
+        let message = errors[case]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error for {case}: {seen}"));
+        assert!(message.contains(&expected), "{case}: {message}");
+    }
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM gql_orders")
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    assert_eq!(count, 5, "a refused ID stored nothing");
+}
+
+/// The first order the client created: the ID it sent as a user's.
+fn created_first(seen: &serde_json::Value) -> String {
+    seen["created"][0].as_str().expect("an order ID").to_owned()
 }

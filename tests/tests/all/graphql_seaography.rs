@@ -14,6 +14,7 @@ use std::process::Command;
 use axum::Json;
 use axum::extract::State;
 use axum::routing::post;
+use flakeid_core::FlakeId;
 use flakeid_seaorm::flake_id;
 use sea_orm::{ConnectionTrait, DatabaseConnection, Schema, Statement};
 use seaography::BuilderContext;
@@ -353,4 +354,195 @@ fn sorted_by_key<const N: usize>(mut rows: Vec<[Option<String>; N]>) -> Vec<[Opt
             .expect("a decimal key")
     });
     rows
+}
+
+/// The key of `sgp_writers`, prefixed: `wri_` and Crockford base32.
+#[flake_id(prefix = "wri", text = crockford)]
+pub struct PfxWriterId(i64);
+
+/// The key of `sgp_notes`, prefixed: `note_` and decimal.
+#[flake_id(prefix = "note")]
+pub struct PfxNoteId(i64);
+
+#[allow(dead_code)]
+mod writer {
+    use sea_orm::entity::prelude::*;
+
+    #[flakeid_seaorm::flake_id]
+    #[sea_orm::model]
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "sgp_writers")]
+    pub struct Model {
+        #[sea_orm(primary_key)]
+        pub id: super::PfxWriterId,
+        pub name: String,
+        #[sea_orm(has_many)]
+        pub notes: HasMany<super::note::Entity>,
+    }
+}
+
+#[allow(dead_code)]
+mod note {
+    use sea_orm::entity::prelude::*;
+
+    #[flakeid_seaorm::flake_id]
+    #[sea_orm::model]
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "sgp_notes")]
+    pub struct Model {
+        #[sea_orm(primary_key)]
+        pub id: super::PfxNoteId,
+        pub writer_id: super::PfxWriterId,
+        pub body: String,
+        #[sea_orm(belongs_to, from = "writer_id", to = "id")]
+        pub writer: HasOne<super::writer::Entity>,
+    }
+}
+
+/// Prefixed ID columns: the JavaScript client writes and reads `wri_…` and
+/// `note_…` texts of keys above 2^53, the database stores the bare keys,
+/// and another type's text, a bare key or a bare Crockford string is
+/// refused naming the value, the field and the expected prefix.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types_on_sqlite() {
+    init_generator();
+    let ((), db) = seaorm_connect::sqlite().await;
+    let create = Schema::new(db.get_database_backend());
+    db.execute(&create.create_table_from_entity(writer::Entity))
+        .await
+        .expect("create sgp_writers");
+    db.execute(&create.create_table_from_entity(note::Entity))
+        .await
+        .expect("create sgp_notes");
+    let mut builder = flakeid_seaorm::seaography::builder::<(writer::Entity, note::Entity)>(
+        BuilderContext::default(),
+        db.clone(),
+    );
+    seaography::register_entities!(builder, [writer, note]);
+    let schema = builder
+        .schema_builder()
+        .data(db.clone())
+        .finish()
+        .expect("a valid schema");
+    let sdl = schema.sdl();
+    assert!(
+        sdl.contains("`wri_` and 13 Crockford base32 characters, which sort like the IDs"),
+        "{sdl}"
+    );
+
+    let app = axum::Router::new()
+        .route("/graphql", post(graphql))
+        .with_state(schema);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/graphql", listener.local_addr().expect("address"));
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/js/seaography_prefixed_client.js"
+    );
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("node")
+            .arg(script)
+            .arg(url)
+            .output()
+            .expect("`node` must be installed to run the GraphQL client")
+    })
+    .await
+    .expect("node finished");
+    server.abort();
+    assert!(
+        out.status.success(),
+        "the client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the client's JSON");
+
+    // The texts the client saw are the stored keys with their prefixes.
+    let writers: Vec<String> = rows(&db, "SELECT CAST(id AS TEXT) FROM sgp_writers ORDER BY id")
+        .await
+        .into_iter()
+        .map(|[id]| {
+            let key: i64 = id.expect("a key").parse().expect("digits");
+            assert!(key > 1 << 53, "{key}");
+            format!(
+                "wri_{}",
+                PfxWriterId::try_from(key).expect("an ID").to_crockford()
+            )
+        })
+        .collect();
+    assert_eq!(seen["writers"], serde_json::json!(writers), "{seen}");
+    let notes: Vec<[String; 2]> = rows(
+        &db,
+        "SELECT CAST(id AS TEXT), CAST(writer_id AS TEXT) FROM sgp_notes ORDER BY id",
+    )
+    .await
+    .into_iter()
+    .map(|[id, writer]| {
+        let id: i64 = id.expect("a key").parse().expect("digits");
+        let writer: i64 = writer.expect("a key").parse().expect("digits");
+        [
+            PfxNoteId::try_from(id).expect("an ID").to_string(),
+            PfxWriterId::try_from(writer).expect("an ID").to_string(),
+        ]
+    })
+    .collect();
+    assert_eq!(seen["notes"], serde_json::json!(notes), "{seen}");
+    assert_eq!(
+        seen["filtered"]["writer"],
+        serde_json::json!([notes[2][0], notes[3][0]]),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["filtered"]["is_in"],
+        serde_json::json!([notes[0][0], notes[3][0]]),
+        "{seen}"
+    );
+
+    let errors = &seen["errors"];
+    for (case, expected) in [
+        (
+            "note_as_writer",
+            format!(
+                "[type conversion: SgpNotes.writerId] \"{}\" is not a PfxWriterId: expected prefix wri_",
+                notes[0][0]
+            ),
+        ),
+        (
+            "writer_as_note",
+            format!(
+                "[type conversion: SgpNotes.id] \"{}\" is not a PfxNoteId: expected prefix note_",
+                writers[0]
+            ),
+        ),
+        (
+            "create",
+            format!(
+                "\"{}\" is not a PfxWriterId: expected prefix wri_",
+                notes[0][0]
+            ),
+        ),
+        (
+            "bare_key",
+            format!(
+                "\"{}\" is not a PfxNoteId: expected prefix note_",
+                &notes[0][0]["note_".len()..]
+            ),
+        ),
+        (
+            "bare_crockford",
+            "is not a PfxWriterId: expected prefix wri_".to_owned(),
+        ),
+    ] {
+        let message = errors[case]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error for {case}: {seen}"));
+        assert!(message.contains(&expected), "{case}: {message}");
+    }
+    assert_eq!(
+        rows(&db, "SELECT CAST(COUNT(*) AS TEXT) FROM sgp_notes").await,
+        [[Some("4".to_owned())]],
+        "a refused ID stored nothing"
+    );
 }

@@ -386,3 +386,93 @@ fn javascript_safe_id_schemas_refuse_more_digits_than_their_largest_id() {
         assert!("9007199254740992".parse::<ItemId>().is_err());
     }
 }
+
+/// A prefixed ID type, decimal after the prefix.
+#[flake_id(prefix = "cus")]
+pub(crate) struct CustomerId(i64);
+
+/// A prefixed ID type whose texts sort like its keys.
+#[flake_id(prefix = "inv", text = crockford)]
+pub(crate) struct InvoiceId(i64);
+
+/// What a frontend receives, with prefixed IDs.
+#[derive(serde::Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub(crate) struct Invoice {
+    id: InvoiceId,
+    customer: CustomerId,
+}
+
+/// The smallest integer JavaScript's `Number` cannot hold exactly.
+const ABOVE_2_53: i64 = (1 << 53) + 1;
+
+#[test]
+fn prefixed_ids_are_described_by_their_prefixed_text_and_other_types_are_refused() {
+    let invoice = Invoice {
+        id: InvoiceId::from_i64(ABOVE_2_53).expect("an ID"),
+        customer: CustomerId::from_i64(i64::MAX).expect("an ID"),
+    };
+    let sent = serde_json::to_value(&invoice).expect("JSON");
+    assert_eq!(
+        sent,
+        json!({"id": "inv_0080000000001", "customer": "cus_9223372036854775807"})
+    );
+    #[derive(utoipa::OpenApi)]
+    #[openapi(components(schemas(Invoice)))]
+    struct Api;
+    let doc = serde_json::to_value(<Api as utoipa::OpenApi>::openapi()).expect("JSON");
+    let utoipa = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": "#/components/schemas/Invoice",
+        "components": doc["components"].clone(),
+    });
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(
+        schemas["CustomerId"]["pattern"], "^cus_[1-9][0-9]*$",
+        "{doc:#}"
+    );
+    assert_eq!(schemas["CustomerId"]["maxLength"], 23);
+    assert_eq!(
+        schemas["InvoiceId"]["pattern"],
+        "^inv_[0-7IiLlOo][0-9A-TV-Za-tv-z]{12}$"
+    );
+    assert_eq!(schemas["InvoiceId"]["maxLength"], 17);
+    let schemars = schemars::schema_for!(Invoice).to_value();
+    assert_eq!(
+        schemars["$defs"]["InvoiceId"]["pattern"],
+        schemas["InvoiceId"]["pattern"]
+    );
+    assert_eq!(schemars["$defs"]["CustomerId"], schemas["CustomerId"]);
+
+    for schema in [&utoipa, &schemars] {
+        let validator = Validator::new(schema);
+        assert!(validator.is_valid(&sent), "{sent} refused by {schema}");
+        let lower = json!({"id": "inv_0080000000001".to_lowercase(), "customer": sent["customer"]});
+        assert!(validator.is_valid(&lower), "{lower}");
+        // Each field refuses the other type's text, a bare key, and a
+        // number part FromStr refuses.
+        for (field, bad) in [
+            ("id", "cus_9007199254740993"),
+            ("id", "0080000000001"),
+            ("id", "inv_008000000001"),
+            ("id", "inv_8000000000000"),
+            ("customer", "inv_0080000000001"),
+            ("customer", "9223372036854775807"),
+            ("customer", "cus_09"),
+            ("customer", "cus_"),
+        ] {
+            let mut wrong = sent.clone();
+            wrong[field] = json!(bad);
+            assert!(!validator.is_valid(&wrong), "{field} {bad} accepted");
+            let parsed = match field {
+                "id" => bad.parse::<InvoiceId>().map(|_| ()),
+                _ => bad.parse::<CustomerId>().map(|_| ()),
+            };
+            assert!(parsed.is_err(), "{bad} parses");
+        }
+    }
+    let err = "cus_9007199254740993".parse::<InvoiceId>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "\"cus_9007199254740993\" is not a InvoiceId: expected prefix inv_"
+    );
+}

@@ -199,3 +199,65 @@ fn out_of_range_field_values_are_typed_errors() {
         "-7 is not a valid MemberId: IDs are positive"
     );
 }
+
+/// A prefixed ID type: its `string` field holds `pay_…`, its `int64` and
+/// `fixed64` fields the stored key.
+#[flake_id(prefix = "pay", text = base62)]
+pub(crate) struct PaymentId(i64);
+
+/// A prefixed type of another kind, whose text a `PaymentId` field refuses.
+#[flake_id(prefix = "mbr")]
+pub(crate) struct PrefixedMemberId(i64);
+
+#[test]
+fn prefixed_ids_above_2_53_round_trip_through_proto3_json_and_other_prefixes_are_refused() {
+    let id = PaymentId::from_i64(ABOVE_2_53).expect("an ID");
+    let sent = User {
+        id: id.into(),
+        id_fixed: id.into(),
+        id_text: id.to_string(),
+        referrer_id: None,
+        friend_ids: vec![],
+        name: "ada".to_owned(),
+    };
+    let mut dynamic = DynamicMessage::new(user_descriptor());
+    dynamic.transcode_from(&sent).expect("transcode");
+    let json = serde_json::to_string(&dynamic).expect("proto3 JSON");
+    let value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(value["idText"], "pay_00fFgnDxSe9", "{json}");
+    assert_eq!(value["id"], "9007199254740993", "{json}");
+
+    let mut de = serde_json::Deserializer::from_str(&json);
+    let parsed = DynamicMessage::deserialize(user_descriptor(), &mut de).expect("parse");
+    let received: User = parsed.transcode_to().expect("transcode");
+    assert_eq!(received.id_text.parse::<PaymentId>(), Ok(id));
+    assert_eq!(PaymentId::try_from(received.id), Ok(id));
+    assert_eq!(PaymentId::try_from(received.id_fixed), Ok(id));
+
+    // A member's ID in the payment's string field is refused, naming both.
+    let member = PrefixedMemberId::from_i64(ABOVE_2_53).expect("an ID");
+    let wrong = User {
+        id_text: member.to_string(),
+        ..sent
+    };
+    let mut dynamic = DynamicMessage::new(user_descriptor());
+    dynamic.transcode_from(&wrong).expect("transcode");
+    let json = serde_json::to_string(&dynamic).expect("proto3 JSON");
+    let mut de = serde_json::Deserializer::from_str(&json);
+    let parsed = DynamicMessage::deserialize(user_descriptor(), &mut de).expect("parse");
+    let received: User = parsed.transcode_to().expect("transcode");
+    assert_eq!(received.id_text, "mbr_9007199254740993");
+    let err = received.id_text.parse::<PaymentId>().unwrap_err();
+    assert_eq!(
+        err,
+        IdError::Prefix {
+            type_name: "PaymentId",
+            value: "mbr_9007199254740993".to_owned(),
+            expected: "pay"
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "\"mbr_9007199254740993\" is not a PaymentId: expected prefix pay_"
+    );
+}

@@ -128,3 +128,76 @@ fn assert_pinned(path: &str, text: &str) {
         pinned.display()
     );
 }
+
+/// A prefixed ID type: a template literal type in ts-rs.
+#[flake_id(prefix = "acct")]
+pub(crate) struct PrefixedAccountId(i64);
+
+/// A prefixed ID type whose number is base62.
+#[flake_id(prefix = "tkt", text = base62)]
+pub(crate) struct PrefixedTicketId(i64);
+
+/// A type holding prefixed IDs.
+#[derive(TS, specta::Type, serde::Serialize)]
+#[allow(dead_code)]
+struct PrefixedTicket {
+    id: PrefixedTicketId,
+    account: PrefixedAccountId,
+    watchers: Vec<PrefixedAccountId>,
+}
+
+#[test]
+fn prefixed_id_types_are_template_literal_types_in_ts_rs() {
+    let cfg = Config::default();
+    assert_eq!(PrefixedAccountId::inline(&cfg), "`acct_${string}`");
+    assert_eq!(PrefixedTicketId::inline(&cfg), "`tkt_${string}`");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let cfg = Config::new().with_out_dir(dir.path());
+    PrefixedTicket::export_all(&cfg).expect("export");
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).expect(name);
+    let account = read("PrefixedAccountId.ts");
+    assert!(
+        account.contains("export type PrefixedAccountId = `acct_${string}`;"),
+        "{account}"
+    );
+    assert!(
+        account.contains("A 64-bit ID, sent as a string: `acct_` and its decimal digits."),
+        "{account}"
+    );
+    let ticket = read("PrefixedTicketId.ts");
+    assert!(
+        ticket.contains("export type PrefixedTicketId = `tkt_${string}`;"),
+        "{ticket}"
+    );
+    let holder = read("PrefixedTicket.ts");
+    assert!(
+        holder.contains(
+            "{ id: PrefixedTicketId, account: PrefixedAccountId, watchers: Array<PrefixedAccountId>, }"
+        ),
+        "{holder}"
+    );
+    // What the server sends is of those types: the prefixed text.
+    let sent = serde_json::to_value(PrefixedTicket {
+        id: PrefixedTicketId::try_from((1_i64 << 53) + 1).expect("an ID"),
+        account: PrefixedAccountId::try_from((1_i64 << 53) + 1).expect("an ID"),
+        watchers: vec![],
+    })
+    .expect("JSON");
+    assert_eq!(sent["id"], "tkt_00fFgnDxSe9");
+    assert_eq!(sent["account"], "acct_9007199254740993");
+}
+
+#[test]
+fn specta_declares_prefixed_id_types_as_strings_that_say_their_prefix() {
+    let types = specta::Types::default().register::<PrefixedTicket>();
+    let text = specta_typescript::Typescript::default()
+        .export(&types, specta_serde::Format)
+        .expect("specta-typescript exports the types");
+    for expected in [
+        "/** A 64-bit ID, sent as a string: `acct_` and its decimal digits. */\nexport type PrefixedAccountId = string;",
+        "export type PrefixedTicketId = string;",
+        "account: PrefixedAccountId,",
+    ] {
+        assert!(text.contains(expected), "no `{expected}` in:\n{text}");
+    }
+}
