@@ -66,7 +66,13 @@ impl Config {
         Config::from_lookup(std::env::var)
     }
 
-    fn from_lookup(
+    /// Reads the configuration from variables looked up with `lookup` (as
+    /// `std::env::var` does), as [`from_env`](Config::from_env) reads the
+    /// process's environment.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the variable and its value.
+    pub fn from_lookup(
         lookup: impl Fn(&'static str) -> Result<String, std::env::VarError>,
     ) -> Result<Config, ConfigError> {
         let get = |var: &'static str| match lookup(var) {
@@ -163,6 +169,22 @@ mod tests {
         assert_eq!(c.port, DEFAULT_PORT);
         assert_eq!(c.space, DEFAULT_SPACE);
         assert_eq!(c.host.to_string(), DEFAULT_HOST);
+    }
+
+    #[test]
+    fn node_ranges_take_node_ids_as_flakeid_node_id_does() {
+        // Plain decimal digits, as FLAKEID_NODE_ID takes them: no sign.
+        for bad in ["3-+7", "+3-7", " 3 - +7 ", "+0-+5"] {
+            let e = config(&[("FLAKEID_NODES", bad)]).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("FLAKEID_NODES={bad:?} is not a node range first-last within 0-1023")
+            );
+        }
+        assert_eq!(
+            config(&[("FLAKEID_NODES", " 3 - 7 ")]).unwrap().nodes,
+            Some(3..=7)
+        );
     }
 
     #[test]
