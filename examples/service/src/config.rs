@@ -127,7 +127,7 @@ impl Config {
                 let range = v
                     .trim()
                     .split_once('-')
-                    .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
+                    .and_then(|(a, b)| Some((node_number(a)?, node_number(b)?)))
                     .filter(|(a, b): &(u64, u64)| a <= b && *b <= MAX_NODE);
                 let (first, last) = range.ok_or_else(|| ConfigError::Invalid {
                     var: "FLAKEID_NODES",
@@ -145,6 +145,17 @@ impl Config {
             nodes,
         })
     }
+}
+
+/// One end of `FLAKEID_NODES`: plain decimal digits (spaces around them
+/// allowed), as `FLAKEID_NODE_ID` takes a node ID; `u64::from_str` alone
+/// would also take a leading `+`.
+fn node_number(s: &str) -> Option<u64> {
+    let s = s.trim();
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
 }
 
 #[cfg(test)]
