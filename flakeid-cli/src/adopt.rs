@@ -13,7 +13,7 @@ use flakeid_sql::Dialect;
 use crate::args::{AdoptArgs, CliError};
 use crate::db;
 
-pub(crate) fn run(args: &AdoptArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: &AdoptArgs, out: &mut dyn std::io::Write) -> Result<(), CliError> {
     let (dialect, url) = db::parse_url(&args.url)?;
     let layout = args.layout.build()?;
     let mut adoption = Adoption::new(dialect, layout.clone())
@@ -91,5 +91,6 @@ pub(crate) fn run(args: &AdoptArgs) -> Result<(), CliError> {
         plan.down(),
         args.down,
         args.out.as_deref(),
+        out,
     )
 }

@@ -12,8 +12,9 @@ use flakeid_sql::Dialect;
 
 /// A failure: a bad argument (exit code 2, as clap's own) or a failed
 /// operation (exit code 1).
+#[doc(hidden)]
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum CliError {
+pub enum CliError {
     /// The value of `argument` is wrong.
     #[error("invalid value for {argument}: {message}")]
     Usage { argument: String, message: String },
@@ -34,8 +35,13 @@ impl CliError {
         CliError::Failed(message.to_string())
     }
 
+    /// The output could not be written (a closed pipe, a full disk).
+    pub(crate) fn output(e: std::io::Error) -> Self {
+        CliError::Failed(format!("cannot write the output: {e}"))
+    }
+
     /// Prints the error and returns the exit code.
-    pub(crate) fn report(self) -> ExitCode {
+    pub fn report(self) -> ExitCode {
         eprintln!("error: {self}");
         match self {
             CliError::Usage { .. } => ExitCode::from(2),

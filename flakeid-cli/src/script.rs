@@ -4,7 +4,7 @@ use flakeid_sql::Dialect;
 
 use crate::args::CliError;
 
-/// Prints the up (or, with `down`, the down) statements as a script for
+/// Writes the up (or, with `down`, the down) statements to `stdout` as a script for
 /// the database's client, after the comment lines `header`; with `out`,
 /// writes both into a migration directory instead (`up.sql`, `down.sql`:
 /// one batch each, as Diesel's migrations and SeaORM's `execute_unprepared`
@@ -16,12 +16,12 @@ pub(crate) fn output(
     down: &[String],
     print_down: bool,
     out: Option<&std::path::Path>,
+    stdout: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
     let comments: String = header.iter().map(|l| format!("-- {l}\n")).collect();
     let Some(dir) = out else {
         let statements = if print_down { down } else { up };
-        print!("{comments}{}", dialect.script(statements));
-        return Ok(());
+        return write!(stdout, "{comments}{}", dialect.script(statements)).map_err(CliError::output);
     };
     let write = |name: &str, statements: &[String]| {
         let path = dir.join(name);

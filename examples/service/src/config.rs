@@ -66,7 +66,13 @@ impl Config {
         Config::from_lookup(std::env::var)
     }
 
-    fn from_lookup(
+    /// Reads the configuration from variables looked up with `lookup` (as
+    /// `std::env::var` does), as [`from_env`](Config::from_env) reads the
+    /// process's environment.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the variable and its value.
+    pub fn from_lookup(
         lookup: impl Fn(&'static str) -> Result<String, std::env::VarError>,
     ) -> Result<Config, ConfigError> {
         let get = |var: &'static str| match lookup(var) {
@@ -121,7 +127,7 @@ impl Config {
                 let range = v
                     .trim()
                     .split_once('-')
-                    .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
+                    .and_then(|(a, b)| Some((node_number(a)?, node_number(b)?)))
                     .filter(|(a, b): &(u64, u64)| a <= b && *b <= MAX_NODE);
                 let (first, last) = range.ok_or_else(|| ConfigError::Invalid {
                     var: "FLAKEID_NODES",
@@ -139,6 +145,17 @@ impl Config {
             nodes,
         })
     }
+}
+
+/// One end of `FLAKEID_NODES`: plain decimal digits (spaces around them
+/// allowed), as `FLAKEID_NODE_ID` takes a node ID; `u64::from_str` alone
+/// would also take a leading `+`.
+fn node_number(s: &str) -> Option<u64> {
+    let s = s.trim();
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
 }
 
 #[cfg(test)]
@@ -163,6 +180,22 @@ mod tests {
         assert_eq!(c.port, DEFAULT_PORT);
         assert_eq!(c.space, DEFAULT_SPACE);
         assert_eq!(c.host.to_string(), DEFAULT_HOST);
+    }
+
+    #[test]
+    fn node_ranges_take_node_ids_as_flakeid_node_id_does() {
+        // Plain decimal digits, as FLAKEID_NODE_ID takes them: no sign.
+        for bad in ["3-+7", "+3-7", " 3 - +7 ", "+0-+5"] {
+            let e = config(&[("FLAKEID_NODES", bad)]).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("FLAKEID_NODES={bad:?} is not a node range first-last within 0-1023")
+            );
+        }
+        assert_eq!(
+            config(&[("FLAKEID_NODES", " 3 - 7 ")]).unwrap().nodes,
+            Some(3..=7)
+        );
     }
 
     #[test]

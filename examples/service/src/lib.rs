@@ -203,6 +203,40 @@ pub async fn run() -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// The service's router on `db`, for driving it within a process (the
+/// fuzz targets do): the tables are created, `/health` reports node `node`
+/// held, and there is no listener and no lease. IDs come from the
+/// process-wide generator, which the caller installs
+/// ([`global::init`]); `/metrics` serves the recorder of
+/// [`metrics::install`] if the caller installed one.
+///
+/// # Errors
+/// [`ServiceError::Schema`] when the tables cannot be created.
+pub async fn in_process_router(
+    db: DatabaseConnection,
+    node: u64,
+) -> Result<axum::Router, ServiceError> {
+    schema::create_tables(&db)
+        .await
+        .map_err(|source| ServiceError::Schema {
+            what: "tables teams and players",
+            source,
+        })?;
+    let held = LeaseStatus::Held {
+        node,
+        fence: 1,
+        ceiling_millis: u64::MAX,
+    };
+    // The sender goes: the state stays as it was last told.
+    let (_, lease_state) = tokio::sync::watch::channel(held);
+    Ok(api::router(api::AppState {
+        db,
+        lease: Arc::new(RwLock::new(None)),
+        lease_state,
+        space: "in-process".into(),
+    }))
+}
+
 /// Connections of the pool that serves requests.
 const POOL_SIZE: u32 = 10;
 

@@ -348,6 +348,9 @@ mod rules {
             ])
         );
         assert_eq!(classify("./scripts/chaos.sh"), Kind::Chaos);
+        assert_eq!(classify("./scripts/fuzz.sh id_from_str 600"), Kind::Fuzz);
+        assert_eq!(classify("./scripts/fuzz.sh all 5"), Kind::Fuzz);
+        assert_eq!(classify("./scripts/fuzz.sh --list"), Kind::Plain);
         assert_eq!(
             classify("FLAKEID_BLESS=1 cargo test --workspace --test api"),
             Kind::Bless(vec!["--workspace".into(), "--test".into(), "api".into()])

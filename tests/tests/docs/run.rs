@@ -30,6 +30,10 @@ pub enum Kind {
     TestSelection(Vec<String>),
     /// `./scripts/chaos.sh`: run by the test command's `chaos-smoke` job.
     Chaos,
+    /// `./scripts/fuzz.sh TARGET SECONDS` (or `FILE…`): builds the fuzz
+    /// targets with sanitizer flags, minutes cold; `.ci/run` runs every
+    /// target for a few seconds.
+    Fuzz,
     /// `cargo run -p flakeid-service`: runs until stopped.
     Service,
     /// `FLAKEID_BLESS=1 cargo test ARGS` (or `TRYBUILD=overwrite …`): writes
@@ -49,6 +53,7 @@ pub fn classify(command: &str) -> Kind {
             Kind::TestSelection(args.iter().map(|s| (*s).to_owned()).collect())
         }
         ["./scripts/chaos.sh"] => Kind::Chaos,
+        ["./scripts/fuzz.sh", target, _, ..] if *target != "--list" => Kind::Fuzz,
         ["cargo", "run", "-p", "flakeid-service"] => Kind::Service,
         [var, "cargo", "test", args @ ..]
             if *var == "FLAKEID_BLESS=1" || *var == "TRYBUILD=overwrite" =>
@@ -170,8 +175,14 @@ impl Context {
                 .check_script("scripts/test.sh", None)
                 .map(|()| "the test command itself: its own run is the check".into()),
             Kind::Chaos => self
-                .check_script("scripts/chaos.sh", Some("CHAOS_SMOKE=1 \"$here/chaos.sh\""))
+                .check_script(
+                    "scripts/chaos.sh",
+                    Some(("scripts/test.sh", "CHAOS_SMOKE=1 \"$here/chaos.sh\"")),
+                )
                 .map(|()| "run by the test command's chaos-smoke job (CHAOS_SMOKE=1)".into()),
+            Kind::Fuzz => self
+                .check_script("scripts/fuzz.sh", Some((".ci/run", "./scripts/fuzz.sh all ")))
+                .map(|()| "CI runs every fuzz target for a few seconds (.ci/run)".into()),
             Kind::TestSelection(args) | Kind::Bless(args) => self.check_selection(&args),
             Kind::Service => self.check_service(&command.text),
             Kind::Plain => self.check_plain(command),
@@ -179,9 +190,9 @@ impl Context {
     }
 
     /// A script the checker does not run itself: it must exist, be
-    /// executable, parse (`bash -n`), and, where `run_by` is given, the
-    /// test command must still run it that way.
-    fn check_script(&self, script: &str, run_by: Option<&str>) -> Result<(), String> {
+    /// executable, parse (`bash -n`), and, where `run_by` is given (a
+    /// script and a line of it), that script must still run it that way.
+    fn check_script(&self, script: &str, run_by: Option<(&str, &str)>) -> Result<(), String> {
         use std::os::unix::fs::PermissionsExt as _;
         let path = self.repo.join(script);
         let meta = std::fs::metadata(&path).map_err(|e| format!("{script}: {e}"))?;
@@ -191,12 +202,12 @@ impl Context {
         let mut p = Process::new("bash");
         p.arg("-n").arg(&path);
         run(p).map_err(|why| format!("bash -n {script}: {why}"))?;
-        if let Some(line) = run_by {
-            let test = std::fs::read_to_string(self.repo.join("scripts/test.sh"))
-                .map_err(|e| format!("scripts/test.sh: {e}"))?;
-            if !test.contains(line) {
+        if let Some((runner, line)) = run_by {
+            let text = std::fs::read_to_string(self.repo.join(runner))
+                .map_err(|e| format!("{runner}: {e}"))?;
+            if !text.contains(line) {
                 return Err(format!(
-                    "scripts/test.sh no longer runs {script} as `{line}`: the documented \
+                    "{runner} no longer runs {script} as `{line}`: the documented \
                      command is then checked by nothing"
                 ));
             }
