@@ -25,8 +25,7 @@ use flakeid_id_function::{DecodeFunctions, IdFunction, IdPart};
 use flakeid_sql::Dialect;
 
 use args::{
-    DecodeFunctionsArgs, DialectArg, FunctionArgs, IdText, LayoutArgs, SqlCommand,
-    TextForm,
+    DecodeFunctionsArgs, DialectArg, FunctionArgs, IdText, LayoutArgs, SqlCommand, TextForm,
 };
 
 pub use args::CliError;
@@ -83,13 +82,21 @@ enum Command {
     #[command(after_help = "Examples:\n  \
         flakeid decode 175928847299117063 --layout discord\n  \
         flakeid decode 0Czks0tP37X --layout discord --json\n  \
-        flakeid decode 1288834974657 --layout twitter --epoch 1704067200000")]
+        flakeid decode 1288834974657 --layout twitter --epoch 1704067200000\n  \
+        flakeid decode usr_2Wy7oTY6sFs --prefix usr")]
     Decode {
-        /// The ID: decimal, base62 (11 characters) or Crockford base32 (13 characters).
+        /// The ID: decimal, base62 (11 characters) or Crockford base32 (13
+        /// characters), after a type prefix and `_` if it has one
+        /// (`usr_2124913425938116608`).
         id: String,
-        /// How the ID is written (default: decimal if it reads as one, else by its length).
+        /// How the ID's number is written (default: decimal if it reads as one, else by its length).
         #[arg(long, value_enum, default_value_t = TextForm::Auto)]
         from: TextForm,
+        /// The type prefix the ID must have (`usr` for `usr_…`): an ID with
+        /// another prefix, or none, is refused. Without it, a prefix is
+        /// read and shown, not checked.
+        #[arg(long, value_name = "PREFIX", value_parser = args::type_prefix)]
+        prefix: Option<String>,
         #[command(flatten)]
         layout: LayoutArgs,
         /// Keys below this value were issued before the table switched to
@@ -342,8 +349,11 @@ fn decode(
     let mut fields = vec![
         Field::text("id", "id", id.to_string()),
         Field::text("read_as", "read as", form.name().to_owned()),
-        Field::text("layout", "layout", described),
     ];
+    if let Some(prefix) = prefix {
+        fields.push(Field::text("prefix", "prefix", prefix.to_owned()));
+    }
+    fields.push(Field::text("layout", "layout", described));
     if let Some(cut_over) = cut_over.filter(|&k| id < k) {
         fields.push(Field {
             key: "before_cut_over",

@@ -21,7 +21,8 @@ pub(crate) fn output(
     let comments: String = header.iter().map(|l| format!("-- {l}\n")).collect();
     let Some(dir) = out else {
         let statements = if print_down { down } else { up };
-        return write!(stdout, "{comments}{}", dialect.script(statements)).map_err(CliError::output);
+        return write!(stdout, "{comments}{}", dialect.script(statements))
+            .map_err(CliError::output);
     };
     let write = |name: &str, statements: &[String]| {
         let path = dir.join(name);

@@ -28,7 +28,10 @@ pub fn check(data: &[u8]) {
     let cli = match Cli::parse_from_args(args.clone()) {
         Ok(cli) => cli,
         Err((message, code)) => {
-            assert!(code == 0 || code == 2, "{args:?}: exit code {code}: {message}");
+            assert!(
+                code == 0 || code == 2,
+                "{args:?}: exit code {code}: {message}"
+            );
             assert!(!message.is_empty());
             return;
         }
@@ -36,13 +39,20 @@ pub fn check(data: &[u8]) {
     if !cli.in_process(MAX_IDS) {
         return;
     }
-    let subcommand = args[1..].iter().find(|a| !a.starts_with('-')).cloned().unwrap_or_default();
+    let subcommand = args[1..]
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .cloned()
+        .unwrap_or_default();
     let mut out = Vec::new();
     let result = cli.run(&mut out);
     let output = String::from_utf8(out).expect("the output is UTF-8");
     match result {
         Ok(()) => {
-            assert!(!output.is_empty() || subcommand == "generate", "{args:?} wrote nothing");
+            assert!(
+                !output.is_empty() || subcommand == "generate",
+                "{args:?} wrote nothing"
+            );
             match subcommand.as_str() {
                 "decode" => decoded(&output, &args),
                 "convert" => converted(&output, &args),
@@ -51,11 +61,17 @@ pub fn check(data: &[u8]) {
             }
         }
         Err(CliError::Usage { argument, message }) => {
-            assert!(output.is_empty(), "{args:?} refused after writing {output:?}");
+            assert!(
+                output.is_empty(),
+                "{args:?} refused after writing {output:?}"
+            );
             assert!(!argument.is_empty() && !message.is_empty(), "{args:?}");
         }
         Err(CliError::Failed(message)) => {
-            assert!(output.is_empty(), "{args:?} failed after writing {output:?}");
+            assert!(
+                output.is_empty(),
+                "{args:?} failed after writing {output:?}"
+            );
             assert_eq!(subcommand, "generate", "{args:?} failed: {message}");
         }
     }
@@ -66,7 +82,10 @@ fn converted(output: &str, args: &[String]) {
     let lines: Vec<&str> = output.lines().collect();
     if let [single] = lines[..] {
         let forms = [TextForm::Decimal, TextForm::Base62, TextForm::Crockford];
-        assert!(forms.iter().any(|f| f.decode(single).is_ok()), "{args:?}: {output:?}");
+        assert!(
+            forms.iter().any(|f| f.decode(single).is_ok()),
+            "{args:?}: {output:?}"
+        );
         return;
     }
     let value = |label: &str, form: TextForm| {
@@ -76,7 +95,11 @@ fn converted(output: &str, args: &[String]) {
     let decimal = value("decimal ", TextForm::Decimal);
     assert!(decimal.is_some(), "{args:?}: {output:?}");
     assert_eq!(value("base62 ", TextForm::Base62), decimal, "{output:?}");
-    assert_eq!(value("crockford ", TextForm::Crockford), decimal, "{output:?}");
+    assert_eq!(
+        value("crockford ", TextForm::Crockford),
+        decimal,
+        "{output:?}"
+    );
 }
 
 /// `generate`'s lines: IDs in one of the forms, each larger than the one
@@ -110,6 +133,14 @@ fn decoded(output: &str, args: &[String]) {
     let id = id.and_then(|id| TextForm::Decimal.decode(&id).ok());
     let id = id.unwrap_or_else(|| panic!("{args:?}: no id in {output:?}"));
     assert!(id >= 1, "{args:?}: {output:?}");
-    assert_eq!(base62.map(|t| TextForm::Base62.decode(&t)), Some(Ok(id)), "{output:?}");
-    assert_eq!(crockford.map(|t| TextForm::Crockford.decode(&t)), Some(Ok(id)), "{output:?}");
+    assert_eq!(
+        base62.map(|t| TextForm::Base62.decode(&t)),
+        Some(Ok(id)),
+        "{output:?}"
+    );
+    assert_eq!(
+        crockford.map(|t| TextForm::Crockford.decode(&t)),
+        Some(Ok(id)),
+        "{output:?}"
+    );
 }

@@ -33,7 +33,10 @@ pub fn check(data: &[u8]) {
     match (TextForm::Crockford.decode_lenient(&s), lenient) {
         (Ok(v), Some(w)) => {
             assert_eq!(v, w, "{s:?}");
-            assert_eq!(TextForm::Crockford.decode(&TextForm::Crockford.encode(v)), Ok(v));
+            assert_eq!(
+                TextForm::Crockford.decode(&TextForm::Crockford.encode(v)),
+                Ok(v)
+            );
         }
         (Err(e), None) => assert_refusal(&e, &s),
         (got, want) => panic!("lenient Crockford {s:?}: got {got:?}, want {want:?}"),

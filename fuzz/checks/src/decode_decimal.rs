@@ -16,7 +16,10 @@ use crate::oracle::canonical_decimal;
 pub fn check(data: &[u8]) {
     let s = text(data);
     let want = canonical_decimal(&s).flatten();
-    for got in [TextForm::Decimal.decode(&s), TextForm::Decimal.decode_lenient(&s)] {
+    for got in [
+        TextForm::Decimal.decode(&s),
+        TextForm::Decimal.decode_lenient(&s),
+    ] {
         match (got, want) {
             (Ok(v), Some(w)) => {
                 assert_eq!(v, w, "{s:?}");

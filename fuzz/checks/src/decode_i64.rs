@@ -30,13 +30,29 @@ pub fn check(data: &[u8]) {
         assert_eq!(decoded.id, raw);
         let _ = decoded.to_string();
         let parts = layout.decompose(raw);
-        assert_eq!(layout.decompose_checked(raw).is_ok(), raw <= layout.max_id(), "{name} {raw}");
+        assert_eq!(
+            layout.decompose_checked(raw).is_ok(),
+            raw <= layout.max_id(),
+            "{name} {raw}"
+        );
         if raw <= layout.max_id() {
-            assert_eq!(layout.compose(parts.tick, parts.node, parts.sequence), raw, "{name}");
-            let fields = layout.split_node(parts.node).expect("a decomposed node splits");
-            assert_eq!(layout.compose_node(&fields.iter().map(|f| f.1).collect::<Vec<_>>()), Ok(parts.node));
+            assert_eq!(
+                layout.compose(parts.tick, parts.node, parts.sequence),
+                raw,
+                "{name}"
+            );
+            let fields = layout
+                .split_node(parts.node)
+                .expect("a decomposed node splits");
+            assert_eq!(
+                layout.compose_node(&fields.iter().map(|f| f.1).collect::<Vec<_>>()),
+                Ok(parts.node)
+            );
             let t = layout.timestamp(raw);
-            assert!(t >= layout.epoch() && t < layout.end(), "{name} {raw}: {t:?}");
+            assert!(
+                t >= layout.epoch() && t < layout.end(),
+                "{name} {raw}: {t:?}"
+            );
             assert_eq!(decoded.timestamp, Some(t));
         }
     }

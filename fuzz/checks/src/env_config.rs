@@ -14,7 +14,9 @@ use std::collections::HashMap;
 
 use flakeid_core::layout::{BitLayout, presets};
 use flakeid_core::{ConfigError, GeneratorBuilder};
-use flakeid_service::config::{Config, ConfigError as ServiceConfigError, DEFAULT_DATABASE_URL, MAX_NODE};
+use flakeid_service::config::{
+    Config, ConfigError as ServiceConfigError, DEFAULT_DATABASE_URL, MAX_NODE,
+};
 
 use crate::input::text;
 use crate::rfc3339_epoch::{epoch_millis, now_millis};
@@ -112,7 +114,9 @@ fn flakeid_vars<'v>(get: &dyn Fn(&str) -> Option<&'v str>, vars: &HashMap<&str, 
         (Ok(builder), Want::Layout(layout, node)) => {
             assert_eq!(builder.layout(), &layout, "{vars:?}");
             if let Some(node) = node {
-                let generator = builder.build().expect("a configuration checked against the clock builds");
+                let generator = builder
+                    .build()
+                    .expect("a configuration checked against the clock builds");
                 assert_eq!(generator.node(), node, "{vars:?}");
             }
         }
@@ -122,7 +126,10 @@ fn flakeid_vars<'v>(get: &dyn Fn(&str) -> Option<&'v str>, vars: &HashMap<&str, 
         }
         (Err(ConfigError::MissingNodeId), Want::MissingNodeId) => {}
         (Err(ConfigError::LayoutExpired { .. }), Want::LayoutExpired) => {}
-        (got, want) => panic!("{vars:?}: got {:?}, want {want:?}", got.map(|b| b.layout().clone())),
+        (got, want) => panic!(
+            "{vars:?}: got {:?}, want {want:?}",
+            got.map(|b| b.layout().clone())
+        ),
     }
 }
 
@@ -160,9 +167,13 @@ fn service_want<'v>(get: &dyn Fn(&str) -> Option<&'v str>) -> Result<ServiceWant
     if !["postgres", "postgresql", "mysql", "mariadb", "sqlite"].contains(&scheme) {
         return Err("DATABASE_URL");
     }
-    let host = get("HOST").map_or(Ok("0.0.0.0".parse().expect("an address")), |v| v.trim().parse());
+    let host = get("HOST").map_or(Ok("0.0.0.0".parse().expect("an address")), |v| {
+        v.trim().parse()
+    });
     let host = host.map_err(|_| "HOST")?;
-    let port = get("PORT").map_or(Ok(3000), |v| v.trim().parse()).map_err(|_| "PORT")?;
+    let port = get("PORT")
+        .map_or(Ok(3000), |v| v.trim().parse())
+        .map_err(|_| "PORT")?;
     let space = get("FLAKEID_SPACE").unwrap_or("service");
     if space.chars().count() > flakeid_lease::LeaseOptions::MAX_SPACE_LEN {
         return Err("FLAKEID_SPACE");
@@ -177,7 +188,10 @@ fn service_want<'v>(get: &dyn Fn(&str) -> Option<&'v str>) -> Result<ServiceWant
     let nodes = match get("FLAKEID_NODES") {
         None => None,
         Some(v) => {
-            let range = v.trim().split_once('-').and_then(|(a, b)| Some((node(a)?, node(b)?)));
+            let range = v
+                .trim()
+                .split_once('-')
+                .and_then(|(a, b)| Some((node(a)?, node(b)?)));
             match range {
                 Some((a, b)) if a <= b && b <= MAX_NODE => Some((a, b)),
                 _ => return Err("FLAKEID_NODES"),

@@ -55,7 +55,10 @@ fn canonical(s: &str) -> Option<u128> {
         return None;
     }
     let hex: String = groups.concat();
-    if !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+    if !hex
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
         return None;
     }
     u128::from_str_radix(&hex, 16).ok().filter(|&v| v != 0)

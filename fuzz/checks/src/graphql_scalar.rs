@@ -45,7 +45,8 @@ fn one<I: FlakeId + InputType>(json: &serde_json::Value, value: &Value) {
         (got, want) => panic!(
             "{} from {json}: got {:?}, want {want:?}",
             I::NAME,
-            got.map(|id| id.get()).map_err(|e| e.into_server_error(Default::default()).message)
+            got.map(|id| id.get())
+                .map_err(|e| e.into_server_error(Default::default()).message)
         ),
     }
     // A missing value (an omitted argument) is no ID either.

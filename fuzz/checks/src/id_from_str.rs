@@ -27,7 +27,12 @@ where
     let got = s.parse::<I>();
     assert_id(&got, Expect::from_str::<I>(s), &s);
     if let Ok(id) = got {
-        assert_eq!(id.to_string(), s, "{} does not print back as its text", I::NAME);
+        assert_eq!(
+            id.to_string(),
+            s,
+            "{} does not print back as its text",
+            I::NAME
+        );
     }
     // The same FromStr behind the GraphQL conversions of every type.
     if I::NAME != FORMATTED {
@@ -36,7 +41,12 @@ where
     let graphql_id = I::try_from(async_graphql::ID(s.to_owned()));
     assert_eq!(graphql_id, got, "{}: async_graphql::ID {s:?}", I::NAME);
     let cursor = I::decode_cursor(s);
-    assert_eq!(cursor.ok(), got.as_ref().ok().copied(), "{}: cursor {s:?}", I::NAME);
+    assert_eq!(
+        cursor.ok(),
+        got.as_ref().ok().copied(),
+        "{}: cursor {s:?}",
+        I::NAME
+    );
     if let Ok(id) = got {
         assert_eq!(id.encode_cursor(), s);
     }

@@ -64,7 +64,11 @@ where
         (Err(e), Some(want)) if !matches!(want, Expect::Id(_)) => {
             if I::NAME == FORMATTED {
                 let message = e.to_string();
-                assert!(message.contains(I::NAME), "{} from {value:?}: {message}", I::NAME);
+                assert!(
+                    message.contains(I::NAME),
+                    "{} from {value:?}: {message}",
+                    I::NAME
+                );
             }
         }
         // Anything else is no ID.

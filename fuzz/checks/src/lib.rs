@@ -51,20 +51,68 @@ pub struct Target {
 /// Every fuzz target (`scripts/fuzz.sh all` runs them in the order of
 /// their file names).
 pub const TARGETS: &[Target] = &[
-    Target { name: "id_from_str", check: id_from_str::check },
-    Target { name: "id_serde_json", check: id_serde_json::check },
-    Target { name: "id_prefixed", check: id_prefixed::check },
-    Target { name: "decode_decimal", check: decode_decimal::check },
-    Target { name: "decode_base62", check: decode_base62::check },
-    Target { name: "decode_crockford", check: decode_crockford::check },
-    Target { name: "rfc3339_epoch", check: rfc3339_epoch::check },
-    Target { name: "decode_i64", check: decode_i64::check },
-    Target { name: "flake128_text", check: flake128_text::check },
-    Target { name: "time_bounds", check: time_bounds::check },
-    Target { name: "graphql_scalar", check: graphql_scalar::check },
-    Target { name: "prost_json", check: prost_json::check },
-    Target { name: "env_config", check: env_config::check },
-    Target { name: "cli_args", check: cli_args::check },
-    Target { name: "sql_names", check: sql_names::check },
-    Target { name: "service_router", check: service_router::check },
+    Target {
+        name: "id_from_str",
+        check: id_from_str::check,
+    },
+    Target {
+        name: "id_serde_json",
+        check: id_serde_json::check,
+    },
+    Target {
+        name: "id_prefixed",
+        check: id_prefixed::check,
+    },
+    Target {
+        name: "decode_decimal",
+        check: decode_decimal::check,
+    },
+    Target {
+        name: "decode_base62",
+        check: decode_base62::check,
+    },
+    Target {
+        name: "decode_crockford",
+        check: decode_crockford::check,
+    },
+    Target {
+        name: "rfc3339_epoch",
+        check: rfc3339_epoch::check,
+    },
+    Target {
+        name: "decode_i64",
+        check: decode_i64::check,
+    },
+    Target {
+        name: "flake128_text",
+        check: flake128_text::check,
+    },
+    Target {
+        name: "time_bounds",
+        check: time_bounds::check,
+    },
+    Target {
+        name: "graphql_scalar",
+        check: graphql_scalar::check,
+    },
+    Target {
+        name: "prost_json",
+        check: prost_json::check,
+    },
+    Target {
+        name: "env_config",
+        check: env_config::check,
+    },
+    Target {
+        name: "cli_args",
+        check: cli_args::check,
+    },
+    Target {
+        name: "sql_names",
+        check: sql_names::check,
+    },
+    Target {
+        name: "service_router",
+        check: service_router::check,
+    },
 ];

@@ -93,7 +93,9 @@ pub fn check(data: &[u8]) {
         Ok(m)
     });
     if let Ok(message) = from_json {
-        let user: User = message.transcode_to().expect("a User message transcodes to User");
+        let user: User = message
+            .transcode_to()
+            .expect("a User message transcodes to User");
         converts(&user);
     }
     let from_binary = User::decode(data);
@@ -113,7 +115,11 @@ fn converts(user: &User) {
     want.push(Expect::from_u64::<TwitterId>(user.id_fixed));
     want.push(Expect::from_str::<TwitterId>(&user.id_text));
     want.extend(user.referrer_id.map(Expect::from_i64::<TwitterId>));
-    want.extend(user.friend_ids.iter().map(|&f| Expect::from_i64::<TwitterId>(f)));
+    want.extend(
+        user.friend_ids
+            .iter()
+            .map(|&f| Expect::from_i64::<TwitterId>(f)),
+    );
     let first_bad = want.iter().find(|w| !matches!(w, Expect::Id(_)));
     match (Member::try_from(user), first_bad) {
         (Ok(member), None) => {
@@ -147,16 +153,15 @@ fn converts(user: &User) {
 pub fn user_descriptor() -> &'static MessageDescriptor {
     static DESCRIPTOR: OnceLock<MessageDescriptor> = OnceLock::new();
     DESCRIPTOR.get_or_init(|| {
-        let field = |name: &str, json: &str, number: i32, ty: Type, label: Label| {
-            FieldDescriptorProto {
+        let field =
+            |name: &str, json: &str, number: i32, ty: Type, label: Label| FieldDescriptorProto {
                 name: Some(name.to_owned()),
                 json_name: Some(json.to_owned()),
                 number: Some(number),
                 r#type: Some(ty.into()),
                 label: Some(label.into()),
                 ..Default::default()
-            }
-        };
+            };
         let referrer = FieldDescriptorProto {
             oneof_index: Some(0),
             proto3_optional: Some(true),

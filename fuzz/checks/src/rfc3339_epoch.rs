@@ -43,13 +43,17 @@ pub fn check(data: &[u8]) {
             // Refused: no epoch, or one in the future (give or take the
             // moment between the two clock readings).
             if let Some(w) = want {
-                assert!(w.saturating_add(CLOCK_SLACK_MS) > now, "FLAKEID_EPOCH={value:?} ({w} ms) refused: {e}");
+                assert!(
+                    w.saturating_add(CLOCK_SLACK_MS) > now,
+                    "FLAKEID_EPOCH={value:?} ({w} ms) refused: {e}"
+                );
             }
         }
         (Ok(e), None) => {
             // A blank value is no epoch: the preset's own.
             assert!(
-                value.trim().is_empty() && *e == flakeid_core::layout::presets::sonyflake().epoch_millis(),
+                value.trim().is_empty()
+                    && *e == flakeid_core::layout::presets::sonyflake().epoch_millis(),
                 "FLAKEID_EPOCH={value:?} read as {e}"
             );
         }

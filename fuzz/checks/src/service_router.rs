@@ -58,7 +58,11 @@ fn service() -> &'static Service {
                 .expect("the service's tables");
             (router, db)
         });
-        Service { runtime, router, db }
+        Service {
+            runtime,
+            router,
+            db,
+        }
     })
 }
 
@@ -101,7 +105,10 @@ fn request(data: &[u8]) -> Option<Request<Body>> {
 fn count(db: &DatabaseConnection, rt: &Runtime, table: &str) -> i64 {
     rt.block_on(async {
         let row = db
-            .query_one_raw(Statement::from_string(db.get_database_backend(), format!("SELECT COUNT(*) AS n FROM {table}")))
+            .query_one_raw(Statement::from_string(
+                db.get_database_backend(),
+                format!("SELECT COUNT(*) AS n FROM {table}"),
+            ))
             .await
             .expect("count rows")
             .expect("one row");
@@ -112,13 +119,20 @@ fn count(db: &DatabaseConnection, rt: &Runtime, table: &str) -> i64 {
 /// Sends `req` and returns the status, content type and body.
 fn send(s: &Service, req: Request<Body>) -> (StatusCode, Option<String>, Vec<u8>) {
     s.runtime.block_on(async {
-        let response = s.router.clone().oneshot(req).await.expect("the router is infallible");
+        let response = s
+            .router
+            .clone()
+            .oneshot(req)
+            .await
+            .expect("the router is infallible");
         let status = response.status();
         let content_type = response
             .headers()
             .get(header::CONTENT_TYPE)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        let body = to_bytes(response.into_body(), usize::MAX).await.expect("the body");
+        let body = to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("the body");
         (status, content_type, body.to_vec())
     })
 }
@@ -132,36 +146,69 @@ pub fn check(data: &[u8]) {
     let teams = count(&s.db, &s.runtime, "teams");
     let players = count(&s.db, &s.runtime, "players");
     let (status, content_type, body) = send(s, req);
-    let what = format!("{method} {path} -> {status}: {}", String::from_utf8_lossy(&body));
+    let what = format!(
+        "{method} {path} -> {status}: {}",
+        String::from_utf8_lossy(&body)
+    );
     assert!(status.is_success() || status.is_client_error(), "{what}");
     let json = || -> Value {
         assert!(
-            content_type.as_deref().is_some_and(|ct| ct.starts_with("application/json")),
+            content_type
+                .as_deref()
+                .is_some_and(|ct| ct.starts_with("application/json")),
             "{what}: content type {content_type:?}"
         );
         serde_json::from_slice(&body).unwrap_or_else(|e| panic!("{what}: not JSON: {e}"))
     };
     // HEAD answers carry no body.
     let has_body = method != Method::HEAD;
-    let (teams_after, players_after) = (count(&s.db, &s.runtime, "teams"), count(&s.db, &s.runtime, "players"));
+    let (teams_after, players_after) = (
+        count(&s.db, &s.runtime, "teams"),
+        count(&s.db, &s.runtime, "players"),
+    );
     if status.is_client_error() {
         if has_body {
             let error = json();
-            let object = error.as_object().unwrap_or_else(|| panic!("{what}: not an object"));
-            assert!(object.get("error").and_then(Value::as_str).is_some_and(|e| !e.is_empty()), "{what}");
-            assert!(object.get("field").is_some_and(|f| f.is_null() || f.is_string()), "{what}");
+            let object = error
+                .as_object()
+                .unwrap_or_else(|| panic!("{what}: not an object"));
+            assert!(
+                object
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .is_some_and(|e| !e.is_empty()),
+                "{what}"
+            );
+            assert!(
+                object
+                    .get("field")
+                    .is_some_and(|f| f.is_null() || f.is_string()),
+                "{what}"
+            );
             assert!(object.contains_key("value") && object.len() == 3, "{what}");
         }
-        assert_eq!((teams_after, players_after), (teams, players), "{what}: a refused request stored rows");
+        assert_eq!(
+            (teams_after, players_after),
+            (teams, players),
+            "{what}: a refused request stored rows"
+        );
         return;
     }
     match (method.as_str(), path.as_str(), status) {
         ("POST", "/teams", StatusCode::CREATED) => {
             let team = json();
             let n = team["players"].as_array().map_or(0, Vec::len) as i64;
-            assert_eq!((teams_after, players_after), (teams + 1, players + n), "{what}");
-            let id = team["id"].as_str().unwrap_or_else(|| panic!("{what}: the ID is no string"));
-            let get = Request::get(format!("/teams/{id}")).body(Body::empty()).expect("a request");
+            assert_eq!(
+                (teams_after, players_after),
+                (teams + 1, players + n),
+                "{what}"
+            );
+            let id = team["id"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{what}: the ID is no string"));
+            let get = Request::get(format!("/teams/{id}"))
+                .body(Body::empty())
+                .expect("a request");
             let (status, _, body) = send(s, get);
             assert_eq!(status, StatusCode::OK);
             let read: Value = serde_json::from_slice(&body).expect("JSON");
@@ -172,16 +219,30 @@ pub fn check(data: &[u8]) {
             assert_eq!((teams_after, players_after), (teams, players + n), "{what}");
         }
         _ => {
-            assert_eq!((teams_after, players_after), (teams, players), "{what}: stored rows");
-            if has_body && content_type.as_deref().is_some_and(|ct| ct.starts_with("application/json")) {
+            assert_eq!(
+                (teams_after, players_after),
+                (teams, players),
+                "{what}: stored rows"
+            );
+            if has_body
+                && content_type
+                    .as_deref()
+                    .is_some_and(|ct| ct.starts_with("application/json"))
+            {
                 let _ = json();
             }
         }
     }
     if teams_after > MAX_TEAMS {
         s.runtime.block_on(async {
-            for sql in ["UPDATE teams SET captain_id = NULL", "DELETE FROM players", "DELETE FROM teams"] {
-                s.db.execute_unprepared(sql).await.expect("empty the tables");
+            for sql in [
+                "UPDATE teams SET captain_id = NULL",
+                "DELETE FROM players",
+                "DELETE FROM teams",
+            ] {
+                s.db.execute_unprepared(sql)
+                    .await
+                    .expect("empty the tables");
             }
         });
     }

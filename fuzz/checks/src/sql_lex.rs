@@ -57,7 +57,8 @@ pub(crate) fn lex(d: Dialect, sql: &str) -> Vec<Tok> {
             i += 1;
         } else if c == '-' && at(i + 1) == Some('-') {
             // MySQL needs whitespace (or the end) after `--`.
-            if d == Dialect::MySql && !at(i + 2).is_none_or(|c| c.is_whitespace() || c.is_control()) {
+            if d == Dialect::MySql && !at(i + 2).is_none_or(|c| c.is_whitespace() || c.is_control())
+            {
                 out.push(Tok::Other('-'));
                 i += 1;
                 continue;
@@ -119,7 +120,11 @@ pub(crate) fn lex(d: Dialect, sql: &str) -> Vec<Tok> {
                     return out;
                 }
             }
-        } else if d == Dialect::Postgres && matches!(c, 'E' | 'e') && at(i + 1) == Some('\'') && !prev_word {
+        } else if d == Dialect::Postgres
+            && matches!(c, 'E' | 'e')
+            && at(i + 1) == Some('\'')
+            && !prev_word
+        {
             match quoted(&chars, i + 2, '\'', true) {
                 Some((text, end)) => {
                     out.push(Tok::Str(Some(text)));
@@ -130,7 +135,11 @@ pub(crate) fn lex(d: Dialect, sql: &str) -> Vec<Tok> {
                     return out;
                 }
             }
-        } else if d == Dialect::MySql && matches!(c, 'X' | 'x') && at(i + 1) == Some('\'') && !prev_word {
+        } else if d == Dialect::MySql
+            && matches!(c, 'X' | 'x')
+            && at(i + 1) == Some('\'')
+            && !prev_word
+        {
             let start = i + 2;
             let Some(len) = chars[start..].iter().position(|&c| c == '\'') else {
                 out.push(Tok::Bad("unterminated hex string"));
@@ -145,7 +154,11 @@ pub(crate) fn lex(d: Dialect, sql: &str) -> Vec<Tok> {
                 out.extend(s);
             }
             i = start + len + 1;
-        } else if c == '$' && d == Dialect::Postgres && !at(i + 1).is_some_and(|c| c.is_ascii_digit()) && !prev_word {
+        } else if c == '$'
+            && d == Dialect::Postgres
+            && !at(i + 1).is_some_and(|c| c.is_ascii_digit())
+            && !prev_word
+        {
             // `$tag$` … `$tag$`.
             let tag_len = chars[i + 1..]
                 .iter()

@@ -55,13 +55,22 @@ pub fn check(data: &[u8]) {
             assert_eq!(fuzzed.len(), plain.len(), "{d:?} {names:?}: {fuzzed:#?}");
             for (f, p) in fuzzed.iter().zip(&plain) {
                 let got = shape(d, f);
-                assert!(!got.iter().any(|t| matches!(t, Tok::Bad(_))), "{d:?} {names:?}: {f}");
-                assert_eq!(got, shape(d, p), "{d:?} {names:?}: a name changed the statement's shape:\n{f}\nplain:\n{p}");
+                assert!(
+                    !got.iter().any(|t| matches!(t, Tok::Bad(_))),
+                    "{d:?} {names:?}: {f}"
+                );
+                assert_eq!(
+                    got,
+                    shape(d, p),
+                    "{d:?} {names:?}: a name changed the statement's shape:\n{f}\nplain:\n{p}"
+                );
             }
         }
         (Err(e), _) => assert!(!e.is_empty()),
         // The builder refuses the dialect itself (SQLite has no stored functions).
-        (Ok(fuzzed), Err(e)) => panic!("{d:?} {names:?}: plain names refused ({e}), fuzzed ones not: {fuzzed:?}"),
+        (Ok(fuzzed), Err(e)) => {
+            panic!("{d:?} {names:?}: plain names refused ({e}), fuzzed ones not: {fuzzed:?}")
+        }
     }
 }
 
@@ -72,9 +81,17 @@ fn text<E: Display>(e: E) -> String {
 /// `quote`, `literal` and `identifier` of `name` alone.
 fn quoting(d: Dialect, name: &str) {
     let quoted = d.quote(name);
-    assert_eq!(lex(d, &quoted), [Tok::Ident(name.to_owned())], "{d:?} quote of {name:?}: {quoted}");
+    assert_eq!(
+        lex(d, &quoted),
+        [Tok::Ident(name.to_owned())],
+        "{d:?} quote of {name:?}: {quoted}"
+    );
     let literal = d.literal(name);
-    assert_eq!(lex(d, &literal), [Tok::Str(Some(name.to_owned()))], "{d:?} literal of {name:?}: {literal}");
+    assert_eq!(
+        lex(d, &literal),
+        [Tok::Str(Some(name.to_owned()))],
+        "{d:?} literal of {name:?}: {literal}"
+    );
     match (d.identifier("table", name), identifier_rule(d, name)) {
         (Ok(q), None) => assert_eq!(q, quoted),
         (Err(e), Some(rule)) => {
@@ -98,7 +115,9 @@ fn identifier_rule(d: Dialect, name: &str) -> Option<&'static str> {
         Dialect::MySql if name.chars().count() > 64 => Some("TooLong"),
         Dialect::MySql if name.chars().any(|c| c > '\u{FFFF}') => Some("CharacterAboveBmp"),
         Dialect::MySql if name.ends_with(' ') => Some("TrailingSpace"),
-        Dialect::Sqlite if name.len() >= 7 && name.as_bytes()[..7].eq_ignore_ascii_case(b"sqlite_") => {
+        Dialect::Sqlite
+            if name.len() >= 7 && name.as_bytes()[..7].eq_ignore_ascii_case(b"sqlite_") =>
+        {
             Some("ReservedPrefix")
         }
         _ => None,
@@ -184,8 +203,15 @@ fn decode_functions(d: Dialect, n: [&str; 7]) -> Built {
         out.push(f.function(&IdPart::Time).map_err(text)?);
     }
     let column = d.quote(n[1]);
-    for part in [IdPart::Time, IdPart::UnixMillis, IdPart::Field("worker".to_owned())] {
-        out.push(format!("SELECT {}", f.expression(&part, &column).map_err(text)?));
+    for part in [
+        IdPart::Time,
+        IdPart::UnixMillis,
+        IdPart::Field("worker".to_owned()),
+    ] {
+        out.push(format!(
+            "SELECT {}",
+            f.expression(&part, &column).map_err(text)?
+        ));
     }
     // A field the layout lacks is refused, whatever its name.
     let other = format!("{}x", n[2]);
@@ -197,5 +223,9 @@ fn decode_functions(d: Dialect, n: [&str; 7]) -> Built {
 
 fn migration_lock(d: Dialect, n: [&str; 7]) -> Built {
     let lock = MigrationLock::named(n[0]);
-    Ok([lock.try_lock(d), lock.unlock(d)].into_iter().flatten().map(|s| s.sql).collect())
+    Ok([lock.try_lock(d), lock.unlock(d)]
+        .into_iter()
+        .flatten()
+        .map(|s| s.sql)
+        .collect())
 }

@@ -99,14 +99,17 @@ fn order(b: bool) -> FieldOrder {
 }
 
 fn domain(b: bool) -> Domain {
-    if b { Domain::JsSafe } else { Domain::BigInt } 
+    if b { Domain::JsSafe } else { Domain::BigInt }
 }
 
 /// A layout composes the parts of any of its IDs back into it.
 fn round_trip<L: Layout<Raw = u64> + IdScheme>(layout: &L, value: u64) {
     let id = value % (layout.max_id() + 1);
     let p = layout.decompose(id);
-    assert!(p.tick <= layout.max_tick() && p.node <= layout.max_node(), "{layout:?} {id}");
+    assert!(
+        p.tick <= layout.max_tick() && p.node <= layout.max_node(),
+        "{layout:?} {id}"
+    );
     assert!(p.sequence < layout.sequences_per_tick(), "{layout:?} {id}");
     assert_eq!(layout.compose(p.tick, p.node, p.sequence), id, "{layout:?}");
     let _ = layout.decode(id).to_string();
@@ -134,7 +137,8 @@ fn range(input: &mut Bytes<'_>, epoch: i128, end: i128) -> (End, End) {
             1 => epoch,
             _ => end,
         };
-        let offset = i128::from(input.u64() as i64) * NANOS_PER_MS + i128::from(input.u32() % 1_000_000_000);
+        let offset =
+            i128::from(input.u64() as i64) * NANOS_PER_MS + i128::from(input.u32() % 1_000_000_000);
         let t = anchor + offset - i128::from(input.u8() % 2) * 1_000_000_000;
         let time = instant(t);
         match (kind, time) {
@@ -241,19 +245,40 @@ fn assert_exact<L: Layout<Raw = u64>>(
     match (got, want) {
         (Ok(ids), Want::Ticks(a, b)) => {
             let (lo, hi) = ids.into_inner();
-            assert!(1 <= lo && lo <= hi && hi <= scheme.max_id(), "{lo}..={hi} of {scheme:?}, {range:?}");
-            assert!(scheme.check(lo).is_ok() && scheme.check(hi).is_ok(), "{lo}..={hi} of {scheme:?}");
-            assert_eq!((tick(lo), tick(hi)), (a, b), "{lo}..={hi} of {scheme:?}, {range:?}");
+            assert!(
+                1 <= lo && lo <= hi && hi <= scheme.max_id(),
+                "{lo}..={hi} of {scheme:?}, {range:?}"
+            );
+            assert!(
+                scheme.check(lo).is_ok() && scheme.check(hi).is_ok(),
+                "{lo}..={hi} of {scheme:?}"
+            );
+            assert_eq!(
+                (tick(lo), tick(hi)),
+                (a, b),
+                "{lo}..={hi} of {scheme:?}, {range:?}"
+            );
             // Nothing of the first and last tick left outside.
             if lo > 1 && tick(lo - 1) == a {
-                assert!(scheme.check(lo - 1).is_err(), "{} left out of {scheme:?}, {range:?}", lo - 1);
+                assert!(
+                    scheme.check(lo - 1).is_err(),
+                    "{} left out of {scheme:?}, {range:?}",
+                    lo - 1
+                );
             }
             if hi < scheme.max_id() && tick(hi + 1) == b {
-                assert!(scheme.check(hi + 1).is_err(), "{} left out of {scheme:?}, {range:?}", hi + 1);
+                assert!(
+                    scheme.check(hi + 1).is_err(),
+                    "{} left out of {scheme:?}, {range:?}",
+                    hi + 1
+                );
             }
         }
         (Err(e), Want::Refused(kinds)) => {
-            assert!(kinds.contains(&variant(&e)), "{e:?}, want one of {kinds:?}, {range:?}");
+            assert!(
+                kinds.contains(&variant(&e)),
+                "{e:?}, want one of {kinds:?}, {range:?}"
+            );
             assert!(!e.to_string().is_empty());
         }
         (got, want) => panic!("{scheme:?}, {range:?}: got {got:?}, want {want:?}"),
@@ -271,10 +296,17 @@ fn trace_case(layout: &TraceIdLayout, start: End, end: End) {
         Ok(ids) => {
             let (lo, hi) = ids.into_inner();
             assert!(!empty && !before, "{start:?}..{end:?}: {lo}..={hi}");
-            assert!(lo <= hi && layout.check(lo).is_ok() && layout.check(hi).is_ok(), "{lo}..={hi}");
+            assert!(
+                lo <= hi && layout.check(lo).is_ok() && layout.check(hi).is_ok(),
+                "{lo}..={hi}"
+            );
             let second = |n: i128| (n.max(0) / 1_000_000_000) as u64 / TraceIdLayout::WRAP_SECONDS;
             if let (Some(f), Some(l)) = (first, last) {
-                assert_eq!(second(f), second(l), "a range across a wrap: {start:?}..{end:?}");
+                assert_eq!(
+                    second(f),
+                    second(l),
+                    "a range across a wrap: {start:?}..{end:?}"
+                );
             }
         }
         Err(e) => {

@@ -106,7 +106,10 @@ fn targets_corpora_and_cargo_fuzz_targets_match() {
     names.sort_unstable();
     let mut tested = TESTED.to_vec();
     tested.sort_unstable();
-    assert_eq!(tested, names, "corpus_tests! in this file and TARGETS differ");
+    assert_eq!(
+        tested, names,
+        "corpus_tests! in this file and TARGETS differ"
+    );
 
     let listed = |dir: &str, suffix: &str| -> Vec<String> {
         let mut found: Vec<String> = std::fs::read_dir(fuzz_dir().join(dir))

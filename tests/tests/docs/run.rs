@@ -181,7 +181,10 @@ impl Context {
                 )
                 .map(|()| "run by the test command's chaos-smoke job (CHAOS_SMOKE=1)".into()),
             Kind::Fuzz => self
-                .check_script("scripts/fuzz.sh", Some((".ci/run", "./scripts/fuzz.sh all ")))
+                .check_script(
+                    "scripts/fuzz.sh",
+                    Some((".ci/run", "./scripts/fuzz.sh all ")),
+                )
                 .map(|()| "CI runs every fuzz target for a few seconds (.ci/run)".into()),
             Kind::TestSelection(args) | Kind::Bless(args) => self.check_selection(&args),
             Kind::Service => self.check_service(&command.text),
