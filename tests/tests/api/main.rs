@@ -30,9 +30,10 @@ use rustdoc_types::{Crate, ItemEnum};
 use serde_json::Value;
 
 /// The most named public items (see [`named_items`]) a crate may have.
-/// flakeid-core is meant to shrink to 80; its bound is its count today, so
-/// that it cannot grow meanwhile.
-const MAX_NAMED_ITEMS: &[(&str, usize)] = &[("flakeid-core", 190)];
+/// flakeid-core holds the ID types, layouts, text forms, the generator and
+/// the process-wide source, with the other crates' traits; its bound is its
+/// count today, so that it cannot grow unnoticed.
+const MAX_NAMED_ITEMS: &[(&str, usize)] = &[("flakeid-core", 83)];
 
 /// Set to `1` to write the snapshots instead of comparing.
 const BLESS_VAR: &str = "FLAKEID_BLESS";
