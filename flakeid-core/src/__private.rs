@@ -351,7 +351,8 @@ pub use crate::encoding::error::excerpt;
 pub use crate::fork::{current_tag as fork_current_tag, tag as fork_tag};
 pub use crate::generator::{Attach, Ceiling, Movable, Sealable};
 pub use crate::node::leased::sealable;
-pub use crate::runtime::signal::{Signal, note_blocking_wait, timeout, until_ready};
+pub use crate::runtime::ask::until_ready;
+pub use crate::runtime::signal::{Signal, note_blocking_wait, timeout};
 pub use crate::source::{EXAMPLE_UNIX_MILLIS, example_id, layout_bounds, tick_span};
 pub use crate::telemetry::handles::{Counter, Gauge, Histogram};
 

@@ -7,6 +7,7 @@
 
 use core::fmt::{Debug, Display};
 use core::hash::Hash;
+use core::marker::PhantomData;
 use core::str::FromStr;
 use std::ops::{Bound, RangeBounds, RangeInclusive};
 use std::time::SystemTime;
@@ -17,7 +18,7 @@ use crate::encoding::{Prefix, TextForm};
 use crate::error::{
     ConfigError, GenerateError, IdError, IdGenerateError, SchemeError, TimeBoundsError,
 };
-use crate::runtime::{Sleep, until_ready};
+use crate::runtime::{Ask, Attempt, Sleep, ask, until_ready};
 use crate::source::{IdScheme, IdSource};
 
 /// An application-assigned 64-bit ID stored as a signed BIGINT in
@@ -279,7 +280,7 @@ pub trait FlakeId:
         Self::source()
             .map_err(GenerateError::from)
             .and_then(|s| issued(s.next_id()?))
-            .map_err(|e| IdGenerateError::new(Self::NAME, e))
+            .map_err(failed::<Self>)
     }
 
     /// A fresh ID if one can be issued without waiting.
@@ -300,7 +301,7 @@ pub trait FlakeId:
         Self::source()
             .map_err(GenerateError::from)
             .and_then(|s| issued(s.try_next_id()?))
-            .map_err(|e| IdGenerateError::new(Self::NAME, e))
+            .map_err(failed::<Self>)
     }
 
     /// `n` fresh IDs, increasing for sources whose IDs increase. A
@@ -313,7 +314,7 @@ pub trait FlakeId:
         Self::source()
             .map_err(GenerateError::from)
             .and_then(|s| s.next_ids(n)?.into_iter().map(issued).collect())
-            .map_err(|e| IdGenerateError::new(Self::NAME, e))
+            .map_err(failed::<Self>)
     }
 
     /// A fresh ID from [`FlakeId::source`] for async code (feature
@@ -366,13 +367,7 @@ pub trait FlakeId:
     fn generate_async_on<R: Sleep>(
         timers: &R,
     ) -> impl Future<Output = Result<Self, IdGenerateError>> + Send + '_ {
-        async move {
-            let source = Self::source().map_err(|e| IdGenerateError::new(Self::NAME, e.into()))?;
-            until_ready(timers, || source.attempt_next_id(), || source.try_next_id())
-                .await
-                .and_then(issued)
-                .map_err(|e| IdGenerateError::new(Self::NAME, e))
-        }
+        ask(timers, Generate::<Self>(PhantomData))
     }
 
     /// `n` fresh IDs for async code (feature `tokio`): as
@@ -400,7 +395,7 @@ pub trait FlakeId:
         timers: &R,
     ) -> impl Future<Output = Result<Vec<Self>, IdGenerateError>> + Send + '_ {
         async move {
-            let failed = |e| IdGenerateError::new(Self::NAME, e);
+            let failed = failed::<Self>;
             let source = Self::source().map_err(|e| failed(e.into()))?;
             let mut ids = Vec::new();
             while ids.len() < n {
@@ -632,22 +627,83 @@ fn from_text<I: FlakeId>(form: TextForm, s: &str) -> Result<I, IdError> {
     I::from_u64(v)
 }
 
+/// What [`FlakeId::generate_async_on`] asks: an ID of type `I` from its
+/// source.
+struct Generate<I>(PhantomData<I>);
+
+impl<I: FlakeId> Ask for Generate<I> {
+    type Output = I;
+    type Error = IdGenerateError;
+
+    /// Inlined into the caller's poll up to the ID at hand, as
+    /// [`FlakeId::generate`] is; the rest out of line.
+    #[inline(always)]
+    fn attempt(&mut self) -> Result<Attempt<I>, IdGenerateError> {
+        let source = match I::source() {
+            Ok(source) => source,
+            Err(e) => return Err(failed::<I>(e.into())),
+        };
+        let attempt = source.attempt_next_id();
+        if let Ok(Attempt::Ready(raw)) = attempt
+            && let Ok(v) = i64::try_from(raw)
+            && v > 0
+        {
+            return Ok(Attempt::Ready(I::__from_valid(v)));
+        }
+        not_at_hand::<I>(attempt)
+    }
+
+    fn give_up(self) -> Result<I, IdGenerateError> {
+        I::try_generate()
+    }
+}
+
+/// [`Generate::attempt`] for anything but an ID at hand: a wait, an ID
+/// after one, or an error.
+#[cold]
+#[inline(never)]
+fn not_at_hand<I: FlakeId>(
+    attempt: Result<Attempt<u64>, GenerateError>,
+) -> Result<Attempt<I>, IdGenerateError> {
+    let issued_after = match attempt {
+        Ok(Attempt::Ready(raw)) => issued(raw).map(Attempt::Ready),
+        Ok(Attempt::ReadyAfter(raw, after)) => issued(raw).map(|id| Attempt::ReadyAfter(id, after)),
+        Ok(Attempt::Wait(wait)) => Ok(Attempt::Wait(wait)),
+        Err(e) => Err(e),
+    };
+    issued_after.map_err(failed::<I>)
+}
+
+/// `error`, naming the ID type `I`. Out of line: the calls that generate
+/// IDs inline only their success.
+#[cold]
+#[inline(never)]
+fn failed<I: FlakeId>(error: GenerateError) -> IdGenerateError {
+    IdGenerateError::new(I::NAME, error)
+}
+
 /// Wraps an ID a source issued; a source issuing 0 or a value above
 /// `i64::MAX` is reported rather than stored as a wrong value.
+#[inline]
 fn issued<I: FlakeId>(raw: u64) -> Result<I, GenerateError> {
     match i64::try_from(raw) {
         Ok(v) if v > 0 => Ok(I::__from_valid(v)),
-        _ => {
-            let e = if raw == 0 {
-                IdError::Zero { type_name: I::NAME }
-            } else {
-                IdError::TooLarge {
-                    type_name: I::NAME,
-                    value: u128::from(raw),
-                    max: i64::MAX as u64,
-                }
-            };
-            Err(SchemeError::new(I::NAME, e).into())
-        }
+        _ => Err(not_an_id::<I>(raw)),
     }
+}
+
+/// The error of a source that issued `raw`, 0 or a value above `i64::MAX`.
+#[cold]
+#[inline(never)]
+fn not_an_id<I: FlakeId>(raw: u64) -> GenerateError {
+    let e = if raw == 0 {
+        IdError::Zero { type_name: I::NAME }
+    } else {
+        IdError::TooLarge {
+            type_name: I::NAME,
+            value: u128::from(raw),
+            max: i64::MAX as u64,
+        }
+    };
+    SchemeError::new(I::NAME, e).into()
 }

@@ -385,15 +385,16 @@ impl<L: Layout, C: Clock> GeneratorBuilder<L, C> {
 }
 
 impl<L: Layout + Clone, C: Clock + Clone> Generator<L, C> {
-    /// A generator like this one (layout, clock, policies) for `node`,
-    /// starting after `resume_after` (Unix ms) under `ceiling`.
+    /// A generator like this one (layout, clock, policies, a same-tick
+    /// shortcut turned off) for `node`, starting after `resume_after`
+    /// (Unix ms) under `ceiling`.
     pub(crate) fn rebuilt(
         &self,
         node: u64,
         resume_after: u64,
         ceiling: Arc<Ceiling>,
     ) -> Result<Self, ConfigError> {
-        GeneratorBuilder {
+        let generator = GeneratorBuilder {
             layout: self.layout().clone(),
             node,
             clock: self.clock().clone(),
@@ -404,7 +405,12 @@ impl<L: Layout + Clone, C: Clock + Clone> Generator<L, C> {
             ceiling: Some(ceiling),
             owner: None,
         }
-        .build()
+        .build()?;
+        Ok(if self.same_tick.is_off() {
+            generator.without_shortcut()
+        } else {
+            generator
+        })
     }
 }
 

@@ -8,6 +8,7 @@ mod moves;
 mod source;
 mod state;
 mod sync;
+mod twins;
 
 use core::any::{Any, TypeId};
 use core::fmt;
@@ -20,6 +21,7 @@ pub use builder::GeneratorBuilder;
 pub use ceiling::{Ceiling, Sealable};
 pub(crate) use env::{EnvConfig, NODE_ID_VAR};
 pub use moves::{Attach, Movable};
+pub(crate) use twins::async_twins;
 
 use self::state::{Ahead, Blocked, Params, Reservation, SATURATING, SameTick};
 use self::sync::{AtomicU64, Ordering};
@@ -27,7 +29,7 @@ use crate::clock::{Clock, MonotonicClock};
 use crate::error::GenerateError;
 use crate::layout::{BitLayout, Layout};
 use crate::policy::{CeilingWait, ClockRegression, SequenceExhaustion};
-use crate::runtime::{Attempt, Sleep, Wait, note_blocking_wait, until_ready};
+use crate::runtime::{Attempt, Wait, note_blocking_wait};
 use crate::telemetry::{GeneratorTelemetry, WaitCause};
 
 /// The catch-up window used unless [`GeneratorBuilder::catch_up_window`] says otherwise.
@@ -319,6 +321,15 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         }
     }
 
+    /// This generator with its same-tick shortcut off: every call takes
+    /// the general path, which issues the same IDs. For a clock whose
+    /// `try_tagged_now` does not read it (the process-wide generator's
+    /// clock other than the default one, see `global/process.rs`).
+    pub(crate) fn without_shortcut(mut self) -> Self {
+        self.same_tick = self.same_tick.off();
+        self
+    }
+
     /// The same-tick shortcut of [`next_id`](Self::next_id) alone: an ID if
     /// the clock is still in the last issued tick (or, running ahead,
     /// behind it by at most the lead) and it has a sequence number left,
@@ -370,63 +381,29 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         }
     }
 
-    /// A fresh ID, waiting as the policies allow on the tokio runtime's
-    /// timer instead of blocking the thread (feature `tokio`): for async
-    /// code. Where [`next_id`](Self::next_id) would block the thread, the
-    /// task waits for the next tick (a tick's sequence used up, the tick
-    /// the generator was built in, a clock that went back) or, at a node
-    /// source's ceiling, for the ceiling to rise (up to its
-    /// [`CeilingWait`]), and the thread runs other tasks meanwhile. The
-    /// same IDs, errors and guarantees as `next_id`. Outside a tokio
-    /// runtime see [`TokioSleep`](crate::runtime::TokioSleep); on another
-    /// runtime's timers use [`next_id_async_on`](Self::next_id_async_on).
-    ///
-    /// # Errors
-    /// As [`next_id`](Self::next_id).
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use flakeid_core::layout::{presets, Layout};
-    /// use flakeid_core::{Generator, ManualClock};
-    ///
-    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
-    /// let generator = Generator::builder(presets::twitter(), 5).build()?;
-    /// let (a, b) = runtime.block_on(async {
-    ///     Ok::<_, flakeid_core::GenerateError>((generator.next_id_async().await?, generator.next_id_async().await?))
-    /// })?;
-    /// assert!(b > a);
-    /// assert_eq!(generator.layout().decompose(a).node, 5);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[cfg(feature = "tokio")]
-    pub async fn next_id_async(&self) -> Result<L::Raw, GenerateError> {
-        self.next_id_async_on(&crate::runtime::TokioSleep).await
-    }
-
-    /// [`next_id_async`](Self::next_id_async) on any runtime's timers.
-    ///
-    /// # Errors
-    /// As [`next_id`](Self::next_id).
-    pub async fn next_id_async_on<R: Sleep>(&self, timers: &R) -> Result<L::Raw, GenerateError> {
-        until_ready(timers, || self.attempt_next_id(), || self.try_next_id()).await
-    }
+    async_twins!(
+        raw = L::Raw,
+        layout = L,
+        example = "use flakeid_core::layout::presets;\n\
+                   use flakeid_core::Generator;\n\
+                   let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;\n\
+                   let generator = Generator::builder(presets::twitter(), 5).build()?;",
+    );
 
     /// One non-blocking attempt of an async caller: the ID, or what to
     /// wait for where [`next_id`](Self::next_id) would block (see
-    /// [`Attempt`]). The core of [`next_id_async`](Self::next_id_async).
-    ///
-    /// # Errors
-    /// As [`next_id`](Self::next_id).
+    /// [`Attempt`]). The core of [`next_id_async`](Self::next_id_async),
+    /// and of [`IdSource::attempt_next_id`](crate::IdSource::attempt_next_id).
     #[inline]
-    pub fn attempt_next_id(&self) -> Result<Attempt<L::Raw>, GenerateError> {
+    pub(crate) fn attempt_one(&self) -> Result<Attempt<L::Raw>, GenerateError> {
         match self.reserve_same_tick() {
             Some((next, tick, seq)) => Ok(Attempt::Ready(self.compose_next(next, tick, seq))),
-            None => self.attempt_next_id_slow(),
+            None => self.attempt_one_slow(),
         }
     }
 
     #[inline(never)]
-    fn attempt_next_id_slow(&self) -> Result<Attempt<L::Raw>, GenerateError> {
+    fn attempt_one_slow(&self) -> Result<Attempt<L::Raw>, GenerateError> {
         let seen = self.ceiling_seen();
         match self.reserve_one() {
             Ok(state) => Ok(Attempt::Ready(self.compose_state(state))),
@@ -644,60 +621,12 @@ impl<L: Layout, C: Clock> Generator<L, C> {
         Ok(self.batch_of(&r, n))
     }
 
-    /// [`next_batch`](Self::next_batch) for async code (feature `tokio`):
-    /// where it would block the thread, the task waits on the tokio
-    /// runtime's timer, also for a batch reserved ahead of the clock to
-    /// become due (after the time the clock said was left when the batch
-    /// was reserved). The same IDs, errors and guarantees otherwise.
-    /// Dropping the future after the batch was reserved loses its IDs (a
-    /// gap, never a repeat).
-    ///
-    /// # Errors
-    /// As [`next_batch`](Self::next_batch).
-    ///
-    /// ```
-    /// use flakeid_core::layout::presets;
-    /// use flakeid_core::Generator;
-    ///
-    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
-    /// let generator = Generator::builder(presets::twitter(), 1).build()?;
-    /// // 10,000 IDs take three milliseconds of sequence numbers: the task waits for them.
-    /// let ids: Vec<u64> = runtime.block_on(generator.next_batch_async(10_000))?.collect();
-    /// assert_eq!(ids.len(), 10_000);
-    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[cfg(feature = "tokio")]
-    pub async fn next_batch_async(&self, n: usize) -> Result<IdBatch<'_, L>, GenerateError> {
-        self.next_batch_async_on(n, &crate::runtime::TokioSleep)
-            .await
-    }
-
-    /// [`next_batch_async`](Self::next_batch_async) on any runtime's timers.
-    ///
-    /// # Errors
-    /// As [`next_batch`](Self::next_batch).
-    pub async fn next_batch_async_on<R: Sleep>(
-        &self,
-        n: usize,
-        timers: &R,
-    ) -> Result<IdBatch<'_, L>, GenerateError> {
-        until_ready(
-            timers,
-            || self.attempt_next_batch(n),
-            || self.try_next_batch(n),
-        )
-        .await
-    }
-
     /// One non-blocking attempt at a batch for an async caller (see
     /// [`Attempt`]): the batch; the batch reserved ahead of the clock and
     /// due after a while ([`Attempt::ReadyAfter`]); or what to wait for
-    /// before asking again (nothing is reserved then).
-    ///
-    /// # Errors
-    /// As [`next_batch`](Self::next_batch).
-    pub fn attempt_next_batch(&self, n: usize) -> Result<Attempt<IdBatch<'_, L>>, GenerateError> {
+    /// before asking again (nothing is reserved then). The core of
+    /// [`next_batch_async`](Self::next_batch_async).
+    pub(crate) fn attempt_batch(&self, n: usize) -> Result<Attempt<IdBatch<'_, L>>, GenerateError> {
         if n == 0 {
             return Ok(Attempt::Ready(self.empty_batch()));
         }

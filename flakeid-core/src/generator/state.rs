@@ -110,6 +110,21 @@ impl SameTick {
         }
     }
 
+    /// These constants with the shortcut off: [`next`](Self::next) always
+    /// answers `None`, whatever the clock reads.
+    pub(crate) fn off(self) -> Self {
+        SameTick {
+            ms_ticks: false,
+            limit: 0,
+            ..self
+        }
+    }
+
+    /// Whether the shortcut is off (see [`off`](Self::off)).
+    pub(crate) fn is_off(&self) -> bool {
+        !self.ms_ticks && self.limit == 0
+    }
+
     /// The most common case of [`Params::plan_one`]: the clock (Unix ms
     /// `now`, tagged with the fork generation as [`Clock::try_tagged_now`]
     /// returns it) is still in the last issued tick, or behind it by at

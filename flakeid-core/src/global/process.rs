@@ -9,11 +9,13 @@ use std::time::{Duration, Instant};
 
 use crate::clock::{Clock, MonotonicClock};
 use crate::error::{ConfigError, FenceReason, GenerateError};
-use crate::generator::{Attach, Ceiling, Generator, GeneratorBuilder, IdBatch, Movable, Sealable};
+use crate::generator::{
+    Attach, Ceiling, Generator, GeneratorBuilder, IdBatch, Movable, Sealable, async_twins,
+};
 use crate::layout::BitLayout;
 use crate::node::{LeasedGenerator, sealed};
 use crate::policy::CeilingWait;
-use crate::runtime::{Attempt, Signal, Sleep, Wait, note_blocking_wait, until_ready};
+use crate::runtime::{Attempt, Signal, Wait, note_blocking_wait};
 use crate::source::{NodeConfig, batch_source, scheme_of};
 
 /// The process-wide generator, returned by [`global::init`](crate::global::init)
@@ -32,8 +34,9 @@ use crate::source::{NodeConfig, batch_source, scheme_of};
 /// [`CeilingWait`] allows (1 s by default), then fails with
 /// [`GenerateError::Fenced`]. See `LeaseOptions::heal` in `flakeid-lease`.
 ///
-/// Issuing costs what a [`Generator`] costs plus one atomic load (see
-/// `BENCHMARKS.md`). Each move keeps the previous node's stopped generator
+/// Issuing costs what a [`Generator`] costs: its per-ID path is the plain
+/// generator's, inlined the same way (see `BENCHMARKS.md`). Each move
+/// keeps the previous node's stopped generator
 /// (a few hundred bytes) as long as the process-wide generator lives, so
 /// that a call still using it never reads freed memory.
 ///
@@ -50,7 +53,9 @@ use crate::source::{NodeConfig, batch_source, scheme_of};
 pub struct ProcessGenerator {
     /// The generator of the first node: current until the first move. Kept
     /// inline so that issuing costs what a plain generator costs (its
-    /// fields stay in registers across calls).
+    /// fields stay in registers across calls). Every call first tries its
+    /// same-tick shortcut: after a move it is sealed, so the shortcut
+    /// fails and the call goes to the generator moved to.
     first: Current,
     /// After the first move, the generator of the node held now (the last
     /// of `moved_to`); null before.
@@ -85,15 +90,14 @@ impl ProcessGenerator {
     ) -> Result<Self, ConfigError> {
         let mut builder = builder;
         let attach = builder.take_attach();
-        // The default clock keeps its type: no indirection on the hot path.
         let generator = if (builder.clock_ref() as &dyn Any).is::<MonotonicClock>() {
-            AnyGenerator::Monotonic(builder.map_clock(|_| MonotonicClock::new()).build()?)
+            builder.map_clock(|_| ProcessClock::Monotonic).build()?
         } else {
-            AnyGenerator::Other(
-                builder
-                    .map_clock(|c| -> Arc<dyn Clock> { Arc::new(c) })
-                    .build()?,
-            )
+            // Read through a pointer by the general path (see `ProcessClock`).
+            builder
+                .map_clock(|c| ProcessClock::Other(Arc::new(c)))
+                .build()?
+                .without_shortcut()
         };
         Ok(ProcessGenerator::new(generator, attach))
     }
@@ -133,7 +137,8 @@ impl ProcessGenerator {
     /// A caller that reads the pointer late (still null, or an earlier
     /// one) gets a generator that was sealed before the move was published:
     /// its call fails (the seal changed the state word its compare-and-swap
-    /// expects) and [`after_move`](Self::after_move) reads again.
+    /// expects, and left no sequence number in its tick for the shortcut)
+    /// and [`after_move`](Self::after_move) reads again.
     #[inline]
     pub(crate) fn current(&self) -> &Current {
         if self.current.load(Ordering::Relaxed).is_null() {
@@ -169,9 +174,9 @@ impl ProcessGenerator {
     /// As [`Generator::next_id`].
     #[inline]
     pub fn next_id(&self) -> Result<u64, GenerateError> {
-        match self.same_tick() {
+        match self.first.next_id_same_tick() {
             Some(id) => Ok(id),
-            None => self.issue(true, AnyGenerator::next_id),
+            None => self.issue(true, Generator::next_id),
         }
     }
 
@@ -181,9 +186,9 @@ impl ProcessGenerator {
     /// As [`Generator::try_next_id`].
     #[inline]
     pub fn try_next_id(&self) -> Result<u64, GenerateError> {
-        match self.same_tick() {
+        match self.first.next_id_same_tick() {
             Some(id) => Ok(id),
-            None => self.issue(false, AnyGenerator::try_next_id),
+            None => self.issue(false, Generator::try_next_id),
         }
     }
 
@@ -203,94 +208,32 @@ impl ProcessGenerator {
         self.issue(false, |g| g.try_next_batch(n))
     }
 
-    /// [`next_id`](Self::next_id) for async code (feature `tokio`): where
-    /// it would block the thread, the task waits on the tokio runtime's
-    /// timer — for the next tick, for the lease's ceiling to rise, for the
-    /// move to a new node after a lost lease (as long as the lease's
-    /// [`CeilingWait`] allows) — and the thread runs other tasks meanwhile.
-    ///
-    /// # Errors
-    /// As [`Generator::next_id`].
-    ///
-    /// ```
-    /// use flakeid_core::layout::{presets, Layout};
-    /// use flakeid_core::{global, Generator};
-    ///
-    /// let generator = global::init(Generator::builder(presets::twitter(), 7))?;
-    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
-    /// let id = runtime.block_on(generator.next_id_async())?;
-    /// assert_eq!(generator.layout().decompose(id).node, 7);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[cfg(feature = "tokio")]
-    pub async fn next_id_async(&self) -> Result<u64, GenerateError> {
-        self.next_id_async_on(&crate::runtime::TokioSleep).await
-    }
+    async_twins!(
+        raw = u64,
+        layout = BitLayout,
+        example = "use flakeid_core::layout::presets;\n\
+                   use flakeid_core::{global, Generator};\n\
+                   let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;\n\
+                   let generator = global::init(Generator::builder(presets::twitter(), 7))?;",
+    );
 
-    /// [`next_id_async`](Self::next_id_async) on any runtime's timers.
-    ///
-    /// # Errors
-    /// As [`Generator::next_id`].
-    pub async fn next_id_async_on<R: Sleep>(&self, timers: &R) -> Result<u64, GenerateError> {
-        until_ready(timers, || self.attempt_next_id(), || self.try_next_id()).await
-    }
-
-    /// [`next_batch`](Self::next_batch) for async code (feature `tokio`),
-    /// waiting as [`next_id_async`](Self::next_id_async) does; see
-    /// [`Generator::next_batch_async`].
-    ///
-    /// # Errors
-    /// As [`Generator::next_batch`].
-    #[cfg(feature = "tokio")]
-    pub async fn next_batch_async(
-        &self,
-        n: usize,
-    ) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
-        self.next_batch_async_on(n, &crate::runtime::TokioSleep)
-            .await
-    }
-
-    /// [`next_batch_async`](Self::next_batch_async) on any runtime's timers.
-    ///
-    /// # Errors
-    /// As [`Generator::next_batch`].
-    pub async fn next_batch_async_on<R: Sleep>(
-        &self,
-        n: usize,
-        timers: &R,
-    ) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
-        until_ready(
-            timers,
-            || self.attempt_next_batch(n),
-            || self.try_next_batch(n),
-        )
-        .await
-    }
-
-    /// One non-blocking attempt of an async caller; see
-    /// [`Generator::attempt_next_id`]. After a lost lease, the wait for the
+    /// One non-blocking attempt of an async caller (see
+    /// [`Generator::attempt_one`]); after a lost lease, the wait for the
     /// move to a new node.
-    ///
-    /// # Errors
-    /// As [`Generator::next_id`].
     #[inline]
-    pub fn attempt_next_id(&self) -> Result<Attempt<u64>, GenerateError> {
-        match self.same_tick() {
+    pub(crate) fn attempt_one(&self) -> Result<Attempt<u64>, GenerateError> {
+        match self.first.next_id_same_tick() {
             Some(id) => Ok(Attempt::Ready(id)),
-            None => self.attempt(AnyGenerator::attempt_next_id),
+            None => self.attempt(Generator::attempt_one),
         }
     }
 
-    /// One non-blocking attempt at a batch; see
-    /// [`Generator::attempt_next_batch`].
-    ///
-    /// # Errors
-    /// As [`Generator::next_batch`].
-    pub fn attempt_next_batch(
+    /// One non-blocking attempt at a batch (see [`Generator::attempt_batch`]).
+    pub(crate) fn attempt_batch(
         &self,
         n: usize,
     ) -> Result<Attempt<IdBatch<'_, BitLayout>>, GenerateError> {
-        self.attempt(|g| g.attempt_next_batch(n))
+        self.attempt(|g| g.attempt_batch(n))
     }
 
     /// `call` on the generator of the node held now; after a lost lease, on
@@ -346,20 +289,6 @@ impl ProcessGenerator {
     /// How many times a lease moved the generator to another node.
     pub fn moves(&self) -> u64 {
         self.lock().count
-    }
-
-    /// The same-tick shortcut of the first node's generator with the
-    /// default clock, inlined as a plain generator's is; everything else
-    /// goes out of line ([`issue`](Self::issue)).
-    #[inline]
-    fn same_tick(&self) -> Option<u64> {
-        if self.current.load(Ordering::Relaxed).is_null()
-            && let AnyGenerator::Monotonic(g) = &self.first
-        {
-            g.next_id_same_tick()
-        } else {
-            None
-        }
     }
 
     /// `call` on the generator of the node held now; after a lost lease, on
@@ -438,13 +367,13 @@ impl ProcessGenerator {
     /// Whether the current generators of `self` and `other` were built
     /// with the same layout, node and policies.
     pub(crate) fn same_config(&self, other: &ProcessGenerator) -> bool {
-        self.current().same_config_as(other.current())
+        self.current().same_config(other.current())
     }
 
     /// The node and policies the generator runs with; `node_var` names the
     /// variable its node ID came from.
     pub(crate) fn node_config(&self, node_var: Option<&'static str>) -> NodeConfig {
-        self.current().node_config(node_var)
+        NodeConfig::of(self.current(), node_var)
     }
 }
 
@@ -537,110 +466,47 @@ impl LeasedGenerator for ProcessGenerator {}
 scheme_of!(impl[] ProcessGenerator, |generator| generator.layout());
 batch_source!(impl[] ProcessGenerator);
 
-/// The process-wide generator's generator for one node: with the default
-/// clock (no indirection on the hot path) or any other.
-pub(crate) enum AnyGenerator {
-    Monotonic(Generator<BitLayout, MonotonicClock>),
-    Other(Generator<BitLayout, Arc<dyn Clock>>),
+/// The process-wide generator's clock: the default clock, or any other
+/// behind a pointer.
+///
+/// The same-tick shortcut reads the default clock inline, with no branch
+/// on which clock this is: [`try_tagged_now`](Clock::try_tagged_now)
+/// always reads the default clock, and a generator with another clock has
+/// its shortcut turned off ([`ProcessGenerator::build`], and the
+/// generators a move rebuilds from it), so that its every call takes the
+/// general path, which reads [`now_millis`](Clock::now_millis).
+#[derive(Clone)]
+pub(crate) enum ProcessClock {
+    Monotonic,
+    Other(Arc<dyn Clock>),
 }
 
-/// `$body` with `$g` bound to the generator of either kind.
-macro_rules! each {
-    ($self:expr, $g:ident => $body:expr) => {
-        match $self {
-            AnyGenerator::Monotonic($g) => $body,
-            AnyGenerator::Other($g) => $body,
+impl Clock for ProcessClock {
+    #[inline]
+    fn now_millis(&self) -> u64 {
+        match self {
+            ProcessClock::Monotonic => MonotonicClock::new().now_millis(),
+            ProcessClock::Other(c) => c.now_millis(),
         }
-    };
-}
-
-impl fmt::Debug for AnyGenerator {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        each!(self, g => fmt::Debug::fmt(g, f))
-    }
-}
-
-impl AnyGenerator {
-    #[inline]
-    fn next_id(&self) -> Result<u64, GenerateError> {
-        each!(self, g => g.next_id())
     }
 
     #[inline]
-    fn try_next_id(&self) -> Result<u64, GenerateError> {
-        each!(self, g => g.try_next_id())
+    fn try_tagged_now(&self) -> Option<u64> {
+        MonotonicClock::new().try_tagged_now()
     }
 
-    fn next_batch(&self, n: usize) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
-        each!(self, g => g.next_batch(n))
+    fn wait_until(&self, target_millis: u64) {
+        match self {
+            ProcessClock::Monotonic => MonotonicClock::new().wait_until(target_millis),
+            ProcessClock::Other(c) => c.wait_until(target_millis),
+        }
     }
 
-    fn try_next_batch(&self, n: usize) -> Result<IdBatch<'_, BitLayout>, GenerateError> {
-        each!(self, g => g.try_next_batch(n))
-    }
-
-    #[inline]
-    fn attempt_next_id(&self) -> Result<Attempt<u64>, GenerateError> {
-        each!(self, g => g.attempt_next_id())
-    }
-
-    fn attempt_next_batch(
-        &self,
-        n: usize,
-    ) -> Result<Attempt<IdBatch<'_, BitLayout>>, GenerateError> {
-        each!(self, g => g.attempt_next_batch(n))
-    }
-
-    fn layout(&self) -> &BitLayout {
-        each!(self, g => g.layout())
-    }
-
-    fn node(&self) -> u64 {
-        each!(self, g => g.node())
-    }
-
-    fn is_fenced(&self) -> bool {
-        each!(self, g => g.is_fenced())
-    }
-
-    fn ceiling_wait(&self) -> Option<CeilingWait> {
-        each!(self, g => g.ceiling_wait())
-    }
-
-    fn uses_ceiling(&self, ceiling: &Arc<Ceiling>) -> bool {
-        each!(self, g => g.uses_ceiling(ceiling))
-    }
-
-    fn seal(&self) -> Option<u64> {
-        each!(self, g => g.seal())
-    }
-
-    fn same_config<C>(&self, other: &Generator<BitLayout, C>) -> bool {
-        each!(self, g => g.same_config(other))
-    }
-
-    fn same_config_as(&self, other: &AnyGenerator) -> bool {
-        each!(other, g => self.same_config(g))
-    }
-
-    fn node_config(&self, node_var: Option<&'static str>) -> NodeConfig {
-        each!(self, g => NodeConfig::of(g, node_var))
-    }
-
-    fn rebuilt(
-        &self,
-        node: u64,
-        resume_after: u64,
-        ceiling: Arc<Ceiling>,
-    ) -> Result<Self, ConfigError> {
-        Ok(match self {
-            AnyGenerator::Monotonic(g) => {
-                AnyGenerator::Monotonic(g.rebuilt(node, resume_after, ceiling)?)
-            }
-            AnyGenerator::Other(g) => {
-                AnyGenerator::Other(g.rebuilt(node, resume_after, ceiling)?)
-            }
-        })
+    fn sleep_before(&self, target_millis: u64) -> Duration {
+        match self {
+            ProcessClock::Monotonic => MonotonicClock::new().sleep_before(target_millis),
+            ProcessClock::Other(c) => c.sleep_before(target_millis),
+        }
     }
 }
 
@@ -650,7 +516,8 @@ fn is_lost(error: &GenerateError) -> bool {
     matches!(error, GenerateError::Fenced(f) if matches!(f.reason, FenceReason::Lost { .. }))
 }
 
-type Current = AnyGenerator;
+/// The generator of one node.
+type Current = Generator<BitLayout, ProcessClock>;
 
 #[derive(Debug, Default)]
 struct Moves {

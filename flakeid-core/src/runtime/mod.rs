@@ -35,6 +35,7 @@
 //! the first time a blocking call waits inside a tokio runtime; code in
 //! `spawn_blocking` may ignore it.
 
+pub(crate) mod ask;
 pub(crate) mod signal;
 
 use core::future::Future;
@@ -47,7 +48,8 @@ use std::sync::{Mutex, PoisonError};
 #[cfg(feature = "tokio")]
 use std::time::Instant;
 
-pub(crate) use signal::{Signal, note_blocking_wait, until_ready};
+pub(crate) use ask::{Ask, ask, until_ready};
+pub(crate) use signal::{Signal, note_blocking_wait};
 
 /// Timers for the async renewal and prefetch tasks, from the application's
 /// runtime (the ORM crates supply tokio's).

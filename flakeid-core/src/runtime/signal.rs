@@ -1,8 +1,8 @@
 //! The plumbing of async waits that the generator, node leases and
-//! segments share: the event async callers wait for ([`Signal`]), the loop
-//! that asks an [`Attempt`] until it is ready ([`until_ready`]), a timeout
-//! on the runtime's timer, and the warning about blocking calls in a
-//! runtime.
+//! segments share: the event async callers wait for ([`Signal`]), a
+//! timeout on the runtime's timer, and the warning about blocking calls in
+//! a runtime. The future that asks an [`Attempt`](super::Attempt) until it
+//! is ready is in `ask.rs`.
 
 use core::future::Future;
 use core::pin::pin;
@@ -10,27 +10,8 @@ use core::task::{Poll, Waker};
 use core::time::Duration;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
-use std::time::Instant;
 
-use super::{Attempt, Sleep, Wait, WaitKind};
-
-/// Asks `attempt` until it gives a value, waiting as it says on `timers`.
-/// Once an event wait has lasted its bound, `give_up` gives the answer (the
-/// non-blocking call's: the value if it has just become available, else
-/// the error that says why not).
-pub async fn until_ready<T, E, R: Sleep>(
-    timers: &R,
-    mut attempt: impl FnMut() -> Result<Attempt<T>, E>,
-    give_up: impl FnOnce() -> Result<T, E>,
-) -> Result<T, E> {
-    match attempt()? {
-        Attempt::Ready(v) => Ok(v),
-        // Waiting is rare and lasts at least a timer's tick: its state
-        // lives on the heap, so that the future of a call that needs no
-        // wait is small to create and move.
-        first => Box::pin(wait_until_ready(first, timers, attempt, give_up)).await,
-    }
-}
+use super::Sleep;
 
 /// An event async callers wait for: a counter moved by [`notify`](Self::notify)
 /// and the wakers of the tasks waiting for it to move.
@@ -113,59 +94,6 @@ pub async fn timeout<T, R: Sleep>(
             return Poll::Ready(Some(v));
         }
         sleep.as_mut().poll(cx).map(|()| None)
-    })
-    .await
-}
-
-/// [`until_ready`] after a `first` attempt that was not ready at once.
-async fn wait_until_ready<T, E, R: Sleep>(
-    first: Attempt<T>,
-    timers: &R,
-    mut attempt: impl FnMut() -> Result<Attempt<T>, E>,
-    give_up: impl FnOnce() -> Result<T, E>,
-) -> Result<T, E> {
-    let mut waiting_since: Option<Instant> = None;
-    let mut next = first;
-    loop {
-        match next {
-            Attempt::Ready(v) => return Ok(v),
-            Attempt::ReadyAfter(v, d) => {
-                if !d.is_zero() {
-                    timers.sleep(d).await;
-                }
-                return Ok(v);
-            }
-            Attempt::Wait(Wait(WaitKind::Sleep(d))) => {
-                if d.is_zero() {
-                    yield_now().await;
-                } else {
-                    timers.sleep(d).await;
-                }
-            }
-            Attempt::Wait(Wait(WaitKind::Signal { signal, seen, max })) => {
-                let since = *waiting_since.get_or_insert_with(Instant::now);
-                let left = max.saturating_sub(since.elapsed());
-                if left.is_zero() {
-                    return give_up();
-                }
-                // Woken by the event, or by the bound passing.
-                let _ = timeout(timers, left, signal.changed(seen)).await;
-            }
-        }
-        next = attempt()?;
-    }
-}
-
-/// Completes on its second poll, letting the executor run other tasks first.
-async fn yield_now() {
-    let mut yielded = false;
-    core::future::poll_fn(|cx| {
-        if yielded {
-            return Poll::Ready(());
-        }
-        yielded = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
     })
     .await
 }

@@ -452,8 +452,9 @@ macro_rules! __scheme_of {
     };
 }
 
-/// [`IdSource`] for a generator with inherent `next_id`, `try_next_id`
-/// and `next_batch`: `next_ids` reserves its IDs in one batch.
+/// [`IdSource`] for a generator with inherent `next_id`, `try_next_id`,
+/// `next_batch` and their non-blocking cores `attempt_one` and
+/// `attempt_batch`: `next_ids` reserves its IDs in one batch.
 macro_rules! batch_source {
     (impl[$($generics:tt)*] $ty:ty) => {
         impl<$($generics)*> $crate::IdSource for $ty {
@@ -472,14 +473,14 @@ macro_rules! batch_source {
             fn attempt_next_id(
                 &self,
             ) -> Result<$crate::runtime::Attempt<u64>, $crate::GenerateError> {
-                <$ty>::attempt_next_id(self)
+                <$ty>::attempt_one(self)
             }
 
             fn attempt_next_ids(
                 &self,
                 n: usize,
             ) -> Result<$crate::runtime::Attempt<Vec<u64>>, $crate::GenerateError> {
-                Ok(self.attempt_next_batch(n)?.map(Iterator::collect))
+                Ok(self.attempt_batch(n)?.map(Iterator::collect))
             }
         }
     };

@@ -76,6 +76,7 @@ mod generator {
 }
 mod global {
     mod env;
+    mod moves;
 }
 mod id;
 mod layout {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use flakeid_core::layout::BitLayout;
 use flakeid_core::runtime::{Attempt, Sleep};
-use flakeid_core::{Clock, GenerateError, Generator, ManualClock, SequenceExhaustion};
+use flakeid_core::{Clock, GenerateError, Generator, IdSource, ManualClock, SequenceExhaustion};
 
 /// tokio's timers, as any runtime's would be given (works with or without
 /// the crate's `tokio` feature).
@@ -176,4 +176,39 @@ fn an_async_batch_reserved_ahead_is_due_when_its_last_tick_is() {
         runtime.block_on(generator.next_batch_async_on(usize::MAX, &Timers)),
         Err(GenerateError::BatchTooLarge { .. })
     ));
+}
+
+/// An async call's first poll is one non-blocking attempt: with an ID at
+/// hand the future is ready then, and it is a few words to create and
+/// move (a call's waiting state goes to the heap only when it waits).
+#[test]
+fn the_first_poll_issues_an_id_at_hand_and_the_future_is_a_few_words() {
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let generator = Generator::builder(four_per_tick(), 4)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    clock.advance(Duration::from_millis(1));
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut next = pin!(generator.next_id_async_on(&Timers));
+    let Poll::Ready(Ok(id)) = next.as_mut().poll(&mut cx) else {
+        panic!("an ID was at hand")
+    };
+    assert_eq!(generator.layout().decompose(id).sequence, 0);
+    let mut batch = pin!(generator.next_batch_async_on(3, &Timers));
+    let Poll::Ready(Ok(ids)) = batch.as_mut().poll(&mut cx) else {
+        panic!("three IDs were at hand")
+    };
+    assert_eq!(ids.count(), 3);
+    // The tick is used up: the first poll says to wait (the manual clock
+    // moves itself), the next issues.
+    let mut after = pin!(generator.next_id_async_on(&Timers));
+    assert!(after.as_mut().poll(&mut cx).is_pending());
+
+    let word = size_of::<usize>();
+    assert!(size_of_val(&generator.next_id_async_on(&Timers)) <= 4 * word);
+    assert!(size_of_val(&generator.next_batch_async_on(10, &Timers)) <= 6 * word);
 }
