@@ -27,12 +27,10 @@ pub(crate) fn expected<I: FlakeId>(value: &Value) -> Option<Expect> {
         Value::Number(n) => {
             if let Some(v) = n.as_u64() {
                 Some(Expect::from_u64::<I>(v))
-            } else if let Some(v) = n.as_i64() {
-                Some(Expect::from_i64::<I>(v))
             } else {
                 // Floats (and integers beyond 64 bits, which serde_json reads
-                // as floats): never an ID.
-                None
+                // as floats) are never an ID.
+                n.as_i64().map(Expect::from_i64::<I>)
             }
         }
         _ => None,
@@ -47,9 +45,9 @@ struct Row<I> {
     maybe: Option<I>,
 }
 
-fn one<I: FlakeId>(data: &[u8], value: Option<&Value>)
+fn one<I>(data: &[u8], value: Option<&Value>)
 where
-    I: serde::Serialize + serde::de::DeserializeOwned,
+    I: FlakeId + serde::Serialize + serde::de::DeserializeOwned,
 {
     let got = serde_json::from_slice::<I>(data);
     match (got, value.and_then(expected::<I>)) {

@@ -239,7 +239,7 @@ fn quoted(chars: &[char], start: usize, close: char, backslashes: bool) -> Optio
 }
 
 fn from_hex(hex: &str) -> Option<String> {
-    if hex.len() % 2 != 0 || !hex.is_ascii() {
+    if !hex.len().is_multiple_of(2) || !hex.is_ascii() {
         return None;
     }
     let bytes: Option<Vec<u8>> = (0..hex.len())
