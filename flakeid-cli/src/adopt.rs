@@ -1,5 +1,5 @@
 //! `flakeid sql adopt`: the migration of existing tables from auto-increment
-//! keys to flake keys (`flakeid_core::adopt`), written from the database's
+//! keys to flake keys (`flakeid_adopt`), written from the database's
 //! catalog and proven against it.
 
 use std::time::{Duration, SystemTime};

@@ -258,7 +258,7 @@ pub(crate) fn read_id(text: &str, form: TextForm) -> Result<IdText, CliError> {
 pub(crate) enum DialectArg {
     /// PostgreSQL 15 and later.
     Postgres,
-    /// MariaDB 10.3 and later (MySQL 8: see the docs of flakeid_core::sql).
+    /// MariaDB 10.3 and later (MySQL 8: see the docs of flakeid_id_function).
     #[value(alias = "mysql")]
     Mariadb,
     /// SQLite (no stored functions: `decode-functions` prints expressions).

@@ -73,6 +73,16 @@ impl Cli {
     }
 }
 
+/// The `flakeid` command: parses the process's arguments and runs.
+#[doc(hidden)]
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.run(&mut std::io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => e.report(),
+    }
+}
+
 // Parsed once per run: the size of the largest variant (`sql`'s options)
 // costs nothing worth a box.
 #[allow(clippy::large_enum_variant)]
@@ -181,16 +191,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-}
-
-/// The `flakeid` command: parses the process's arguments and runs.
-#[doc(hidden)]
-pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.run(&mut std::io::stdout().lock()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => e.report(),
-    }
 }
 
 fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {

@@ -207,7 +207,7 @@ fn all_taken_detail(
 ) -> String {
     if reserved >= nodes {
         return format!(
-            "reserved by a database ID function (flakeid_core::sql), which holds \
+            "reserved by a database ID function (flakeid_id_function), which holds \
              its node until it is uninstalled (waited {waited:?})"
         );
     }

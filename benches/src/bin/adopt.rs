@@ -1,5 +1,5 @@
 //! The switch of existing tables from auto-increment keys to flake keys
-//! (`flakeid_core::adopt`) on 1,000,000 rows per database: how long the
+//! (`flakeid_adopt`) on 1,000,000 rows per database: how long the
 //! migration takes (rows/s), and how long a writer inserting meanwhile
 //! waits.
 //!

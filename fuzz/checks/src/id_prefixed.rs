@@ -90,13 +90,13 @@ where
             // The text, or, after the right prefix, the number that is wrong
             // (as the unprefixed type's errors name it).
             let named = prefix.number_part(s).unwrap_or(s);
-            let plain = !named.contains(['"', '\\']) && named.chars().all(|c| !c.is_control());
-            if plain {
-                assert!(
-                    message.contains(named),
-                    "{message:?} does not name {named:?}"
-                );
-            }
+            // Errors quote it as `Debug` does, escaped where it must be.
+            let quoted = format!("{named:?}");
+            let escaped = &quoted[1..quoted.len() - 1];
+            assert!(
+                message.contains(named) || message.contains(escaped),
+                "{message:?} does not name {named:?}"
+            );
         }
         (got, want) => panic!("{} from {s:?}: got {got:?}, want {want:?}", I::NAME),
     }

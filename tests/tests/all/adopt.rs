@@ -1,5 +1,5 @@
 //! Tables that already exist, switched from auto-increment keys to flake
-//! keys (`flakeid_core::adopt`) on PostgreSQL, MariaDB and SQLite:
+//! keys (`flakeid_adopt`) on PostgreSQL, MariaDB and SQLite:
 //! `users` ← `posts` ← `comments` (comments also → users) with 100,000
 //! rows; the way back restores the schema; then a SeaORM app and a Diesel
 //! app write 10,000 rows each and plain SQL inserts take the database's
