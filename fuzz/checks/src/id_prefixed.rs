@@ -9,7 +9,7 @@
 //! itself checked against an oracle by the other targets), to that ID; the
 //! ID prints as the prefix and the number's canonical text, which reads
 //! back as the same ID (for decimal and base62, the very text it was read
-//! from). Anything else is an [`IdError`](flakeid_core::IdError) naming the
+//! from). Anything else is an [`IdError`] naming the
 //! text and the type. No text reads as two of the types. As a JSON string
 //! the text reads the same; the ID writes as its prefixed text.
 

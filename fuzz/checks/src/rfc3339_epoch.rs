@@ -3,7 +3,7 @@
 //!
 //! The input is the variable's value. Property: the value (trimmed) is an
 //! epoch exactly when it is Unix milliseconds or an RFC 3339 date-time as
-//! the [oracle](crate::oracle::rfc3339_millis) reads it, at or before the
+//! the oracle (`oracle::rfc3339_millis`) reads it, at or before the
 //! wall clock (Sonyflake's layout, whose 174 years of ticks hold every
 //! epoch since 1970, is configured); the layout then has that epoch, and
 //! the epoch printed by [`format_rfc3339`] reads back as itself. Every

@@ -7,7 +7,7 @@
 //! functions, the migration lock); the rest is up to seven names,
 //! separated by NUL bytes. Property: each statement written with the
 //! fuzzed names has, token by token as the server lexes it
-//! ([`sql_lex`](crate::sql_lex)), the shape of the same statement written
+//! (`sql_lex`), the shape of the same statement written
 //! with plain names (only quoted identifiers and string literals differ),
 //! and nothing is left unterminated; or the builder refuses with a typed
 //! error. [`Dialect::quote`] and [`Dialect::literal`] give one token that

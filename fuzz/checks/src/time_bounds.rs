@@ -3,7 +3,7 @@
 //! decimal layouts built from arbitrary settings, random starts, random
 //! keys, TraceId, and an ID type with a cut-over.
 //!
-//! The input is a stream of numbers ([`Bytes`]): the scheme and its
+//! The input is a stream of numbers (`Bytes`): the scheme and its
 //! settings, then each end of the range (included, excluded or unbounded;
 //! a time as milliseconds and nanoseconds from the Unix epoch, the
 //! layout's epoch or the end of its time). Property: a layout's settings
