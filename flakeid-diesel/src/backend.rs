@@ -2,10 +2,10 @@
 //! statement on each backend, the rows its queries return), its errors, and
 //! the tables' DDL that leases, segments and migrations share.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use diesel::backend::Backend;
-use diesel::connection::{Connection, LoadConnection};
+use diesel::connection::LoadConnection;
 use diesel::result::{ConnectionError, DatabaseErrorKind, QueryResult};
 use flakeid_sql::{Dialect, SqlStatement};
 use flakeid_sql::{Executed, SqlRow};
@@ -290,12 +290,13 @@ pub(crate) const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// SQLite, where a connection Diesel opened gives up at once when another
 /// process writes, it tries again for up to [`SQLITE_BUSY_TIMEOUT`], so
 /// that replicas starting together all create the table.
+#[cfg(any(feature = "lease", feature = "segment"))]
 pub(crate) fn run_ddl<C>(conn: &mut C, sql: &str) -> QueryResult<()>
 where
-    C: Connection,
+    C: diesel::connection::Connection,
     C::Backend: DieselBackend,
 {
-    let start = Instant::now();
+    let start = std::time::Instant::now();
     let mut pause = Duration::from_millis(5);
     loop {
         match conn.batch_execute(sql) {

@@ -161,8 +161,10 @@ where
 
 /// Runs flakeid's statements on an async connection the caller lends (for
 /// operators' reads on the application's own connection).
+#[cfg(feature = "lease")]
 pub(crate) struct AsyncOnConnection<'c, C>(pub(crate) tokio::sync::Mutex<&'c mut C>);
 
+#[cfg(feature = "lease")]
 impl<C> AsyncSqlExecutor for AsyncOnConnection<'_, C>
 where
     C: AsyncConnectionCore + Send,

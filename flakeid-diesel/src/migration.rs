@@ -65,7 +65,9 @@ use flakeid_sql::Dialect;
 use flakeid_sql::SqlExecutor as _;
 pub use flakeid_sql::{MigrationLock, MigrationLockTimeout};
 
-use crate::backend::{DieselBackend, SQLITE_BUSY_TIMEOUT, is_sqlite_busy, run_ddl};
+#[cfg(any(feature = "lease", feature = "segment"))]
+use crate::backend::run_ddl;
+use crate::backend::{DieselBackend, SQLITE_BUSY_TIMEOUT, is_sqlite_busy};
 use crate::executor::OnConnection;
 
 /// Why [`run`] failed.
@@ -190,6 +192,7 @@ impl TableMigration {
         self.name
     }
 
+    #[cfg(any(feature = "lease", feature = "segment"))]
     pub(crate) const fn new(
         version: &'static str,
         name: &'static str,
@@ -205,6 +208,7 @@ impl TableMigration {
     }
 
     /// Creates the table if it does not exist (the migration's `up.sql`).
+    #[cfg(any(feature = "lease", feature = "segment"))]
     pub(crate) fn create_table<C>(&self, conn: &mut C) -> QueryResult<()>
     where
         C: Connection,
