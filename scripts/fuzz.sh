@@ -148,7 +148,7 @@ for t in "${run_targets[@]}"; do
         -max_total_time="$seconds" -print_final_stats=1 -timeout=20 "${extra[@]}" \
         >"$logs/$t.log" 2>&1 || status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs/$t.log" | tail -1)
-    done_line=$(grep -E '^#[0-9]+ +(DONE|INITED)' "$logs/$t.log" | tail -1 || true)
+    done_line=$(grep -aE '^#[0-9]+[[:space:]]+(DONE|INITED)' "$logs/$t.log" | tail -1 || true)
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$done_line")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$done_line")
     corpus=$(find "$fuzz/corpus/$t" -type f | wc -l)
