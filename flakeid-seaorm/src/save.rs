@@ -35,8 +35,9 @@ use hashlink::LinkedHashSet;
 use sea_orm::ActiveModelTrait;
 
 /// How many of the keys `assign_id` set this process remembers at most (the
-/// most recent; a key stays remembered after its row is stored, see the
-/// [module docs](self)); past that, the oldest is forgotten. A row whose key
+/// most recent; a key stays remembered after its row is stored, so that a
+/// `save` retried after a rollback still inserts); past that, the oldest is
+/// forgotten. A row whose key
 /// was forgotten before it was stored is refused by `save` with
 /// [`Error::KeyNotStored`](crate::Error::KeyNotStored); its `insert` still
 /// works.

@@ -47,7 +47,9 @@ pub(crate) fn ask<A: Ask, R: Sleep>(
 /// Asks `attempt` until it gives a value, waiting as it says on `timers`.
 /// Once an event wait has lasted its bound, `give_up` gives the answer (the
 /// non-blocking call's: the value if it has just become available, else
-/// the error that says why not). See [`ask`] for what the future costs.
+/// the error that says why not). Its first poll is one attempt: a call
+/// that needs no wait is ready then, and only a call that has to wait moves
+/// its state to the heap.
 pub fn until_ready<T, E, R: Sleep>(
     timers: &R,
     attempt: impl FnMut() -> Result<Attempt<T>, E>,
