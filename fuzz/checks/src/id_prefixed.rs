@@ -9,8 +9,9 @@
 //! itself checked against an oracle by the other targets), to that ID; the
 //! ID prints as the prefix and the number's canonical text, which reads
 //! back as the same ID (for decimal and base62, the very text it was read
-//! from). Anything else is an [`IdError`] naming the
-//! text and the type. No text reads as two of the types. As a JSON string
+//! from). Anything else is an [`IdError`] naming the type: for another
+//! prefix or none the whole text, after the right prefix exactly what the
+//! unprefixed type says of the number. No text reads as two of the types. As a JSON string
 //! the text reads the same; the ID writes as its prefixed text.
 
 use flakeid_core::encoding::TextForm;
@@ -87,16 +88,24 @@ where
                 "{s:?}: {message:?} does not name {}",
                 I::NAME
             );
-            // The text, or, after the right prefix, the number that is wrong
-            // (as the unprefixed type's errors name it).
-            let named = prefix.number_part(s).unwrap_or(s);
-            // Errors quote it as `Debug` does, escaped where it must be.
-            let quoted = format!("{named:?}");
-            let escaped = &quoted[1..quoted.len() - 1];
-            assert!(
-                message.contains(named) || message.contains(escaped),
-                "{message:?} does not name {named:?}"
-            );
+            match prefix.number_part(s) {
+                // After the right prefix, the number's error: what the
+                // unprefixed type says of it (the text or the value out of
+                // range), naming this type.
+                Some(number) => {
+                    let bare = bare(prefix.form(), number).expect_err("refused above");
+                    let said = bare.to_string().replace(TwitterId::NAME, I::NAME);
+                    assert_eq!(message, said, "{s:?}");
+                }
+                // Else the whole text, quoted as `Debug` does.
+                None => {
+                    let quoted = format!("{s:?}");
+                    assert!(
+                        message.contains(&quoted),
+                        "{message:?} does not name {quoted}"
+                    );
+                }
+            }
         }
         (got, want) => panic!("{} from {s:?}: got {got:?}, want {want:?}", I::NAME),
     }
