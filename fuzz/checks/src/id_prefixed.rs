@@ -10,9 +10,10 @@
 //! ID prints as the prefix and the number's canonical text, which reads
 //! back as the same ID (for decimal and base62, the very text it was read
 //! from). Anything else is an [`IdError`] naming the type: for another
-//! prefix or none the whole text, after the right prefix exactly what the
-//! unprefixed type says of the number. No text reads as two of the types. As a JSON string
-//! the text reads the same; the ID writes as its prefixed text.
+//! prefix or none the text (its first 64 characters), after the right
+//! prefix exactly what the unprefixed type says of the number. No text
+//! reads as two of the types. As a JSON string the text reads the same;
+//! the ID writes as its prefixed text.
 
 use flakeid_core::encoding::TextForm;
 use flakeid_core::{FlakeId, IdError, flake_id};
@@ -94,12 +95,19 @@ where
                 // range), naming this type.
                 Some(number) => {
                     let bare = bare(prefix.form(), number).expect_err("refused above");
-                    let said = bare.to_string().replace(TwitterId::NAME, I::NAME);
+                    // The first mention is the type's; the text may hold
+                    // the name too.
+                    let said = bare.to_string().replacen(TwitterId::NAME, I::NAME, 1);
                     assert_eq!(message, said, "{s:?}");
                 }
-                // Else the whole text, quoted as `Debug` does.
+                // Else the text (its first 64 characters and `…` when
+                // longer), quoted as `Debug` does.
                 None => {
-                    let quoted = format!("{s:?}");
+                    let shown: String = match s.char_indices().nth(64) {
+                        Some((cut, _)) => format!("{}…", &s[..cut]),
+                        None => s.to_owned(),
+                    };
+                    let quoted = format!("{shown:?}");
                     assert!(
                         message.contains(&quoted),
                         "{message:?} does not name {quoted}"
