@@ -20,8 +20,9 @@
 //! migration is the plan's statements on one connection, the ID function
 //! as the keys' default on PostgreSQL and MariaDB. One writer inserts rows
 //! into `users` with plain SQL (the default key) on a connection of its own
-//! (on SQLite, into a table of its own: SQLite has one writer per database)
-//! from before the migration starts until after it ends; "longest insert"
+//! (on SQLite, into a table of its own, 1 ms apart: SQLite has one writer
+//! per database, and one that never pauses keeps every other out) from
+//! before the migration starts until after it ends; "longest insert"
 //! is its slowest insert, the time it was blocked. Each run prints a
 //! `RESULT` line, then the table.
 //!
@@ -172,7 +173,10 @@ async fn measure(
     keys: Keys,
     counts: (u32, u32, u32),
 ) -> Result<Times, String> {
-    let mut sql = Sql::connect(kind, url).await;
+    let mut sql = match kind {
+        Kind::Sqlite => Sql::Lite(sqlite_waiting(url).await?),
+        _ => Sql::connect(kind, url).await,
+    };
     create_schema(&mut sql, kind, keys, counts).await;
     let dialect = kind.dialect();
     let mut adoption = Adoption::new(dialect, presets::twitter())
@@ -243,14 +247,7 @@ async fn write(
     started: Arc<AtomicBool>,
 ) -> Result<(Vec<(Instant, Duration)>, u64), String> {
     let mut sql = match kind {
-        Kind::Sqlite => {
-            use sqlx::ConnectOptions as _;
-            use std::str::FromStr as _;
-            let options = sqlx::sqlite::SqliteConnectOptions::from_str(&url)
-                .map_err(|e| e.to_string())?
-                .busy_timeout(Duration::from_secs(600));
-            Sql::Lite(options.connect().await.map_err(|e| e.to_string())?)
-        }
+        Kind::Sqlite => Sql::Lite(sqlite_waiting(&url).await?),
         _ => Sql::connect(kind, &url).await,
     };
     let insert = match kind {
@@ -270,8 +267,30 @@ async fn write(
             }
             Err(e) => return Err(format!("the writer's insert {}: {e}", times.len() + 1)),
         }
+        if kind == Kind::Sqlite {
+            // SQLite's busy handler polls: a writer that takes the one write
+            // lock again at once keeps the migration's `BEGIN IMMEDIATE`
+            // out for as long as it writes (over 5 s on a loaded machine).
+            tokio::time::sleep(WRITER_PAUSE_ON_SQLITE).await;
+        }
     }
     Ok((times, refused))
+}
+
+/// The SQLite writer's pause between two inserts.
+const WRITER_PAUSE_ON_SQLITE: Duration = Duration::from_millis(1);
+
+/// A SQLite connection that waits for the write lock as long as a run may
+/// take (sqlx's default busy timeout is 5 s).
+async fn sqlite_waiting(url: &str) -> Result<sqlx::SqliteConnection, String> {
+    use sqlx::ConnectOptions as _;
+    use std::str::FromStr as _;
+    sqlx::sqlite::SqliteConnectOptions::from_str(url)
+        .map_err(|e| e.to_string())?
+        .busy_timeout(Duration::from_secs(600))
+        .connect()
+        .await
+        .map_err(|e| e.to_string())
 }
 
 fn report(
