@@ -308,6 +308,8 @@ macro_rules! __flakeid_core_impl_async_graphql {
 pub use crate::__flakeid_core_impl_async_graphql as impl_async_graphql;
 
 #[cfg(feature = "ts-rs")]
+pub use crate::interop::ts_rs::{decl as ts_rs_decl, docs as ts_rs_docs, inline as ts_rs_inline};
+#[cfg(feature = "ts-rs")]
 pub use ::ts_rs;
 
 /// `ts_rs::TS` for an ID type. Expands to nothing because flakeid-core
@@ -322,6 +324,8 @@ macro_rules! __flakeid_core_impl_ts_rs {
 #[doc(hidden)]
 pub use crate::__flakeid_core_impl_ts_rs as impl_ts_rs;
 
+#[cfg(feature = "specta")]
+pub use crate::interop::specta::docs as specta_docs;
 #[cfg(feature = "specta")]
 pub use ::specta;
 
@@ -347,14 +351,28 @@ pub use crate::__flakeid_core_impl_specta as impl_specta;
 
 pub use crate::__scheme_of as scheme_of;
 pub use crate::__setters as setters;
+pub use crate::__time_setters as time_setters;
 pub use crate::encoding::error::excerpt;
 pub use crate::fork::{current_tag as fork_current_tag, tag as fork_tag};
 pub use crate::generator::{Attach, Ceiling, Movable, Sealable};
+pub use crate::layout::time::{Epoch, Tick, TimeSettings, end_millis};
 pub use crate::node::leased::sealable;
 pub use crate::runtime::ask::until_ready;
 pub use crate::runtime::signal::{Signal, note_blocking_wait, timeout};
 pub use crate::source::{EXAMPLE_UNIX_MILLIS, example_id, layout_bounds, tick_span};
 pub use crate::telemetry::handles::{Counter, Gauge, Histogram};
+
+/// The [`Decoded`](crate::Decoded) of a layout's parts, as the layouts of
+/// flakeid-core decode: fields `tick`, then `node_fields`, then
+/// `sequence`, and the parts themselves.
+pub fn decoded_layout_parts(
+    id: u64,
+    timestamp: Option<std::time::SystemTime>,
+    parts: crate::layout::Parts,
+    node_fields: impl IntoIterator<Item = (std::borrow::Cow<'static, str>, u64)>,
+) -> crate::Decoded {
+    crate::Decoded::from_layout_parts(id, timestamp, parts, node_fields)
+}
 
 /// A process-wide generator built from `builder` and attached to its node
 /// source, but not installed: flakeid-lease's protocol simulation runs many

@@ -1,15 +1,14 @@
 //! ID types over flakeid-core's layouts with a source of their own
 //! (`#[flake_id(layout = …, source = …)]`): a source of another layout is
 //! refused, the first call after the source is built waits at most a tick,
-//! decimal layouts and random starts generate, validate and decode, a
-//! source may be chosen at run time, and reading a value configures no
+//! a source may be chosen at run time, and reading a value configures no
 //! process-wide generator (in a child process of its own). (ID types over
-//! the schemes beyond layouts are tested in flakeid-schemes.)
+//! the layouts and schemes of flakeid-schemes are tested there.)
 #![cfg(feature = "macros")]
 
 use std::sync::OnceLock;
 
-use flakeid_core::layout::{BitLayout, DecimalLayout, RandomStart, presets};
+use flakeid_core::layout::presets;
 use flakeid_core::{ConfigError, FlakeId, GenerateError, Generator, IdSource, flake_id, global};
 
 /// A `generator = …` function over a lazily built generator; a build
@@ -23,38 +22,12 @@ macro_rules! source_fn {
     };
 }
 
-source_fn!(decimal_ids: Generator<DecimalLayout> =
-    Generator::builder(
-        DecimalLayout::time_sequence_server(1_704_067_200_000).expect("decimal layout"),
-        3,
-    )
-    .build()
-    .expect("decimal generator"));
-source_fn!(random_start_ids: Generator<RandomStart<BitLayout>> =
-    Generator::builder(RandomStart::new(presets::twitter()).expect("random start"), 9)
-        .build()
-        .expect("random-start generator"));
-
-/// The layouts of the ID types below.
-fn decimal_layout() -> DecimalLayout {
-    DecimalLayout::time_sequence_server(1_704_067_200_000).expect("decimal layout")
-}
-fn random_start_twitter() -> RandomStart<BitLayout> {
-    RandomStart::new(presets::twitter()).expect("random start")
-}
-
-#[flake_id(layout = decimal_layout, source = decimal_ids)]
-pub struct DecimalSeqId(i64);
-
-#[flake_id(layout = random_start_twitter, source = random_start_ids)]
-pub struct RandomStartId(i64);
-
 /// A source chosen at run time.
 fn any_source() -> Result<&'static dyn IdSource, ConfigError> {
-    Ok(decimal_ids()?)
+    Ok(js_safe_ids()?)
 }
 
-#[flake_id(layout = decimal_layout, source = any_source)]
+#[flake_id(layout = presets::js_safe, source = any_source)]
 pub struct AnyId(i64);
 
 #[flake_id]
@@ -96,8 +69,7 @@ fn a_source_of_another_layout_than_the_type_declares_is_refused() {
     }
     // Types whose layout and source agree are unaffected.
     assert!(FreshId::generate().is_ok());
-    assert!(DecimalSeqId::generate().is_ok());
-    assert!(RandomStartId::generate().is_ok());
+    assert!(AnyId::generate().is_ok());
 }
 
 /// The bound `FlakeId::try_generate` documents: the first call after the
@@ -126,48 +98,11 @@ fn the_first_try_generate_after_the_source_is_built_waits_at_most_one_tick() {
 }
 
 #[test]
-fn decimal_layout_generates_validates_and_decodes() {
-    let layout = DecimalLayout::time_sequence_server(1_704_067_200_000).expect("layout");
-    let ids = DecimalSeqId::generate_many(10).expect("a batch");
-    assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing: {ids:?}");
-    for id in &ids {
-        assert_eq!(id.get() % 10, 3, "server digit");
-    }
-    let d = ids[0].decode();
-    let parts = layout.decompose(ids[0].get().unsigned_abs());
-    assert_eq!(d.parts, Some(parts));
-    let expected: Vec<(&str, u64)> = vec![
-        ("tick", parts.tick),
-        ("node", 3),
-        ("sequence", parts.sequence),
-    ];
-    let fields: Vec<(&str, u64)> = d.fields.iter().map(|(n, v)| (n.as_ref(), *v)).collect();
-    assert_eq!(fields, expected);
-    assert!(d.timestamp.is_some());
-    assert_eq!(DecimalSeqId::max_value(), layout.max_id());
-    assert!(DecimalSeqId::from_u64(layout.max_id() + 1).is_err());
-    assert!(DecimalSeqId::from_u64(layout.max_id()).is_ok());
-}
-
-#[test]
-fn random_start_decodes_the_stored_sequence() {
-    let twitter = presets::twitter();
-    let ids = RandomStartId::generate_many(10).expect("a batch");
-    assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing: {ids:?}");
-    let raw = ids[0].get().unsigned_abs();
-    let d = ids[0].decode();
-    assert_eq!(d.parts, Some(twitter.decompose(raw)));
-    assert_eq!(d.field("sequence"), Some(twitter.decompose(raw).sequence));
-    assert_eq!(d.timestamp, Some(twitter.timestamp(raw)));
-    assert_eq!(RandomStartId::max_value(), twitter.max_id());
-}
-
-#[test]
 fn a_source_chosen_at_run_time_backs_an_id_type() {
     let id = AnyId::generate().expect("a fresh ID");
     assert!(std::ptr::addr_eq(
         AnyId::source().expect("source"),
-        decimal_ids().expect("generator")
+        js_safe_ids().expect("generator")
     ));
     assert_eq!(id.decode().field("node"), Some(3));
 }

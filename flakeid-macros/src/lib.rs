@@ -58,7 +58,7 @@
 //! |---|---|---|
 //! | (none) | ID type | Twitter's layout; IDs from the process-wide generator (`flakeid_core::global`) |
 //! | `layout = path` | ID type | `path()` returns the layout (e.g. `presets::discord`, or a function of yours); IDs from a process-wide generator of it with this process's node ID |
-//! | `scheme = path` | ID type | the same for any scheme: a layout wrapped in `RandomStart`, `flakeid-schemes`' `TraceIdLayout`, `RandomKeys`, `DecimalIdScheme` … (anything implementing `flakeid_core::GlobalScheme`) |
+//! | `scheme = path` | ID type | the same for any scheme: `flakeid-schemes`' `DecimalLayout`, a layout wrapped in `RandomStart`, `TraceIdLayout`, `RandomKeys`, `DecimalIdScheme` … (anything implementing `flakeid_core::GlobalScheme`) |
 //! | `source = path` | ID type, with `layout`/`scheme` | `path()` returns `Result<&'static G, ConfigError>` for an `IdSource` of your own |
 //! | `cut_over = N` | ID type | keys below `N` were issued before the table switched to flake keys (the `flakeid-adopt` crate): they decode as such and count as older than every flake key (`FlakeId::CUT_OVER`) |
 //! | `seaorm`, `diesel` | both | emit that ORM's impls (implied by `flakeid_seaorm::flake_id` / `flakeid_diesel::flake_id`) |

@@ -7,6 +7,14 @@
 //! file for each of them), so an ID type of any of them is declared with
 //! `#[flake_id(scheme = …)]` like one of a layout:
 //!
+//! * [`DecimalLayout`] — time, sequence and node fields as groups of
+//!   decimal digits, so that an ID reads as its parts (the 13 + 6 + 1
+//!   digit "BigInt UID" among them), run by a
+//!   [`Generator`](flakeid_core::Generator) like a bit layout
+//!   (`decimal_layout.rs`).
+//! * [`RandomStart`] — a random starting sequence per tick around any
+//!   layout: hides how many IDs a node issued, keeps every guarantee of the
+//!   generator (`random_start.rs`).
 //! * [`RandomKeys`] ([`RandomKeyGenerator`]) — random low bits instead of a
 //!   sequence (the "nonsequential key"), with its collision probability
 //!   (`random_key.rs`).
@@ -25,9 +33,8 @@
 //!   the stored key stays time-ordered (obfuscation, not encryption;
 //!   `permute.rs`).
 //!
-//! Bit layouts, decimal digit layouts and random starting sequences are
-//! [`layout`](flakeid_core::layout)s run by a [`Generator`](flakeid_core::Generator)
-//! of `flakeid-core`; 128-bit flakes are in `flakeid-flake128`, short keys
+//! Bit layouts are in `flakeid-core`'s [`layout`](flakeid_core::layout);
+//! 128-bit flakes are in `flakeid-flake128`, short keys
 //! and dense IDs served from database segments in `flakeid-segment` (whose
 //! `SegmentIds` is a [`GeneratorIdSource`] for DecimalId).
 //!
@@ -55,18 +62,22 @@
 #![warn(missing_docs)]
 
 mod decimal_id;
+mod decimal_layout;
 mod offset_range;
 mod permute;
 mod random_key;
+mod random_start;
 mod trace;
 
 pub use decimal_id::{
     DecimalIdError, DecimalIdGenerator, DecimalIdGeneratorBuilder, DecimalIdParts, DecimalIdScheme,
     GeneratorIdSource, init_generator_ids,
 };
+pub use decimal_layout::{DecimalLayout, DecimalLayoutBuilder};
 pub use offset_range::{LocationRange, OffsetRangeError, OffsetRanges};
 pub use permute::{Permutation, PermuteError};
 pub use random_key::{RandomKeyGenerator, RandomKeyGeneratorBuilder, RandomKeys};
+pub use random_start::RandomStart;
 pub use trace::{
     TraceIdError, TraceIdGenerator, TraceIdGeneratorBuilder, TraceIdLayout, TraceIdParts,
 };

@@ -18,7 +18,7 @@ use rand::{RngExt as _, SeedableRng as _};
 /// `1..sequences_per_tick` (`1..=8191` for 13 bits) instead of a counter.
 ///
 /// Works with any [`Layout`]: [`presets::nonsequential`](flakeid_core::layout::presets::nonsequential)
-/// for the published scheme, a [`DecimalLayout`](flakeid_core::layout::DecimalLayout)
+/// for the published scheme, a [`DecimalLayout`](crate::DecimalLayout)
 /// for the random variant of the 13 + 6 + 1 digit scheme. Lock-free
 /// (one `fetch_add` per ID) and `Send + Sync`. IDs are never 0 (the random
 /// part is at least 1) but **can repeat**: see the
@@ -255,7 +255,7 @@ impl<L: Layout, C: Clock> RandomKeyGenerator<L, C> {
 /// key. When that is not acceptable use a sequence — the same bit layout
 /// with a [`Generator`](flakeid_core::Generator) ([`presets::nonsequential`]) —
 /// or a random *starting* sequence per tick, which is collision-free and
-/// still hides volume ([`RandomStart`](flakeid_core::layout::RandomStart)).
+/// still hides volume ([`RandomStart`](crate::RandomStart)).
 ///
 /// # Epoch and sign
 ///

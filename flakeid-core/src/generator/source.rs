@@ -3,7 +3,7 @@
 
 use crate::clock::Clock;
 use crate::error::ConfigError;
-use crate::layout::{BitLayout, DecimalLayout, DecodeLayout, Layout, RandomStart};
+use crate::layout::{BitLayout, DecodeLayout, Layout};
 use crate::source::{GlobalScheme, IdSource, NodeConfig, batch_source, downcast, scheme_of};
 
 use super::Generator;
@@ -55,28 +55,5 @@ impl GlobalScheme for BitLayout {
 
     fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
         downcast::<Self>(other) == Some(self)
-    }
-}
-
-impl GlobalScheme for DecimalLayout {
-    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
-        config.generator(*self)
-    }
-
-    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
-        downcast::<Self>(other) == Some(self)
-    }
-}
-
-/// Two random-start schemes are the same when their inner layouts and start
-/// ranges are (the seed differs from process to process).
-impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> GlobalScheme for RandomStart<L> {
-    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
-        config.generator(self.clone())
-    }
-
-    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
-        downcast::<Self>(other)
-            .is_some_and(|o| o.inner() == self.inner() && o.start_range() == self.start_range())
     }
 }

@@ -7,8 +7,8 @@
 //! | `utoipa` | `utoipa::PartialSchema` and `ToSchema`: a string of decimal digits (see below) |
 //! | `schemars` | `schemars::JsonSchema`: the same schema |
 //! | `async-graphql` | a GraphQL scalar named after the type (a string on the wire), `async_graphql::ID` conversions, `CursorType` ([`async_graphql`]) |
-//! | `ts-rs` | `ts_rs::TS`: `export type UserId = string;` ([`ts_rs`]) |
-//! | `specta` | `specta::Type`: `export type UserId = string;` through specta-typescript ([`specta`]) |
+//! | `ts-rs` | `ts_rs::TS`: `export type UserId = string;` ([below](#typescript-through-ts-rs-and-specta)) |
+//! | `specta` | `specta::Type`: `export type UserId = string;` through specta-typescript ([below](#typescript-through-ts-rs-and-specta)) |
 //!
 //! Protocol Buffers (prost, tonic) need no feature: message fields are
 //! `int64`, `fixed64` or `string`, and every ID type converts to and from
@@ -65,6 +65,80 @@
 //! string (type `string`, 32 lowercase hex digits in UUID groups), under
 //! the name `Flake128`.
 //!
+//!
+//! # TypeScript through ts-rs and specta
+//!
+//! With the feature `ts-rs` (a `ts_rs::TS`) or `specta` (a named
+//! `specta::Type`, which specta-typescript declares once), every
+//! `#[flake_id]` type is exported as an alias named after the type, under
+//! a JSDoc comment of the description above, and the types holding it
+//! refer to it by name (ts-rs: from a file of its own, `UserId.ts`):
+//!
+//! ```ts
+//! /** A 64-bit ID, sent as a string of decimal digits because JavaScript numbers round integers above 2^53. */
+//! export type UserId = string;
+//! export type OrderId = `ord_${string}`; // #[flake_id(prefix = "ord")], through ts-rs
+//! export type User = { id: UserId, referrer: UserId | null };
+//! ```
+//!
+//! That is what the server sends: a string, never a `number` (which rounds
+//! above 2^53) or a `bigint` (which `JSON.parse` never produces), what the
+//! exporters make of an `i64`: an ID type must not be exported as its
+//! `i64`. Through ts-rs, a type with a prefix is a template literal type
+//! (TypeScript 4.1 and later), so that a `UserId` where an `OrderId`
+//! belongs fails to compile. specta has no template literal type (and the
+//! raw TypeScript of specta-typescript's `define` is an opaque reference
+//! that other exporters refuse): there it stays `string`, its
+//! documentation naming the prefix and the form of the number. specta 2
+//! exists only as release candidates, and a named type's `Type` impl calls
+//! an interface that may change between them: the feature requires exactly
+//! specta `2.0.0-rc.27`, as specta-typescript `0.0.14` does.
+//!
+//! ```
+//! # #[cfg(feature = "ts-rs")] {
+//! use flakeid_core::flake_id;
+//! use ts_rs::{Config, TS};
+//!
+//! #[flake_id]
+//! pub struct UserId(i64);
+//! #[flake_id(prefix = "ord")]
+//! pub struct OrderId(i64);
+//!
+//! let cfg = Config::default();
+//! assert_eq!(UserId::name(&cfg), "UserId");
+//! assert_eq!(UserId::inline(&cfg), "string");
+//! assert_eq!(UserId::decl(&cfg), "type UserId = string;");
+//! let file = UserId::export_to_string(&cfg).expect("a declaration");
+//! assert!(file.contains("/**\n * A 64-bit ID, sent as a string"));
+//! assert!(file.contains("export type UserId = string;"));
+//! assert_eq!(OrderId::inline(&cfg), "`ord_${string}`");
+//! assert_eq!(OrderId::decl(&cfg), "type OrderId = `ord_${string}`;");
+//! # }
+//! ```
+//!
+//! ```
+//! # #[cfg(feature = "specta")] {
+//! use flakeid_core::flake_id;
+//! use specta::datatype::{DataType, Primitive};
+//! use specta::{Type, Types};
+//!
+//! #[flake_id]
+//! pub struct UserId(i64);
+//! #[flake_id(prefix = "ord")]
+//! pub struct OrderId(i64);
+//!
+//! let types = Types::default().register::<UserId>().register::<OrderId>();
+//! let mut named: Vec<_> = types.into_unsorted_iter().collect();
+//! named.sort_by(|a, b| a.name.cmp(&b.name));
+//! assert_eq!(named.len(), 2);
+//! assert_eq!(named[1].name, "UserId");
+//! assert!(named[1].docs.starts_with("A 64-bit ID, sent as a string"));
+//! assert!(matches!(named[1].ty, Some(DataType::Primitive(Primitive::str))));
+//! assert!(named[0].docs.contains("`ord_`"));
+//! // Used in another type, it is a reference to that one declaration.
+//! assert!(matches!(UserId::definition(&mut Types::default()), DataType::Reference(_)));
+//! # }
+//! ```
 
 #[cfg(feature = "async-graphql")]
 pub mod async_graphql;
@@ -75,7 +149,7 @@ pub(crate) mod schemars;
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
 #[cfg(feature = "specta")]
-pub mod specta;
+pub(crate) mod specta;
 #[cfg(any(
     feature = "sqlx-postgres",
     feature = "sqlx-mysql",
@@ -83,7 +157,7 @@ pub mod specta;
 ))]
 pub mod sqlx;
 #[cfg(feature = "ts-rs")]
-pub mod ts_rs;
+pub(crate) mod ts_rs;
 #[cfg(feature = "utoipa")]
 pub(crate) mod utoipa;
 

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::impl_layout;
-use super::time::{TimeSettings, end_millis, time_setters};
+use super::time::{TimeSettings, end_millis};
 use crate::layout::LayoutError;
 use crate::layout::Parts;
 
@@ -625,7 +625,7 @@ impl BitLayoutBuilder {
         sequence_bits(bits: u8) => sequence_bits = Some(bits);
     }
 
-    time_setters!();
+    crate::__time_setters!();
 
     crate::setters! {
         /// Order of the node and sequence fields (default [`FieldOrder::NodeThenSequence`]).

@@ -3,26 +3,23 @@
 //!
 //! The [`Layout`] trait is everything a [`Generator`](crate::Generator)
 //! needs to know about a layout. [`BitLayout`] implements it for the
-//! Snowflake family (bit fields in a 63-bit or 53-bit domain);
-//! [`DecimalLayout`] (decimal digit fields) and
-//! `Flake128Layout` (128-bit flakes, in the `flakeid-flake128` crate)
-//! implement the same trait, and [`RandomStart`] wraps any of them.
+//! Snowflake family (bit fields in a 63-bit or 53-bit domain); the
+//! `flakeid-schemes` crate's `DecimalLayout` (decimal digit fields) and
+//! `RandomStart` (a random starting sequence per tick, around any layout)
+//! and the `flakeid-flake128` crate's `Flake128Layout` (128-bit flakes)
+//! implement the same trait.
 
 mod bits;
-mod decimal_digits;
 mod error;
 pub mod presets;
-mod random_start;
-mod time;
+pub(crate) mod time;
 
 pub use bits::{BitLayout, BitLayoutBuilder, Domain, FieldOrder, NodeField};
-pub use decimal_digits::{DecimalLayout, DecimalLayoutBuilder};
 pub use error::LayoutError;
-pub use random_start::RandomStart;
 
 /// A 64-bit [`Layout`] that is also an [`IdScheme`](crate::IdScheme), so
 /// that a [`Generator`](crate::Generator) running it is an
-/// [`IdSource`](crate::IdSource): every layout of this module.
+/// [`IdSource`](crate::IdSource): every 64-bit layout of flakeid's crates.
 pub trait DecodeLayout: Layout<Raw = u64> + crate::IdScheme {}
 
 impl<L: Layout<Raw = u64> + crate::IdScheme> DecodeLayout for L {}

@@ -1,6 +1,7 @@
-//! What both layout builders take for the time field: the tick and the
-//! epoch, set in milliseconds or as a `Duration` / `SystemTime`, checked
-//! the same way, with the same setters.
+//! What every layout builder takes for the time field (`BitLayoutBuilder`
+//! here, `DecimalLayoutBuilder` in flakeid-schemes, through `__private`):
+//! the tick and the epoch, set in milliseconds or as a `Duration` /
+//! `SystemTime`, checked the same way, with the same setters.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -8,20 +9,28 @@ use super::LayoutError;
 
 /// The tick and the epoch as a builder was given them.
 #[derive(Debug, Clone, Default)]
-pub(super) struct TimeSettings {
-    pub(super) tick: Option<Tick>,
-    pub(super) epoch: Option<Epoch>,
+pub struct TimeSettings {
+    /// The tick, if set.
+    pub tick: Option<Tick>,
+    /// The epoch, if set.
+    pub epoch: Option<Epoch>,
 }
 
+/// A tick as given: in milliseconds or as a `Duration`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Tick {
+pub enum Tick {
+    /// `tick_millis(ms)`.
     Millis(u64),
+    /// `tick(duration)`.
     Duration(Duration),
 }
 
+/// An epoch as given: in Unix milliseconds or as a `SystemTime`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Epoch {
+pub enum Epoch {
+    /// `epoch_millis(ms)`.
     Millis(u64),
+    /// `epoch(time)`.
     Time(SystemTime),
 }
 
@@ -29,7 +38,7 @@ impl TimeSettings {
     /// The widths of the time and sequence fields (bits or digits), each
     /// given with the name of its setting, and the epoch: every layout
     /// needs them, and neither field may be empty (`zero` names it).
-    pub(super) fn widths(
+    pub fn widths(
         &self,
         time: (Option<u8>, &'static str),
         sequence: (Option<u8>, &'static str),
@@ -49,14 +58,14 @@ impl TimeSettings {
     }
 
     /// The epoch, which every layout needs.
-    pub(super) fn epoch(&self) -> Result<&Epoch, LayoutError> {
+    pub fn epoch(&self) -> Result<&Epoch, LayoutError> {
         self.epoch
             .as_ref()
             .ok_or(LayoutError::Missing { setting: "epoch" })
     }
 
     /// The tick in whole milliseconds, at least 1 (1 when not set).
-    pub(super) fn tick_millis(&self) -> Result<u64, LayoutError> {
+    pub fn tick_millis(&self) -> Result<u64, LayoutError> {
         match self.tick.clone().unwrap_or(Tick::Millis(1)) {
             Tick::Millis(0) => Err(LayoutError::ZeroTick {
                 tick: Duration::ZERO,
@@ -73,11 +82,7 @@ impl TimeSettings {
 
     /// The epoch in whole milliseconds since the Unix epoch; `tick_millis`
     /// and `time_bits` name the layout in an overflow error.
-    pub(super) fn epoch_millis(
-        &self,
-        tick_millis: u64,
-        time_bits: u32,
-    ) -> Result<u64, LayoutError> {
+    pub fn epoch_millis(&self, tick_millis: u64, time_bits: u32) -> Result<u64, LayoutError> {
         match self.epoch()? {
             Epoch::Millis(ms) => Ok(*ms),
             Epoch::Time(t) => match t.duration_since(UNIX_EPOCH) {
@@ -103,7 +108,7 @@ impl TimeSettings {
 /// The end (Unix ms) of `ticks` ticks of `tick_millis` from `epoch_millis`,
 /// if it is a representable time; else the overflow, naming the layout's
 /// `time_bits`.
-pub(super) fn end_millis(
+pub fn end_millis(
     epoch_millis: u64,
     tick_millis: u64,
     ticks: u128,
@@ -123,22 +128,22 @@ pub(super) fn end_millis(
 
 /// The tick and epoch setters of a layout builder with a `time:
 /// TimeSettings` field.
-macro_rules! time_setters {
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __time_setters {
     () => {
-        crate::setters! {
+        $crate::__private::setters! {
             /// Length of one tick; a whole number of milliseconds, at least 1 ms (default 1 ms).
-            tick(tick: ::std::time::Duration) => time.tick = Some($crate::layout::time::Tick::Duration(tick));
+            tick(tick: ::std::time::Duration) => time.tick = Some($crate::__private::Tick::Duration(tick));
 
             /// Length of one tick in milliseconds, at least 1 (default 1).
-            tick_millis(millis: u64) => time.tick = Some($crate::layout::time::Tick::Millis(millis));
+            tick_millis(millis: u64) => time.tick = Some($crate::__private::Tick::Millis(millis));
 
             /// The time of tick 0; a whole number of milliseconds, not before 1970.
-            epoch(epoch: ::std::time::SystemTime) => time.epoch = Some($crate::layout::time::Epoch::Time(epoch));
+            epoch(epoch: ::std::time::SystemTime) => time.epoch = Some($crate::__private::Epoch::Time(epoch));
 
             /// The time of tick 0, in milliseconds since the Unix epoch.
-            epoch_millis(millis: u64) => time.epoch = Some($crate::layout::time::Epoch::Millis(millis));
+            epoch_millis(millis: u64) => time.epoch = Some($crate::__private::Epoch::Millis(millis));
         }
     };
 }
-
-pub(super) use time_setters;

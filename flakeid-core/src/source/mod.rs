@@ -24,9 +24,9 @@ use crate::runtime::{Attempt, Wait};
 ///   are IDs of it, and what their fields mean. It is pure data — no node
 ///   ID, no clock, no environment — so a read-only service can check and
 ///   decode stored IDs without being configured to issue any. A
-///   [`BitLayout`] is one; so are [`DecimalLayout`] and [`RandomStart`],
-///   and the schemes of the `flakeid-schemes` crate (`TraceIdLayout`,
-///   `RandomKeys`, `DecimalIdScheme`).
+///   [`BitLayout`] is one; so are the layouts and schemes of the
+///   `flakeid-schemes` crate (`DecimalLayout`, `RandomStart`,
+///   `TraceIdLayout`, `RandomKeys`, `DecimalIdScheme`).
 /// * An [`IdSource`] issues IDs of a scheme: a [`Generator`](crate::Generator) running a
 ///   layout for one node, or a generator of `flakeid-schemes`
 ///   (`DecimalIdGenerator`, `TraceIdGenerator`, `RandomKeyGenerator`).
@@ -38,7 +38,7 @@ use crate::runtime::{Attempt, Wait};
 ///
 /// | scheme | IDs | rules beyond `1..=max_id` |
 /// |---|---|---|
-/// | a [`BitLayout`], [`DecimalLayout`] or [`RandomStart`] | time-ordered, unique | none |
+/// | a [`BitLayout`], or `DecimalLayout` or `RandomStart` (`flakeid-schemes`) | time-ordered, unique | none |
 /// | `RandomKeys` (`flakeid-schemes`) | time + random low part (can collide) | random part ≥ 1 |
 /// | `DecimalIdScheme` (`flakeid-schemes`) | `counter · 10^10 + generator_id · 10^5 + launch_id` | counter ≥ 1, launch ID ≥ 1 (unless test launches are allowed) |
 /// | `TraceIdLayout` (`flakeid-schemes`) | wrapping seconds + node + thread + counter | counter ≥ 1 |
@@ -64,8 +64,6 @@ use crate::runtime::{Attempt, Wait};
 /// ```
 ///
 /// [`BitLayout`]: crate::layout::BitLayout
-/// [`DecimalLayout`]: crate::layout::DecimalLayout
-/// [`RandomStart`]: crate::layout::RandomStart
 pub trait IdScheme: Any + Send + Sync + fmt::Debug {
     /// The largest ID of the scheme (at most `2^63 − 1`).
     fn max_id(&self) -> u64;
@@ -140,8 +138,8 @@ pub trait IdScheme: Any + Send + Sync + fmt::Debug {
     /// By default a scheme records no time: DecimalId (`flakeid-schemes`),
     /// dense and segment IDs (`flakeid-segment`) answer
     /// [`TimeBoundsError::NoTime`]. Bit and decimal layouts,
-    /// [`RandomStart`](crate::layout::RandomStart) (bounds of every seed's
-    /// IDs), and `flakeid-schemes`' `RandomKeys` and `TraceIdLayout`
+    /// `flakeid-schemes`' `RandomStart` (bounds of every seed's IDs),
+    /// `RandomKeys` and `TraceIdLayout`
     /// (within one period of its wrapping seconds) give bounds, and so do
     /// the generators of each.
     ///
@@ -354,8 +352,9 @@ pub trait IdSource: IdScheme {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a scheme flakeid can issue process-wide IDs of",
     label = "returned by the `layout = ...` / `scheme = ...` function",
-    note = "a layout or scheme function returns a `BitLayout`, `DecimalLayout`, `RandomStart<_>`, \
-            a scheme of flakeid-schemes (`TraceIdLayout`, `RandomKeys<_>`, `DecimalIdScheme`) or \
+    note = "a layout or scheme function returns a `BitLayout`, a layout or scheme of \
+            flakeid-schemes (`DecimalLayout`, `RandomStart<_>`, `TraceIdLayout`, `RandomKeys<_>`, \
+            `DecimalIdScheme`) or \
             any other `GlobalScheme`; for a source of your own add `source = path::to::function`"
 )]
 pub trait GlobalScheme: IdScheme {

@@ -81,9 +81,7 @@ mod global {
 mod id;
 mod layout {
     mod bits;
-    mod decimal_digits;
     mod js_safe;
-    mod random_start;
 }
 mod prefix;
 mod runtime;

@@ -2,9 +2,9 @@
 //! for every preset and layout, checked against IDs that generators on a
 //! manual clock issue at chosen times and against the smallest and largest
 //! ID of each tick near the range's ends (composed from the fields). (The
-//! schemes beyond layouts, 128-bit flakes and dense IDs are tested in their
-//! crates; flakeid-schemes checks random keys against a copy of this
-//! oracle: keep the two alike.)
+//! schemes beyond bit layouts, 128-bit flakes and dense IDs are tested in
+//! their crates; flakeid-schemes checks decimal layouts, random starts and
+//! random keys against a copy of this oracle: keep the two alike.)
 //!
 //! The oracle is written apart from the implementation: an ID belongs to a
 //! range when the interval of its tick, `[start, start + tick)` to the
@@ -15,7 +15,7 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use flakeid_core::layout::{DecimalLayout, FieldOrder, Layout, RandomStart, presets};
+use flakeid_core::layout::{Layout, presets};
 use flakeid_core::{FlakeId, Generator, IdScheme, ManualClock, TimeBoundsError, flake_id};
 use proptest::prelude::*;
 
@@ -54,7 +54,7 @@ fn tick_at(layout: &impl Layout, ms: u64) -> Option<u64> {
     (tick <= layout.max_tick()).then_some(tick)
 }
 
-/// A bit or decimal layout run by a `Generator` (bounds from `scheme`,
+/// A layout run by a `Generator` (bounds from `scheme`,
 /// which is the layout or a scheme over it).
 fn sequence_subject<L>(name: &str, layout: L, scheme: Box<dyn IdScheme>) -> Subject
 where
@@ -120,52 +120,13 @@ where
     }
 }
 
-/// Every preset and layout whose IDs record their full time.
+/// Every preset (each records its IDs' full time).
 fn subjects() -> Vec<Subject> {
     // Every preset, nonsequential's IDs read as a plain sequence here.
-    let mut all: Vec<Subject> = presets::ALL
+    presets::ALL
         .iter()
         .map(|(name, make)| sequence_subject(name, make(), Box::new(make())))
-        .collect();
-    let decimal = DecimalLayout::time_sequence_server(EPOCH_2024).expect("13 + 6 + 1 digits");
-    all.push(sequence_subject(
-        "decimal 13+6+1",
-        decimal,
-        Box::new(decimal),
-    ));
-    let decimal_seconds = DecimalLayout::builder()
-        .time_digits(10)
-        .tick_millis(1000)
-        .epoch_millis(EPOCH_2024)
-        .node_digits(3)
-        .sequence_digits(4)
-        .order(FieldOrder::NodeThenSequence)
-        .build()
-        .expect("10 + 3 + 4 digits");
-    all.push(sequence_subject(
-        "decimal seconds",
-        decimal_seconds,
-        Box::new(decimal_seconds),
-    ));
-    // A random start: the generator's seed differs from the scheme's, as
-    // between two processes.
-    let issuing = RandomStart::new(presets::twitter())
-        .expect("random start")
-        .seed(1);
-    let reading = RandomStart::new(presets::twitter())
-        .expect("random start")
-        .seed(2);
-    let mut random_start = sequence_subject("random start", issuing, Box::new(reading));
-    // Extremes of any seed: the stored sequence field spans the inner layout's.
-    let twitter = presets::twitter();
-    random_start.extremes = Box::new(move |t| {
-        [
-            twitter.compose(t, 0, 0).max(1),
-            twitter.compose(t, 1023, 4095),
-        ]
-    });
-    all.push(random_start);
-    all
+        .collect()
 }
 
 /// Which tick of a layout a time lies in or near.

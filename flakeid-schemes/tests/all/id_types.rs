@@ -1,17 +1,20 @@
 //! Every 64-bit scheme of this crate backs a `#[flake_id(scheme = …)]` ID
 //! type: the type generates through the scheme's generator, checks values
-//! with the scheme's rules and decodes them into the scheme's fields. (ID
-//! types over flakeid-core's layouts are tested in flakeid-core's
-//! `global_sources.rs`.)
+//! with the scheme's rules and decodes them into the scheme's fields;
+//! decimal layouts and random starts, with a generator as the source,
+//! generate, validate and decode. (ID types over flakeid-core's layouts are
+//! tested in flakeid-core's `global_sources.rs`.)
 
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicU32;
 
 use flakeid_core::layout::{BitLayout, presets};
-use flakeid_core::{ConfigError, FieldOutOfRange, FlakeId, GenerateError, IdError, flake_id};
+use flakeid_core::{
+    ConfigError, FieldOutOfRange, FlakeId, GenerateError, Generator, IdError, flake_id,
+};
 use flakeid_schemes::{
-    DecimalIdGenerator, DecimalIdScheme, RandomKeyGenerator, RandomKeys, TraceIdError,
-    TraceIdGenerator, TraceIdLayout,
+    DecimalIdGenerator, DecimalIdScheme, DecimalLayout, RandomKeyGenerator, RandomKeys,
+    RandomStart, TraceIdError, TraceIdGenerator, TraceIdLayout,
 };
 
 /// A `generator = …` function over a lazily built generator; a build
@@ -101,6 +104,32 @@ fn field_error<I: FlakeId>(value: u64, field: &'static str, min: u64, max: u64) 
         },
     }
 }
+
+source_fn!(decimal_ids: Generator<DecimalLayout> =
+    Generator::builder(
+        DecimalLayout::time_sequence_server(1_704_067_200_000).expect("decimal layout"),
+        3,
+    )
+    .build()
+    .expect("decimal generator"));
+source_fn!(random_start_ids: Generator<RandomStart<BitLayout>> =
+    Generator::builder(RandomStart::new(presets::twitter()).expect("random start"), 9)
+        .build()
+        .expect("random-start generator"));
+
+/// The layouts of the ID types below.
+fn decimal_layout() -> DecimalLayout {
+    DecimalLayout::time_sequence_server(1_704_067_200_000).expect("decimal layout")
+}
+fn random_start_twitter() -> RandomStart<BitLayout> {
+    RandomStart::new(presets::twitter()).expect("random start")
+}
+
+#[flake_id(layout = decimal_layout, source = decimal_ids)]
+pub struct DecimalSeqId(i64);
+
+#[flake_id(layout = random_start_twitter, source = random_start_ids)]
+pub struct RandomStartId(i64);
 
 #[test]
 fn decimal_id_generates_validates_and_decodes() {
@@ -255,4 +284,41 @@ fn random_key_generates_validates_and_decodes() {
         Err(field_error::<RandomKeyId>(random_zero, "sequence", 1, 8191))
     );
     assert!(RandomKeyId::from_u64(layout.compose(1_000, 1, 1)).is_ok());
+}
+
+#[test]
+fn decimal_layout_generates_validates_and_decodes() {
+    let layout = DecimalLayout::time_sequence_server(1_704_067_200_000).expect("layout");
+    let ids = DecimalSeqId::generate_many(10).expect("a batch");
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing: {ids:?}");
+    for id in &ids {
+        assert_eq!(id.get() % 10, 3, "server digit");
+    }
+    let d = ids[0].decode();
+    let parts = layout.decompose(ids[0].get().unsigned_abs());
+    assert_eq!(d.parts, Some(parts));
+    let expected: Vec<(&str, u64)> = vec![
+        ("tick", parts.tick),
+        ("node", 3),
+        ("sequence", parts.sequence),
+    ];
+    let fields: Vec<(&str, u64)> = d.fields.iter().map(|(n, v)| (n.as_ref(), *v)).collect();
+    assert_eq!(fields, expected);
+    assert!(d.timestamp.is_some());
+    assert_eq!(DecimalSeqId::max_value(), layout.max_id());
+    assert!(DecimalSeqId::from_u64(layout.max_id() + 1).is_err());
+    assert!(DecimalSeqId::from_u64(layout.max_id()).is_ok());
+}
+
+#[test]
+fn random_start_decodes_the_stored_sequence() {
+    let twitter = presets::twitter();
+    let ids = RandomStartId::generate_many(10).expect("a batch");
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "increasing: {ids:?}");
+    let raw = ids[0].get().unsigned_abs();
+    let d = ids[0].decode();
+    assert_eq!(d.parts, Some(twitter.decompose(raw)));
+    assert_eq!(d.field("sequence"), Some(twitter.decompose(raw).sequence));
+    assert_eq!(d.timestamp, Some(twitter.timestamp(raw)));
+    assert_eq!(RandomStartId::max_value(), twitter.max_id());
 }

@@ -4,10 +4,12 @@
 
 mod cut_over;
 mod decimal_id;
+mod decimal_layout;
 mod id_types;
 mod offset_range;
 mod permute;
 mod random;
+mod random_start;
 mod runtime;
 mod source;
 mod support;

@@ -1,14 +1,14 @@
 //! The nonsequential key (random low bits) with its published bit patterns
 //! and collision rate. (The random starting sequence per tick,
-//! `RandomStart`, is tested in flakeid-core.)
+//! `RandomStart`, is tested in `random_start.rs`.)
 
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use flakeid_core::layout::{DecimalLayout, Layout, LayoutError, Parts, presets};
+use flakeid_core::layout::{Layout, LayoutError, Parts, presets};
 use flakeid_core::{ConfigError, GenerateError, ManualClock};
-use flakeid_schemes::{RandomKeyGenerator, RandomKeys};
+use flakeid_schemes::{DecimalLayout, RandomKeyGenerator, RandomKeys};
 
 /// 2012-09-01, the timestamp of the published examples.
 const SEPT_2012: u64 = 1_346_472_000_000;

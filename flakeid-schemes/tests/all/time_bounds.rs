@@ -1,6 +1,7 @@
 //! Key bounds of time ranges (`IdScheme::time_bounds`, `FlakeId::time_bounds`)
-//! of the schemes beyond layouts: random keys checked against IDs their
-//! generators issue and against the smallest and largest key of each tick
+//! of the layouts and schemes of this crate: decimal layouts, random starts
+//! and random keys checked against IDs their generators issue and against
+//! the smallest and largest key of each tick
 //! near the range's ends (with a copy of the oracle of flakeid-core's
 //! `tests/all/time_bounds.rs`, which checks every layout: keep the two
 //! alike), TraceIds whose seconds wrap, and schemes that record no time.
@@ -14,11 +15,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use flakeid_core::layout::{DecimalLayout, Layout, presets};
-use flakeid_core::{IdScheme, ManualClock, TimeBoundsError, flake_id};
+use flakeid_core::layout::{FieldOrder, Layout, presets};
+use flakeid_core::{Generator, IdScheme, ManualClock, TimeBoundsError, flake_id};
 use flakeid_schemes::{
-    DecimalIdGenerator, DecimalIdScheme, RandomKeyGenerator, RandomKeys, TraceIdGenerator,
-    TraceIdLayout,
+    DecimalIdGenerator, DecimalIdScheme, DecimalLayout, RandomKeyGenerator, RandomKeys,
+    RandomStart, TraceIdGenerator, TraceIdLayout,
 };
 use proptest::prelude::*;
 
@@ -83,6 +84,38 @@ where
     layout_subject(name, layout, scheme, 1, issue)
 }
 
+/// A layout run by a `Generator` (bounds from `scheme`,
+/// which is the layout or a scheme over it).
+fn sequence_subject<L>(name: &str, layout: L, scheme: Box<dyn IdScheme>) -> Subject
+where
+    L: Layout<Raw = u64> + IdScheme + Clone,
+{
+    let tick_ms = layout.tick_millis();
+    let l = layout.clone();
+    let issue = move |ms: u64| {
+        // A generator issues nothing in its build tick nor in tick 0: build
+        // it one tick earlier.
+        let Some(tick) = tick_at(&l, ms).filter(|&tick| tick != 0) else {
+            return Vec::new();
+        };
+        [0, l.max_node()]
+            .into_iter()
+            .map(|node| {
+                let clock = Arc::new(ManualClock::new(ms - tick_ms));
+                let g = Generator::builder(l.clone(), node)
+                    .clock(Arc::clone(&clock))
+                    .build()
+                    .expect("a generator one tick before");
+                clock.set(ms);
+                let id = g.next_id().expect("an ID at the clock's tick");
+                assert_eq!(l.decompose(id).tick, tick, "stamped with the clock's tick");
+                id
+            })
+            .collect()
+    };
+    layout_subject(name, layout, scheme, 0, issue)
+}
+
 /// A subject of `layout`'s ticks, whose smallest ID of a tick has node 0
 /// and sequence `min_sequence` (at least 1) and whose generators `issue`.
 fn layout_subject<L>(
@@ -117,13 +150,54 @@ where
     }
 }
 
-/// The random-key schemes (every one records its full time).
+/// Decimal layouts, a random start and the random-key schemes (every one
+/// records its full time).
 fn subjects() -> Vec<Subject> {
+    let mut all = Vec::new();
     let decimal = DecimalLayout::time_sequence_server(EPOCH_2024).expect("13 + 6 + 1 digits");
-    vec![
-        random_key_subject("nonsequential (random)", presets::nonsequential()),
-        random_key_subject("decimal 13+6+1 (random)", decimal),
-    ]
+    all.push(sequence_subject(
+        "decimal 13+6+1",
+        decimal,
+        Box::new(decimal),
+    ));
+    let decimal_seconds = DecimalLayout::builder()
+        .time_digits(10)
+        .tick_millis(1000)
+        .epoch_millis(EPOCH_2024)
+        .node_digits(3)
+        .sequence_digits(4)
+        .order(FieldOrder::NodeThenSequence)
+        .build()
+        .expect("10 + 3 + 4 digits");
+    all.push(sequence_subject(
+        "decimal seconds",
+        decimal_seconds,
+        Box::new(decimal_seconds),
+    ));
+    // A random start: the generator's seed differs from the scheme's, as
+    // between two processes.
+    let issuing = RandomStart::new(presets::twitter())
+        .expect("random start")
+        .seed(1);
+    let reading = RandomStart::new(presets::twitter())
+        .expect("random start")
+        .seed(2);
+    let mut random_start = sequence_subject("random start", issuing, Box::new(reading));
+    // Extremes of any seed: the stored sequence field spans the inner layout's.
+    let twitter = presets::twitter();
+    random_start.extremes = Box::new(move |t| {
+        [
+            twitter.compose(t, 0, 0).max(1),
+            twitter.compose(t, 1023, 4095),
+        ]
+    });
+    all.push(random_start);
+    all.push(random_key_subject(
+        "nonsequential (random)",
+        presets::nonsequential(),
+    ));
+    all.push(random_key_subject("decimal 13+6+1 (random)", decimal));
+    all
 }
 
 /// Which tick of a layout a time lies in or near.

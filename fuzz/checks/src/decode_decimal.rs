@@ -8,7 +8,8 @@
 //! padded form of a layout's ID reads back as the ID.
 
 use flakeid_core::encoding::{DecodeError, TextForm};
-use flakeid_core::layout::{DecimalLayout, Domain, FieldOrder};
+use flakeid_core::layout::{Domain, FieldOrder};
+use flakeid_schemes::DecimalLayout;
 
 use crate::input::text;
 use crate::oracle::canonical_decimal;

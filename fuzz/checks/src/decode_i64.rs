@@ -11,8 +11,9 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use flakeid_core::layout::{DecimalLayout, presets};
+use flakeid_core::layout::presets;
 use flakeid_core::{FlakeId, IdError, IdScheme};
+use flakeid_schemes::DecimalLayout;
 use flakeid_schemes::{DecimalIdScheme, RandomKeys, TraceIdLayout};
 
 use crate::ids::for_each_id;

@@ -2,8 +2,9 @@
 //! which runs a generic check once for each of them.
 
 use flakeid_core::flake_id;
-use flakeid_core::layout::{BitLayout, DecimalLayout, RandomStart, presets};
+use flakeid_core::layout::{BitLayout, presets};
 use flakeid_schemes::{DecimalIdScheme, RandomKeys, TraceIdLayout};
+use flakeid_schemes::{DecimalLayout, RandomStart};
 
 /// 2024-01-01T00:00:00Z.
 const EPOCH_2024: u64 = 1_704_067_200_000;

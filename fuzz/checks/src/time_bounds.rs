@@ -17,10 +17,9 @@
 use std::ops::{Bound, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use flakeid_core::layout::{
-    BitLayout, DecimalLayout, Domain, FieldOrder, Layout, RandomStart, presets,
-};
+use flakeid_core::layout::{BitLayout, Domain, FieldOrder, Layout, presets};
 use flakeid_core::{FlakeId, IdScheme, TimeBoundsError};
+use flakeid_schemes::{DecimalLayout, RandomStart};
 use flakeid_schemes::{RandomKeys, TraceIdLayout};
 
 use crate::ids::AdoptedId;

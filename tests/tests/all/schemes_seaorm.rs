@@ -527,7 +527,7 @@ async fn instagram_ids_made_by_a_plpgsql_default_decode_with_the_instagram_prese
 /// too small.
 #[tokio::test]
 async fn article_003_ids_made_in_mariadb_sql_decode_with_a_decimal_layout() {
-    use flakeid_core::layout::DecimalLayout;
+    use flakeid_schemes::DecimalLayout;
 
     const EPOCH_SECONDS: u64 = 1_293_858_000; // the article's @epoch
     let layout = DecimalLayout::builder()

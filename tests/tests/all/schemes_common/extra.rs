@@ -10,10 +10,11 @@ use std::sync::OnceLock;
 use std::sync::atomic::AtomicU32;
 
 use flakeid_core::layout::Layout;
-use flakeid_core::layout::{BitLayout, DecimalLayout, RandomStart, presets};
+use flakeid_core::layout::{BitLayout, presets};
 use flakeid_core::{ConfigError, FlakeId, Generator, flake_id};
 use flakeid_schemes::Permutation;
 use flakeid_schemes::{DecimalIdGenerator, DecimalIdParts, DecimalIdScheme};
+use flakeid_schemes::{DecimalLayout, RandomStart};
 use flakeid_schemes::{RandomKeyGenerator, RandomKeys};
 use flakeid_schemes::{TraceIdGenerator, TraceIdLayout, TraceIdParts};
 

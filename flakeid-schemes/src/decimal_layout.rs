@@ -1,11 +1,15 @@
 //! Decimal layouts; see [`DecimalLayout`].
 
+use std::borrow::Cow;
+use std::ops::{Bound, RangeInclusive};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::impl_layout;
-use super::time::{TimeSettings, end_millis, time_setters};
-use crate::layout::LayoutError;
-use crate::layout::{Domain, FieldOrder, Parts};
+use flakeid_core::__private::{TimeSettings, end_millis};
+use flakeid_core::encoding::DecodeError;
+use flakeid_core::layout::{Domain, FieldOrder, Layout, LayoutError, Parts};
+use flakeid_core::{
+    ConfigError, Decoded, GlobalScheme, IdScheme, IdSource, NodeConfig, TimeBoundsError,
+};
 
 /// Decimal layouts: time, sequence and node fields as groups of decimal
 /// digits instead of bit fields, so an ID reads as its parts.
@@ -16,8 +20,8 @@ use crate::layout::{Domain, FieldOrder, Parts};
 /// ```
 ///
 /// with `s` sequence digits and `n` node digits. [`DecimalLayout`]
-/// implements [`Layout`](crate::layout::Layout), so a
-/// [`Generator`](crate::Generator) issues decimal IDs exactly as it
+/// implements [`Layout`](flakeid_core::layout::Layout), so a
+/// [`Generator`](flakeid_core::Generator) issues decimal IDs exactly as it
 /// issues bit-field ones: unique, strictly increasing, never past the
 /// last tick that keeps every ID inside the layout's [`Domain`].
 ///
@@ -31,7 +35,7 @@ use crate::layout::{Domain, FieldOrder, Parts};
 ///   (0..=999,999). Two IDs of one server within one millisecond then
 ///   collide with probability ≈ `1 − exp(−k(k−1)/2,000,000)` for `k` IDs
 ///   (≈ 5 % at 320 IDs/ms); see `RandomKeys` in `flakeid-schemes` if that is wanted.
-///   With a [`Generator`](crate::Generator) the 6 digits are a per-tick
+///   With a [`Generator`](flakeid_core::Generator) the 6 digits are a per-tick
 ///   **sequence** instead: 1,000,000 IDs per millisecond per server, never
 ///   a collision.
 /// * **End date.** 13 digits could count 317 years, but the ID must fit a
@@ -42,10 +46,10 @@ use crate::layout::{Domain, FieldOrder, Parts};
 ///   BIGINT column would last `⌊(2^64 − 1 − 9,999,999) / 10^7⌋ + 1 =
 ///   1,844,674,407,370 ms ≈ 58.45 years` — the published "58 years" — but
 ///   flakeid keeps IDs positive signed 64-bit values. A generator refuses to
-///   issue past the end ([`GenerateError::TimeExhausted`](crate::GenerateError::TimeExhausted)).
+///   issue past the end ([`GenerateError::TimeExhausted`](flakeid_core::GenerateError::TimeExhausted)).
 ///
 /// ```
-/// use flakeid_core::layout::DecimalLayout;
+/// use flakeid_schemes::DecimalLayout;
 /// use flakeid_core::Generator;
 /// use flakeid_core::layout::Layout;
 ///
@@ -63,7 +67,8 @@ use crate::layout::{Domain, FieldOrder, Parts};
 /// A layout of decimal digit fields.
 ///
 /// ```
-/// use flakeid_core::layout::{DecimalLayout, FieldOrder};
+/// use flakeid_core::layout::FieldOrder;
+/// use flakeid_schemes::DecimalLayout;
 /// use flakeid_core::layout::Layout;
 ///
 /// // 10 digits of seconds, 4 digits of node, 4 digits of sequence.
@@ -106,7 +111,7 @@ impl DecimalLayout {
     /// [`LayoutError::TimeOverflow`] when the end date is not representable.
     ///
     /// ```
-    /// use flakeid_core::layout::DecimalLayout;
+    /// use flakeid_schemes::DecimalLayout;
     /// use flakeid_core::layout::Layout;
     /// use flakeid_core::layout::Parts;
     ///
@@ -201,7 +206,7 @@ impl DecimalLayout {
     /// The first Unix millisecond no ID can be stamped with.
     ///
     /// ```
-    /// use flakeid_core::layout::DecimalLayout;
+    /// use flakeid_schemes::DecimalLayout;
     /// let l = DecimalLayout::time_sequence_server(0)?;
     /// // The last tick keeps `tick·10^7 + 9,999,999` within 2^63 − 1.
     /// assert_eq!(l.max_tick(), 922_337_203_684);
@@ -300,7 +305,7 @@ impl DecimalLayout {
     /// digits (IDs are zero-padded in the published examples).
     ///
     /// ```
-    /// use flakeid_core::layout::DecimalLayout;
+    /// use flakeid_schemes::DecimalLayout;
     /// let l = DecimalLayout::time_sequence_server(0)?;
     /// assert_eq!(l.padded_string(1_234_561), "00000000000001234561");
     /// # Ok::<(), flakeid_core::layout::LayoutError>(())
@@ -312,7 +317,7 @@ impl DecimalLayout {
     /// The ID zero-padded with a space between fields, most significant first.
     ///
     /// ```
-    /// use flakeid_core::layout::DecimalLayout;
+    /// use flakeid_schemes::DecimalLayout;
     /// let l = DecimalLayout::time_sequence_server(0)?;
     /// assert_eq!(l.fields_string(315_360_000_001_234_561), "0031536000000 123456 1");
     /// # Ok::<(), flakeid_core::layout::LayoutError>(())
@@ -334,18 +339,18 @@ impl DecimalLayout {
     /// such as `"00315360000001234561"`.
     ///
     /// # Errors
-    /// [`DecodeError`](crate::encoding::DecodeError) for empty input, a non-digit,
+    /// [`DecodeError`](DecodeError) for empty input, a non-digit,
     /// more than 20 digits, or a value above `u64::MAX`.
-    pub fn parse_padded(s: &str) -> Result<u64, crate::encoding::DecodeError> {
+    pub fn parse_padded(s: &str) -> Result<u64, DecodeError> {
         const ENC: &str = "zero-padded decimal";
         let short = || s.chars().take(64).collect::<String>();
         if s.is_empty() {
-            return Err(crate::encoding::DecodeError::Empty { encoding: ENC });
+            return Err(DecodeError::Empty { encoding: ENC });
         }
         if let Some((position, character)) =
             s.chars().enumerate().find(|(_, c)| !c.is_ascii_digit())
         {
-            return Err(crate::encoding::DecodeError::InvalidChar {
+            return Err(DecodeError::InvalidChar {
                 encoding: ENC,
                 input: short(),
                 character,
@@ -353,7 +358,7 @@ impl DecimalLayout {
             });
         }
         if s.len() > 20 {
-            return Err(crate::encoding::DecodeError::TooLong {
+            return Err(DecodeError::TooLong {
                 encoding: ENC,
                 input: short(),
                 len: s.len(),
@@ -364,14 +369,80 @@ impl DecimalLayout {
             .try_fold(0u64, |acc, b| {
                 acc.checked_mul(10)?.checked_add(u64::from(b - b'0'))
             })
-            .ok_or_else(|| crate::encoding::DecodeError::Overflow {
+            .ok_or_else(|| DecodeError::Overflow {
                 encoding: ENC,
                 input: short(),
             })
     }
 }
 
-impl_layout!(DecimalLayout);
+impl Layout for DecimalLayout {
+    type Raw = u64;
+
+    fn tick_millis(&self) -> u64 {
+        self.tick_millis
+    }
+    fn epoch_millis(&self) -> u64 {
+        self.epoch_millis
+    }
+    fn max_tick(&self) -> u64 {
+        self.max_tick
+    }
+    fn sequences_per_tick(&self) -> u64 {
+        self.capacity_per_tick()
+    }
+    fn max_node(&self) -> u64 {
+        DecimalLayout::max_node(self)
+    }
+    #[inline]
+    fn compose(&self, tick: u64, node: u64, sequence: u64) -> u64 {
+        DecimalLayout::compose(self, tick, node, sequence)
+    }
+    fn decompose(&self, id: u64) -> Parts {
+        DecimalLayout::decompose(self, id)
+    }
+}
+
+/// Every ID of the layout's domain, decoded into the start of its tick and
+/// its fields (`node` only when the layout has node digits); the key
+/// bounds of a range of times run from `tick · 10^(s+n)` of the range's
+/// first tick (at least 1) to `tick · 10^(s+n) + 10^(s+n) − 1` of its last.
+impl IdScheme for DecimalLayout {
+    fn max_id(&self) -> u64 {
+        DecimalLayout::max_id(self)
+    }
+
+    fn decode(&self, id: u64) -> Decoded {
+        let parts = self.decompose(id);
+        let time = UNIX_EPOCH.checked_add(Duration::from_millis(self.timestamp_millis(id)));
+        let node = (self.node_digits() > 0).then_some((Cow::Borrowed("node"), parts.node));
+        flakeid_core::__private::decoded_layout_parts(id, time, parts, node)
+    }
+
+    fn example_id(&self) -> Option<u64> {
+        Some(flakeid_core::__private::example_id(self, 0))
+    }
+
+    fn time_bounds(
+        &self,
+        start: Bound<SystemTime>,
+        end: Bound<SystemTime>,
+    ) -> Result<RangeInclusive<u64>, TimeBoundsError> {
+        flakeid_core::__private::layout_bounds(self, start, end, 0)
+    }
+}
+
+/// A [`Generator`](flakeid_core::Generator) of the layout for the
+/// process's node ID and policies.
+impl GlobalScheme for DecimalLayout {
+    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
+        config.generator(*self)
+    }
+
+    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
+        (other as &dyn std::any::Any).downcast_ref::<Self>() == Some(self)
+    }
+}
 
 /// Configures a [`DecimalLayout`].
 ///
@@ -390,7 +461,7 @@ pub struct DecimalLayoutBuilder {
 }
 
 impl DecimalLayoutBuilder {
-    crate::setters! {
+    flakeid_core::__private::setters! {
         /// Digits of the time field (at most 19).
         time_digits(digits: u8) => time_digits = Some(digits);
 
@@ -401,9 +472,9 @@ impl DecimalLayoutBuilder {
         node_digits(digits: u8) => node_digits = digits;
     }
 
-    time_setters!();
+    flakeid_core::__private::time_setters!();
 
-    crate::setters! {
+    flakeid_core::__private::setters! {
         /// Order of the node and sequence fields.
         order(order: FieldOrder) => order = Some(order);
 
@@ -421,7 +492,8 @@ impl DecimalLayoutBuilder {
     /// [`LayoutError::TimeOverflow`] when the end date is not representable.
     ///
     /// ```
-    /// use flakeid_core::layout::{DecimalLayout, Domain};
+    /// use flakeid_core::layout::Domain;
+    /// use flakeid_schemes::DecimalLayout;
     /// use flakeid_core::layout::LayoutError;
     ///
     /// let e = DecimalLayout::builder()
@@ -490,5 +562,5 @@ const fn pow10(exp: u32) -> u64 {
 }
 
 #[cfg(test)]
-#[path = "../../tests/unit/layout_decimal_digits.rs"]
+#[path = "../tests/unit/decimal_layout.rs"]
 mod tests;

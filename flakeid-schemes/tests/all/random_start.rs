@@ -5,8 +5,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use flakeid_core::layout::{DecimalLayout, Layout, LayoutError, RandomStart, presets};
+use flakeid_core::layout::{Layout, LayoutError, presets};
 use flakeid_core::{GenerateError, Generator, ManualClock, SequenceExhaustion};
+use flakeid_schemes::{DecimalLayout, RandomStart};
 
 const EPOCH_2024: u64 = 1_704_067_200_000;
 

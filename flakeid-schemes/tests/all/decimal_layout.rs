@@ -7,8 +7,9 @@ use std::time::Duration;
 use flakeid_core::encoding::DecodeError;
 use flakeid_core::layout::LayoutError;
 use flakeid_core::layout::Parts;
-use flakeid_core::layout::{DecimalLayout, Domain, FieldOrder};
+use flakeid_core::layout::{Domain, FieldOrder};
 use flakeid_core::{ConfigError, GenerateError, Generator, ManualClock, SequenceExhaustion};
+use flakeid_schemes::DecimalLayout;
 use proptest::prelude::*;
 
 /// 2011-01-01T00:00:00Z, the epoch the published example starts from.

@@ -1,10 +1,8 @@
 //! A random starting sequence per tick; see [`RandomStart`].
 
-use crate::layout::LayoutError;
-use crate::layout::{Layout, Parts};
-use std::collections::hash_map::RandomState;
-use std::hash::BuildHasher;
-use std::time::{SystemTime, UNIX_EPOCH};
+use flakeid_core::layout::{DecodeLayout, Layout, LayoutError, Parts};
+use flakeid_core::{ConfigError, GlobalScheme, IdSource, NodeConfig};
+use rand::RngExt as _;
 
 /// A random starting sequence per tick, for any layout.
 ///
@@ -14,8 +12,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// read how many IDs a node issued in a tick from the sequence field, and
 /// IDs are harder to guess than plain counters.
 ///
-/// Unlike random low bits (`RandomKeys` in `flakeid-schemes`), this keeps every
-/// guarantee of the [`Generator`](crate::Generator): IDs are unique and
+/// Unlike random low bits ([`RandomKeys`](crate::RandomKeys)), this keeps every
+/// guarantee of the [`Generator`](flakeid_core::Generator): IDs are unique and
 /// strictly increasing per generator, because within one tick the start is
 /// fixed and the sequence only grows, and a later tick always composes to a
 /// larger ID. The price is capacity: a tick holds
@@ -23,13 +21,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// default), because a tick must have room after its highest start.
 ///
 /// The start of tick `t` is SplitMix64 of `seed + t`, reduced to
-/// `0..start_range`; the seed is drawn from OS entropy per layout value
-/// unless given. This hides volume, it is **not** a secret: an ID still
+/// `0..start_range`; the seed is drawn at random (rand's thread generator,
+/// seeded from OS entropy) per layout value unless given. This hides volume, it is **not** a secret: an ID still
 /// shows its time and node, and the starts are predictable to anyone who
 /// knows the seed.
 ///
 /// ```
-/// use flakeid_core::layout::{presets, RandomStart};
+/// use flakeid_core::layout::presets;
+/// use flakeid_schemes::RandomStart;
 /// use flakeid_core::Generator;
 /// use flakeid_core::layout::Layout;
 ///
@@ -73,7 +72,8 @@ impl<L: Layout> RandomStart<L> {
     /// sequence value (`start_range >= sequences_per_tick`).
     ///
     /// ```
-    /// use flakeid_core::layout::{presets, RandomStart};
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_schemes::RandomStart;
     /// use flakeid_core::layout::Layout;
     ///
     /// let l = RandomStart::with_start_range(presets::twitter(), 1024)?;
@@ -93,7 +93,8 @@ impl<L: Layout> RandomStart<L> {
         Ok(RandomStart {
             inner,
             start_range,
-            seed: os_seed(),
+            // From the thread's generator, seeded from OS entropy.
+            seed: rand::rng().random(),
         })
     }
 
@@ -121,7 +122,8 @@ impl<L: Layout> RandomStart<L> {
     /// The stored sequence value of the first ID of `tick`.
     ///
     /// ```
-    /// use flakeid_core::layout::{presets, RandomStart};
+    /// use flakeid_core::layout::presets;
+    /// use flakeid_schemes::RandomStart;
     /// use flakeid_core::layout::Layout;
     ///
     /// let l = RandomStart::new(presets::twitter())?.seed(42);
@@ -198,12 +200,24 @@ const fn below(x: u64, n: u64) -> u64 {
     ((x as u128 * n as u128) >> 64) as u64
 }
 
-/// A seed from OS entropy (std's `RandomState` keys are drawn from the
-/// operating system), mixed with the time so that two seeds drawn in one
-/// process differ.
-fn os_seed() -> u64 {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    RandomState::new().hash_one(nanos)
+// Decodes with the inner layout: the `sequence` field is the stored value
+// (the tick's random start plus the count), because the start depends on
+// the seed of the process that issued the ID. Its key bounds hold the IDs
+// of every seed, whose ticks start anywhere in the stored sequence field.
+flakeid_core::__private::scheme_of!(impl[L: DecodeLayout] RandomStart<L>, |random_start| random_start.inner());
+
+/// A [`Generator`](flakeid_core::Generator) of the layout for the
+/// process's node ID and policies. Two random-start schemes are the same
+/// when their inner layouts and start ranges are (the seed differs from
+/// process to process).
+impl<L: DecodeLayout + GlobalScheme + Clone + PartialEq> GlobalScheme for RandomStart<L> {
+    fn build_source(&self, config: &NodeConfig) -> Result<Box<dyn IdSource>, ConfigError> {
+        config.generator(self.clone())
+    }
+
+    fn same_scheme(&self, other: &dyn GlobalScheme) -> bool {
+        (other as &dyn std::any::Any)
+            .downcast_ref::<Self>()
+            .is_some_and(|o| o.inner() == self.inner() && o.start_range() == self.start_range())
+    }
 }

@@ -1,4 +1,4 @@
-//! Unit tests of `src/layout/decimal_digits.rs` (private items; included with `#[path]` as its
+//! Unit tests of `src/decimal_layout.rs` (private items; included with `#[path]` as its
 //! `tests` module).
 
 use super::*;
