@@ -8,42 +8,10 @@
 "use strict";
 
 const [url, bigId] = process.argv.slice(2);
-
-// The raw body, so that integers above 2^53 reach the server exactly.
-async function post(body) {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`HTTP ${res.status}: ${text}`);
-  return { text, json: JSON.parse(text) };
-}
-
-function gql(query, variables = {}) {
-  return post(JSON.stringify({ query, variables }));
-}
-
-function checkId(id, text) {
-  if (typeof id !== "string" || !/^[1-9][0-9]*$/.test(id)) {
-    throw new Error(`an ID that is not a decimal string: ${JSON.stringify(id)}`);
-  }
-  // The digits in the raw response are the ones JSON.parse gave us.
-  if (!text.includes(`"${id}"`)) throw new Error(`${id} is not in ${text}`);
-  if (BigInt(id).toString() !== id) throw new Error(`${id} does not survive BigInt`);
-  return id;
-}
-
-function data({ text, json }) {
-  if (json.errors) throw new Error(`unexpected errors: ${text}`);
-  return json.data;
-}
-
-function error({ text, json }) {
-  if (!json.errors || json.errors.length === 0) throw new Error(`no error: ${text}`);
-  return json.errors.map((e) => e.message).join("; ");
-}
+const common = require("./graphql_common.js");
+const { data, error } = common;
+const { post, gql } = common.client(url);
+const checkId = (id, text) => common.checkId(id, common.DECIMAL, text);
 
 const CREATE = "mutation($name: String!, $id: GqlUserId) { createUser(name: $name, id: $id) { id name } }";
 const USER = "query($id: GqlUserId!) { user(id: $id) { id name } }";

@@ -10,42 +10,11 @@
 "use strict";
 
 const [url, userId] = process.argv.slice(2);
-
-async function post(body) {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`HTTP ${res.status}: ${text}`);
-  return { text, json: JSON.parse(text) };
-}
-
-function gql(query, variables = {}) {
-  return post(JSON.stringify({ query, variables }));
-}
-
-function checkId(id, pattern, text) {
-  if (typeof id !== "string" || !pattern.test(id)) {
-    throw new Error(`not an ID of ${pattern}: ${JSON.stringify(id)}`);
-  }
-  if (!text.includes(`"${id}"`)) throw new Error(`${id} is not in ${text}`);
-  return id;
-}
+const { checkId, client, data, error } = require("./graphql_common.js");
+const { gql } = client(url);
 
 const ORDER = /^ord_[0-9A-Za-z]{11}$/;
 const USER = /^usr_[1-9][0-9]*$/;
-
-function data({ text, json }) {
-  if (json.errors) throw new Error(`unexpected errors: ${text}`);
-  return json.data;
-}
-
-function error({ text, json }) {
-  if (!json.errors || json.errors.length === 0) throw new Error(`no error: ${text}`);
-  return json.errors.map((e) => e.message).join("; ");
-}
 
 const CREATE = "mutation($userId: PfxUserId!) { createOrder(userId: $userId) { id userId } }";
 const GET = "query($id: PfxOrderId!) { order(id: $id) { id userId } }";

@@ -10,42 +10,11 @@
 "use strict";
 
 const [url] = process.argv.slice(2);
-
-async function post(body) {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`HTTP ${res.status}: ${text}`);
-  return { text, json: JSON.parse(text) };
-}
-
-function gql(query, variables = {}) {
-  return post(JSON.stringify({ query, variables }));
-}
+const { checkId, client, data, error } = require("./graphql_common.js");
+const { gql } = client(url);
 
 const WRITER = /^wri_[0-7][0-9A-HJKMNP-TV-Z]{12}$/;
 const NOTE = /^note_[1-9][0-9]*$/;
-
-function checkId(id, pattern, text) {
-  if (typeof id !== "string" || !pattern.test(id)) {
-    throw new Error(`not an ID of ${pattern}: ${JSON.stringify(id)}`);
-  }
-  if (!text.includes(`"${id}"`)) throw new Error(`${id} is not in ${text}`);
-  return id;
-}
-
-function data({ text, json }) {
-  if (json.errors) throw new Error(`unexpected errors: ${text}`);
-  return json.data;
-}
-
-function error({ text, json }) {
-  if (!json.errors || json.errors.length === 0) throw new Error(`no error: ${text}`);
-  return json.errors.map((e) => e.message).join("; ");
-}
 
 const CREATE_WRITER = "mutation($data: SgpWritersInsertInput!) { sgpWritersCreateOne(data: $data) { id name } }";
 const CREATE_NOTE = "mutation($data: SgpNotesInsertInput!) { sgpNotesCreateOne(data: $data) { id writerId } }";

@@ -7,12 +7,13 @@
 use std::process::Command;
 
 use async_graphql::connection::{Connection, Edge, query};
-use async_graphql::{Context, EmptySubscription, ID, Object, Schema, SimpleObject};
+use async_graphql::{Context, EmptySubscription, Executor, ID, Object, Schema, SimpleObject};
 use axum::Json;
 use axum::extract::State;
 use axum::routing::post;
 use flakeid_core::{FlakeId, flake_id};
 use flakeid_tests::db;
+use serde_json::Value;
 use sqlx::postgres::PgPool;
 
 use crate::support::init_generator;
@@ -116,13 +117,44 @@ impl MutationRoot {
     }
 }
 
-type AppSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
-
-async fn graphql(
-    State(schema): State<AppSchema>,
-    Json(request): Json<async_graphql::Request>,
-) -> Json<async_graphql::Response> {
-    Json(schema.execute(request).await)
+/// Serves `schema` at `/graphql` on a local port, runs the JavaScript
+/// client `script` (a file of `tests/js`) with the endpoint's URL and
+/// `args`, stops the server, and returns what the client printed, as JSON.
+/// A failing client fails the test with its standard error.
+pub(crate) async fn run_client<E: Executor>(schema: E, script: &str, args: &[String]) -> Value {
+    async fn graphql<E: Executor>(
+        State(schema): State<E>,
+        Json(request): Json<async_graphql::Request>,
+    ) -> Json<async_graphql::Response> {
+        Json(schema.execute(request).await)
+    }
+    let app = axum::Router::new()
+        .route("/graphql", post(graphql::<E>))
+        .with_state(schema);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/graphql", listener.local_addr().expect("address"));
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let script = format!("{}/js/{script}", env!("CARGO_MANIFEST_DIR"));
+    let args = args.to_vec();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("node")
+            .arg(script)
+            .arg(url)
+            .args(args)
+            .output()
+            .expect("`node` must be installed to run the GraphQL client")
+    })
+    .await
+    .expect("node finished");
+    server.abort();
+    assert!(
+        out.status.success(),
+        "the client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the client's JSON")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -143,33 +175,7 @@ async fn javascript_client_sees_stored_ids_and_pages_by_id() {
         "{}",
         schema.sdl()
     );
-    let app = axum::Router::new()
-        .route("/graphql", post(graphql))
-        .with_state(schema);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let url = format!("http://{}/graphql", listener.local_addr().expect("address"));
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
-
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/js/graphql_client.js");
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("node")
-            .arg(script)
-            .arg(url)
-            .arg(ABOVE_2_53.to_string())
-            .output()
-            .expect("`node` must be installed to run the GraphQL client")
-    })
-    .await
-    .expect("node finished");
-    server.abort();
-    assert!(
-        out.status.success(),
-        "the client failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the client's JSON");
+    let seen = run_client(schema, "graphql_client.js", &[ABOVE_2_53.to_string()]).await;
 
     // Every ID the client saw is one the database stored, as the same digits.
     let stored: Vec<String> =
@@ -318,15 +324,6 @@ impl PrefixedMutation {
     }
 }
 
-type PrefixedSchema = Schema<PrefixedQuery, PrefixedMutation, EmptySubscription>;
-
-async fn prefixed_graphql(
-    State(schema): State<PrefixedSchema>,
-    Json(request): Json<async_graphql::Request>,
-) -> Json<async_graphql::Response> {
-    Json(schema.execute(request).await)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types() {
     init_generator();
@@ -346,34 +343,8 @@ async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types() 
         sdl.contains("`ord_` and 11 base62 characters (0-9A-Za-z), which sort like the IDs"),
         "{sdl}"
     );
-    let app = axum::Router::new()
-        .route("/graphql", post(prefixed_graphql))
-        .with_state(schema);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let url = format!("http://{}/graphql", listener.local_addr().expect("address"));
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
-
     let user = PfxUserId::try_from(ABOVE_2_53).expect("an ID");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/js/graphql_prefixed_client.js");
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("node")
-            .arg(script)
-            .arg(url)
-            .arg(user.to_string())
-            .output()
-            .expect("`node` must be installed to run the GraphQL client")
-    })
-    .await
-    .expect("node finished");
-    server.abort();
-    assert!(
-        out.status.success(),
-        "the client failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the client's JSON");
+    let seen = run_client(schema, "graphql_prefixed_client.js", &[user.to_string()]).await;
 
     // The database stored bare keys; the client saw each as `ord_` and its
     // base62, and the user's key exactly.

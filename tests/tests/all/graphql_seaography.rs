@@ -20,6 +20,7 @@ use sea_orm::{ConnectionTrait, DatabaseConnection, Schema, Statement};
 use seaography::BuilderContext;
 use seaography::async_graphql::dynamic;
 
+use crate::graphql::run_client;
 use crate::seaorm_connect;
 use crate::support::init_generator;
 
@@ -131,13 +132,6 @@ fn schema(db: DatabaseConnection) -> dynamic::Schema {
         .expect("a valid schema")
 }
 
-async fn graphql(
-    State(schema): State<dynamic::Schema>,
-    Json(request): Json<async_graphql::Request>,
-) -> Json<async_graphql::Response> {
-    Json(schema.execute(request).await)
-}
-
 /// Serves the schema, runs the client and checks what it saw against the
 /// rows, read with plain SQL.
 async fn javascript_client_reads_and_writes_exact_ids(db: DatabaseConnection) {
@@ -150,32 +144,12 @@ async fn javascript_client_reads_and_writes_exact_ids(db: DatabaseConnection) {
         .await
         .expect("create sg_posts");
 
-    let app = axum::Router::new()
-        .route("/graphql", post(graphql))
-        .with_state(schema(db.clone()));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let url = format!("http://{}/graphql", listener.local_addr().expect("address"));
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/js/seaography_client.js");
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("node")
-            .arg(script)
-            .arg(url)
-            .arg(ABOVE_2_53.to_string())
-            .output()
-            .expect("`node` must be installed to run the GraphQL client")
-    })
-    .await
-    .expect("node finished");
-    server.abort();
-    assert!(
-        out.status.success(),
-        "the client failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the client's JSON");
+    let seen = run_client(
+        schema(db.clone()),
+        "seaography_client.js",
+        &[ABOVE_2_53.to_string()],
+    )
+    .await;
 
     // The rows the client holds after its creates and updates are the rows
     // stored, to the digit; every key is above 2^53, one the client chose.
@@ -430,34 +404,7 @@ async fn javascript_client_round_trips_prefixed_ids_and_refuses_another_types_on
         "{sdl}"
     );
 
-    let app = axum::Router::new()
-        .route("/graphql", post(graphql))
-        .with_state(schema);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let url = format!("http://{}/graphql", listener.local_addr().expect("address"));
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/js/seaography_prefixed_client.js"
-    );
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("node")
-            .arg(script)
-            .arg(url)
-            .output()
-            .expect("`node` must be installed to run the GraphQL client")
-    })
-    .await
-    .expect("node finished");
-    server.abort();
-    assert!(
-        out.status.success(),
-        "the client failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the client's JSON");
+    let seen = run_client(schema, "seaography_prefixed_client.js", &[]).await;
 
     // The texts the client saw are the stored keys with their prefixes.
     let writers: Vec<String> = rows(&db, "SELECT CAST(id AS TEXT) FROM sgp_writers ORDER BY id")
