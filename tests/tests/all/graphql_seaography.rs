@@ -9,11 +9,6 @@
 // SeaORM's derives need the ID types of a model's fields public.
 #![allow(unreachable_pub)]
 
-use std::process::Command;
-
-use axum::Json;
-use axum::extract::State;
-use axum::routing::post;
 use flakeid_core::FlakeId;
 use flakeid_seaorm::flake_id;
 use sea_orm::{ConnectionTrait, DatabaseConnection, Schema, Statement};
