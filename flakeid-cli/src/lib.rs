@@ -15,6 +15,7 @@ mod script;
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use flakeid_core::Generator;
@@ -49,12 +50,22 @@ impl Cli {
     }
 
     /// Whether the command works within the process: it reads no database
-    /// and writes no file (`nodes`, `sql adopt` and `--out` do), and prints
-    /// a bounded amount (`generate` up to `max_ids` IDs).
+    /// and writes no file (`nodes`, `sql adopt` and `--out` do), and ends
+    /// soon: `generate` prints up to `max_ids` IDs, and waits at most a
+    /// second for the clock (IDs beyond what a tick holds wait for the
+    /// ticks after it).
     pub fn in_process(&self, max_ids: u64) -> bool {
         match &self.command {
             Command::Decode { .. } | Command::Convert { .. } => true,
-            Command::Generate { count, .. } => *count <= max_ids,
+            Command::Generate { count, layout, .. } => {
+                // A layout that does not build is refused at once.
+                *count <= max_ids
+                    && layout.build().map_or(true, |layout| {
+                        let ticks = count.saturating_sub(1) / layout.capacity_per_tick();
+                        let ticks = u32::try_from(ticks).unwrap_or(u32::MAX);
+                        layout.tick().saturating_mul(ticks) <= Duration::from_secs(1)
+                    })
+            }
             Command::Sql { what, function } => match what {
                 None => function.out.is_none(),
                 Some(SqlCommand::DecodeFunctions(args)) => args.out.is_none(),

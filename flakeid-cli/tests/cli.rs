@@ -281,6 +281,45 @@ fn generate_issues_increasing_ids_of_the_node() {
         .stdout(predicate::str::contains("same node ID"));
 }
 
+/// `Cli::in_process` (what may run inside another process, such as a
+/// fuzzer): a `generate` that would wait for the clock longer than a
+/// second is not, though it prints few IDs.
+#[test]
+fn a_generate_that_waits_for_the_clock_does_not_run_in_process() {
+    let cli = |args: &[&str]| {
+        let args = std::iter::once("flakeid").chain(args.iter().copied());
+        flakeid_cli::Cli::parse_from_args(args.map(str::to_owned)).expect("valid arguments")
+    };
+    // Two IDs a tick of 5.555 s: 42 IDs take 20 ticks, about two minutes.
+    let slow = [
+        "generate",
+        "--node",
+        "7",
+        "-n",
+        "42",
+        "--sequence-bits",
+        "1",
+        "--tick-ms",
+        "5555",
+    ];
+    assert!(!cli(&slow).in_process(1_000));
+    // 42 IDs in one 1 ms tick of Twitter's layout.
+    assert!(cli(&["generate", "--node", "7", "-n", "42"]).in_process(1_000));
+    // Two IDs a tick of 20 ms: 102 IDs wait 50 ticks, a second; 103 wait 51.
+    let two_a_tick = [
+        "generate",
+        "--node",
+        "7",
+        "--sequence-bits",
+        "1",
+        "--tick-ms",
+        "20",
+    ];
+    assert!(cli(&[&two_a_tick[..], &["-n", "102"]].concat()).in_process(1_000));
+    assert!(!cli(&[&two_a_tick[..], &["-n", "103"]].concat()).in_process(1_000));
+    assert!(!cli(&["generate", "--node", "7", "-n", "1001"]).in_process(1_000));
+}
+
 #[test]
 fn convert_writes_every_form() {
     for (id, to, written) in [

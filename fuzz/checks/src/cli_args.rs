@@ -1,7 +1,7 @@
 //! The `flakeid` command's argument parsing, and its commands that touch
 //! no database or file (`decode`, `convert`, `generate` of up to
-//! [`MAX_IDS`] IDs, `sql` and `sql decode-functions` without `--out`), run
-//! in-process.
+//! [`MAX_IDS`] IDs that waits at most a second for the clock, `sql` and
+//! `sql decode-functions` without `--out`), run in-process.
 //!
 //! The input is the arguments, separated by NUL bytes (the program's name
 //! is put in front). Property: parsing gives a command or clap's refusal
