@@ -235,7 +235,10 @@ fn the_step_doubles_under_15_minutes_halves_past_30_and_is_capped() {
         let before = store.answered();
         clock.advance(clock_step);
         let first = ids.next_value().unwrap();
-        eventually("the prefetch arrives", || store.answered() == before + 1);
+        // Answered by the store, then kept by the source as its next segment.
+        eventually("the prefetch arrives", || {
+            store.answered() == before + 1 && next_segment(&ids).is_some()
+        });
         let (current, taken) = ids.stats().current.unwrap();
         for _ in taken..current.len() {
             ids.next_value().unwrap();
