@@ -11,9 +11,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use serde_json::Value;
+use cargo_metadata::{Dependency, DependencyKind, MetadataCommand, Package};
 
 /// Each published workspace crate and the workspace crates it may depend on
 /// (normal dependencies, optional ones included), one crate a line, with
@@ -61,45 +60,37 @@ fn repo() -> PathBuf {
 }
 
 /// `cargo metadata --no-deps`: the workspace's packages.
-fn packages() -> Vec<Value> {
-    let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--no-deps", "--format-version", "1"])
-        .current_dir(repo())
-        .output()
-        .expect("run cargo metadata");
-    assert!(
-        out.status.success(),
-        "cargo metadata: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON");
-    doc["packages"].as_array().expect("packages").clone()
+fn packages() -> Vec<Package> {
+    let metadata = MetadataCommand::new().current_dir(repo()).no_deps().exec();
+    metadata.expect("cargo metadata").packages
 }
 
 /// A package's normal dependencies (the loom model check's aside): name →
 /// optional.
-fn normal_dependencies(package: &Value) -> BTreeMap<String, bool> {
-    let deps = package["dependencies"].as_array().expect("dependencies");
-    deps.iter()
-        .filter(|d| d["kind"].is_null() && d["target"] != "cfg(loom)")
-        .map(|d| {
-            (
-                d["name"].as_str().expect("a name").to_owned(),
-                d["optional"] == true,
-            )
-        })
+fn normal_dependencies(package: &Package) -> BTreeMap<&str, bool> {
+    let loom = |d: &Dependency| {
+        d.target
+            .as_ref()
+            .is_some_and(|t| t.to_string() == "cfg(loom)")
+    };
+    package
+        .dependencies
+        .iter()
+        .filter(|d| d.kind == DependencyKind::Normal && !loom(d))
+        .map(|d| (d.name.as_str(), d.optional))
         .collect()
 }
 
 #[test]
 fn workspace_crates_depend_only_on_the_crates_below_them() {
     let packages = packages();
-    let names: BTreeSet<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    let names: BTreeSet<&str> = packages.iter().map(|p| p.name.as_str()).collect();
     let allowed = allowed();
     let mut wrong = Vec::new();
     for package in &packages {
-        let name = package["name"].as_str().expect("a name");
-        let publishable = package["publish"] != serde_json::json!([]);
+        let name = package.name.as_str();
+        // `publish = false` is an empty list of registries.
+        let publishable = package.publish.as_ref().is_none_or(|r| !r.is_empty());
         let Some(may) = allowed.get(name) else {
             if publishable {
                 wrong.push(format!("{name}: a published crate missing from ALLOWED"));
@@ -107,8 +98,8 @@ fn workspace_crates_depend_only_on_the_crates_below_them() {
             continue;
         };
         for dep in normal_dependencies(package)
-            .keys()
-            .filter(|d| names.contains(d.as_str()))
+            .into_keys()
+            .filter(|d| names.contains(d))
         {
             if !may.contains(dep) {
                 wrong.push(format!("{name} depends on {dep}"));
@@ -127,22 +118,20 @@ fn the_key_crate_needs_nothing_beyond_the_mission() {
     let packages = packages();
     let core = packages
         .iter()
-        .find(|p| p["name"] == "flakeid-core")
+        .find(|p| p.name.as_str() == "flakeid-core")
         .expect("flakeid-core");
-    let required: BTreeSet<String> = normal_dependencies(core)
+    let required: BTreeSet<&str> = normal_dependencies(core)
         .into_iter()
         .filter_map(|(name, optional)| (!optional).then_some(name))
         .collect();
-    let expected: BTreeSet<String> = CORE_REQUIRED.iter().map(|s| (*s).to_owned()).collect();
     assert_eq!(
-        required, expected,
+        required,
+        CORE_REQUIRED.iter().copied().collect(),
         "flakeid-core's non-optional dependencies"
     );
-    let defaults: BTreeSet<&str> = core["features"]["default"]
-        .as_array()
-        .expect("default features")
+    let defaults: BTreeSet<&str> = core.features["default"]
         .iter()
-        .filter_map(Value::as_str)
+        .map(String::as_str)
         .collect();
     assert_eq!(
         defaults,
@@ -169,10 +158,9 @@ fn the_orm_crates_bring_no_extra_by_default() {
     for orm in ["flakeid-seaorm", "flakeid-diesel"] {
         let package = packages
             .iter()
-            .find(|p| p["name"] == orm)
+            .find(|p| p.name.as_str() == orm)
             .expect("the ORM crate");
         let deps = normal_dependencies(package);
-        let features = &package["features"];
         // The features the defaults turn on, followed through the crate's own features.
         let mut on: Vec<String> = vec!["default".to_owned()];
         let mut seen = BTreeSet::new();
@@ -180,12 +168,7 @@ fn the_orm_crates_bring_no_extra_by_default() {
             if !seen.insert(feature.clone()) {
                 continue;
             }
-            for enabled in features[&feature]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-            {
+            for enabled in package.features.get(&feature).into_iter().flatten() {
                 match enabled.strip_prefix("dep:") {
                     Some(dep) => assert!(
                         !EXTRAS.contains(&dep),
@@ -197,7 +180,7 @@ fn the_orm_crates_bring_no_extra_by_default() {
             }
         }
         for extra in EXTRAS {
-            if let Some(optional) = deps.get(*extra) {
+            if let Some(optional) = deps.get(extra) {
                 assert!(optional, "{orm} depends on {extra} whatever its features");
             }
         }
@@ -260,16 +243,10 @@ fn first_segment(path: &str) -> String {
 
 /// The `.rs` files under `dir`.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("read a source dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-    files
+    glob::glob(&dir.join("**/*.rs").to_string_lossy())
+        .expect("a valid pattern")
+        .collect::<Result<_, _>>()
+        .expect("read a source dir")
 }
 
 #[test]

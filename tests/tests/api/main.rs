@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use cargo_metadata::MetadataCommand;
 use public_api::PublicApi;
 use rustdoc_types::{Crate, ItemEnum};
-use serde_json::Value;
 
 /// The most named public items (see [`named_items`]) a crate may have.
 /// flakeid-core holds the ID types, layouts, text forms, the generator and
@@ -59,35 +59,21 @@ struct Library {
 /// The packages of `cargo metadata` that are published (`publish` not
 /// `false`) and have a library target, by package name.
 fn libraries(repo: &Path) -> Vec<Library> {
-    let out = cargo()
-        .args(["metadata", "--no-deps", "--format-version", "1"])
-        .current_dir(repo)
-        .output()
-        .expect("run cargo metadata");
-    assert!(
-        out.status.success(),
-        "cargo metadata failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: Value = serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON");
-    let mut libraries: Vec<Library> = meta["packages"]
-        .as_array()
-        .expect("packages")
-        .iter()
+    let metadata = MetadataCommand::new().current_dir(repo).no_deps().exec();
+    let mut libraries: Vec<Library> = metadata
+        .expect("cargo metadata")
+        .packages
+        .into_iter()
         // `publish = false` is an empty list of registries.
-        .filter(|p| p["publish"].as_array().is_none_or(|r| !r.is_empty()))
+        .filter(|p| p.publish.as_ref().is_none_or(|r| !r.is_empty()))
         .filter_map(|p| {
-            let lib = p["targets"].as_array()?.iter().find(|t| {
-                t["kind"].as_array().is_some_and(|kinds| {
-                    kinds.iter().any(|k| {
-                        ["lib", "rlib", "dylib", "proc-macro"].contains(&k.as_str().unwrap_or(""))
-                    })
-                })
-            })?;
+            let lib = p
+                .targets
+                .iter()
+                .find(|t| t.is_lib() || t.is_rlib() || t.is_dylib() || t.is_proc_macro())?;
             Some(Library {
-                package: p["name"].as_str()?.to_owned(),
-                lib: lib["name"].as_str()?.replace('-', "_"),
+                package: p.name.to_string(),
+                lib: lib.name.replace('-', "_"),
             })
         })
         .collect();

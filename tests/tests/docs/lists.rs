@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use cargo_metadata::MetadataCommand;
 use flakeid_core::layout::presets;
 
 use crate::repo;
@@ -82,19 +83,6 @@ fn the_list_reader_sees_both_forms() {
     );
 }
 
-/// The features of a crate's manifest (without `default`).
-fn manifest_features(krate: &str) -> BTreeSet<String> {
-    let manifest =
-        std::fs::read_to_string(repo().join(krate).join("Cargo.toml")).expect("a manifest");
-    let section = manifest.split("[features]").nth(1).unwrap_or_default();
-    section
-        .lines()
-        .take_while(|l| !l.starts_with('['))
-        .filter_map(|l| l.split_once('=').map(|(name, _)| name.trim().to_owned()))
-        .filter(|name| !name.is_empty() && !name.starts_with('#') && name != "default")
-        .collect()
-}
-
 /// The features a crate's docs table lists: the first column of the table
 /// under `# Features` in its `src/lib.rs`, names in backticks.
 fn documented_features(lib_rs: &str) -> Option<BTreeSet<String>> {
@@ -114,20 +102,23 @@ fn documented_features(lib_rs: &str) -> Option<BTreeSet<String>> {
 
 #[test]
 fn every_features_table_lists_exactly_the_crates_features() {
+    let metadata = MetadataCommand::new().current_dir(repo()).no_deps().exec();
     let mut checked = 0;
-    for entry in std::fs::read_dir(repo()).expect("the repository").flatten() {
-        let lib = entry.path().join("src/lib.rs");
+    for package in metadata.expect("cargo metadata").packages {
+        let lib = package.manifest_path.with_file_name("src/lib.rs");
         let Ok(text) = std::fs::read_to_string(&lib) else {
             continue;
         };
         let Some(documented) = documented_features(&text) else {
             continue;
         };
-        let krate = entry.file_name().to_string_lossy().into_owned();
+        // The manifest's features, the implicit ones of optional dependencies included.
+        let features = package.features.into_keys().filter(|f| f != "default");
         assert_eq!(
             documented,
-            manifest_features(&krate),
-            "{krate}: the # Features table of src/lib.rs"
+            features.collect(),
+            "{}: the # Features table of src/lib.rs",
+            package.name
         );
         checked += 1;
     }
