@@ -17,6 +17,7 @@ use std::io::Write as _;
 use std::sync::{Arc, Mutex, Once, PoisonError};
 use std::time::{Duration, Instant};
 
+use backon::{ConstantBuilder, Retryable as _};
 use testcontainers::bollard::query_parameters::KillContainerOptionsBuilder;
 use testcontainers::core::client::docker_client_instance;
 use testcontainers::core::{IntoContainerPort as _, WaitFor};
@@ -130,26 +131,22 @@ impl Container {
 
     async fn freeze(&self, pause: bool) {
         let slot = Arc::clone(&self.slot);
-        let attempts = 5;
         let outcome = runtime::run(async move {
             let container = slot.lock().await;
             let container = container.as_ref().ok_or("the container was removed")?;
-            let mut last = String::new();
-            for attempt in 1..=attempts {
-                let done = if pause {
+            let freeze = async || {
+                if pause {
                     container.pause().await
                 } else {
                     container.unpause().await
-                };
-                match done {
-                    Ok(()) => return Ok(()),
-                    Err(e) => last = e.to_string(),
                 }
-                if attempt < attempts {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-            }
-            Err(format!("failed {attempts} times, last: {last}"))
+            };
+            let every_200ms = ConstantBuilder::new().with_delay(Duration::from_millis(200));
+            freeze
+                .retry(every_200ms.with_max_times(4))
+                .sleep(tokio::time::sleep)
+                .await
+                .map_err(|e| format!("failed 5 times, last: {e}"))
         })
         .await;
         if let Err(e) = outcome {
@@ -239,20 +236,22 @@ where
     Fut: Future<Output = Result<T, String>>,
 {
     let deadline = Instant::now() + timeout;
-    loop {
-        let attempt = tokio::time::timeout(Duration::from_secs(10), connect()).await;
-        let err = match attempt {
-            Ok(Ok(v)) => return Ok(v),
-            Ok(Err(e)) => e,
-            Err(_) => "connection attempt timed out".to_owned(),
-        };
-        if Instant::now() >= deadline {
-            return Err(format!(
-                "server did not accept connections within {timeout:?}: {err}"
-            ));
+    let attempt = || {
+        let connecting = tokio::time::timeout(Duration::from_secs(10), connect());
+        async move {
+            match connecting.await {
+                Ok(connected) => connected,
+                Err(_) => Err("connection attempt timed out".to_owned()),
+            }
         }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    };
+    let every_250ms = ConstantBuilder::new().with_delay(Duration::from_millis(250));
+    attempt
+        .retry(every_250ms.without_max_times())
+        .sleep(tokio::time::sleep)
+        .when(|_| Instant::now() < deadline)
+        .await
+        .map_err(|err| format!("server did not accept connections within {timeout:?}: {err}"))
 }
 
 /// Writes to the process's real stderr. `eprintln!` from a test thread (and

@@ -60,6 +60,7 @@ use std::io::Write as _;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use backon::{ExponentialBuilder, Retryable as _};
 use sqlx::mysql::MySqlPool;
 use sqlx::postgres::PgPool;
 use testcontainers::{ContainerRequest, GenericImage};
@@ -896,18 +897,13 @@ async fn create_on(
     test: String,
 ) -> Result<TestDb, String> {
     let name = database_name(&test);
-    let mut attempt = 0;
-    loop {
-        match server.admin.create_database(&name).await {
-            Ok(()) => break,
-            // Concurrent CREATE DATABASE from one template can collide briefly.
-            Err(_) if attempt < 3 => {
-                attempt += 1;
-                tokio::time::sleep(Duration::from_millis(200 * attempt)).await;
-            }
-            Err(e) => return Err(format!("{kind}: cannot create database {name}: {e}")),
-        }
-    }
+    // Concurrent CREATE DATABASE from one template can collide briefly.
+    let backoff = ExponentialBuilder::new().with_min_delay(Duration::from_millis(200));
+    (async || server.admin.create_database(&name).await)
+        .retry(backoff.with_max_times(3))
+        .sleep(tokio::time::sleep)
+        .await
+        .map_err(|e| format!("{kind}: cannot create database {name}: {e}"))?;
     let mut url = server.admin_url.clone();
     url.set_path(&format!("/{name}"));
     Ok(TestDb {
