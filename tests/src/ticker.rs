@@ -25,9 +25,10 @@
 //! (3.4 ms seen). So the ticker also counts the gaps in which the code
 //! under test took more than the allowed ticks ([`Stalls::gaps_over`]): a
 //! wait or spin in the code under test stalls the ticker every time it
-//! runs, such a detour once in tens of thousands of ticks. The raw gaps on a shared machine running debug
-//! builds also hold the database drivers' work and delays no counter sees
-//! (a virtual CPU stolen by the host); they are reported beside it.
+//! runs, such a detour once in tens of thousands of ticks. The raw gaps on
+//! a shared machine running debug builds also hold the database drivers'
+//! work and delays no counter sees (a virtual CPU stolen by the host); they
+//! are reported beside it.
 //!
 //! ```no_run
 //! # async fn example() {
@@ -226,7 +227,7 @@ pub fn run_queue_delay() -> Option<Duration> {
 }
 
 /// Time charged to the code under test.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Charged {
     /// All of it.
     all: Duration,

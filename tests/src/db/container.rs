@@ -141,12 +141,13 @@ impl Container {
                     container.unpause().await
                 }
             };
+            let retries = 4;
             let every_200ms = ConstantBuilder::new().with_delay(Duration::from_millis(200));
             freeze
-                .retry(every_200ms.with_max_times(4))
+                .retry(every_200ms.with_max_times(retries))
                 .sleep(tokio::time::sleep)
                 .await
-                .map_err(|e| format!("failed 5 times, last: {e}"))
+                .map_err(|e| format!("failed {} times, last: {e}", retries + 1))
         })
         .await;
         if let Err(e) = outcome {
